@@ -1,0 +1,165 @@
+import Joi from 'joi';
+
+/**
+ * Configuration is read once, at start-up, from the environment. Each area owns a fragment:
+ * its variables (validated with Joi) and the typed shape it hands to the code. A bad value stops
+ * the process with one line naming the variable (see ConfigError).
+ */
+
+const bool = Joi.boolean().truthy('1', 'yes', 'on').falsy('0', 'no', 'off');
+const seconds = (dflt: number) => Joi.number().integer().min(0).default(dflt);
+
+const fragments = {
+  server: {
+    NODE_ENV: Joi.string().valid('development', 'production', 'test').default('development'),
+    PORT: Joi.number().port().default(3000),
+    HOST: Joi.string().default('0.0.0.0'),
+    PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
+    DATA_DIR: Joi.string().default('./data'),
+    TRUST_PROXY: bool.default(false),
+    JSON_BODY_LIMIT: Joi.string().pattern(/^\d+(kb|mb)$/i).default('10mb'),
+    LOG_LEVEL: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
+  },
+  auth: {
+    JWT_SECRET: Joi.string().min(32),
+    JWT_TTL_SECONDS: seconds(900),
+    REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
+    EMAIL_TOKEN_TTL_SECONDS: seconds(24 * 3600),
+  },
+  database: {
+    DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
+    DATABASE_POOL_SIZE: Joi.number().integer().min(1).default(10),
+  },
+  temporal: {
+    TEMPORAL_ADDRESS: Joi.string().pattern(/^[^:\s]+:\d+$/),
+    TEMPORAL_NAMESPACE: Joi.string().default('default'),
+    TEMPORAL_CLI_PATH: Joi.string(),
+    TEMPORAL_PORT: Joi.number().port().default(7233),
+    TEMPORAL_UI_PORT: Joi.number().port().default(8233),
+    TEMPORAL_TASK_QUEUE_PREFIX: Joi.string().pattern(/^[a-z0-9-]+$/).default('formwork'),
+  },
+  storage: {
+    S3_BUCKET: Joi.string(),
+    S3_ENDPOINT: Joi.string().uri(),
+    S3_REGION: Joi.string().default('us-east-1'),
+    S3_ACCESS_KEY_ID: Joi.string(),
+    S3_SECRET_ACCESS_KEY: Joi.string(),
+    S3_FORCE_PATH_STYLE: bool.default(true),
+    DOWNLOAD_URL_TTL_SECONDS: Joi.number().integer().min(1).default(3600),
+  },
+  mail: {
+    SMTP_URL: Joi.string().uri({ scheme: ['smtp', 'smtps'] }),
+    MAIL_FROM: Joi.string().default('Formwork <no-reply@formwork.local>'),
+  },
+  limits: {
+    REDIS_URL: Joi.string().uri({ scheme: ['redis', 'rediss'] }),
+    RATE_LIMIT_API_KEY: Joi.number().integer().min(1).default(100),
+    RATE_LIMIT_OAUTH: Joi.number().integer().min(1).default(120),
+    RATE_LIMIT_JWT: Joi.number().integer().min(1).default(200),
+    RATE_LIMIT_ANONYMOUS: Joi.number().integer().min(1).default(30),
+  },
+  outbound: {
+    OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
+  },
+  browser: {
+    PUPPETEER_EXECUTABLE_PATH: Joi.string(),
+  },
+  documents: {
+    FREE_DOCUMENTS_PER_MONTH: Joi.number().integer().min(0).default(100),
+  },
+};
+
+const schema = Joi.object(Object.assign({}, ...Object.values(fragments))).unknown(true);
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, detail: string) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env) {
+  const { value: v, error } = schema.validate(env, { abortEarly: true, convert: true });
+  if (error) {
+    const d = error.details[0];
+    const variable = String(d.path[0] ?? d.context?.key ?? 'environment');
+    throw new ConfigError(variable, d.message.replace(/^"[^"]*"\s*/, ''));
+  }
+  const production = v.NODE_ENV === 'production';
+  if (production && !v.JWT_SECRET) throw new ConfigError('JWT_SECRET', 'is required in production');
+  if (v.S3_BUCKET && Boolean(v.S3_ACCESS_KEY_ID) !== Boolean(v.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('S3_SECRET_ACCESS_KEY', 'must be set together with S3_ACCESS_KEY_ID');
+  }
+
+  return {
+    env: v.NODE_ENV as 'development' | 'production' | 'test',
+    production,
+    port: v.PORT as number,
+    host: v.HOST as string,
+    publicUrl: ((v.PUBLIC_URL as string | undefined) ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
+    dataDir: v.DATA_DIR as string,
+    trustProxy: v.TRUST_PROXY as boolean,
+    jsonBodyLimit: v.JSON_BODY_LIMIT as string,
+    logLevel: v.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | 'silent',
+    auth: {
+      /** Unset outside production: generated once and kept under DATA_DIR. */
+      jwtSecret: v.JWT_SECRET as string | undefined,
+      jwtTtlSeconds: v.JWT_TTL_SECONDS as number,
+      refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS as number,
+      emailTokenTtlSeconds: v.EMAIL_TOKEN_TTL_SECONDS as number,
+    },
+    database: {
+      /** Unset: an embedded Postgres-compatible store under DATA_DIR (npm start only). */
+      url: v.DATABASE_URL as string | undefined,
+      poolSize: v.DATABASE_POOL_SIZE as number,
+    },
+    temporal: {
+      /** Unset: npm start launches the Temporal CLI dev server. */
+      address: v.TEMPORAL_ADDRESS as string | undefined,
+      namespace: v.TEMPORAL_NAMESPACE as string,
+      cliPath: v.TEMPORAL_CLI_PATH as string | undefined,
+      port: v.TEMPORAL_PORT as number,
+      uiPort: v.TEMPORAL_UI_PORT as number,
+      taskQueuePrefix: v.TEMPORAL_TASK_QUEUE_PREFIX as string,
+    },
+    storage: {
+      s3: v.S3_BUCKET
+        ? {
+            bucket: v.S3_BUCKET as string,
+            endpoint: v.S3_ENDPOINT as string | undefined,
+            region: v.S3_REGION as string,
+            accessKeyId: v.S3_ACCESS_KEY_ID as string | undefined,
+            secretAccessKey: v.S3_SECRET_ACCESS_KEY as string | undefined,
+            forcePathStyle: v.S3_FORCE_PATH_STYLE as boolean,
+          }
+        : undefined,
+      downloadUrlTtlSeconds: v.DOWNLOAD_URL_TTL_SECONDS as number,
+    },
+    mail: {
+      smtpUrl: v.SMTP_URL as string | undefined,
+      from: v.MAIL_FROM as string,
+    },
+    limits: {
+      redisUrl: v.REDIS_URL as string | undefined,
+      perMinute: {
+        apiKey: v.RATE_LIMIT_API_KEY as number,
+        oauth: v.RATE_LIMIT_OAUTH as number,
+        jwt: v.RATE_LIMIT_JWT as number,
+        anonymous: v.RATE_LIMIT_ANONYMOUS as number,
+      },
+    },
+    outbound: {
+      allowlist: (v.OUTBOUND_ALLOWLIST as string).split(',').map((s) => s.trim()).filter(Boolean),
+    },
+    browser: {
+      executablePath: v.PUPPETEER_EXECUTABLE_PATH as string | undefined,
+    },
+    documents: {
+      freeDocumentsPerMonth: v.FREE_DOCUMENTS_PER_MONTH as number,
+    },
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;

@@ -1,0 +1,169 @@
+/**
+ * The error catalogue: every code the service answers with, its HTTP status and default message.
+ * The spec's codes keep their names; codes the spec does not list follow its pattern and are
+ * documented in docs/errors.md. Nothing outside this file invents a status for a code.
+ */
+
+export const ERRORS = {
+  // --- generic request errors (new codes, spec pattern) ---
+  /** Body is not valid JSON. */
+  ERR_REQ_001: { status: 400, message: 'Malformed JSON body' },
+  /** Body larger than the configured limit. */
+  ERR_REQ_002: { status: 413, message: 'Request body too large' },
+  /** No route matches method and path. */
+  ERR_REQ_003: { status: 404, message: 'Route not found' },
+  /** Body or query parameter failed validation (relatedInfo.field names it). */
+  ERR_VALID_001: { status: 400, message: 'Invalid request parameters' },
+  /** Plain HTTP refused in production. */
+  ERR_REQ_004: { status: 400, message: 'HTTPS is required' },
+  /** Unexpected failure; details are only in the log, under the request id. */
+  ERR_INTERNAL_001: { status: 500, message: 'Internal server error' },
+  /** A dependency (database, Temporal, storage) is not reachable. */
+  ERR_INTERNAL_002: { status: 503, message: 'Service temporarily unavailable' },
+
+  // --- API keys ---
+  /** API key id unknown in the caller's project. */
+  ERR_AKEY_001: { status: 404, message: 'API key not found' },
+  /** Bearer looks like an API key but matches none. */
+  ERR_AKEY_002: { status: 401, message: 'Invalid API key' },
+  /** Key exists but was revoked or deactivated. */
+  ERR_AKEY_003: { status: 401, message: 'API key is deactivated' },
+  /** Key lacks the flag an endpoint needs. */
+  ERR_AKEY_004: { status: 403, message: 'This API key has no permission for this action' },
+
+  // --- authentication ---
+  /** Wrong email or password at login. */
+  ERR_AUTH_001: { status: 401, message: 'Invalid email or password' },
+  /** Current password wrong on change-password, 2FA disable, deletion. */
+  ERR_AUTH_002: { status: 400, message: 'Invalid current password' },
+  /** No credential on an endpoint that needs one. */
+  ERR_AUTH_003: { status: 401, message: 'Authentication required' },
+  /** JWT malformed, expired or signed by another key; refresh token unknown or used. */
+  ERR_AUTH_004: { status: 401, message: 'Invalid or expired token' },
+  /** Credential valid but not allowed here (kind, role or permission). */
+  ERR_AUTH_005: { status: 403, message: 'You do not have permission for this action' },
+  /** Operation needs a verified email address. */
+  ERR_AUTH_006: { status: 403, message: 'Email address not verified' },
+  /** Verification or password-reset token unknown, used or expired. */
+  ERR_AUTH_007: { status: 400, message: 'Invalid or expired token' },
+  /** TOTP or backup code missing or wrong. */
+  ERR_AUTH_012: { status: 401, message: 'Invalid two-factor authentication code' },
+
+  // --- validation of generation variables ---
+  ERR_VALID_002: { status: 400, message: 'Variable validation failed' },
+  ERR_VALID_005: { status: 400, message: 'Required field missing' },
+
+  // --- templates ---
+  ERR_TMPL_001: { status: 404, message: 'Template not found' },
+  ERR_TMPL_002: { status: 404, message: 'Document template not found' },
+  ERR_TMPL_003: { status: 404, message: 'Attachment template not found' },
+  ERR_TMPL_004: { status: 403, message: 'No permission to access this template' },
+  ERR_TMPL_005: { status: 403, message: 'No permission to edit this template' },
+  ERR_TMPL_006: { status: 403, message: 'No permission to delete this template' },
+  ERR_TMPL_007: { status: 403, message: 'No permission to view this template' },
+  ERR_TMPL_008: { status: 400, message: 'Template schema validation failed' },
+  ERR_TMPL_009: { status: 400, message: 'Invalid template type' },
+  ERR_TMPL_010: { status: 400, message: 'Import data invalid' },
+  ERR_TMPL_011: { status: 409, message: 'A template with the same name exists' },
+  ERR_TMPL_012: { status: 500, message: 'Template export failed' },
+  ERR_TMPL_013: { status: 404, message: 'Template version not found' },
+  ERR_TMPL_014: { status: 400, message: 'Version does not belong to this template' },
+  ERR_TMPL_015: { status: 400, message: 'No file uploaded for import' },
+  ERR_TMPL_016: { status: 400, message: 'Invalid JSON file format' },
+  ERR_TMPL_020: { status: 409, message: 'No draft version to publish' },
+  ERR_TMPL_021: { status: 422, message: 'Template has no published version' },
+  ERR_TMPL_022: { status: 404, message: 'Template has no draft version' },
+  ERR_TMPL_023: { status: 400, message: 'Invalid version parameter' },
+
+  // --- quotas and limits ---
+  ERR_QUOTA_003: { status: 429, message: 'Rate limit exceeded' },
+  ERR_QUOTA_008: { status: 429, message: 'Monthly generation quota exceeded' },
+  ERR_QUOTA_011: { status: 429, message: 'Insufficient document credits' },
+  ERR_LIMIT_001: { status: 400, message: 'PDF page limit exceeded' },
+  ERR_LIMIT_003: { status: 400, message: 'Excel row limit exceeded' },
+  ERR_LIMIT_007: { status: 400, message: 'Loop iteration limit exceeded' },
+
+  // --- projects (teams) ---
+  ERR_TEAM_001: { status: 404, message: 'Project not found' },
+  ERR_TEAM_002: { status: 409, message: 'Slug already exists' },
+  ERR_TEAM_003: { status: 403, message: 'Only the project owner can do this' },
+  ERR_TEAM_004: { status: 400, message: 'Personal projects cannot be deleted directly' },
+  ERR_TEAM_005: { status: 400, message: 'Personal project slug cannot change' },
+  ERR_TEAM_006: { status: 400, message: 'Not a personal project' },
+  ERR_TEAM_007: { status: 409, message: 'User is already a member' },
+  ERR_TEAM_008: { status: 409, message: 'Invitation already sent' },
+  ERR_TEAM_009: { status: 404, message: 'Invitation not found' },
+  ERR_TEAM_010: { status: 410, message: 'Invitation expired' },
+  ERR_TEAM_011: { status: 404, message: 'Project member not found' },
+  ERR_TEAM_012: { status: 400, message: 'You cannot remove yourself' },
+
+  // --- users ---
+  ERR_USER_001: { status: 404, message: 'User not found' },
+  ERR_USER_002: { status: 409, message: 'Email already exists' },
+  ERR_USER_003: { status: 400, message: 'Invalid email format' },
+  ERR_USER_004: { status: 403, message: 'Account pending deletion; it can be restored' },
+  ERR_USER_005: { status: 403, message: 'Account deletion in progress' },
+  ERR_USER_006: { status: 400, message: 'Account restore failed' },
+  ERR_USER_007: { status: 400, message: 'Account is not deleted and cannot be restored' },
+
+  // --- Flow ---
+  'FLOW.GATE_NOT_FOUND': { status: 404, message: 'Gate not found' },
+  'FLOW.GATE_PAUSED': { status: 409, message: 'Gate is not active' },
+  'FLOW.GATE_VALIDATION_FAILED': { status: 422, message: 'Schema or rule definitions invalid' },
+  'FLOW.RUN_NOT_FOUND': { status: 404, message: 'Run not found' },
+  'FLOW.APPROVAL_NOT_FOUND': { status: 404, message: 'Approval not found' },
+  'FLOW.APPROVAL_ALREADY_DECIDED': { status: 409, message: 'Decision already recorded' },
+  'FLOW.DELIVERY_NOT_FOUND': { status: 404, message: 'Delivery not found' },
+  'FLOW.DELIVERY_ALREADY_COMPLETED': { status: 409, message: 'Cannot retry a completed delivery' },
+  'FLOW.TEMPLATE_NOT_FOUND': { status: 404, message: 'Template not found for schema import' },
+  'FLOW.TEMPLATE_HAS_NO_VARIABLES': { status: 422, message: 'Template has no variables to import' },
+  ERR_FLOW_RUN_003: { status: 503, message: 'Circuit breaker open' },
+  ERR_FLOW_RUN_004: { status: 429, message: 'Rate limit exceeded' },
+  ERR_FLOW_RUN_005: { status: 413, message: 'Payload exceeds 1 MB' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/**
+ * The one error type services and activities throw. The API renders it as the spec's error body;
+ * an activity turns it into an ApplicationFailure whose type is the code.
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly relatedInfo?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message?: string, relatedInfo?: Record<string, unknown>) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.relatedInfo = relatedInfo;
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
+}
+
+/** The spec's error body. */
+export interface ErrorBody {
+  statusCode: number;
+  code: string;
+  message: string;
+  timestamp: string;
+  path: string;
+  relatedInfo?: Record<string, unknown>;
+}
+
+export function errorBody(err: AppError, path: string, now = new Date()): ErrorBody {
+  const body: ErrorBody = {
+    statusCode: err.status,
+    code: err.code,
+    message: err.message,
+    timestamp: now.toISOString(),
+    path,
+  };
+  if (err.relatedInfo && Object.keys(err.relatedInfo).length > 0) body.relatedInfo = err.relatedInfo;
+  return body;
+}

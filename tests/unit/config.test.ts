@@ -1,0 +1,29 @@
+import { ConfigError, loadConfig } from '../../domain/config';
+
+describe('loadConfig', () => {
+  it('applies documented defaults', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(3000);
+    expect(c.publicUrl).toBe('http://localhost:3000');
+    expect(c.dataDir).toBe('./data');
+    expect(c.database.url).toBeUndefined();
+    expect(c.limits.perMinute).toEqual({ apiKey: 100, oauth: 120, jwt: 200, anonymous: 30 });
+    expect(c.documents.freeDocumentsPerMonth).toBe(100);
+  });
+
+  it('names the variable when a value is bad', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^Invalid configuration: PORT must be a number$/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL/);
+  });
+
+  it('requires JWT_SECRET in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required in production/);
+  });
+
+  it('parses the outbound allow-list and S3 settings', () => {
+    const c = loadConfig({ OUTBOUND_ALLOWLIST: '127.0.0.1, 10.0.0.0/8', S3_BUCKET: 'b', S3_ENDPOINT: 'http://localhost:9000' });
+    expect(c.outbound.allowlist).toEqual(['127.0.0.1', '10.0.0.0/8']);
+    expect(c.storage.s3).toMatchObject({ bucket: 'b', endpoint: 'http://localhost:9000', forcePathStyle: true });
+  });
+});
