@@ -120,6 +120,17 @@ export const ERRORS = {
   ERR_FLOW_RUN_003: { status: 503, message: 'Circuit breaker open' },
   ERR_FLOW_RUN_004: { status: 429, message: 'Rate limit exceeded' },
   ERR_FLOW_RUN_005: { status: 413, message: 'Payload exceeds 1 MB' },
+
+  // --- artefact downloads and outbound requests (new codes, spec pattern; storage and http adapters) ---
+  /** Signed download link is valid but no stored artefact has that key (deleted, or never written). */
+  ERR_FILE_001: { status: 404, message: 'File not found' },
+  /** Signed download link whose `expires` time has passed; a fresh status read mints a new one. */
+  ERR_FILE_002: { status: 403, message: 'Download link expired' },
+  /** Download link whose signature does not match its key, expiry or filename (edited or forged). */
+  ERR_FILE_003: { status: 403, message: 'Invalid download link signature' },
+  /** Webhook, render-API or image URL that is not http(s), does not resolve, or resolves to a
+   * loopback, private, link-local or otherwise internal address not in OUTBOUND_ALLOWLIST. */
+  ERR_OUTBOUND_001: { status: 400, message: 'Outbound address not allowed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;
