@@ -1,0 +1,30 @@
+import Router from '@koa/router';
+import { FILES_ROUTE_PREFIX, type LocalStorage } from '../../activities/storage/local-storage';
+import { contentDisposition } from '../../activities/storage/storage';
+
+/**
+ * Serves artefacts of the local storage adapter through their signed, expiring links.
+ * Mounted only when artefacts live on disk; with S3 the links point at the bucket instead.
+ * No authentication: the signature is the credential, as with an S3 presigned URL.
+ */
+export function createFileRoutes(storage: LocalStorage): Router {
+  const router = new Router();
+
+  router.get(`${FILES_ROUTE_PREFIX}/*key`, async (ctx) => {
+    const key = ctx.params.key ?? '';
+    // Throws ERR_FILE_003 / ERR_FILE_002 before the disk is touched.
+    const { filename } = storage.verifyDownload(key, ctx.query);
+    const object = await storage.get(key);
+
+    // Koa destroys the stream if the client goes away or on HEAD, so no descriptor leaks.
+    ctx.body = object.body;
+    ctx.type = object.contentType;
+    ctx.length = object.size;
+    ctx.set('Content-Disposition', contentDisposition(filename));
+    ctx.set('Cache-Control', 'private');
+    // The stored content type is authoritative; browsers must not sniff a PDF into HTML.
+    ctx.set('X-Content-Type-Options', 'nosniff');
+  });
+
+  return router;
+}
