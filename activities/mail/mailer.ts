@@ -1,0 +1,28 @@
+/**
+ * The mail port: account emails, approval requests and notifications go through it.
+ * With SMTP_URL set it is an SMTP transport; without, a local outbox (contract §1).
+ */
+export interface MailMessage {
+  to: string;
+  subject: string;
+  /** Plain-text body; links in it are what the outbox logs for development. */
+  text: string;
+  html: string;
+}
+
+export interface SentMail {
+  messageId: string;
+}
+
+export interface Mailer {
+  send(message: MailMessage): Promise<SentMail>;
+  /** Health probe: resolves when a message could be handed over now. */
+  check(): Promise<void>;
+  /** Releases connections (process shutdown, tests). */
+  close?(): Promise<void>;
+}
+
+/** The slice of the service logger a mailer writes to (structurally the app's Logger). */
+export interface MailLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+}
