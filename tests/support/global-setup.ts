@@ -1,17 +1,34 @@
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { findTemporalCli } from '../../scripts/temporal-cli';
-import { searchAttributeArgs } from '../../domain/search-attributes';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/shared/search-attributes';
 
-/** One real Temporal dev server for the whole run; test files connect to it by address. */
+/**
+ * One real Temporal dev server for the whole run (test files connect by address), and the
+ * workflow bundle built once instead of once per test file.
+ */
 export default async function globalSetup(): Promise<void> {
   const path = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (!path) throw new Error('Temporal CLI not found: run scripts/install-tools.sh or set TEMPORAL_CLI_PATH');
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path },
-      extraArgs: [...searchAttributeArgs(), '--headless', '--log-level', 'error'],
-    },
-  });
+  const [env, bundle] = await Promise.all([
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path },
+        searchAttributes: SEARCH_ATTRIBUTE_KEYS,
+        log: { format: 'pretty', level: 'error' },
+      },
+    }),
+    bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger }),
+  ]);
+  const bundlePath = join(tmpdir(), `formwork-workflows-${process.pid}.js`);
+  await writeFile(bundlePath, bundle.code);
   (globalThis as Record<string, unknown>).__TEMPORAL_ENV__ = env;
   process.env.TEST_TEMPORAL_ADDRESS = env.address;
+  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
 }
+
+const noop = () => undefined;
+const quietLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m), log: noop };

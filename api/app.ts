@@ -1,0 +1,52 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { Services } from '../worker/services';
+import { authenticate, type CredentialResolver } from './middleware/authenticate';
+import { errorRenderer } from './middleware/errors';
+import { requireHttps } from './middleware/https';
+import { rateLimit } from './middleware/rate-limit';
+import { requestId } from './middleware/request-id';
+import { createLimiterFactory } from './rate-limits';
+import { healthRoutes } from './health/health.routes';
+import { authRoutes } from './identity/auth.routes';
+import { createFileRoutes } from './storage/storage.routes';
+import { LocalStorage } from '../activities/storage/local-storage';
+
+export interface AppOptions {
+  credentialResolvers?: CredentialResolver[];
+  onApiKeyUse?: (apiKeyId: string) => void;
+}
+
+/**
+ * The HTTP API. Order matters: request id and the error renderer wrap everything; credentials are
+ * resolved and the rate limit applied before bodies are parsed, so even a 400 or 413 carries the
+ * rate-limit headers.
+ */
+export function createApp(services: Services, options: AppOptions = {}): Koa {
+  const { config, db, logger } = services;
+  const app = new Koa({ proxy: config.trustProxy });
+  app.silent = true;
+
+  const routers: Router[] = [healthRoutes(services), authRoutes(services)];
+  if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
+
+  app.use(requestId);
+  app.use(errorRenderer(logger));
+  app.use(requireHttps(config.production));
+  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers, onApiKeyUse: options.onApiKeyUse }));
+  app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix)));
+  app.use(
+    koaBody({
+      jsonLimit: config.jsonBodyLimit,
+      textLimit: config.jsonBodyLimit,
+      formLimit: config.jsonBodyLimit,
+      jsonStrict: false,
+      includeUnparsed: true,
+      multipart: true,
+      formidable: { maxFileSize: 10 * 1024 * 1024, maxFiles: 1 },
+    }),
+  );
+  for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
+  return app;
+}

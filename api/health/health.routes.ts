@@ -1,0 +1,44 @@
+import Router from '@koa/router';
+import { AppError } from '../../domain/errors';
+import type { Services } from '../../worker/services';
+
+type Check = () => Promise<unknown>;
+
+/**
+ * Contract §1: 200 `{status: "ok", checks}` when every dependency answers, otherwise 503 (the spec
+ * error body, with the same `checks` under relatedInfo so an operator sees which one failed).
+ */
+export function healthRoutes(services: Services): Router {
+  const checks: Record<string, Check> = {
+    database: () => services.db.query('SELECT 1'),
+    temporal: () => services.temporal.workflowService.getSystemInfo({}),
+    storage: () => services.storage.check(),
+  };
+  if (services.redis) checks.redis = () => services.redis!.ping();
+
+  const router = new Router();
+  router.get('/api/health', async (ctx) => {
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await withTimeout(check(), 3000);
+          return [name, 'ok'] as const;
+        } catch (err) {
+          return [name, `error: ${(err as Error).message}`] as const;
+        }
+      }),
+    );
+    const report = Object.fromEntries(results);
+    if (results.some(([, r]) => r !== 'ok')) throw new AppError('ERR_INTERNAL_002', 'A dependency is not ready', { checks: report });
+    ctx.body = { status: 'ok', checks: report };
+  });
+  return router;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${ms} ms`)), ms))),
+  ]);
+}

@@ -1,0 +1,66 @@
+import Router from '@koa/router';
+import { UserEntity } from '../../db/identity/user.entity';
+import type { Services } from '../../worker/services';
+import { loadUser } from '../middleware/guards';
+import { validate } from '../validation';
+import * as schema from './auth.schema';
+import * as auth from './auth.service';
+import { revokeRefreshFamily, rotateRefreshToken } from './tokens.service';
+import { presentUser } from './user.presenter';
+
+/** Contract §2: how a JWT is obtained, renewed and given up. */
+export function authRoutes(services: Services, checkSecondFactor: auth.SecondFactorCheck = auth.noSecondFactor): Router {
+  const router = new Router({ prefix: '/api/auth' });
+
+  router.post('/signup', async (ctx) => {
+    const input = validate(schema.signupSchema, ctx.request.body, schema.signupCodes);
+    const { user, ...tokens } = await auth.signup(services, input);
+    ctx.status = 201;
+    ctx.body = { user: presentUser(user), ...tokens };
+  });
+
+  router.post('/login', async (ctx) => {
+    const input = validate(schema.loginSchema, ctx.request.body);
+    const { user, ...tokens } = await auth.login(services, input, checkSecondFactor);
+    ctx.body = { user: presentUser(user), ...tokens };
+  });
+
+  router.post('/refresh', async (ctx) => {
+    const { refreshToken } = validate(schema.refreshSchema, ctx.request.body);
+    const { userId, tokens } = await rotateRefreshToken(auth.tokenDeps(services), refreshToken);
+    const user = await services.db.getRepository(UserEntity).findOneByOrFail({ id: userId });
+    ctx.body = { user: presentUser(user), ...tokens };
+  });
+
+  router.post('/logout', async (ctx) => {
+    const { refreshToken } = validate(schema.refreshSchema, ctx.request.body);
+    await revokeRefreshFamily(services.db, refreshToken);
+    ctx.body = { message: 'Logged out' };
+  });
+
+  router.post('/verify-email', async (ctx) => {
+    const { token } = validate(schema.tokenSchema, ctx.request.body);
+    await auth.verifyEmail(services.db, token);
+    ctx.body = { message: 'Email verified' };
+  });
+
+  router.post('/resend-verification', async (ctx) => {
+    const user = await loadUser(services.db, ctx);
+    if (!user.emailVerifiedAt) await auth.sendAccountEmail(services, user.id, 'verify_email');
+    ctx.body = { message: user.emailVerifiedAt ? 'Email already verified' : 'Verification email sent' };
+  });
+
+  router.post('/forgot-password', async (ctx) => {
+    const { email } = validate(schema.emailOnlySchema, ctx.request.body, { email: 'ERR_USER_003' });
+    await auth.forgotPassword(services, email);
+    ctx.body = { message: 'If an account exists for this address, a reset link has been sent' };
+  });
+
+  router.post('/reset-password', async (ctx) => {
+    const { token, newPassword } = validate(schema.resetPasswordSchema, ctx.request.body);
+    await auth.resetPassword(services.db, token, newPassword);
+    ctx.body = { message: 'Password updated' };
+  });
+
+  return router;
+}

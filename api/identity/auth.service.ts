@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { consumeEmailToken } from '../../db/identity/email-tokens';
+import { MembershipEntity } from '../../db/identity/membership.entity';
+import { ProjectEntity } from '../../db/identity/project.entity';
+import { UserEntity } from '../../db/identity/user.entity';
+import { AppError } from '../../domain/errors';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../domain/identity/passwords';
+import { uniqueSlug } from '../../domain/identity/slugs';
+import { workflowIds } from '../../domain/temporal-names';
+import type { Services } from '../../worker/services';
+import { startProductWorkflow } from '../../worker/temporal';
+import { issueTokens, revokeAllRefreshTokens, type TokenDeps, type TokenPair } from './tokens.service';
+
+export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret' | 'config'>;
+
+export function tokenDeps(deps: AuthDeps): TokenDeps {
+  return { db: deps.db, secret: deps.secret, jwtTtlSeconds: deps.config.auth.jwtTtlSeconds, refreshTokenTtlSeconds: deps.config.auth.refreshTokenTtlSeconds };
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+export async function signup(deps: AuthDeps, input: { email: string; password: string; name: string }): Promise<{ user: UserEntity } & TokenPair> {
+  const passwordHash = await hashPassword(input.password);
+  const now = new Date();
+  const user: UserEntity = Object.assign(new UserEntity(), {
+    id: randomUUID(),
+    email: input.email,
+    name: input.name,
+    passwordHash,
+    emailVerifiedAt: null,
+    timezone: null,
+    emailPreferences: { marketingEmails: false, productUpdates: true, weeklyDigest: false },
+    avatarKey: null,
+    twoFactorEnabled: false,
+    twoFactorSecret: null,
+    deletionRequestedAt: null,
+    deletionStatus: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  try {
+    await deps.db.transaction(async (m) => {
+      await m.getRepository(UserEntity).insert(user);
+      const projectId = randomUUID();
+      await m.getRepository(ProjectEntity).insert({
+        id: projectId,
+        name: `${input.name}'s project`,
+        slug: uniqueSlug(input.name),
+        isPersonal: true,
+        ownerId: user.id,
+        plan: 'free',
+        deletedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      await m.getRepository(MembershipEntity).insert({ projectId, userId: user.id, role: 'owner', joinedAt: now });
+    });
+  } catch (err) {
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('ERR_USER_002');
+    throw err;
+  }
+  await sendAccountEmail(deps, user.id, 'verify_email');
+  return { user, ...(await issueTokens(tokenDeps(deps), user.id)) };
+}
+
+/** Throws ERR_AUTH_012 when the account needs a second factor and `code` is missing or wrong. */
+export type SecondFactorCheck = (user: UserEntity, code: string | undefined) => Promise<void>;
+export const noSecondFactor: SecondFactorCheck = async () => undefined;
+
+export async function login(deps: AuthDeps, input: { email: string; password: string; code?: string }, checkSecondFactor: SecondFactorCheck): Promise<{ user: UserEntity } & TokenPair> {
+  const user = await deps.db.getRepository(UserEntity).findOneBy({ email: input.email });
+  const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  if (!user || !ok) throw new AppError('ERR_AUTH_001');
+  if (user.deletionStatus === 'pending') throw new AppError('ERR_USER_004');
+  if (user.deletionStatus === 'purging') throw new AppError('ERR_USER_005');
+  await checkSecondFactor(user, input.code);
+  return { user, ...(await issueTokens(tokenDeps(deps), user.id)) };
+}
+
+/** Starts the workflow that mints a token and e-mails the link (retried through SMTP outages). */
+export async function sendAccountEmail(deps: AuthDeps, userId: string, purpose: 'verify_email' | 'reset_password'): Promise<void> {
+  const emailId = randomUUID();
+  await startProductWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.accountEmail(emailId),
+    args: [{ userId, purpose }],
+    kind: `account-email:${purpose}`,
+    entityId: userId,
+  });
+}
+
+export async function verifyEmail(db: DataSource, token: string): Promise<void> {
+  const userId = await consumeEmailToken(db, token, 'verify_email');
+  if (!userId) throw new AppError('ERR_AUTH_007');
+  await db.query(`UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now() WHERE id = $1`, [userId]);
+}
+
+/** Always answers the same, whether or not the address has an account (no account probing). */
+export async function forgotPassword(deps: AuthDeps, email: string): Promise<void> {
+  const user = await deps.db.getRepository(UserEntity).findOneBy({ email });
+  if (user && !user.deletionStatus) await sendAccountEmail(deps, user.id, 'reset_password');
+}
+
+/** A reset also signs the user out everywhere: every refresh token is revoked. */
+export async function resetPassword(db: DataSource, token: string, newPassword: string): Promise<void> {
+  const passwordHash = await hashPassword(newPassword);
+  await db.transaction(async (m) => {
+    const userId = await consumeEmailToken(m, token, 'reset_password');
+    if (!userId) throw new AppError('ERR_AUTH_007');
+    await m.query(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [userId, passwordHash]);
+    await revokeAllRefreshTokens(m, userId);
+  });
+}

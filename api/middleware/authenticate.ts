@@ -1,0 +1,60 @@
+import type { Context, Next } from 'koa';
+import type { DataSource } from 'typeorm';
+import { ApiKeyEntity } from '../../db/identity/api-key.entity';
+import { AppError } from '../../domain/errors';
+import { looksLikeApiKey } from '../../domain/identity/api-keys';
+import { verifyAccessToken } from '../../domain/identity/jwt';
+import type { Principal } from '../../domain/identity/principal';
+import { sha256Hex } from '../../domain/signing';
+
+/** A credential kind added by a later domain (e.g. Flow review tokens), tried before JWT. */
+export interface CredentialResolver {
+  matches(token: string): boolean;
+  resolve(token: string): Promise<Principal>;
+}
+
+export interface AuthenticateDeps {
+  db: DataSource;
+  jwtSecret: string;
+  resolvers?: CredentialResolver[];
+  /** Called for every request made with a valid API key (usage statistics, batched). */
+  onApiKeyUse?: (apiKeyId: string) => void;
+}
+
+/**
+ * Resolves `Authorization: Bearer …` into `ctx.state.principal`. A bad credential does not fail
+ * here: it is kept as `ctx.state.authError` and thrown by the route's guard, so public routes and
+ * the rate limiter (which must answer every response with its headers) still run.
+ */
+export function authenticate(deps: AuthenticateDeps) {
+  return async function resolvePrincipal(ctx: Context, next: Next): Promise<void> {
+    ctx.state.principal = { kind: 'anonymous' } satisfies Principal;
+    const header = ctx.get('Authorization');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (header && !match) ctx.state.authError = new AppError('ERR_AUTH_004', 'Authorization header must be "Bearer <credential>"');
+    if (match) {
+      try {
+        ctx.state.principal = await resolve(deps, match[1]);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        ctx.state.authError = err;
+      }
+    }
+    await next();
+  };
+}
+
+async function resolve(deps: AuthenticateDeps, token: string): Promise<Principal> {
+  if (looksLikeApiKey(token)) return resolveApiKey(deps, token);
+  const resolver = deps.resolvers?.find((r) => r.matches(token));
+  if (resolver) return resolver.resolve(token);
+  return { kind: 'jwt', userId: verifyAccessToken(deps.jwtSecret, token).userId };
+}
+
+async function resolveApiKey(deps: AuthenticateDeps, token: string): Promise<Principal> {
+  const key = await deps.db.getRepository(ApiKeyEntity).findOneBy({ keyHash: sha256Hex(token) });
+  if (!key) throw new AppError('ERR_AKEY_002');
+  if (!key.isActive || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw new AppError('ERR_AKEY_003');
+  deps.onApiKeyUse?.(key.id);
+  return { kind: 'apiKey', apiKeyId: key.id, projectId: key.projectId, permissions: key.permissions };
+}

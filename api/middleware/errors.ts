@@ -1,0 +1,37 @@
+import type { Context, Next } from 'koa';
+import { AppError, errorBody, isErrorCode } from '../../domain/errors';
+import type { Logger } from '../../domain/logger';
+
+/**
+ * The one place errors become responses: every failure, thrown anywhere below, is answered with
+ * the spec's error body. Body-parser and Koa errors are mapped to catalogue codes; anything
+ * unknown is logged with the request id and answered as a generic 500 without internals.
+ */
+export function errorRenderer(logger: Logger) {
+  return async function renderErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('ERR_REQ_003', `Cannot ${ctx.method} ${ctx.path}`);
+    } catch (thrown) {
+      const err = toAppError(thrown);
+      if (err.status >= 500) {
+        logger.error('request failed', { requestId: ctx.state.requestId, path: ctx.path, method: ctx.method, err: thrown });
+      }
+      ctx.status = err.status;
+      ctx.type = 'application/json';
+      ctx.body = errorBody(err, ctx.originalUrl.split('?')[0]);
+    }
+  };
+}
+
+export function toAppError(thrown: unknown): AppError {
+  if (thrown instanceof AppError) return thrown;
+  const e = thrown as { status?: number; statusCode?: number; type?: string; code?: string; expose?: boolean; message?: string };
+  const status = e?.status ?? e?.statusCode;
+  if (isErrorCode(e?.code)) return new AppError(e.code, e.message);
+  if (status === 413 || e?.type === 'entity.too.large') return new AppError('ERR_REQ_002');
+  if (e?.type === 'entity.parse.failed' || (status === 400 && /JSON/i.test(e?.message ?? ''))) return new AppError('ERR_REQ_001');
+  if (status === 415) return new AppError('ERR_VALID_001', 'Unsupported content type');
+  if (status === 400 && e?.expose) return new AppError('ERR_VALID_001', e.message);
+  return new AppError('ERR_INTERNAL_001');
+}

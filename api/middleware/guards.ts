@@ -1,0 +1,106 @@
+import type { Context, Next } from 'koa';
+import type { DataSource } from 'typeorm';
+import { MembershipEntity } from '../../db/identity/membership.entity';
+import { ProjectEntity } from '../../db/identity/project.entity';
+import { UserEntity } from '../../db/identity/user.entity';
+import { AppError } from '../../domain/errors';
+import type { ApiKeyPermission } from '../../domain/identity/api-keys';
+import type { Principal } from '../../domain/identity/principal';
+import { roleAtLeast, type Role } from '../../domain/identity/roles';
+
+/**
+ * Route guards: the only place access is decided. Every project-scoped route declares what it
+ * needs with `requireProject({ role, permission })`; the guard resolves the project the call acts
+ * on (`ctx.state.scope`) and checks the caller's role (JWT) or the key's permission (API key).
+ */
+
+export interface Scope {
+  projectId: string;
+  /** The user behind the call (JWT), or undefined for an API key. */
+  userId?: string;
+  role?: Role;
+  apiKeyId?: string;
+}
+
+function principalOf(ctx: Context): Principal {
+  if (ctx.state.authError) throw ctx.state.authError;
+  return ctx.state.principal as Principal;
+}
+
+function deny(required: string, granted: string, message?: string): AppError {
+  return new AppError('ERR_AUTH_005', message, { required, granted });
+}
+
+/** Loads the signed-in user; refuses API keys and accounts pending deletion. */
+export async function loadUser(db: DataSource, ctx: Context): Promise<UserEntity> {
+  const p = principalOf(ctx);
+  if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
+  if (p.kind !== 'jwt') throw deny('jwt', p.kind, 'This endpoint needs a user session (JWT)');
+  const user = await db.getRepository(UserEntity).findOneBy({ id: p.userId });
+  if (!user) throw new AppError('ERR_AUTH_004');
+  if (user.deletionStatus === 'pending') throw new AppError('ERR_USER_004');
+  if (user.deletionStatus === 'purging') throw new AppError('ERR_USER_005');
+  ctx.state.user = user;
+  return user;
+}
+
+export function requireUser(db: DataSource) {
+  return async function userGuard(ctx: Context, next: Next): Promise<void> {
+    await loadUser(db, ctx);
+    await next();
+  };
+}
+
+export interface ProjectRequirement {
+  /** Least role a JWT caller needs; undefined refuses JWT callers. */
+  role?: Role;
+  /** Flag an API key needs; undefined refuses API keys. `true` accepts any key of the project. */
+  permission?: ApiKeyPermission | true;
+}
+
+export function requireProject(db: DataSource, need: ProjectRequirement) {
+  return async function projectGuard(ctx: Context, next: Next): Promise<void> {
+    const p = principalOf(ctx);
+    if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
+    if (p.kind === 'apiKey') {
+      if (need.permission === undefined) throw deny('jwt', 'apiKey', 'API keys cannot perform this action');
+      if (need.permission !== true && !p.permissions[need.permission]) {
+        throw deny(need.permission, grantedPermissions(p.permissions));
+      }
+      ctx.state.scope = { projectId: p.projectId, apiKeyId: p.apiKeyId } satisfies Scope;
+    } else if (p.kind === 'jwt') {
+      if (need.role === undefined) throw deny('apiKey', 'jwt', 'This endpoint needs an API key');
+      const user = await loadUser(db, ctx);
+      const { projectId, role } = await activeMembership(db, user, ctx.get('X-Team-Id'));
+      if (!roleAtLeast(role, need.role)) throw deny(need.role, role);
+      ctx.state.scope = { projectId, userId: user.id, role } satisfies Scope;
+    } else {
+      throw deny(need.permission === undefined ? 'jwt' : 'apiKey', p.kind);
+    }
+    await next();
+  };
+}
+
+function grantedPermissions(perms: Record<string, boolean>): string {
+  return Object.keys(perms).filter((k) => perms[k]).join(',') || 'none';
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Contract §2: X-Team-Id picks the project (the caller must be a member); default personal. */
+export async function activeMembership(db: DataSource, user: UserEntity, teamId: string): Promise<{ projectId: string; role: Role }> {
+  const qb = db
+    .getRepository(MembershipEntity)
+    .createQueryBuilder('m')
+    .innerJoin(ProjectEntity, 'p', 'p.id = m.project_id AND p.deleted_at IS NULL')
+    .where('m.user_id = :userId', { userId: user.id });
+  if (teamId) {
+    if (!UUID.test(teamId)) throw deny('member of X-Team-Id', 'none', 'X-Team-Id is not a project you belong to');
+    qb.andWhere('m.project_id = :teamId', { teamId });
+  } else {
+    qb.andWhere('p.is_personal = true');
+  }
+  const m = await qb.getOne();
+  if (!m) throw deny('member of X-Team-Id', 'none', 'X-Team-Id is not a project you belong to');
+  return { projectId: m.projectId, role: m.role };
+}

@@ -1,0 +1,31 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { randomToken, sha256Hex } from '../../domain/signing';
+import { EmailTokenEntity, type EmailTokenPurpose } from './email-token.entity';
+
+/** Mints a single-use token; returns the plain text (for the e-mail) and stores only its hash. */
+export async function issueEmailToken(db: DataSource, userId: string, purpose: EmailTokenPurpose, ttlSeconds: number): Promise<string> {
+  const token = randomToken(32);
+  const now = new Date();
+  await db.getRepository(EmailTokenEntity).insert({
+    id: randomUUID(),
+    userId,
+    purpose,
+    tokenHash: sha256Hex(token),
+    expiresAt: new Date(now.getTime() + ttlSeconds * 1000),
+    usedAt: null,
+    createdAt: now,
+  });
+  return token;
+}
+
+/** Marks the token used and returns its user, or undefined when unknown, used, expired or of another purpose. */
+export async function consumeEmailToken(db: DataSource | EntityManager, token: string, purpose: EmailTokenPurpose): Promise<string | undefined> {
+  const rows: Array<{ user_id: string }> = await db.query(
+    `UPDATE email_tokens SET used_at = now()
+      WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()
+      RETURNING user_id`,
+    [sha256Hex(token), purpose],
+  );
+  return rows[0]?.user_id;
+}

@@ -1,0 +1,23 @@
+import { randomBase62 } from '../signing';
+
+export const API_KEY_PERMISSIONS = ['generate_documents', 'read_documents', 'read_templates', 'manage_webhooks'] as const;
+export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
+export type ApiKeyPermissions = Record<ApiKeyPermission, boolean>;
+
+export const API_KEY_PREFIX = 'fm_live_';
+
+/** Contract §2: omitted → the three everyday flags; an object → the flags it omits are false. */
+export function resolvePermissions(given?: Partial<ApiKeyPermissions>): ApiKeyPermissions {
+  if (!given) return { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false };
+  return Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, given[p] === true])) as ApiKeyPermissions;
+}
+
+/** `fm_live_` + 40 base62 characters (about 238 bits). */
+export function generateApiKey(): { plainKey: string; keyPrefix: string } {
+  const plainKey = API_KEY_PREFIX + randomBase62(40);
+  return { plainKey, keyPrefix: `${plainKey.slice(0, 12)}...` };
+}
+
+export function looksLikeApiKey(token: string): boolean {
+  return token.startsWith('fm_');
+}

@@ -1,0 +1,24 @@
+import type { ApiKeyPermissions } from './api-keys';
+
+/** Who is calling, as resolved from `Authorization: Bearer …`. */
+export type Principal =
+  | { kind: 'anonymous' }
+  | { kind: 'jwt'; userId: string }
+  | { kind: 'apiKey'; apiKeyId: string; projectId: string; permissions: ApiKeyPermissions }
+  | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string };
+
+export type PrincipalKind = Principal['kind'];
+
+/** Rate-limit bucket of a principal (spec Limits §1: API key, OAuth, JWT, unauthenticated). */
+export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 'jwt' | 'anonymous'; key: string } {
+  switch (p.kind) {
+    case 'apiKey':
+      return { kind: 'apiKey', key: p.apiKeyId };
+    case 'jwt':
+      return { kind: 'jwt', key: p.userId };
+    case 'review':
+      return { kind: 'anonymous', key: `review:${p.reviewerId}` };
+    default:
+      return { kind: 'anonymous', key: ip };
+  }
+}

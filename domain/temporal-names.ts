@@ -1,0 +1,18 @@
+/**
+ * Task queues and workflow ids in one place. Workflow ids are the product's ids, so an operator
+ * who has a jobId or runId from a customer pastes it straight into the Temporal Web UI.
+ */
+export function taskQueues(prefix: string) {
+  return {
+    /** Orchestration and light activities (database, mail, webhooks). */
+    main: `${prefix}-main`,
+    /** Browser and workbook rendering: its own queue so render concurrency is bounded per worker. */
+    render: `${prefix}-render`,
+  };
+}
+export type TaskQueues = ReturnType<typeof taskQueues>;
+
+export const workflowIds = {
+  accountEmail: (emailId: string) => `account-email-${emailId}`,
+  accountDeletion: (userId: string) => `account-deletion-${userId}`,
+};

@@ -1,0 +1,35 @@
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+
+/**
+ * `npm start` without DATABASE_URL: PGlite (Postgres compiled to WebAssembly) persisted under
+ * DATA_DIR, served on a loopback port by pglite-socket so the same pg driver, TypeORM data source
+ * and migrations run against it. PGlite executes one query at a time, so the pool is one
+ * connection; production uses a real Postgres.
+ */
+export async function startEmbeddedPostgres(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const db = await PGlite.create(join(dataDir, 'pgdata'));
+  const port = await freePort();
+  const server = new PGLiteSocketServer({ db, port, host: '127.0.0.1', maxConnections: 4 });
+  await server.start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    async stop() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}

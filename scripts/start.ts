@@ -1,0 +1,80 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { startApiServer } from '../api/server';
+import { loadConfig } from '../domain/config';
+import { createLogger } from '../domain/logger';
+import { createWorkers } from '../worker/create-workers';
+import { runRole } from '../worker/run-role';
+import { createServices } from '../worker/services';
+import { ensureSearchAttributes, installTemporalLogging } from '../worker/temporal';
+import { startEmbeddedPostgres } from './embedded-postgres';
+import { startEmbeddedTemporal } from './embedded-temporal';
+
+/**
+ * `npm start`: the whole service in one process tree — the HTTP API, a Temporal worker, and every
+ * backing service that is not configured, embedded (contract §1). Ctrl-C stops everything.
+ */
+runRole('formwork', async () => {
+  const base = loadConfig();
+  installTemporalLogging(base.logLevel);
+  const dataDir = resolve(base.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir };
+  const stops: Array<() => Promise<void>> = [];
+  let uiUrl: string | undefined;
+
+  try {
+    if (!base.database.url) {
+      const pg = await startEmbeddedPostgres(dataDir);
+      stops.unshift(pg.stop);
+      Object.assign(env, { DATABASE_URL: pg.url, DATABASE_POOL_SIZE: '1' });
+    }
+    if (!base.temporal.address) {
+      const t = await startEmbeddedTemporal({ dataDir, cliPath: base.temporal.cliPath, port: base.temporal.port, uiPort: base.temporal.uiPort, namespace: base.temporal.namespace });
+      stops.unshift(t.stop);
+      env.TEMPORAL_ADDRESS = t.address;
+      uiUrl = t.uiUrl;
+    }
+    const config = loadConfig(env);
+    const logger = createLogger(config.logLevel);
+    const services = await createServices(config, logger);
+    stops.unshift(() => services.close());
+    if (base.temporal.address) await ensureSearchAttributes(services.temporal, logger);
+    const workers = await createWorkers(services);
+    const running = workers.run();
+    stops.unshift(async () => {
+      await workers.shutdown();
+      await running;
+    });
+    const api = await startApiServer(services);
+    stops.unshift(api.close);
+
+    process.stdout.write(
+      [
+        '',
+        'Formwork is running.',
+        `  API:          ${config.publicUrl}  (health: ${config.publicUrl}/api/health)`,
+        `  Temporal UI:  ${uiUrl ?? `(external cluster at ${config.temporal.address})`}`,
+        `  Data:         ${dataDir}`,
+        `  Storage:      ${config.storage.s3 ? `s3://${config.storage.s3.bucket}` : `${dataDir}/artefacts`}`,
+        `  E-mail:       ${config.mail.smtpUrl ? 'SMTP' : `log + ${dataDir}/outbox`}`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+  } catch (err) {
+    await stopAll(stops);
+    throw err;
+  }
+  return () => stopAll(stops);
+});
+
+async function stopAll(stops: Array<() => Promise<void>>): Promise<void> {
+  for (const stop of stops) {
+    try {
+      await stop();
+    } catch (err) {
+      process.stderr.write(`shutdown step failed: ${(err as Error).message}\n`);
+    }
+  }
+}

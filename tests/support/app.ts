@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer } from '../../api/server';
+import type { AppOptions } from '../../api/app';
+import { loadConfig } from '../../domain/config';
+import { createLogger } from '../../domain/logger';
+import { freePort } from '../../scripts/embedded-postgres';
+import { createWorkers, type WorkerSet } from '../../worker/create-workers';
+import { createServices, type Services } from '../../worker/services';
+import { installTemporalLogging } from '../../worker/temporal';
+import { createTestDatabase } from './database';
+import { startSmtpServer, type SmtpTestServer } from './smtp-server';
+
+export interface TestApp {
+  url: string;
+  services: Services;
+  smtp?: SmtpTestServer;
+  dataDir: string;
+  request: RequestFn;
+  close(): Promise<void>;
+}
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export type RequestFn = <T = any>(
+  method: string,
+  path: string,
+  opts?: { token?: string; body?: unknown; rawBody?: string | Buffer; headers?: Record<string, string> },
+) => Promise<TestResponse<T>>;
+
+export interface TestAppOptions {
+  /** Extra environment, as an operator would set it. */
+  env?: Record<string, string>;
+  /** Start a real SMTP server and point SMTP_URL at it (default true). */
+  smtp?: boolean;
+  /** Run a Temporal worker in-process (default true). */
+  worker?: boolean;
+  appOptions?: AppOptions;
+}
+
+/**
+ * The real service on a free port: its own Postgres database, the run's Temporal dev server (with
+ * a task-queue prefix of its own so test files never take each other's tasks), local storage in
+ * a temp dir, and a real SMTP server.
+ */
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  installTemporalLogging(process.env.TEST_LOG_LEVEL ?? 'warn');
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'formwork-test-'));
+  const smtp = opts.smtp === false ? undefined : await startSmtpServer();
+  const port = await freePort();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    DATABASE_POOL_SIZE: '5',
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE_PREFIX: `t-${randomBytes(4).toString('hex')}`,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(smtp ? { SMTP_URL: smtp.url } : {}),
+    ...opts.env,
+  });
+  const services = await createServices(config, createLogger(config.logLevel));
+  let workers: WorkerSet | undefined;
+  if (opts.worker !== false) {
+    workers = await createWorkers(services, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
+    void workers.run();
+  }
+  const api = await startApiServer(services, opts.appOptions, port, '127.0.0.1');
+  const request = makeRequest(api.url);
+  return {
+    url: api.url,
+    services,
+    smtp,
+    dataDir,
+    request,
+    async close() {
+      await api.close();
+      await workers?.shutdown();
+      await services.close();
+      await smtp?.stop();
+      await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function makeRequest(baseUrl: string): RequestFn {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | Buffer | undefined;
+    if (opts.rawBody !== undefined) body = opts.rawBody;
+    else if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as any, text };
+  };
+}

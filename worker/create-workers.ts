@@ -1,0 +1,45 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { Services } from './services';
+
+export interface WorkerSet {
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/**
+ * One Worker per task queue. Workflows come from a prebuilt bundle when one is given (tests build
+ * it once per run), otherwise they are bundled from `workflows/` at start-up.
+ */
+export async function createWorkers(services: Services, opts: { workflowBundlePath?: string } = {}): Promise<WorkerSet> {
+  const { config, db, mailer, taskQueues } = services;
+  const connection = await NativeConnection.connect({ address: config.temporal.address! });
+  const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = opts.workflowBundlePath
+    ? { workflowBundle: { codePath: opts.workflowBundlePath } }
+    : { workflowsPath: require.resolve('../workflows') };
+  const main = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: taskQueues.main,
+    ...workflows,
+    activities: createActivities({
+      db,
+      mailer,
+      publicUrl: config.publicUrl,
+      emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
+    }),
+  });
+  const workers = [main];
+  let running: Promise<unknown> | undefined;
+  return {
+    run() {
+      running ??= Promise.all(workers.map((w) => w.run()));
+      return running.then(() => undefined);
+    },
+    async shutdown() {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}

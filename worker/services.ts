@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Client } from '@temporalio/client';
+import Redis from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { createMailer } from '../activities/mail';
+import type { Mailer } from '../activities/mail/mailer';
+import { createStorage } from '../activities/storage';
+import type { ArtefactStorage } from '../activities/storage/storage';
+import { openDatabase } from '../db/data-source';
+import type { Config } from '../domain/config';
+import { createLogger, type Logger } from '../domain/logger';
+import { taskQueues, type TaskQueues } from '../domain/temporal-names';
+import { connectTemporalClient } from './temporal';
+
+/**
+ * Everything a process role needs, built once from the configuration. The API, the worker and
+ * `npm start` all compose themselves from this; tests build it against their own servers.
+ */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  db: DataSource;
+  temporal: Client;
+  taskQueues: TaskQueues;
+  storage: ArtefactStorage;
+  mailer: Mailer;
+  redis?: Redis;
+  /** HMAC key for access tokens and signed local download URLs. */
+  secret: string;
+  close(): Promise<void>;
+}
+
+export async function createServices(config: Config, logger = createLogger(config.logLevel)): Promise<Services> {
+  if (!config.database.url) throw new Error('DATABASE_URL is not set (npm start provides an embedded database)');
+  if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is not set (npm start provides a dev server)');
+  const secret = config.auth.jwtSecret ?? (await persistedSecret(config.dataDir));
+  const db = await openDatabase(config.database.url, config.database.poolSize);
+  const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
+  const redis = config.limits.redisUrl ? new Redis(config.limits.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : undefined;
+  const storage = createStorage(config, { signingSecret: secret });
+  const mailer = createMailer(config);
+  return {
+    config,
+    logger,
+    db,
+    temporal,
+    taskQueues: taskQueues(config.temporal.taskQueuePrefix),
+    storage,
+    mailer,
+    redis,
+    secret,
+    async close() {
+      await temporal.connection.close();
+      redis?.disconnect();
+      await db.destroy();
+    },
+  };
+}
+
+/** Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR. */
+async function persistedSecret(dataDir: string): Promise<string> {
+  const file = join(dataDir, 'jwt-secret');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    await mkdir(dataDir, { recursive: true });
+    const secret = randomBytes(48).toString('base64url');
+    await writeFile(file, secret, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+    return (await readFile(file, 'utf8')).trim();
+  }
+}

@@ -1,0 +1,73 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID, SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared/search-attributes';
+import type { Logger } from '../domain/logger';
+
+export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
+  const connection = await Connection.connect({ address });
+  return new Client({ connection, namespace });
+}
+
+/**
+ * A real cluster does not know Formwork's search attributes until someone registers them; the
+ * worker does it at start-up (the dev server launcher registers them itself). Already-registered
+ * attributes are fine; a cluster that refuses (no operator rights) gets a warning, not a crash.
+ */
+export async function ensureSearchAttributes(client: Client, logger: Logger): Promise<void> {
+  const { namespace } = client.options;
+  const existing = await client.connection.operatorService.listSearchAttributes({ namespace });
+  const missing = SEARCH_ATTRIBUTE_KEYS.filter((k) => !(k.name in (existing.customAttributes ?? {})));
+  if (missing.length === 0) return;
+  try {
+    await client.connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: Object.fromEntries(missing.map((k) => [k.name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+    });
+  } catch (err) {
+    logger.warn('could not register search attributes; register them with `temporal operator search-attribute create`', {
+      missing: missing.map((k) => k.name),
+      err,
+    });
+  }
+}
+
+export interface ProductWorkflowStart {
+  taskQueue: string;
+  workflowId: string;
+  args: unknown[];
+  /** Search attributes: what it is, which project, which product record. */
+  kind: string;
+  projectId?: string;
+  entityId: string;
+  memo?: Record<string, unknown>;
+}
+
+/** Starts a workflow with the search attributes that make it findable in the Web UI. */
+export async function startProductWorkflow(client: Client, workflowType: string, start: ProductWorkflowStart): Promise<void> {
+  const pairs = [
+    { key: SA_KIND, value: start.kind },
+    { key: SA_ENTITY_ID, value: start.entityId },
+    ...(start.projectId ? [{ key: SA_PROJECT_ID, value: start.projectId }] : []),
+  ];
+  await client.workflow.start(workflowType, {
+    taskQueue: start.taskQueue,
+    workflowId: start.workflowId,
+    args: start.args,
+    typedSearchAttributes: new TypedSearchAttributes(pairs),
+    memo: start.memo,
+  });
+}
+
+/**
+ * Routes the Temporal SDK's own logging through the level the operator chose. Must run before the
+ * first worker or native connection of the process; later calls are ignored.
+ */
+export function installTemporalLogging(level: string): void {
+  const sdkLevel = ({ debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', silent: 'ERROR' } as const)[level] ?? 'WARN';
+  try {
+    Runtime.install({ logger: new DefaultLogger(sdkLevel) });
+  } catch {
+    // already installed in this process (tests start several apps in one process)
+  }
+}

@@ -1,0 +1,21 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { IdentityActivities } from '../../activities/identity';
+
+const { sendAccountEmail } = proxyActivities<IdentityActivities>({
+  startToCloseTimeout: '1 minute',
+  // SMTP outages are retried for about a day; a bad address is a non-retryable failure.
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+});
+
+export interface AccountEmailInput {
+  userId: string;
+  purpose: 'verify_email' | 'reset_password';
+}
+
+/**
+ * Sends a verification or password-reset e-mail. The activity mints the token and sends it in one
+ * step, so the plain token never enters workflow history (only its hash is stored).
+ */
+export async function sendAccountEmailWorkflow(input: AccountEmailInput): Promise<void> {
+  await sendAccountEmail(input);
+}

@@ -1,0 +1,2 @@
+/** Every workflow the worker registers; bundled for the worker's sandbox. */
+export { sendAccountEmailWorkflow } from './identity/account-email.workflow';
