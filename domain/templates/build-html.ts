@@ -1,0 +1,136 @@
+import { AppError } from '../errors';
+import type { RenderContext } from './components/context';
+import { cssLength } from './components/context';
+import { COMPONENTS, isComponentType, normalizeProps } from './components/registry';
+import { DEFAULT_FORMAT_OPTIONS, type FormatOptions } from './format';
+import { escapeHtml, interpolateHtml } from './interpolate';
+import { LoopBudget } from './loop-budget';
+import { headerFooterStyle, STYLESHEET } from './styles';
+import {
+  DEFAULT_RENDER_LIMITS,
+  type Component,
+  type HeaderFooter,
+  type PageSize,
+  type RenderLimits,
+  type ResolvedData,
+  type TemplateSchema,
+} from './template.types';
+
+/** Text printed across every page of documents from the free quota. */
+export const DEFAULT_WATERMARK = 'FORMWORK FREE';
+
+export interface BuildHtmlOptions {
+  limits?: Partial<RenderLimits>;
+  /** Hosts (see image-hosts.ts) whose http(s) images a document may load. */
+  imageAllowlist?: readonly string[];
+  /** `true` prints DEFAULT_WATERMARK; a string prints that text. */
+  watermark?: boolean | string;
+  /** Becomes the PDF's title metadata. */
+  title?: string;
+}
+
+/** Everything Chromium needs to print the document: the page and the print options. */
+export interface HtmlDocument {
+  html: string;
+  pageSize: PageSize;
+  landscape: boolean;
+  margins: { top: string; right: string; bottom: string; left: string };
+  displayHeaderFooter: boolean;
+  headerTemplate: string;
+  footerTemplate: string;
+}
+
+const DEFAULT_MARGINS = { top: 20, right: 15, bottom: 20, left: 15 };
+
+export function formatOptionsOf(schema: TemplateSchema): FormatOptions {
+  return { locale: schema.locale ?? DEFAULT_FORMAT_OPTIONS.locale, currency: schema.currency ?? DEFAULT_FORMAT_OPTIONS.currency };
+}
+
+export function limitsOf(limits?: Partial<RenderLimits>): RenderLimits {
+  return { ...DEFAULT_RENDER_LIMITS, ...(limits ?? {}) };
+}
+
+/** Renders a component list in a scope; shared by sections and repeats. */
+async function renderComponents(components: Component[], scope: Record<string, unknown>, base: Omit<RenderContext, 'scope'>): Promise<string> {
+  const parts: string[] = [];
+  for (const c of components) {
+    if (!isComponentType(c.type)) throw new AppError('ERR_TMPL_008', `Unknown component type '${String(c.type)}'`, { componentId: c.id });
+    parts.push(await COMPONENTS[c.type].html(c.id, normalizeProps(c), { ...base, scope }));
+  }
+  return parts.join('\n');
+}
+
+/**
+ * `{page}` and `{pages}` become Chromium's pageNumber/totalPages spans; the rest is interpolated
+ * and escaped like any text (`{{page}}` is a variable, not a page number).
+ */
+export function headerFooterSlot(text: string, scope: ResolvedData, o: FormatOptions): string {
+  return text
+    .split(/(?<!\{)\{(pages?)\}(?!\})/)
+    .map((part, i) => (i % 2 === 1 ? `<span class="${part === 'page' ? 'pageNumber' : 'totalPages'}"></span>` : interpolateHtml(part, scope, o)))
+    .join('');
+}
+
+function headerFooterTemplate(hf: HeaderFooter | undefined, scope: ResolvedData, o: FormatOptions, padding: string): string {
+  if (!hf || (!hf.left && !hf.center && !hf.right)) return '<span></span>';
+  const cell = (text: string | undefined, align: string) =>
+    `<div style="flex:1;text-align:${align};white-space:nowrap;overflow:hidden">${text ? headerFooterSlot(text, scope, o) : ''}</div>`;
+  return `<div style="${headerFooterStyle(padding)}">${cell(hf.left, 'left')}${cell(hf.center, 'center')}${cell(hf.right, 'right')}</div>`;
+}
+
+/**
+ * A Content-Security-Policy as a second wall behind the renderer's request interception:
+ * no scripts, no frames, no fonts or styles from outside, images only from data: and the allow-list.
+ */
+function contentSecurityPolicy(allowlist: readonly string[]): string {
+  const hosts = allowlist.filter((h) => /^[\w.*:[\]-]+$/.test(h)).flatMap((h) => [`http://${h}`, `https://${h}`]);
+  return ["default-src 'none'", "style-src 'unsafe-inline'", `img-src data: ${hosts.join(' ')}`.trim(), "script-src 'none'"].join('; ');
+}
+
+export async function buildHtml(schema: TemplateSchema, data: ResolvedData, options: BuildHtmlOptions = {}): Promise<HtmlDocument> {
+  const limits = limitsOf(options.limits);
+  const format = formatOptionsOf(schema);
+  const imageAllowlist = options.imageAllowlist ?? [];
+  const base: Omit<RenderContext, 'scope'> = {
+    format,
+    budget: new LoopBudget(limits.maxLoopIterations),
+    imageAllowlist,
+    renderChildren: (components, scope) => renderComponents(components, scope, base),
+  };
+
+  const sections: string[] = [];
+  for (const s of schema.sections) {
+    const title = s.title ? `<h2 class="fw-section-title">${interpolateHtml(s.title, data, format)}</h2>` : '';
+    sections.push(`<section class="fw-section">${title}${await renderComponents(s.components, data, base)}</section>`);
+  }
+
+  const watermarkText = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || '';
+  const watermark = watermarkText ? `<div class="fw-watermark">${escapeHtml(watermarkText)}</div>` : '';
+  const m = { ...DEFAULT_MARGINS, ...(schema.margins ?? {}) };
+  const margins = { top: cssLength(m.top, '20mm'), right: cssLength(m.right, '15mm'), bottom: cssLength(m.bottom, '20mm'), left: cssLength(m.left, '15mm') };
+  const displayHeaderFooter = Boolean(schema.header || schema.footer);
+
+  const html = `<!DOCTYPE html>
+<html lang="${escapeHtml((schema.locale ?? 'en').split('-')[0])}">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(imageAllowlist))}">
+<title>${escapeHtml(options.title ?? '')}</title>
+<style>${STYLESHEET}</style>
+</head>
+<body>
+${watermark}
+${sections.join('\n')}
+</body>
+</html>`;
+
+  return {
+    html,
+    pageSize: schema.pageSize,
+    landscape: schema.orientation === 'landscape',
+    margins,
+    displayHeaderFooter,
+    headerTemplate: headerFooterTemplate(schema.header, data, format, `0 ${margins.right} 0 ${margins.left}`),
+    footerTemplate: headerFooterTemplate(schema.footer, data, format, `0 ${margins.right} 0 ${margins.left}`),
+  };
+}

@@ -1,0 +1,20 @@
+import type { FormatOptions } from '../format';
+import type { LoopBudget } from '../loop-budget';
+import type { Component } from '../template.types';
+
+/** What a component sees while it renders: data in scope and the document-wide limits. */
+export interface RenderContext {
+  /** Variables, constants, calculated values, plus loop bindings inside a repeat. */
+  scope: Record<string, unknown>;
+  format: FormatOptions;
+  budget: LoopBudget;
+  imageAllowlist: readonly string[];
+  /** Renders nested components (repeat) in a derived scope. */
+  renderChildren(components: Component[], scope: Record<string, unknown>): Promise<string>;
+}
+
+/** Length props: numbers are millimetres; strings are checked by the props schema. */
+export function cssLength(value: string | number | undefined, fallback: string): string {
+  if (value === undefined) return fallback;
+  return typeof value === 'number' ? `${value}mm` : value;
+}

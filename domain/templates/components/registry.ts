@@ -1,0 +1,57 @@
+import type Joi from 'joi';
+import { AppError } from '../../errors';
+import type { Component, ComponentType } from '../template.types';
+import type { RenderContext } from './context';
+import { imageHtml, imageProps } from './image';
+import { keyValueHtml, keyValueProps } from './key-value';
+import { dividerHtml, dividerProps, pageBreakHtml, pageBreakProps, spacerHtml, spacerProps } from './layout';
+import { listHtml, listProps } from './list';
+import { qrcodeHtml, qrcodeProps } from './qrcode';
+import { repeatHtml, repeatProps } from './repeat';
+import { headingHtml, headingProps, textHtml, textProps } from './text';
+import { tableHtml, tableProps } from './table';
+
+/**
+ * The component catalogue: each type's props schema and its HTML. The Excel renderer
+ * (activities/rendering) reads the same props through the data helpers next to each html().
+ */
+export interface ComponentDefinition {
+  props: Joi.ObjectSchema;
+  // Props reach html() only after the props schema validated them (defaults applied).
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  html(id: string, props: any, ctx: RenderContext): string | Promise<string>;
+}
+
+export const COMPONENTS: Record<ComponentType, ComponentDefinition> = {
+  heading: { props: headingProps, html: (_id, p, ctx) => headingHtml(p, ctx) },
+  text: { props: textProps, html: (_id, p, ctx) => textHtml(p, ctx) },
+  table: { props: tableProps, html: tableHtml },
+  image: { props: imageProps, html: (_id, p, ctx) => imageHtml(p, ctx) },
+  list: { props: listProps, html: listHtml },
+  keyValue: { props: keyValueProps, html: (_id, p, ctx) => keyValueHtml(p, ctx) },
+  divider: { props: dividerProps, html: dividerHtml },
+  spacer: { props: spacerProps, html: (_id, p) => spacerHtml(p) },
+  pageBreak: { props: pageBreakProps, html: pageBreakHtml },
+  qrcode: { props: qrcodeProps, html: (_id, p, ctx) => qrcodeHtml(p, ctx) },
+  repeat: { props: repeatProps, html: repeatHtml },
+};
+
+export function isComponentType(type: unknown): type is ComponentType {
+  return typeof type === 'string' && Object.prototype.hasOwnProperty.call(COMPONENTS, type);
+}
+
+/**
+ * Props with the schema's defaults applied. Stored templates were validated on save; this keeps
+ * rendering safe for anything that slipped past (unknown keys are dropped, bad values throw).
+ */
+export function normalizeProps(component: Component): Record<string, unknown> {
+  const def = COMPONENTS[component.type];
+  const { value, error } = def.props.validate(component.props ?? {}, { stripUnknown: true, abortEarly: true });
+  if (error) {
+    throw new AppError('ERR_TMPL_008', `Component '${component.id}': ${error.message}`, {
+      componentId: component.id,
+      path: error.details[0]?.path.join('.'),
+    });
+  }
+  return value as Record<string, unknown>;
+}

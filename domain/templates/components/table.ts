@@ -1,0 +1,56 @@
+import Joi from 'joi';
+import { escapeHtml, getPath, interpolateText } from '../interpolate';
+import { formatValue } from '../format';
+import type { TableColumn, TableProps } from '../template.types';
+import type { RenderContext } from './context';
+import { bareDataPath, dataPath, format } from './props';
+
+export const tableProps = Joi.object({
+  dataSource: dataPath.required(),
+  columns: Joi.array()
+    .min(1)
+    .max(100)
+    .items(
+      Joi.object({
+        header: Joi.string().allow('').max(500).required(),
+        field: Joi.string().trim().min(1).max(500).required(),
+        format: format,
+      }),
+    )
+    .required(),
+});
+
+const NUMERIC_FORMATS = new Set(['number', 'currency', 'percent']);
+
+/** The array a dataSource names; anything that is not an array renders as no rows. */
+export function dataSourceRows(source: string, scope: Record<string, unknown>): unknown[] {
+  const value = getPath(scope, bareDataPath(source));
+  return Array.isArray(value) ? value : [];
+}
+
+export interface TableData {
+  columns: Array<TableColumn & { header: string }>;
+  /** Raw values, one array per row, in column order; formatting is the renderer's job. */
+  rows: unknown[][];
+}
+
+/** Rows of a table, charged to the loop budget before any is built. */
+export function tableData(id: string, p: TableProps, ctx: RenderContext): TableData {
+  const source = dataSourceRows(p.dataSource, ctx.scope);
+  ctx.budget.consume(source.length, id);
+  const columns = p.columns.map((c) => ({ ...c, header: interpolateText(c.header, ctx.scope, ctx.format) }));
+  // A scalar element (an array of strings) is its own single field, read as `.` or `value`.
+  const cell = (row: unknown, field: string) =>
+    field === '.' || (field === 'value' && (typeof row !== 'object' || row === null)) ? row : getPath(row, field);
+  return { columns, rows: source.map((row) => columns.map((c) => cell(row, c.field))) };
+}
+
+export function tableHtml(id: string, p: TableProps, ctx: RenderContext): string {
+  const { columns, rows } = tableData(id, p, ctx);
+  const align = (c: TableColumn) => (c.format && NUMERIC_FORMATS.has(c.format) ? ' class="fw-num"' : '');
+  const head = columns.map((c) => `<th${align(c)}>${escapeHtml(c.header)}</th>`).join('');
+  const body = rows
+    .map((r) => `<tr>${r.map((v, i) => `<td${align(columns[i])}>${escapeHtml(formatValue(v, columns[i].format, ctx.format))}</td>`).join('')}</tr>`)
+    .join('');
+  return `<table class="fw-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+}

@@ -1,0 +1,144 @@
+import type { ColumnFormat } from './template.types';
+
+/**
+ * Value formatting shared by the HTML and Excel renderers, so a number looks the same in a PDF
+ * table and keeps its type in the workbook.
+ */
+
+export interface FormatOptions {
+  locale: string;
+  currency: string;
+}
+
+export const DEFAULT_FORMAT_OPTIONS: FormatOptions = { locale: 'en-US', currency: 'USD' };
+
+export type CellValue = string | number | boolean | Date | null;
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** ISO 8601 strings and Date objects; anything else is not a date (no locale-dependent parsing). */
+export function toDate(value: unknown): Date | undefined {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
+  if (typeof value !== 'string' || !ISO_DATE.test(value.trim())) return undefined;
+  const text = value.trim();
+  // A bare date means that calendar day everywhere: pin it to UTC midnight so no zone shifts it.
+  const d = new Date(text.length === 10 ? `${text}T00:00:00Z` : text);
+  return Number.isNaN(d.getTime()) ? undefined : d;
+}
+
+export function toNumber(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  if (typeof value === 'string' && NUMERIC.test(value.trim())) return Number(value.trim());
+  return undefined;
+}
+
+export function toBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return undefined;
+}
+
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+
+function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+  let f = formatters.get(key);
+  if (!f) {
+    f = make();
+    formatters.set(key, f);
+  }
+  return f as T;
+}
+
+function numberFormat(kind: 'number' | 'currency' | 'percent', o: FormatOptions): Intl.NumberFormat {
+  return cached(`${kind}|${o.locale}|${o.currency}`, () => {
+    if (kind === 'currency') return new Intl.NumberFormat(o.locale, { style: 'currency', currency: o.currency });
+    if (kind === 'percent') return new Intl.NumberFormat(o.locale, { style: 'percent', maximumFractionDigits: 2 });
+    return new Intl.NumberFormat(o.locale, { maximumFractionDigits: 6 });
+  });
+}
+
+function dateFormat(o: FormatOptions): Intl.DateTimeFormat {
+  return cached(`date|${o.locale}`, () => new Intl.DateTimeFormat(o.locale, { dateStyle: 'medium', timeZone: 'UTC' }));
+}
+
+/** How a value reads when it has no explicit format: dates as YYYY-MM-DD, lists joined. */
+export function plainText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value instanceof Date) {
+    const iso = value.toISOString();
+    return iso.endsWith('T00:00:00.000Z') ? iso.slice(0, 10) : iso;
+  }
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object' || v instanceof Date)) {
+    return value.map(plainText).join(', ');
+  }
+  return JSON.stringify(value);
+}
+
+/** The text shown in a PDF for a value and an optional column format. */
+export function formatValue(value: unknown, format: ColumnFormat | undefined, o: FormatOptions): string {
+  if (value === null || value === undefined || value === '') return '';
+  switch (format) {
+    case 'number':
+    case 'currency':
+    case 'percent': {
+      const n = toNumber(value);
+      return n === undefined ? plainText(value) : numberFormat(format, o).format(n);
+    }
+    case 'date': {
+      const d = toDate(value);
+      return d ? dateFormat(o).format(d) : plainText(value);
+    }
+    case 'boolean': {
+      const b = toBoolean(value);
+      return b === undefined ? plainText(value) : b ? 'Yes' : 'No';
+    }
+    default:
+      return plainText(value);
+  }
+}
+
+/** The typed value written to a workbook cell: numbers stay numbers, dates stay dates. */
+export function toCellValue(value: unknown, format: ColumnFormat | undefined): CellValue {
+  if (value === null || value === undefined || value === '') return null;
+  switch (format) {
+    case 'number':
+    case 'currency':
+    case 'percent':
+      return toNumber(value) ?? plainText(value);
+    case 'date':
+      return toDate(value) ?? plainText(value);
+    case 'boolean':
+      return toBoolean(value) ?? plainText(value);
+    default:
+      if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+      if (typeof value === 'boolean' || value instanceof Date) return value;
+      return plainText(value);
+  }
+}
+
+/** Excel number formats matching formatValue's output. */
+export function excelNumFmt(format: ColumnFormat | undefined, o: FormatOptions): string | undefined {
+  switch (format) {
+    case 'currency': {
+      const symbol = currencySymbol(o);
+      return `"${symbol.replace(/"/g, '')}"#,##0.00;-"${symbol.replace(/"/g, '')}"#,##0.00`;
+    }
+    case 'percent':
+      return '0.00%';
+    case 'number':
+      return '#,##0.######';
+    case 'date':
+      return 'yyyy-mm-dd';
+    default:
+      return undefined;
+  }
+}
+
+function currencySymbol(o: FormatOptions): string {
+  const part = numberFormat('currency', o).formatToParts(0).find((p) => p.type === 'currency');
+  return part?.value ?? o.currency;
+}

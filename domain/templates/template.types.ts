@@ -1,0 +1,184 @@
+/**
+ * The template definition (contract §3). Stored as JSON; validated by template.schema.ts before
+ * it is saved, and trusted by the renderers only after that validation.
+ */
+
+export const PAGE_SIZES = ['A4', 'Letter', 'Legal', 'A3', 'A5'] as const;
+export type PageSize = (typeof PAGE_SIZES)[number];
+
+export const VARIABLE_TYPES = ['string', 'number', 'integer', 'boolean', 'date', 'array', 'object', 'image'] as const;
+export type VariableType = (typeof VARIABLE_TYPES)[number];
+
+export type TemplateType = 'pdf' | 'excel';
+
+/** CSS lengths (`20mm`, `0.5in`, `12px`) or plain numbers read as millimetres. */
+export type Length = string | number;
+
+export interface Margins {
+  top?: Length;
+  right?: Length;
+  bottom?: Length;
+  left?: Length;
+}
+
+/**
+ * A page header or footer. Each slot is interpolated text; `{page}` and `{pages}` become the
+ * current page number and the page count (Chromium fills them in at print time).
+ */
+export interface HeaderFooter {
+  left?: string;
+  center?: string;
+  right?: string;
+}
+
+export interface Component {
+  id: string;
+  type: ComponentType;
+  props: Record<string, unknown>;
+}
+
+export interface Section {
+  id: string;
+  title?: string;
+  components: Component[];
+}
+
+export interface TemplateSchema {
+  pageSize: PageSize;
+  orientation?: 'portrait' | 'landscape';
+  margins?: Margins;
+  header?: HeaderFooter;
+  footer?: HeaderFooter;
+  /** BCP 47 tag used to format numbers, currencies and dates; default `en-US`. */
+  locale?: string;
+  /** ISO 4217 code for the `currency` format; default `USD`. */
+  currency?: string;
+  /** Seen in stored templates of the original product; informational only. */
+  format?: string;
+  sections: Section[];
+}
+
+/** Describes one field of an array element or object (for tables, loops and automation fields). */
+export interface VariableField {
+  name: string;
+  type: VariableType;
+  required?: boolean;
+  description?: string;
+}
+
+export interface ArrayItems {
+  type: VariableType;
+  properties?: VariableField[];
+}
+
+export interface TemplateVariable {
+  name: string;
+  type: VariableType;
+  required: boolean;
+  defaultValue?: unknown;
+  description?: string;
+  items?: ArrayItems;
+}
+
+export interface CalculatedVariable {
+  name: string;
+  /** JSONata, evaluated over variables + constants + earlier calculated variables. */
+  expression: string;
+}
+
+export type Constants = Record<string, unknown>;
+
+export interface TemplateDefinition {
+  schema: TemplateSchema;
+  variables?: TemplateVariable[];
+  constants?: Constants;
+  calculatedVariables?: CalculatedVariable[];
+}
+
+export const COMPONENT_TYPES = [
+  'heading',
+  'text',
+  'table',
+  'image',
+  'list',
+  'keyValue',
+  'divider',
+  'spacer',
+  'pageBreak',
+  'qrcode',
+  'repeat',
+] as const;
+export type ComponentType = (typeof COMPONENT_TYPES)[number];
+
+export const COLUMN_FORMATS = ['number', 'currency', 'date', 'percent', 'boolean'] as const;
+export type ColumnFormat = (typeof COLUMN_FORMATS)[number];
+
+export interface TableColumn {
+  header: string;
+  field: string;
+  format?: ColumnFormat;
+}
+
+export interface HeadingProps {
+  text: string;
+  level: 1 | 2 | 3 | 4 | 5 | 6;
+}
+export interface TextProps {
+  text: string;
+}
+export interface TableProps {
+  dataSource: string;
+  columns: TableColumn[];
+}
+export interface ImageProps {
+  src: string;
+  width?: Length;
+  alt?: string;
+}
+export interface ListProps {
+  items: string | unknown[];
+  ordered?: boolean;
+  field?: string;
+}
+export interface KeyValueProps {
+  items: Array<{ label: string; value: unknown; format?: ColumnFormat }>;
+}
+export interface SpacerProps {
+  height: Length;
+}
+export interface QrCodeProps {
+  value: string;
+  size?: Length;
+}
+export interface RepeatProps {
+  dataSource: string;
+  /** Name the current element is bound to; default `item` (rename it for nested loops). */
+  as?: string;
+  components: Component[];
+}
+
+export interface RenderLimits {
+  maxPdfPages: number;
+  maxExcelRows: number;
+  maxLoopIterations: number;
+}
+
+export const DEFAULT_RENDER_LIMITS: RenderLimits = {
+  maxPdfPages: 200,
+  maxExcelRows: 100_000,
+  maxLoopIterations: 10_000,
+};
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+}
+
+/** Variables, constants and calculated values after resolution: what `{{path}}` reads. */
+export type ResolvedData = Record<string, unknown>;

@@ -1,0 +1,175 @@
+import jsonata from 'jsonata';
+import { AppError } from '../errors';
+import { toBoolean, toDate, toNumber } from './format';
+import type {
+  CalculatedVariable,
+  Constants,
+  ResolvedData,
+  TemplateDefinition,
+  TemplateVariable,
+  VariableField,
+  VariableType,
+} from './template.types';
+
+/**
+ * Generation input → the data a template renders: declared variables checked and coerced,
+ * defaults applied, then calculated variables evaluated with JSONata (never JavaScript).
+ */
+
+/** Guardrails so a stored expression cannot hang or exhaust a worker. */
+const JSONATA_GUARDRAILS = { timeout: 1000, stack: 500, sequence: 100_000 } as const;
+
+type Input = Record<string, unknown>;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+function isMissing(v: unknown): boolean {
+  return v === undefined || v === null;
+}
+
+const IMAGE_SOURCE = /^(?:data:image\/(?:png|jpe?g|gif|webp|svg\+xml);base64,[A-Za-z0-9+/=\s]+|https?:\/\/\S+)$/i;
+
+function typeError(field: string, expected: VariableType): AppError {
+  const article = /^[aeiou]/.test(expected) ? 'an' : 'a';
+  return new AppError('ERR_VALID_002', `Variable '${field}' must be ${article} ${expected}`, { field, expected });
+}
+
+/**
+ * Numbers and booleans sent as strings (form posts, automation platforms) are accepted when they
+ * are unambiguous; dates must be ISO 8601. Anything else of the wrong type is refused.
+ */
+function coerce(value: unknown, type: VariableType, field: string): unknown {
+  switch (type) {
+    case 'string':
+      if (typeof value === 'string') return value;
+      if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+      throw typeError(field, type);
+    case 'number': {
+      const n = toNumber(value);
+      if (n === undefined) throw typeError(field, type);
+      return n;
+    }
+    case 'integer': {
+      const n = toNumber(value);
+      if (n === undefined || !Number.isInteger(n)) throw typeError(field, type);
+      return n;
+    }
+    case 'boolean': {
+      const b = toBoolean(value);
+      if (b === undefined) throw typeError(field, type);
+      return b;
+    }
+    case 'date': {
+      const d = toDate(value);
+      if (!d) throw typeError(field, type);
+      return d;
+    }
+    case 'array':
+      if (!Array.isArray(value)) throw typeError(field, type);
+      return value;
+    case 'object':
+      if (!isPlainObject(value)) throw typeError(field, type);
+      return value;
+    case 'image':
+      if (typeof value !== 'string' || !IMAGE_SOURCE.test(value.trim())) throw typeError(field, type);
+      return value.trim();
+  }
+}
+
+function checkFields(obj: Record<string, unknown>, fields: VariableField[], path: string): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...obj };
+  for (const f of fields) {
+    const field = `${path}.${f.name}`;
+    if (isMissing(obj[f.name])) {
+      if (f.required) throw new AppError('ERR_VALID_005', `Required field '${field}' is missing`, { field });
+      continue;
+    }
+    out[f.name] = coerce(obj[f.name], f.type, field);
+  }
+  return out;
+}
+
+function resolveOne(def: TemplateVariable, raw: unknown): unknown {
+  let value = coerce(raw, def.type, def.name);
+  if (def.type === 'array' && def.items) {
+    const items = def.items;
+    value = (value as unknown[]).map((el, i) => {
+      const path = `${def.name}[${i}]`;
+      if (isMissing(el)) return el;
+      const typed = coerce(el, items.type, path);
+      return items.properties && isPlainObject(typed) ? checkFields(typed, items.properties, path) : typed;
+    });
+  }
+  return value;
+}
+
+/**
+ * Declared variables from the input, with defaults, required checks and coercion. Input keys the
+ * template does not declare pass through untouched, so `{{extra}}` still reads them.
+ */
+export function applyVariableInput(variables: TemplateVariable[] = [], input: Input = {}): ResolvedData {
+  if (!isPlainObject(input)) throw new AppError('ERR_VALID_002', 'variables must be an object', { field: 'variables', expected: 'object' });
+  const out: ResolvedData = { ...input };
+  for (const def of variables) {
+    let raw = input[def.name];
+    if (isMissing(raw) && !isMissing(def.defaultValue)) raw = def.defaultValue;
+    if (isMissing(raw) || (def.required && raw === '')) {
+      if (def.required) throw new AppError('ERR_VALID_005', `Required variable '${def.name}' is missing`, { field: def.name });
+      out[def.name] = null;
+      continue;
+    }
+    out[def.name] = resolveOne(def, raw);
+  }
+  return out;
+}
+
+/** JSONata sees JSON: dates as ISO strings, as they arrived. */
+function toJson(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value ?? null));
+}
+
+/** The parse error of an expression, or undefined when it parses. */
+export function expressionError(expression: string): string | undefined {
+  try {
+    jsonata(expression);
+    return undefined;
+  } catch (err) {
+    const e = err as { message?: string; position?: number };
+    return `${e.message ?? 'invalid expression'}${e.position !== undefined ? ` (at ${e.position})` : ''}`;
+  }
+}
+
+export async function evaluateCalculated(calculated: CalculatedVariable[] = [], data: ResolvedData): Promise<ResolvedData> {
+  if (calculated.length === 0) return data;
+  const jsonScope = toJson(data) as Record<string, unknown>;
+  const out: ResolvedData = { ...data };
+  for (const c of calculated) {
+    let result: unknown;
+    try {
+      result = await jsonata(c.expression, { ...JSONATA_GUARDRAILS }).evaluate(jsonScope);
+    } catch (err) {
+      const reason = (err as { message?: string }).message ?? 'evaluation failed';
+      throw new AppError('ERR_VALID_002', `Calculated variable '${c.name}' failed: ${reason}`, { field: c.name, reason });
+    }
+    // Functions and sequences are not data; the JSON round trip also drops JSONata's internal flags.
+    const value = result === undefined || typeof result === 'function' ? null : toJson(result);
+    jsonScope[c.name] = value;
+    out[c.name] = value;
+  }
+  return out;
+}
+
+/**
+ * Everything a template renders from: the checked input, constants (a caller cannot override
+ * them), then calculated values (evaluated in order, each seeing the ones before it).
+ */
+export async function resolveVariables(
+  def: Pick<TemplateDefinition, 'variables' | 'constants' | 'calculatedVariables'>,
+  input: Input = {},
+): Promise<ResolvedData> {
+  const constants: Constants = def.constants ?? {};
+  const fromInput = applyVariableInput(def.variables, input);
+  return evaluateCalculated(def.calculatedVariables, { ...fromInput, ...constants });
+}
