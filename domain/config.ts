@@ -67,6 +67,14 @@ const fragments = {
   documents: {
     FREE_DOCUMENTS_PER_MONTH: Joi.number().integer().min(0).default(100),
   },
+  rendering: {
+    RENDER_POOL_SIZE: Joi.number().integer().min(1).max(32).default(2),
+    RENDER_BROWSER_MAX_DOCUMENTS: Joi.number().integer().min(1).default(200),
+    PDF_MAX_PAGES: Joi.number().integer().min(1).default(200),
+    EXCEL_MAX_ROWS: Joi.number().integer().min(1).max(1_048_576).default(100_000),
+    LOOP_MAX_ITERATIONS: Joi.number().integer().min(1).default(10_000),
+    IMAGE_HOST_ALLOWLIST: Joi.string().allow('').default(''),
+  },
 };
 
 const schema = Joi.object(Object.assign({}, ...Object.values(fragments))).unknown(true);
@@ -158,6 +166,19 @@ export function loadConfig(env: Env = process.env) {
     },
     documents: {
       freeDocumentsPerMonth: v.FREE_DOCUMENTS_PER_MONTH as number,
+    },
+    rendering: {
+      /** Pages rendered at once by one process's Chromium (its concurrency bound). */
+      poolSize: v.RENDER_POOL_SIZE as number,
+      /** Documents after which the browser is replaced, bounding leaks in a long-lived Chromium. */
+      browserMaxDocuments: v.RENDER_BROWSER_MAX_DOCUMENTS as number,
+      limits: {
+        maxPdfPages: v.PDF_MAX_PAGES as number,
+        maxExcelRows: v.EXCEL_MAX_ROWS as number,
+        maxLoopIterations: v.LOOP_MAX_ITERATIONS as number,
+      },
+      /** Hosts whose http(s) images templates may show (`cdn.example.com`, `*.example.com`, `host:port`). */
+      imageHostAllowlist: (v.IMAGE_HOST_ALLOWLIST as string).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     },
   };
 }

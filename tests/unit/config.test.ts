@@ -9,6 +9,12 @@ describe('loadConfig', () => {
     expect(c.database.url).toBeUndefined();
     expect(c.limits.perMinute).toEqual({ apiKey: 100, oauth: 120, jwt: 200, anonymous: 30 });
     expect(c.documents.freeDocumentsPerMonth).toBe(100);
+    expect(c.rendering).toEqual({
+      poolSize: 2,
+      browserMaxDocuments: 200,
+      limits: { maxPdfPages: 200, maxExcelRows: 100000, maxLoopIterations: 10000 },
+      imageHostAllowlist: [],
+    });
   });
 
   it('names the variable when a value is bad', () => {
