@@ -1,0 +1,248 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP, isIPv4 } from 'node:net';
+import { AppError } from '../../domain/errors';
+
+/**
+ * The guard in front of every request the service makes to a URL a user chose (webhooks,
+ * delivery channels, custom render APIs, template images): without it, such a URL could reach
+ * the metadata service, the database or anything else on the private network (SSRF).
+ * OUTBOUND_ALLOWLIST lets an operator open specific internal hosts or ranges again.
+ */
+
+export interface ResolvedTarget {
+  url: URL;
+  /** Every address the host resolved to; all of them passed. */
+  addresses: string[];
+}
+
+export interface GuardedRequestInit extends RequestInit {
+  /** Overall budget for all hops, headers and body included (default: the guard's). */
+  timeoutMs?: number;
+}
+
+export interface OutboundGuard {
+  /** Throws AppError ERR_OUTBOUND_001 unless `url` is http(s) and every address of its host may be reached. */
+  assertAllowed(url: string | URL): Promise<ResolvedTarget>;
+  /** fetch, with each redirect hop checked again. Bodies must be replayable (string, bytes) for 307/308. */
+  guardedFetch(url: string | URL, init?: GuardedRequestInit): Promise<Response>;
+}
+
+export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface OutboundGuardOptions {
+  /** Replaces dns.lookup (tests). */
+  lookup?: Lookup;
+  timeoutMs?: number;
+  maxRedirects?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_REDIRECTS = 3;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Addresses that are not on the public internet. */
+const INTERNAL = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], // "this network", including the unspecified 0.0.0.0 that reaches localhost
+  ['10.0.0.0', 8], // RFC 1918
+  ['100.64.0.0', 10], // carrier-grade NAT (RFC 6598)
+  ['127.0.0.0', 8], // loopback
+  ['169.254.0.0', 16], // link-local, where cloud metadata services live
+  ['172.16.0.0', 12], // RFC 1918
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.168.0.0', 16], // RFC 1918
+  ['198.18.0.0', 15], // benchmarking, used by some networks internally
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, and the 255.255.255.255 broadcast
+] as const) {
+  INTERNAL.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128], // unspecified
+  ['::1', 128], // loopback
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['fec0::', 10], // site-local (deprecated, still routed by some stacks)
+  ['ff00::', 8], // multicast
+] as const) {
+  INTERNAL.addSubnet(net, prefix, 'ipv6');
+}
+
+/** Parses an IPv6 text form (with `::`, a zone id, or a trailing dotted quad) into 16 bytes. */
+function ipv6Bytes(text: string): number[] | undefined {
+  let ip = text.replace(/%.*$/, '');
+  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  if (quad) {
+    if (!isIPv4(quad[1])) return undefined;
+    const [a, b, c, d] = quad[1].split('.').map(Number);
+    ip = `${ip.slice(0, -quad[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = ip.split('::');
+  if (halves.length > 2) return undefined;
+  const parse = (part: string) => (part ? part.split(':').map((g) => parseInt(g, 16)) : []);
+  const head = parse(halves[0]);
+  const tail = halves.length === 2 ? parse(halves[1]) : [];
+  const fill = 8 - head.length - tail.length;
+  if (fill < 0 || (halves.length === 1 && fill !== 0)) return undefined;
+  const groups = [...head, ...Array<number>(fill).fill(0), ...tail];
+  if (groups.some((g) => Number.isNaN(g) || g < 0 || g > 0xffff)) return undefined;
+  return groups.flatMap((g) => [g >> 8, g & 0xff]);
+}
+
+/**
+ * The IPv4 address an IPv6 address stands for, if any: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::).
+ * Each can carry a private IPv4 address past a check that only looks at IPv6 ranges.
+ */
+export function embeddedIPv4(ipv6: string): string | undefined {
+  const b = ipv6Bytes(ipv6);
+  if (!b) return undefined;
+  const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const v4 = (at: number) => b.slice(at, at + 4).join('.');
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return v4(12);
+  if (zero(0, 12)) return v4(12);
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12)) return v4(12);
+  if (b[0] === 0x20 && b[1] === 0x02) return v4(2);
+  return undefined;
+}
+
+/** The forms an address is judged by: itself, and the IPv4 address it embeds. */
+function forms(address: string): Array<{ ip: string; family: 'ipv4' | 'ipv6' }> {
+  const ip = address.replace(/%.*$/, '');
+  if (isIP(ip) === 4) return [{ ip, family: 'ipv4' }];
+  const inner = embeddedIPv4(ip);
+  return inner ? [{ ip, family: 'ipv6' }, { ip: inner, family: 'ipv4' }] : [{ ip, family: 'ipv6' }];
+}
+
+/** True for loopback, private, link-local, CGNAT, unique-local, unspecified, multicast and reserved addresses. */
+export function isInternalAddress(address: string): boolean {
+  return forms(address).some(({ ip, family }) => INTERNAL.check(ip, family));
+}
+
+interface AllowList {
+  hosts: Set<string>;
+  suffixes: string[];
+  addresses: BlockList;
+}
+
+/** Accepts `host.name`, `*.example.com`, `10.0.0.5`, `[fd00::1]`, `10.0.0.0/8`, `fd00::/8`. */
+function parseAllowList(entries: string[]): AllowList {
+  const list: AllowList = { hosts: new Set(), suffixes: [], addresses: new BlockList() };
+  for (const raw of entries) {
+    const entry = raw.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    if (!entry) continue;
+    const [ip, prefixText, ...rest] = entry.split('/');
+    const family = isIP(ip);
+    if (prefixText !== undefined) {
+      const prefix = Number(prefixText);
+      const max = family === 4 ? 32 : 128;
+      if (!family || rest.length || !/^\d+$/.test(prefixText) || prefix > max) {
+        throw new TypeError(`OUTBOUND_ALLOWLIST: invalid CIDR ${JSON.stringify(raw)}`);
+      }
+      list.addresses.addSubnet(ip, prefix, family === 4 ? 'ipv4' : 'ipv6');
+    } else if (family) {
+      list.addresses.addAddress(ip, family === 4 ? 'ipv4' : 'ipv6');
+    } else if (/^\*\.([a-z0-9-]+\.)*[a-z0-9-]+$/.test(entry)) {
+      list.suffixes.push(entry.slice(1));
+    } else if (/^([a-z0-9_-]+\.)*[a-z0-9_-]+\.?$/.test(entry)) {
+      list.hosts.add(entry.replace(/\.$/, ''));
+    } else {
+      throw new TypeError(`OUTBOUND_ALLOWLIST: invalid entry ${JSON.stringify(raw)}`);
+    }
+  }
+  return list;
+}
+
+function refuse(message: string, host: string, reason: string): AppError {
+  return new AppError('ERR_OUTBOUND_001', message, { host, reason });
+}
+
+const systemLookup: Lookup = (hostname) => dnsLookup(hostname, { all: true, verbatim: true });
+
+export function createOutboundGuard(allowlist: string[], options: OutboundGuardOptions = {}): OutboundGuard {
+  const allowed = parseAllowList(allowlist);
+  const lookup = options.lookup ?? systemLookup;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+
+  const hostAllowed = (host: string) =>
+    allowed.hosts.has(host) || allowed.suffixes.some((suffix) => host.endsWith(suffix));
+  const addressAllowed = (address: string) =>
+    forms(address).some(({ ip, family }) => allowed.addresses.check(ip, family));
+
+  async function assertAllowed(input: string | URL): Promise<ResolvedTarget> {
+    let url: URL;
+    try {
+      url = new URL(String(input));
+    } catch {
+      throw refuse('Outbound URL is not a valid URL', '', 'invalid_url');
+    }
+    const host = url.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw refuse(`Outbound URL must use http or https, not ${url.protocol}`, host, 'scheme');
+    }
+    if (!host) throw refuse('Outbound URL has no host', host, 'invalid_url');
+
+    let addresses: string[];
+    try {
+      addresses = isIP(host) ? [host] : (await lookup(host)).map((a) => a.address);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // A name that does not exist is the caller's mistake; other DNS failures may pass.
+      if (code === 'ENOTFOUND' || code === 'ENODATA') throw refuse(`Host ${host} does not resolve`, host, 'unresolvable');
+      throw err;
+    }
+    if (addresses.length === 0) throw refuse(`Host ${host} does not resolve`, host, 'unresolvable');
+    if (hostAllowed(host)) return { url, addresses };
+    // Every record must pass: a name answering with one public and one private address
+    // would otherwise let the connection pick the private one.
+    for (const address of addresses) {
+      if (isInternalAddress(address) && !addressAllowed(address)) {
+        throw refuse(`Outbound address not allowed: ${host} is a private or internal address`, host, 'internal_address');
+      }
+    }
+    return { url, addresses };
+  }
+
+  /*
+   * DNS rebinding: the check resolves the name, then fetch resolves it again when it connects,
+   * so a hostile DNS server answering public-then-private within that gap could slip past.
+   * Global fetch offers no hook to pin the checked address (it ignores a Host header, and a
+   * custom connect lookup needs an undici Agent, i.e. the `undici` package, not a dependency).
+   * The gap is one round trip; each redirect hop is checked again the same way.
+   */
+  async function guardedFetch(input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
+    const { timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...rest } = init;
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = rest.signal ? AbortSignal.any([rest.signal, timeout]) : timeout;
+    let method = (rest.method ?? 'GET').toUpperCase();
+    let body = rest.body;
+    const headers = new Headers(rest.headers);
+    let current = (await assertAllowed(input)).url;
+
+    for (let hop = 0; ; hop += 1) {
+      const response = await fetch(current, { ...rest, method, body, headers, signal, redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || !location) return response;
+      await response.body?.cancel();
+      if (hop >= maxRedirects) {
+        throw refuse(`More than ${maxRedirects} redirects`, current.hostname, 'too_many_redirects');
+      }
+      const next = (await assertAllowed(new URL(location, current))).url;
+      // Same rewriting as browsers: 303, and 301/302 after a POST, continue as a bodiless GET.
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+        method = method === 'HEAD' ? 'HEAD' : 'GET';
+        body = undefined;
+        headers.delete('content-type');
+        headers.delete('content-length');
+      }
+      // Credentials meant for one origin must not be handed to the next.
+      if (next.origin !== current.origin) {
+        headers.delete('authorization');
+        headers.delete('cookie');
+      }
+      current = next;
+    }
+  }
+
+  return { assertAllowed, guardedFetch };
+}

@@ -1,0 +1,204 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createOutboundGuard, embeddedIPv4, isInternalAddress, type Lookup } from '../../activities/http/outbound';
+import { AppError } from '../../domain/errors';
+
+/** A resolver answering from a table, so tests never depend on the machine's DNS. */
+const fakeDns =
+  (table: Record<string, string[]>): Lookup =>
+  async (host) => {
+    const found = table[host];
+    if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+  };
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(AppError);
+  expect((err as AppError).code).toBe('ERR_OUTBOUND_001');
+  expect((err as AppError).status).toBe(400);
+  return err as AppError;
+}
+
+describe('isInternalAddress', () => {
+  it.each([
+    '127.0.0.1', '127.255.0.9', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254',
+    '100.64.0.1', '100.127.255.254', '0.0.0.0', '224.0.0.251', '255.255.255.255',
+    '::1', '::', 'fd12:3456::1', 'fc00::1', 'fe80::1', 'fe80::1%lo', 'ff02::1',
+    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.1.2.3', '::ffff:a9fe:a9fe', '::127.0.0.1',
+    '64:ff9b::10.0.0.1', '64:ff9b::a00:1', '2002:c0a8:0101::1',
+  ])('treats %s as internal', (address) => {
+    expect(isInternalAddress(address)).toBe(true);
+  });
+
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
+    'treats %s as public',
+    (address) => {
+      expect(isInternalAddress(address)).toBe(false);
+    },
+  );
+
+  it('finds the IPv4 address inside mapped, compatible, NAT64 and 6to4 forms', () => {
+    expect(embeddedIPv4('::ffff:7f00:1')).toBe('127.0.0.1');
+    expect(embeddedIPv4('::ffff:192.168.0.1')).toBe('192.168.0.1');
+    expect(embeddedIPv4('64:ff9b::a00:1')).toBe('10.0.0.1');
+    expect(embeddedIPv4('2002:0a00:0001::')).toBe('10.0.0.1');
+    expect(embeddedIPv4('2606:4700::1111')).toBeUndefined();
+  });
+});
+
+describe('assertAllowed', () => {
+  const guard = createOutboundGuard([], {
+    lookup: fakeDns({
+      'hooks.example.com': ['93.184.216.34', '2606:2800:220:1::1'],
+      'mixed.example.com': ['93.184.216.34', '10.0.0.7'],
+      'rebind.example.com': ['::ffff:169.254.169.254'],
+      'intranet.corp': ['192.168.10.20'],
+    }),
+  });
+
+  it('lets public hosts and addresses through with what they resolved to', async () => {
+    const target = await guard.assertAllowed('https://hooks.example.com/in?x=1');
+    expect(target.url.hostname).toBe('hooks.example.com');
+    expect(target.addresses).toEqual(['93.184.216.34', '2606:2800:220:1::1']);
+    await expect(guard.assertAllowed('http://93.184.216.34:8080/')).resolves.toMatchObject({ addresses: ['93.184.216.34'] });
+  });
+
+  it.each([
+    'http://127.0.0.1/',
+    'http://2130706433/', // 127.0.0.1 as one decimal number
+    'http://0x7f.1/',
+    'http://0.0.0.0:3000/',
+    'http://10.1.2.3/',
+    'http://169.254.169.254/latest/meta-data/',
+    'http://100.64.1.1/',
+    'http://[::1]:8080/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[fd00::1]/',
+    'http://[fe80::1]/',
+    'http://[64:ff9b::a00:1]/',
+    'https://intranet.corp/',
+    'https://mixed.example.com/', // one private record is enough to refuse
+    'https://rebind.example.com/',
+  ])('refuses %s', async (url) => {
+    const err = await refusal(guard.assertAllowed(url));
+    expect(err.relatedInfo).toMatchObject({ reason: 'internal_address' });
+  });
+
+  it('refuses other schemes, broken URLs and names that do not exist', async () => {
+    expect((await refusal(guard.assertAllowed('ftp://hooks.example.com/'))).relatedInfo).toMatchObject({ reason: 'scheme' });
+    expect((await refusal(guard.assertAllowed('file:///etc/passwd'))).relatedInfo).toMatchObject({ reason: 'scheme' });
+    expect((await refusal(guard.assertAllowed('not a url'))).relatedInfo).toMatchObject({ reason: 'invalid_url' });
+    expect((await refusal(guard.assertAllowed('https://nowhere.invalid/'))).relatedInfo).toMatchObject({ reason: 'unresolvable' });
+  });
+
+  it('refuses localhost as the system resolver answers it', async () => {
+    await refusal(createOutboundGuard([]).assertAllowed('http://localhost:1234/'));
+  });
+
+  it('opens internal targets listed by host name, wildcard, IP or CIDR', async () => {
+    const lookup = fakeDns({ 'intranet.corp': ['192.168.10.20'], 'api.svc.corp': ['10.9.8.7'], 'other.corp': ['10.9.8.8'] });
+    const open = (entries: string[]) => createOutboundGuard(entries, { lookup });
+
+    await expect(open(['intranet.corp']).assertAllowed('https://intranet.corp/')).resolves.toBeDefined();
+    await expect(open(['INTRANET.corp.']).assertAllowed('https://intranet.corp./')).resolves.toBeDefined();
+    await expect(open(['*.svc.corp']).assertAllowed('https://api.svc.corp/')).resolves.toBeDefined();
+    await refusal(open(['*.svc.corp']).assertAllowed('https://other.corp/'));
+
+    await expect(open(['10.9.8.7']).assertAllowed('https://api.svc.corp/')).resolves.toBeDefined();
+    await refusal(open(['10.9.8.7']).assertAllowed('https://other.corp/'));
+    await expect(open(['10.9.8.0/24']).assertAllowed('https://other.corp/')).resolves.toBeDefined();
+    await refusal(open(['10.9.9.0/24']).assertAllowed('https://other.corp/'));
+
+    // An IPv4 entry covers the IPv4-mapped IPv6 spelling of the same address.
+    await expect(open(['127.0.0.1']).assertAllowed('http://[::ffff:127.0.0.1]/')).resolves.toBeDefined();
+    await refusal(open(['127.0.0.1']).assertAllowed('http://127.0.0.2/'));
+    await expect(open(['127.0.0.0/8']).assertAllowed('http://127.0.0.2/')).resolves.toBeDefined();
+
+    await expect(open(['[::1]']).assertAllowed('http://[::1]/')).resolves.toBeDefined();
+    await expect(open(['fd00::/8']).assertAllowed('http://[fd12::5]/')).resolves.toBeDefined();
+    await refusal(open(['fd00::/8']).assertAllowed('http://[fe80::5]/'));
+  });
+
+  it('rejects malformed allow-list entries at start-up', () => {
+    expect(() => createOutboundGuard(['10.0.0.0/33'])).toThrow(/invalid CIDR/);
+    expect(() => createOutboundGuard(['intranet/8'])).toThrow(/invalid CIDR/);
+    expect(() => createOutboundGuard(['http://host/'])).toThrow(/invalid/);
+  });
+});
+
+describe('guardedFetch against a real local server', () => {
+  let server: Server;
+  let base: string;
+  const seen: IncomingMessage[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(req);
+      const { pathname, searchParams } = new URL(req.url ?? '/', 'http://x');
+      const redirect = (status: number, to: string) => res.writeHead(status, { location: to }).end();
+      if (pathname === '/ok') res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
+      else if (pathname === '/to-private') redirect(302, 'http://10.255.255.1/steal');
+      else if (pathname === '/to-ok') redirect(Number(searchParams.get('status') ?? 302), '/ok');
+      else if (pathname === '/to-other-origin') redirect(307, `${searchParams.get('origin')}/ok`);
+      else if (pathname === '/loop') redirect(302, '/loop');
+      else if (pathname === '/slow') setTimeout(() => res.end('late'), 5000).unref();
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('is refused without an allow-list entry and reached with one', async () => {
+    const before = seen.length;
+    await refusal(createOutboundGuard([]).guardedFetch(`${base}/ok`));
+    expect(seen.length).toBe(before); // refused before connecting
+
+    const res = await createOutboundGuard(['127.0.0.1']).guardedFetch(`${base}/ok`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ method: 'GET', auth: null });
+  });
+
+  it('follows allowed redirects and refuses a hop to a private address', async () => {
+    const guard = createOutboundGuard(['127.0.0.1']);
+    const followed = await guard.guardedFetch(`${base}/to-ok`);
+    expect(await followed.json()).toMatchObject({ method: 'GET' });
+
+    const err = await refusal(guard.guardedFetch(`${base}/to-private`));
+    expect(err.relatedInfo).toMatchObject({ host: '10.255.255.1', reason: 'internal_address' });
+  });
+
+  it('rewrites POST to GET on 303 and keeps it on 307', async () => {
+    const guard = createOutboundGuard(['127.0.0.1']);
+    const post = { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } };
+    expect(await (await guard.guardedFetch(`${base}/to-ok?status=303`, post)).json()).toMatchObject({ method: 'GET' });
+    expect(await (await guard.guardedFetch(`${base}/to-ok?status=307`, post)).json()).toMatchObject({ method: 'POST' });
+  });
+
+  it('drops credentials when a redirect changes origin', async () => {
+    const guard = createOutboundGuard(['127.0.0.1', '::1']);
+    const other = base.replace('127.0.0.1', 'localhost');
+    const res = await guard.guardedFetch(`${base}/to-other-origin?origin=${encodeURIComponent(other)}`, {
+      headers: { authorization: 'Bearer secret' },
+    });
+    expect(await res.json()).toEqual({ method: 'GET', auth: null });
+  });
+
+  it('stops after three redirects', async () => {
+    const err = await refusal(createOutboundGuard(['127.0.0.1']).guardedFetch(`${base}/loop`));
+    expect(err.relatedInfo).toMatchObject({ reason: 'too_many_redirects' });
+  });
+
+  it('gives up when the target does not answer in time', async () => {
+    const guard = createOutboundGuard(['127.0.0.1'], { timeoutMs: 200 });
+    await expect(guard.guardedFetch(`${base}/slow`)).rejects.toMatchObject({ name: 'TimeoutError' });
+  });
+});
