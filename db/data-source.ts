@@ -15,7 +15,8 @@ export function createDataSource(url: string, poolSize = 10): DataSource {
     migrations: MIGRATIONS,
     migrationsTransactionMode: 'each',
     synchronize: false,
-    logging: ['error'],
+    // Failed queries are logged by the error renderer; TypeORM's own log would print parameters (secrets).
+    logging: false,
     extra: { max: poolSize },
   });
 }

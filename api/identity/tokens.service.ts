@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { RefreshTokenEntity } from '../../db/identity/refresh-token.entity';
+import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { signAccessToken } from '../../domain/identity/jwt';
 import { randomToken, sha256Hex } from '../../domain/signing';
@@ -40,21 +41,25 @@ export async function issueTokens(deps: TokenDeps, userId: string, familyId: str
  * UPDATE makes two concurrent refreshes with one token yield one winner.
  */
 export async function rotateRefreshToken(deps: TokenDeps, refreshToken: string): Promise<{ userId: string; tokens: TokenPair }> {
-  return deps.db.transaction(async (m) => {
-    const rows: Array<{ user_id: string; family_id: string }> = await m.query(
+  const hash = sha256Hex(refreshToken);
+  const rows = await modifyReturning<{ user_id: string; family_id: string }>(
+    deps.db,
+    `UPDATE refresh_tokens SET revoked_at = now()
+      WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()
+      RETURNING user_id, family_id`,
+    [hash],
+  );
+  if (rows.length === 0) {
+    // Not in a transaction on purpose: the family revocation must stand although the call fails.
+    await deps.db.query(
       `UPDATE refresh_tokens SET revoked_at = now()
-        WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()
-        RETURNING user_id, family_id`,
-      [sha256Hex(refreshToken)],
+        WHERE revoked_at IS NULL AND family_id = (SELECT family_id FROM refresh_tokens WHERE token_hash = $1 AND revoked_at IS NOT NULL)`,
+      [hash],
     );
-    if (rows.length === 0) {
-      const seen = await m.getRepository(RefreshTokenEntity).findOneBy({ tokenHash: sha256Hex(refreshToken) });
-      if (seen?.revokedAt) await m.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL`, [seen.familyId]);
-      throw new AppError('ERR_AUTH_004', 'Refresh token is invalid, expired or already used');
-    }
-    const { user_id: userId, family_id: familyId } = rows[0];
-    return { userId, tokens: await issueTokens(deps, userId, familyId, m) };
-  });
+    throw new AppError('ERR_AUTH_004', 'Refresh token is invalid, expired or already used');
+  }
+  const { user_id: userId, family_id: familyId } = rows[0];
+  return { userId, tokens: await issueTokens(deps, userId, familyId) };
 }
 
 /** Logout: the token's whole family stops working. Unknown tokens are accepted silently. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { modifyReturning, type Queryable } from '../sql';
 import { randomToken, sha256Hex } from '../../domain/signing';
 import { EmailTokenEntity, type EmailTokenPurpose } from './email-token.entity';
 
@@ -20,8 +21,9 @@ export async function issueEmailToken(db: DataSource, userId: string, purpose: E
 }
 
 /** Marks the token used and returns its user, or undefined when unknown, used, expired or of another purpose. */
-export async function consumeEmailToken(db: DataSource | EntityManager, token: string, purpose: EmailTokenPurpose): Promise<string | undefined> {
-  const rows: Array<{ user_id: string }> = await db.query(
+export async function consumeEmailToken(db: Queryable, token: string, purpose: EmailTokenPurpose): Promise<string | undefined> {
+  const rows = await modifyReturning<{ user_id: string }>(
+    db,
     `UPDATE email_tokens SET used_at = now()
       WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()
       RETURNING user_id`,

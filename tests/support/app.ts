@@ -68,6 +68,10 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     TEMPORAL_TASK_QUEUE_PREFIX: `t-${randomBytes(4).toString('hex')}`,
     JWT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Generous limits: rate-limit tests set their own.
+    RATE_LIMIT_ANONYMOUS: '100000',
+    RATE_LIMIT_JWT: '100000',
+    RATE_LIMIT_API_KEY: '100000',
     ...(smtp ? { SMTP_URL: smtp.url } : {}),
     ...opts.env,
   });
@@ -100,13 +104,13 @@ export function makeRequest(baseUrl: string): RequestFn {
   return async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-    let body: string | Buffer | undefined;
+    let body: string | Uint8Array | undefined;
     if (opts.rawBody !== undefined) body = opts.rawBody;
     else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(baseUrl + path, { method, headers, body });
+    const res = await fetch(baseUrl + path, { method, headers, body: body as BodyInit | undefined });
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
