@@ -40,7 +40,7 @@ export async function createServices(config: Config, logger = createLogger(confi
   const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
   const redis = config.limits.redisUrl ? new Redis(config.limits.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : undefined;
   const storage = createStorage(config, { signingSecret: secret });
-  const mailer = createMailer(config);
+  const mailer = createMailer(config, { log: logger });
   return {
     config,
     logger,

@@ -1,0 +1,14 @@
+# One image, two roles: `npm run start:api` or `npm run start:worker` (see docker-compose.yml).
+FROM node:20-bookworm-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fonts-dejavu-core ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+ENV PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_EXECUTABLE_PATH=/usr/bin/chromium NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build && npm prune --omit=dev
+USER node
+EXPOSE 3000
+CMD ["node", "dist/api/main.js"]
