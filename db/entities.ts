@@ -1,9 +1,12 @@
+import { ActivityEntity } from './identity/activity.entity';
 import { ApiKeyEntity } from './identity/api-key.entity';
+import { BackupCodeEntity } from './identity/backup-code.entity';
 import { EmailTokenEntity } from './identity/email-token.entity';
+import { InvitationEntity } from './identity/invitation.entity';
 import { MembershipEntity } from './identity/membership.entity';
 import { ProjectEntity } from './identity/project.entity';
 import { RefreshTokenEntity } from './identity/refresh-token.entity';
 import { UserEntity } from './identity/user.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity];
