@@ -67,6 +67,9 @@ const fragments = {
   documents: {
     FREE_DOCUMENTS_PER_MONTH: Joi.number().integer().min(0).default(100),
   },
+  teams: {
+    INVITATION_TTL_SECONDS: Joi.number().integer().min(1).default(7 * 24 * 3600),
+  },
   rendering: {
     RENDER_POOL_SIZE: Joi.number().integer().min(1).max(32).default(2),
     RENDER_BROWSER_MAX_DOCUMENTS: Joi.number().integer().min(1).default(200),
@@ -166,6 +169,10 @@ export function loadConfig(env: Env = process.env) {
     },
     documents: {
       freeDocumentsPerMonth: v.FREE_DOCUMENTS_PER_MONTH as number,
+    },
+    teams: {
+      /** How long an e-mailed project invitation can be accepted (default 7 days). */
+      invitationTtlSeconds: v.INVITATION_TTL_SECONDS as number,
     },
     rendering: {
       /** Pages rendered at once by one process's Chromium (its concurrency bound). */

@@ -15,4 +15,5 @@ export type TaskQueues = ReturnType<typeof taskQueues>;
 export const workflowIds = {
   accountEmail: (emailId: string) => `account-email-${emailId}`,
   accountDeletion: (userId: string) => `account-deletion-${userId}`,
+  teamInvitation: (invitationId: string) => `team-invitation-${invitationId}`,
 };
