@@ -37,7 +37,7 @@ h4.fw-heading, h5.fw-heading, h6.fw-heading { font-size: 11pt; }
 .fw-qrcode { display: block; margin: 2mm 0; image-rendering: pixelated; }
 .fw-repeat-item { break-inside: avoid-page; }
 .fw-watermark { position: fixed; top: 50%; left: 50%; transform: translate(-50%, -50%) rotate(-35deg);
-  font-size: 64pt; font-weight: 700; letter-spacing: 4pt; color: rgba(16, 42, 67, 0.09); white-space: nowrap; z-index: 1000; }
+  font-size: 54pt; font-weight: 700; color: rgba(16, 42, 67, 0.09); white-space: nowrap; z-index: 1000; }
 `;
 
 /** Header and footer templates render outside the page's stylesheet: every style is inline. */

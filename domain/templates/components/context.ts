@@ -13,6 +13,9 @@ export interface RenderContext {
   renderChildren(components: Component[], scope: Record<string, unknown>): Promise<string>;
 }
 
+/** The part of the context that data helpers need (shared with the Excel renderer). */
+export type DataContext = Pick<RenderContext, 'scope' | 'format' | 'budget'>;
+
 /** Length props: numbers are millimetres; strings are checked by the props schema. */
 export function cssLength(value: string | number | undefined, fallback: string): string {
   if (value === undefined) return fallback;

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { escapeHtml, interpolateText, resolveTyped } from '../interpolate';
 import { formatValue, type CellValue, toCellValue } from '../format';
 import type { ColumnFormat, KeyValueProps } from '../template.types';
-import type { RenderContext } from './context';
+import type { DataContext, RenderContext } from './context';
 import { format } from './props';
 
 export const keyValueProps = Joi.object({
@@ -25,7 +25,7 @@ export interface KeyValueRow {
 }
 
 /** `value: "{{total | currency}}"` keeps the raw number and its format for typed output. */
-export function keyValueRows(p: KeyValueProps, ctx: RenderContext): KeyValueRow[] {
+export function keyValueRows(p: KeyValueProps, ctx: DataContext): KeyValueRow[] {
   return p.items.map((it) => {
     const resolved = resolveTyped(it.value, ctx.scope, ctx.format);
     return {

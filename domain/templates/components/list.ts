@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { escapeHtml, getPath, resolveTyped } from '../interpolate';
 import { plainText } from '../format';
 import type { ListProps } from '../template.types';
-import type { RenderContext } from './context';
+import type { DataContext, RenderContext } from './context';
 import { dataPath } from './props';
 import { dataSourceRows } from './table';
 
@@ -15,7 +15,7 @@ export const listProps = Joi.object({
 });
 
 /** List entries as plain text: from an array variable (optionally one field of each element) or literals. */
-export function listItems(id: string, p: ListProps, ctx: RenderContext): string[] {
+export function listItems(id: string, p: ListProps, ctx: DataContext): string[] {
   const source = Array.isArray(p.items) ? p.items : dataSourceRows(p.items, ctx.scope);
   ctx.budget.consume(source.length, id);
   return source.map((el) => {

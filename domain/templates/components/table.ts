@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { escapeHtml, getPath, interpolateText } from '../interpolate';
 import { formatValue } from '../format';
 import type { TableColumn, TableProps } from '../template.types';
-import type { RenderContext } from './context';
+import type { DataContext, RenderContext } from './context';
 import { bareDataPath, dataPath, format } from './props';
 
 export const tableProps = Joi.object({
@@ -35,7 +35,7 @@ export interface TableData {
 }
 
 /** Rows of a table, charged to the loop budget before any is built. */
-export function tableData(id: string, p: TableProps, ctx: RenderContext): TableData {
+export function tableData(id: string, p: TableProps, ctx: DataContext): TableData {
   const source = dataSourceRows(p.dataSource, ctx.scope);
   ctx.budget.consume(source.length, id);
   const columns = p.columns.map((c) => ({ ...c, header: interpolateText(c.header, ctx.scope, ctx.format) }));

@@ -1,0 +1,203 @@
+import type ExcelJS from 'exceljs';
+import { AppError } from '../../domain/errors';
+import { excelNumFmt, type CellValue, type FormatOptions, formatValue } from '../../domain/templates/format';
+import type { ColumnFormat } from '../../domain/templates/template.types';
+
+/**
+ * Writes rows into one worksheet top to bottom, keeping what Excel needs at the end: column
+ * widths fitted to the content, unique table names, and the workbook-wide row limit.
+ */
+
+/** Rows written across the whole workbook; the limit bounds the work, not just one sheet. */
+export class RowBudget {
+  private used = 0;
+
+  constructor(readonly max: number) {}
+
+  take(n: number): void {
+    this.used += n;
+    if (this.used > this.max) {
+      throw new AppError('ERR_LIMIT_003', `Workbook exceeds the limit of ${this.max} rows`, { limit: this.max });
+    }
+  }
+}
+
+const HEADING_SIZES = [18, 15, 13, 12, 11, 11];
+const PX_PER_ROW = 20;
+const MIN_WIDTH = 8;
+const MAX_WIDTH = 60;
+
+export interface ImageInfo {
+  buffer: Buffer;
+  extension: 'png' | 'jpeg' | 'gif';
+  width: number;
+  height: number;
+}
+
+export class SheetWriter {
+  private row = 1;
+  private readonly widths: number[] = [];
+
+  constructor(
+    readonly workbook: ExcelJS.Workbook,
+    readonly sheet: ExcelJS.Worksheet,
+    private readonly rows: RowBudget,
+    private readonly format: FormatOptions,
+    private readonly tableNames: Set<string>,
+  ) {}
+
+  private nextRow(): ExcelJS.Row {
+    this.rows.take(1);
+    return this.sheet.getRow(this.row++);
+  }
+
+  private fit(col: number, text: string): void {
+    const longest = Math.max(...text.split('\n').map((l) => l.length));
+    this.widths[col] = Math.max(this.widths[col] ?? 0, longest);
+  }
+
+  private setCell(cell: ExcelJS.Cell, value: CellValue, format?: ColumnFormat): void {
+    cell.value = value;
+    const numFmt = excelNumFmt(format, this.format) ?? (value instanceof Date ? excelNumFmt('date', this.format) : undefined);
+    if (numFmt && value !== null && typeof value !== 'string') cell.numFmt = numFmt;
+    this.fit(Number(cell.col), displayText(value, format, this.format));
+  }
+
+  heading(text: string, level: number): void {
+    const row = this.nextRow();
+    row.getCell(1).value = text;
+    row.getCell(1).font = { bold: true, size: HEADING_SIZES[Math.min(5, Math.max(0, level - 1))], color: { argb: 'FF102A43' } };
+    row.height = Math.max(15, HEADING_SIZES[level - 1] * 1.5);
+  }
+
+  text(text: string): void {
+    for (const line of text.split(/\r?\n/)) this.nextRow().getCell(1).value = line;
+  }
+
+  blank(): void {
+    this.nextRow();
+  }
+
+  pageBreak(): void {
+    if (this.row > 1) this.sheet.getRow(this.row - 1).addPageBreak();
+  }
+
+  /** A real Excel table (header row, filter buttons, banded rows) with typed cells. */
+  table(id: string, headers: string[], rows: CellValue[][], formats: Array<ColumnFormat | undefined>): void {
+    // Excel needs at least one data row in a table; an empty source gets one blank row.
+    const data = rows.length > 0 ? rows : [headers.map(() => null)];
+    this.rows.take(data.length + 1);
+    const top = this.row;
+    this.sheet.addTable({
+      name: this.tableName(id),
+      ref: `A${top}`,
+      headerRow: true,
+      style: { theme: 'TableStyleMedium2', showRowStripes: true },
+      columns: uniqueNames(headers).map((name) => ({ name, filterButton: true })),
+      rows: data,
+    });
+    headers.forEach((h, c) => this.fit(c + 1, h));
+    data.forEach((values, r) => {
+      const row = this.sheet.getRow(top + 1 + r);
+      values.forEach((v, c) => this.setCell(row.getCell(c + 1), v, formats[c]));
+    });
+    this.row = top + data.length + 1;
+  }
+
+  /** Label in the first column (bold), typed value in the second. */
+  keyValue(entries: Array<{ label: string; value: CellValue; format?: ColumnFormat }>): void {
+    for (const e of entries) {
+      const row = this.nextRow();
+      row.getCell(1).value = e.label;
+      row.getCell(1).font = { bold: true };
+      this.fit(1, e.label);
+      this.setCell(row.getCell(2), e.value, e.format);
+    }
+  }
+
+  list(items: string[], ordered: boolean): void {
+    items.forEach((text, i) => {
+      const row = this.nextRow();
+      if (ordered) {
+        this.setCell(row.getCell(1), i + 1);
+        this.setCell(row.getCell(2), text);
+      } else {
+        this.setCell(row.getCell(1), text);
+      }
+    });
+  }
+
+  /** Places an image at the current row and moves below it. */
+  image(img: ImageInfo, widthPx?: number): void {
+    const width = widthPx ?? Math.min(img.width, 400);
+    const height = img.width > 0 ? Math.round((width * img.height) / img.width) : width;
+    const id = this.workbook.addImage({ buffer: img.buffer as unknown as ExcelJS.Buffer, extension: img.extension });
+    const rows = Math.max(1, Math.ceil(height / PX_PER_ROW));
+    this.rows.take(rows);
+    this.sheet.addImage(id, { tl: { col: 0, row: this.row - 1 }, ext: { width, height } });
+    this.row += rows;
+  }
+
+  /** Applies the fitted widths; call once the sheet is complete. */
+  finish(): void {
+    this.widths.forEach((w, col) => {
+      if (w !== undefined && col > 0) this.sheet.getColumn(col).width = Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, w + 2));
+    });
+  }
+
+  private tableName(id: string): string {
+    const base = `T_${id.replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 200);
+    let name = base;
+    for (let n = 2; this.tableNames.has(name.toLowerCase()); n++) name = `${base}_${n}`;
+    this.tableNames.add(name.toLowerCase());
+    return name;
+  }
+}
+
+/** The text Excel will show, near enough to size the column by. */
+function displayText(value: CellValue, format: ColumnFormat | undefined, o: FormatOptions): string {
+  if (value instanceof Date) return 'yyyy-mm-dd';
+  return typeof value === 'string' ? value : formatValue(value, format, o);
+}
+
+/** Excel table columns need distinct, non-empty names. */
+function uniqueNames(headers: string[]): string[] {
+  const seen = new Set<string>();
+  return headers.map((h, i) => {
+    const base = h.trim() || `Column ${i + 1}`;
+    let name = base;
+    for (let n = 2; seen.has(name.toLowerCase()); n++) name = `${base} ${n}`;
+    seen.add(name.toLowerCase());
+    return name;
+  });
+}
+
+/** Pixel size of a PNG, JPEG or GIF data URL; undefined for formats Excel cannot embed. */
+export function decodeDataImage(src: string): ImageInfo | undefined {
+  const m = /^data:image\/(png|jpe?g|gif);base64,(.+)$/is.exec(src.trim());
+  if (!m) return undefined;
+  const buffer = Buffer.from(m[2].replace(/\s+/g, ''), 'base64');
+  const extension = m[1].toLowerCase() === 'png' ? 'png' : m[1].toLowerCase() === 'gif' ? 'gif' : 'jpeg';
+  let width = 0;
+  let height = 0;
+  if (extension === 'png' && buffer.length >= 24) {
+    width = buffer.readUInt32BE(16);
+    height = buffer.readUInt32BE(20);
+  } else if (extension === 'gif' && buffer.length >= 10) {
+    width = buffer.readUInt16LE(6);
+    height = buffer.readUInt16LE(8);
+  } else if (extension === 'jpeg') {
+    // Walk the segments to the first start-of-frame marker, which carries the dimensions.
+    for (let i = 2; i + 9 < buffer.length; ) {
+      if (buffer[i] !== 0xff) break;
+      const marker = buffer[i + 1];
+      if (marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc) {
+        height = buffer.readUInt16BE(i + 5);
+        width = buffer.readUInt16BE(i + 7);
+        break;
+      }
+      i += 2 + buffer.readUInt16BE(i + 2);
+    }
+  }
+  return { buffer, extension, width: width || 100, height: height || 100 };
+}

@@ -1,0 +1,17 @@
+import type { HtmlDocument } from '../../domain/templates/build-html';
+
+/** The port the rest of the service prints PDFs through; ChromiumPool is its adapter. */
+export interface PdfRenderResult {
+  pdf: Buffer;
+  pageCount: number;
+}
+
+export interface PdfRenderOptions {
+  /** More pages than this fails the render with ERR_LIMIT_001. */
+  maxPages: number;
+}
+
+export interface PdfRenderer {
+  renderPdf(doc: HtmlDocument, options: PdfRenderOptions): Promise<PdfRenderResult>;
+  close(): Promise<void>;
+}

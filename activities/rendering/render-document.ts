@@ -1,0 +1,53 @@
+import { buildHtml, limitsOf } from '../../domain/templates/build-html';
+import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
+import { resolveVariables } from '../../domain/templates/variables';
+import { renderExcel } from './excel-renderer';
+import type { PdfRenderer } from './pdf-renderer';
+
+/**
+ * One entry point for turning a template and generation input into a file, used by the
+ * generation activities and by the preview endpoint. Errors are AppErrors: ERR_VALID_002/005 for
+ * bad input, ERR_LIMIT_001/003/007 for limits, ERR_TMPL_008 for a template that cannot render.
+ */
+
+export interface RenderDeps {
+  pdfRenderer: PdfRenderer;
+  limits?: Partial<RenderLimits>;
+  imageAllowlist?: readonly string[];
+}
+
+export interface RenderDocumentInput {
+  template: TemplateDefinition;
+  variables?: Record<string, unknown>;
+  format: 'pdf' | 'excel';
+  /** Free-quota documents carry the FORMWORK FREE watermark. */
+  watermark?: boolean;
+  /** Document title metadata (e.g. the requested filename). */
+  title?: string;
+}
+
+export interface RenderedDocument {
+  body: Buffer;
+  contentType: string;
+  fileExtension: 'pdf' | 'xlsx';
+  pageCount?: number;
+}
+
+export const CONTENT_TYPES = {
+  pdf: 'application/pdf',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+} as const;
+
+export async function renderDocument(deps: RenderDeps, input: RenderDocumentInput): Promise<RenderedDocument> {
+  const limits = limitsOf(deps.limits);
+  const imageAllowlist = deps.imageAllowlist ?? [];
+  const data = await resolveVariables(input.template, input.variables ?? {});
+  const { schema } = input.template;
+  if (input.format === 'excel') {
+    const body = await renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
+    return { body, contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
+  }
+  const doc = await buildHtml(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
+  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages });
+  return { body: pdf, contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
+}

@@ -1,0 +1,95 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ChromiumPool, type ChromiumPoolOptions } from '../../activities/rendering/chromium-pool';
+
+/** Reading real PDFs back (poppler), a pool on the machine's Chromium, and a request recorder. */
+
+const run = promisify(execFile);
+
+async function withPdfFile<T>(pdf: Buffer, fn: (path: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'formwork-pdf-'));
+  const path = join(dir, 'doc.pdf');
+  try {
+    await writeFile(path, pdf);
+    return await fn(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The PDF's text as pdftotext reads it: `-layout` by default, `-raw` (content-stream order, which
+ * keeps rotated text in sequence) on request; one page with `page`.
+ */
+export function pdfText(pdf: Buffer, options: { page?: number; mode?: 'layout' | 'raw' } = {}): Promise<string> {
+  return withPdfFile(pdf, async (path) => {
+    const args = [options.mode === 'raw' ? '-raw' : '-layout', '-enc', 'UTF-8'];
+    if (options.page) args.push('-f', String(options.page), '-l', String(options.page));
+    const { stdout } = await run('/usr/bin/pdftotext', [...args, path, '-'], { maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  });
+}
+
+/** Page count and page size as pdfinfo reports them: an independent check of our own counting. */
+export function pdfInfo(pdf: Buffer): Promise<{ pages: number; pageSize: string; title: string }> {
+  return withPdfFile(pdf, async (path) => {
+    const { stdout } = await run('/usr/bin/pdfinfo', [path]);
+    const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(stdout)?.[1].trim() ?? '';
+    return { pages: Number(field('Pages')), pageSize: field('Page size'), title: field('Title') };
+  });
+}
+
+export function testPool(overrides: Partial<ChromiumPoolOptions> = {}): ChromiumPool {
+  return new ChromiumPool({
+    executablePath: process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium',
+    poolSize: 2,
+    maxDocumentsPerBrowser: 50,
+    imageAllowlist: [],
+    ...overrides,
+  });
+}
+
+/** A 1x1 PNG. */
+export const PNG_1PX = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+export interface HitRecorder {
+  origin: string;
+  host: string;
+  hits: string[];
+  close(): Promise<void>;
+}
+
+/** A local server that counts every request a rendered document makes; answers a PNG to all. */
+export async function startHitRecorder(): Promise<HitRecorder> {
+  const hits: string[] = [];
+  const server: Server = createServer((req, res) => {
+    hits.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG_1PX.length });
+    res.end(PNG_1PX);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
+    hits,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Polls a condition instead of sleeping a fixed time. */
+export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
