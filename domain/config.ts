@@ -70,6 +70,9 @@ const fragments = {
   teams: {
     INVITATION_TTL_SECONDS: Joi.number().integer().min(1).default(7 * 24 * 3600),
   },
+  apiKeys: {
+    API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(10).max(3_600_000).default(5000),
+  },
   rendering: {
     RENDER_POOL_SIZE: Joi.number().integer().min(1).max(32).default(2),
     RENDER_BROWSER_MAX_DOCUMENTS: Joi.number().integer().min(1).default(200),
@@ -173,6 +176,10 @@ export function loadConfig(env: Env = process.env) {
     teams: {
       /** How long an e-mailed project invitation can be accepted (default 7 days). */
       invitationTtlSeconds: v.INVITATION_TTL_SECONDS as number,
+    },
+    apiKeys: {
+      /** How often buffered API-key usage is written (api/identity/api-key-usage.ts); stats trail by this much. */
+      usageFlushMs: v.API_KEY_USAGE_FLUSH_MS as number,
     },
     rendering: {
       /** Pages rendered at once by one process's Chromium (its concurrency bound). */
