@@ -10,31 +10,42 @@ import { requestId } from './middleware/request-id';
 import { createLimiterFactory } from './rate-limits';
 import { healthRoutes } from './health/health.routes';
 import { authRoutes } from './identity/auth.routes';
+import { apiKeyRoutes } from './identity/api-keys.routes';
+import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
   credentialResolvers?: CredentialResolver[];
+  /** Usage sink for requests made with an API key; default: the batching recorder over `services.db`. */
   onApiKeyUse?: (apiKeyId: string) => void;
 }
+
+/** The Koa app plus what it owns beyond requests. */
+export type FormworkApp = Koa & {
+  /** Stops the app's timers and writes what it buffered (API-key usage); call once the server stopped accepting. */
+  shutdown(): Promise<void>;
+};
 
 /**
  * The HTTP API. Order matters: request id and the error renderer wrap everything; credentials are
  * resolved and the rate limit applied before bodies are parsed, so even a 400 or 413 carries the
  * rate-limit headers.
  */
-export function createApp(services: Services, options: AppOptions = {}): Koa {
+export function createApp(services: Services, options: AppOptions = {}): FormworkApp {
   const { config, db, logger } = services;
   const app = new Koa({ proxy: config.trustProxy });
   app.silent = true;
 
-  const routers: Router[] = [healthRoutes(services), authRoutes(services)];
+  const routers: Router[] = [healthRoutes(services), authRoutes(services), apiKeyRoutes(services)];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);
   app.use(errorRenderer(logger));
   app.use(requireHttps(config.production));
-  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers, onApiKeyUse: options.onApiKeyUse }));
+  const usage = options.onApiKeyUse ? undefined : createApiKeyUsageRecorder({ db, logger, flushMs: config.apiKeys.usageFlushMs });
+  const onApiKeyUse = options.onApiKeyUse ?? usage?.record;
+  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers, onApiKeyUse }));
   app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix)));
   app.use(
     koaBody({
@@ -48,5 +59,5 @@ export function createApp(services: Services, options: AppOptions = {}): Koa {
     }),
   );
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
-  return app;
+  return Object.assign(app, { shutdown: async () => usage?.stop() });
 }

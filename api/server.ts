@@ -12,9 +12,13 @@ export async function startApiServer(services: Services, options: AppOptions = {
   return {
     server,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actualPort}`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    }),
+    // In-flight requests finish first, so the usage they recorded is in the final flush.
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await app.shutdown();
+    },
   };
 }

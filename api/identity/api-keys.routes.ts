@@ -1,0 +1,68 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../worker/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import * as presenter from './api-keys.presenter';
+import * as schema from './api-keys.schema';
+import * as keys from './api-keys.service';
+
+/**
+ * Spec, "API keys (JWT only)". Keys are credentials of a project, so managing them takes the
+ * `admin` role there (owners included; docs/identity.md); API keys themselves are refused with
+ * ERR_AUTH_005 by the guard, which leaves no way for a key to mint or widen another key.
+ */
+export function apiKeyRoutes(services: Services): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/api-keys' });
+  const admin = requireProject(db, { role: 'admin' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+
+  router.post('/', admin, async (ctx) => {
+    const input = validate(schema.createApiKeySchema, ctx.request.body);
+    const { key, plainKey } = await keys.createApiKey({ db }, scope(ctx).projectId, ctx.state.user, input);
+    ctx.status = 201;
+    ctx.body = presenter.presentCreatedApiKey(key, plainKey);
+  });
+
+  router.get('/', admin, async (ctx) => {
+    const query = validate(schema.listApiKeysSchema, ctx.query);
+    const { keys: page, total } = await keys.listApiKeys({ db }, scope(ctx).projectId, query);
+    const totalPages = Math.ceil(total / query.limit);
+    ctx.body = {
+      data: page.map(presenter.presentApiKey),
+      meta: {
+        total,
+        page: query.page,
+        limit: query.limit,
+        totalPages,
+        hasNextPage: query.page < totalPages,
+        hasPreviousPage: query.page > 1,
+      },
+    };
+  });
+
+  router.get('/:id', admin, async (ctx) => {
+    ctx.body = presenter.presentApiKey(await keys.getApiKey({ db }, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.patch('/:id', admin, async (ctx) => {
+    const patch = validate(schema.updateApiKeySchema, ctx.request.body);
+    ctx.body = presenter.presentApiKey(await keys.updateApiKey({ db }, scope(ctx).projectId, ctx.params.id, patch));
+  });
+
+  router.post('/:id/revoke', admin, async (ctx) => {
+    ctx.body = presenter.presentRevokedApiKey(await keys.revokeApiKey({ db }, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.get('/:id/stats', admin, async (ctx) => {
+    ctx.body = presenter.presentApiKeyStats(await keys.getApiKeyStats({ db }, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.delete('/:id', admin, async (ctx) => {
+    await keys.deleteApiKey({ db }, scope(ctx).projectId, ctx.params.id);
+    ctx.status = 204;
+  });
+
+  return router;
+}
