@@ -48,6 +48,10 @@ export const ERRORS = {
   ERR_AUTH_007: { status: 400, message: 'Invalid or expired token' },
   /** TOTP or backup code missing or wrong. */
   ERR_AUTH_012: { status: 401, message: 'Invalid two-factor authentication code' },
+  /** 2FA enable called while 2FA is already on: disable first, so a session alone cannot swap the seed. */
+  ERR_AUTH_013: { status: 409, message: 'Two-factor authentication is already enabled' },
+  /** 2FA verify without a started setup, or backup codes asked for while 2FA is off. */
+  ERR_AUTH_014: { status: 409, message: 'Two-factor authentication is not enabled' },
 
   // --- validation of generation variables ---
   ERR_VALID_002: { status: 400, message: 'Variable validation failed' },
@@ -105,6 +109,10 @@ export const ERRORS = {
   ERR_USER_005: { status: 403, message: 'Account deletion in progress' },
   ERR_USER_006: { status: 400, message: 'Account restore failed' },
   ERR_USER_007: { status: 400, message: 'Account is not deleted and cannot be restored' },
+  /** Avatar not valid base64, or its bytes are not a JPEG, PNG or WebP image (checked by content). */
+  ERR_USER_008: { status: 400, message: 'Image must be a JPEG, PNG or WebP file' },
+  /** Avatar larger than AVATAR_MAX_BYTES once decoded. */
+  ERR_USER_009: { status: 413, message: 'Image is too large' },
 
   // --- Flow ---
   'FLOW.GATE_NOT_FOUND': { status: 404, message: 'Gate not found' },

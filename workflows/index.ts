@@ -1,2 +1,3 @@
 /** Every workflow the worker registers; bundled for the worker's sandbox. */
 export { sendAccountEmailWorkflow } from './identity/account-email.workflow';
+export { sendInvitationEmailWorkflow } from './identity/team-invitation.workflow';

@@ -1,8 +1,9 @@
 import { createAccountEmailActivity, type AccountEmailDeps } from './account-email.activity';
+import { createInvitationEmailActivity, type InvitationEmailDeps } from './invitation-email.activity';
 
-export type IdentityActivityDeps = AccountEmailDeps;
+export type IdentityActivityDeps = AccountEmailDeps & InvitationEmailDeps;
 
 export function createIdentityActivities(deps: IdentityActivityDeps) {
-  return { sendAccountEmail: createAccountEmailActivity(deps) };
+  return { sendAccountEmail: createAccountEmailActivity(deps), sendInvitationEmail: createInvitationEmailActivity(deps) };
 }
 export type IdentityActivities = ReturnType<typeof createIdentityActivities>;

@@ -27,8 +27,11 @@ function principalOf(ctx: Context): Principal {
   return ctx.state.principal as Principal;
 }
 
-function deny(required: string, granted: string, message?: string): AppError {
-  return new AppError('ERR_AUTH_005', message, { required, granted });
+/** Codes a guard may refuse a JWT caller's role with; ERR_TEAM_003 names owner-only project operations. */
+export type RoleDeniedCode = 'ERR_AUTH_005' | 'ERR_TEAM_003';
+
+function deny(required: string, granted: string, message?: string, code: RoleDeniedCode = 'ERR_AUTH_005'): AppError {
+  return new AppError(code, message, { required, granted });
 }
 
 /** Loads the signed-in user; refuses API keys and accounts pending deletion. */
@@ -56,6 +59,8 @@ export interface ProjectRequirement {
   role?: Role;
   /** Flag an API key needs; undefined refuses API keys. `true` accepts any key of the project. */
   permission?: ApiKeyPermission | true;
+  /** Code for a JWT caller below `role`: ERR_AUTH_005 unless said otherwise. */
+  deniedCode?: RoleDeniedCode;
 }
 
 export function requireProject(db: DataSource, need: ProjectRequirement) {
@@ -72,11 +77,42 @@ export function requireProject(db: DataSource, need: ProjectRequirement) {
       if (need.role === undefined) throw deny('apiKey', 'jwt', 'This endpoint needs an API key');
       const user = await loadUser(db, ctx);
       const { projectId, role } = await activeMembership(db, user, ctx.get('X-Team-Id'));
-      if (!roleAtLeast(role, need.role)) throw deny(need.role, role);
+      if (!roleAtLeast(role, need.role)) throw deny(need.role, role, undefined, need.deniedCode);
       ctx.state.scope = { projectId, userId: user.id, role } satisfies Scope;
     } else {
       throw deny(need.permission === undefined ? 'jwt' : 'apiKey', p.kind);
     }
+    await next();
+  };
+}
+
+export interface MembershipRequirement {
+  /** Least role the caller needs in the project named by the path. */
+  role: Role;
+  /** Route parameter holding the project id (`id` for /api/teams/:id). */
+  param: string;
+  deniedCode?: RoleDeniedCode;
+}
+
+/**
+ * For routes that name the project in the path (/api/teams/:id) instead of X-Team-Id. JWT only.
+ * An unknown, deleted or foreign project is 404 ERR_TEAM_001 alike, so ids cannot be probed.
+ */
+export function requireMembership(db: DataSource, need: MembershipRequirement) {
+  return async function membershipGuard(ctx: Context, next: Next): Promise<void> {
+    const user = await loadUser(db, ctx);
+    const projectId = (ctx as Context & { params?: Record<string, string> }).params?.[need.param] ?? '';
+    const m = UUID.test(projectId)
+      ? await db
+          .getRepository(MembershipEntity)
+          .createQueryBuilder('m')
+          .innerJoin(ProjectEntity, 'p', 'p.id = m.project_id AND p.deleted_at IS NULL')
+          .where('m.user_id = :userId AND m.project_id = :projectId', { userId: user.id, projectId })
+          .getOne()
+      : null;
+    if (!m) throw new AppError('ERR_TEAM_001');
+    if (!roleAtLeast(m.role, need.role)) throw deny(need.role, m.role, undefined, need.deniedCode);
+    ctx.state.scope = { projectId, userId: user.id, role: m.role } satisfies Scope;
     await next();
   };
 }

@@ -21,9 +21,15 @@ export class UserEntity {
   @Column('boolean', { name: 'two_factor_enabled', default: false }) twoFactorEnabled: boolean;
   /** TOTP seed (base32). It must be readable to check codes, so it cannot be hashed. */
   @Column('text', { name: 'two_factor_secret', nullable: true }) twoFactorSecret: string | null;
+  /** Last TOTP time step accepted, so a code cannot be replayed within its validity window. */
+  @Column('bigint', { name: 'two_factor_last_step', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
+  twoFactorLastStep: number | null;
   /** Set when deletion was requested; the account is restorable until the purge starts. */
   @Column('timestamptz', { name: 'deletion_requested_at', nullable: true }) deletionRequestedAt: Date | null;
   @Column('text', { name: 'deletion_status', nullable: true }) deletionStatus: 'pending' | 'purging' | null;
+  /** Optional answers to "why are you leaving?", kept only until the purge. */
+  @Column('text', { name: 'deletion_reason', nullable: true }) deletionReason: string | null;
+  @Column('text', { name: 'deletion_reason_text', nullable: true }) deletionReasonText: string | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt: Date;
 }
