@@ -65,8 +65,9 @@ export class ChromiumPool implements PdfRenderer {
     return this.current?.browser.process()?.pid;
   }
 
-  get documentsRendered(): number {
-    return this.rendered;
+  /** Documents printed, renders in progress and warm pages of the live browser. */
+  get stats(): { documents: number; active: number; idlePages: number } {
+    return { documents: this.rendered, active: this.semaphore.size - this.semaphore.free, idlePages: this.current?.idle.length ?? 0 };
   }
 
   /** Launches the browser and opens the pages now, so the first document is not the slow one. */

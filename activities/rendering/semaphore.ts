@@ -7,6 +7,10 @@ export class Semaphore {
     this.available = size;
   }
 
+  get free(): number {
+    return this.available;
+  }
+
   get waiting(): number {
     return this.waiters.length;
   }
