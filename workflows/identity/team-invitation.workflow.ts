@@ -1,0 +1,20 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { IdentityActivities } from '../../activities/identity';
+
+const { sendInvitationEmail } = proxyActivities<IdentityActivities>({
+  startToCloseTimeout: '1 minute',
+  // Same schedule as account e-mails: SMTP outages are retried for about a day.
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+});
+
+export interface InvitationEmailInput {
+  invitationId: string;
+}
+
+/**
+ * E-mails a project invitation. The activity mints the accept token and sends it in one step, so
+ * the plain token never enters workflow history (the invitation row keeps only its hash).
+ */
+export async function sendInvitationEmailWorkflow(input: InvitationEmailInput): Promise<void> {
+  await sendInvitationEmail(input);
+}
