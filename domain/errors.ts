@@ -100,6 +100,8 @@ export const ERRORS = {
   ERR_TEAM_010: { status: 410, message: 'Invitation expired' },
   ERR_TEAM_011: { status: 404, message: 'Project member not found' },
   ERR_TEAM_012: { status: 400, message: 'You cannot remove yourself' },
+  /** PATCH /api/teams/members/:id/role aimed at the owner (new code): a project keeps exactly one owner. */
+  ERR_TEAM_013: { status: 400, message: "The project owner's role cannot be changed" },
 
   // --- users ---
   ERR_USER_001: { status: 404, message: 'User not found' },
