@@ -73,6 +73,10 @@ const fragments = {
   apiKeys: {
     API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(10).max(3_600_000).default(5000),
   },
+  users: {
+    ACCOUNT_DELETION_GRACE_SECONDS: Joi.number().integer().min(1).default(30 * 24 * 3600),
+    AVATAR_MAX_BYTES: Joi.number().integer().min(1).default(2 * 1024 * 1024),
+  },
   rendering: {
     RENDER_POOL_SIZE: Joi.number().integer().min(1).max(32).default(2),
     RENDER_BROWSER_MAX_DOCUMENTS: Joi.number().integer().min(1).default(200),
@@ -84,6 +88,9 @@ const fragments = {
 };
 
 const schema = Joi.object(Object.assign({}, ...Object.values(fragments))).unknown(true);
+
+/** Every variable the service reads (the README's configuration table lists each one). */
+export const CONFIG_VARIABLES: string[] = Object.values(fragments).flatMap((f) => Object.keys(f));
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, detail: string) {
@@ -180,6 +187,12 @@ export function loadConfig(env: Env = process.env) {
     apiKeys: {
       /** How often buffered API-key usage is written (api/identity/api-key-usage.ts); stats trail by this much. */
       usageFlushMs: v.API_KEY_USAGE_FLUSH_MS as number,
+    },
+    users: {
+      /** How long a deleted account stays restorable before it is purged (spec: 30 days). */
+      deletionGraceSeconds: v.ACCOUNT_DELETION_GRACE_SECONDS as number,
+      /** Largest avatar accepted, in decoded bytes. */
+      avatarMaxBytes: v.AVATAR_MAX_BYTES as number,
     },
     rendering: {
       /** Pages rendered at once by one process's Chromium (its concurrency bound). */

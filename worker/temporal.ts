@@ -64,7 +64,8 @@ export async function startProductWorkflow(client: Client, workflowType: string,
  * first worker or native connection of the process; later calls are ignored.
  */
 export function installTemporalLogging(level: string): void {
-  const sdkLevel = ({ debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', silent: 'ERROR' } as const)[level] ?? 'WARN';
+  // The SDK's INFO level narrates every worker state change and bundle step: keep it for debug.
+  const sdkLevel = ({ debug: 'DEBUG', info: 'WARN', warn: 'WARN', error: 'ERROR', silent: 'ERROR' } as const)[level] ?? 'WARN';
   try {
     Runtime.install({ logger: new DefaultLogger(sdkLevel) });
   } catch {
