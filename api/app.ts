@@ -11,6 +11,7 @@ import { createLimiterFactory } from './rate-limits';
 import { healthRoutes } from './health/health.routes';
 import { authRoutes } from './identity/auth.routes';
 import { apiKeyRoutes } from './identity/api-keys.routes';
+import { teamRoutes } from './identity/teams.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
@@ -37,7 +38,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const app = new Koa({ proxy: config.trustProxy });
   app.silent = true;
 
-  const routers: Router[] = [healthRoutes(services), authRoutes(services), apiKeyRoutes(services)];
+  const routers: Router[] = [healthRoutes(services), authRoutes(services), apiKeyRoutes(services), teamRoutes(services)];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);

@@ -1,0 +1,197 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { recordActivity } from '../../db/identity/activity';
+import { InvitationEntity, type InvitableRole } from '../../db/identity/invitation.entity';
+import type { UserEntity } from '../../db/identity/user.entity';
+import type { Queryable } from '../../db/sql';
+import { AppError } from '../../domain/errors';
+import { sha256Hex } from '../../domain/signing';
+import { workflowIds } from '../../domain/temporal-names';
+import type { Services } from '../../worker/services';
+import { startProductWorkflow } from '../../worker/temporal';
+import type { MyInvitationRow } from './teams.presenter';
+
+export type InvitationDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config'>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UNIQUE_VIOLATION = '23505';
+
+export interface InviteInput {
+  projectId: string;
+  /** The caller; the guard has checked they are an admin or the owner of the project. */
+  inviter: UserEntity;
+  email: string;
+  role: InvitableRole;
+}
+
+/**
+ * Invites an address into the project and e-mails it a link through a workflow (so an SMTP outage
+ * delays the e-mail instead of failing the call). An earlier invitation to the same address that
+ * expired unanswered is cancelled first, so it can be sent again.
+ */
+export async function invite(deps: InvitationDeps, input: InviteInput): Promise<InvitationEntity> {
+  if (!input.inviter.emailVerifiedAt) throw new AppError('ERR_AUTH_006');
+  const now = new Date();
+  const invitation: InvitationEntity = Object.assign(new InvitationEntity(), {
+    id: randomUUID(),
+    projectId: input.projectId,
+    email: input.email,
+    role: input.role,
+    tokenHash: null,
+    status: 'pending',
+    invitedBy: input.inviter.id,
+    expiresAt: new Date(now.getTime() + deps.config.teams.invitationTtlSeconds * 1000),
+    createdAt: now,
+    decidedAt: null,
+  });
+  try {
+    await deps.db.transaction(async (m) => {
+      const member = await m.query(
+        `SELECT 1 FROM memberships ms JOIN users u ON u.id = ms.user_id WHERE ms.project_id = $1 AND u.email = $2`,
+        [input.projectId, input.email],
+      );
+      if (member.length > 0) throw new AppError('ERR_TEAM_007', undefined, { field: 'email' });
+      await m.query(
+        `UPDATE invitations SET status = 'cancelled', decided_at = now()
+          WHERE project_id = $1 AND email = $2 AND status = 'pending' AND expires_at <= now()`,
+        [input.projectId, input.email],
+      );
+      const open = await m.query(`SELECT 1 FROM invitations WHERE project_id = $1 AND email = $2 AND status = 'pending'`, [input.projectId, input.email]);
+      if (open.length > 0) throw new AppError('ERR_TEAM_008', undefined, { field: 'email' });
+      await m.getRepository(InvitationEntity).insert(invitation);
+      await recordActivity(m, {
+        projectId: input.projectId,
+        userId: input.inviter.id,
+        type: 'invitation_sent',
+        data: { invitation: { id: invitation.id, email: invitation.email, role: invitation.role } },
+      });
+    });
+  } catch (err) {
+    // A concurrent invite of the same address won the partial unique index.
+    if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('ERR_TEAM_008', undefined, { field: 'email' });
+    throw err;
+  }
+  try {
+    await startProductWorkflow(deps.temporal, 'sendInvitationEmailWorkflow', {
+      taskQueue: deps.taskQueues.main,
+      workflowId: workflowIds.teamInvitation(invitation.id),
+      args: [{ invitationId: invitation.id }],
+      kind: 'team-invitation',
+      projectId: input.projectId,
+      entityId: invitation.id,
+    });
+  } catch (err) {
+    // No e-mail will go out: withdraw the invitation so the caller can simply try again.
+    await deps.db.query(`UPDATE invitations SET status = 'cancelled', decided_at = now() WHERE id = $1`, [invitation.id]);
+    throw err;
+  }
+  return invitation;
+}
+
+/** Pending, unexpired invitations of the active project (for the owner and admins). */
+export async function listProjectInvitations(db: Queryable, projectId: string): Promise<InvitationEntity[]> {
+  return db
+    .getRepository(InvitationEntity)
+    .createQueryBuilder('i')
+    .where(`i.project_id = :projectId AND i.status = 'pending' AND i.expires_at > now()`, { projectId })
+    .orderBy('i.created_at', 'DESC')
+    .getMany();
+}
+
+/**
+ * Invitations waiting for the caller. Only for a verified address: anyone can sign up with an
+ * address they do not own, and must not learn which projects invited it.
+ */
+export async function listMyInvitations(db: Queryable, user: UserEntity): Promise<MyInvitationRow[]> {
+  if (!user.emailVerifiedAt) throw new AppError('ERR_AUTH_006');
+  return db.query(
+    `SELECT i.id, i.project_id AS "teamId", p.name AS "teamName", i.role, u.name AS "invitedBy", i.expires_at AS "expiresAt"
+       FROM invitations i
+       JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
+       LEFT JOIN users u ON u.id = i.invited_by
+      WHERE i.email = $1 AND i.status = 'pending' AND i.expires_at > now()
+      ORDER BY i.created_at DESC`,
+    [user.email],
+  );
+}
+
+export interface DecideInput {
+  user: UserEntity;
+  invitationId: string;
+  /** The token from the e-mailed link: proves the caller reads that mailbox. */
+  token?: string;
+}
+
+interface PendingRow {
+  id: string;
+  project_id: string;
+  email: string;
+  role: InvitableRole;
+  token_hash: string | null;
+  status: string;
+  expires_at: Date;
+}
+
+function sameToken(token: string, hash: string | null): boolean {
+  return hash !== null && timingSafeEqual(Buffer.from(sha256Hex(token), 'hex'), Buffer.from(hash, 'hex'));
+}
+
+/**
+ * Accepts or rejects an invitation addressed to the caller. Someone else's, decided or unknown is
+ * ERR_TEAM_009 alike (nothing to probe). The caller proves the address is theirs either with the
+ * e-mailed token or by having verified it; a wrong token is ERR_AUTH_007.
+ */
+async function decide(db: DataSource, input: DecideInput, decision: 'accepted' | 'rejected'): Promise<void> {
+  if (!UUID.test(input.invitationId)) throw new AppError('ERR_TEAM_009');
+  await db.transaction(async (m) => {
+    const [inv] = (await m.query(
+      `SELECT i.id, i.project_id, i.email, i.role, i.token_hash, i.status, i.expires_at
+         FROM invitations i JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
+        WHERE i.id = $1 FOR UPDATE OF i`,
+      [input.invitationId],
+    )) as PendingRow[];
+    if (!inv || inv.email !== input.user.email || inv.status !== 'pending') throw new AppError('ERR_TEAM_009');
+    if (input.token !== undefined) {
+      if (!sameToken(input.token, inv.token_hash)) throw new AppError('ERR_AUTH_007', 'Invalid invitation token');
+    } else if (!input.user.emailVerifiedAt) {
+      throw new AppError('ERR_AUTH_006', 'Verify your e-mail address, or accept with the token from the invitation e-mail');
+    }
+    if (new Date(inv.expires_at).getTime() <= Date.now()) throw new AppError('ERR_TEAM_010');
+    await m.query(`UPDATE invitations SET status = $2, decided_at = now() WHERE id = $1`, [inv.id, decision]);
+    if (decision === 'rejected') {
+      await recordActivity(m, {
+        projectId: inv.project_id,
+        userId: input.user.id,
+        type: 'invitation_rejected',
+        data: { invitation: { id: inv.id, email: inv.email, role: inv.role } },
+      });
+      return;
+    }
+    const joined = await m.query(
+      `INSERT INTO memberships (project_id, user_id, role, joined_at) VALUES ($1, $2, $3, now())
+       ON CONFLICT (project_id, user_id) DO NOTHING RETURNING user_id`,
+      [inv.project_id, input.user.id, inv.role],
+    );
+    // Already a member (added by another invitation meanwhile): the invitation is used up, nothing joins.
+    if (joined.length > 0) {
+      await recordActivity(m, { projectId: inv.project_id, userId: input.user.id, type: 'member_joined', data: { role: inv.role, invitationId: inv.id } });
+    }
+  });
+}
+
+export const acceptInvitation = (db: DataSource, input: DecideInput) => decide(db, input, 'accepted');
+export const rejectInvitation = (db: DataSource, input: DecideInput) => decide(db, input, 'rejected');
+
+/** The owner withdraws a pending invitation of the active project; its link stops working. */
+export async function cancelInvitation(db: DataSource, input: { projectId: string; actorId: string; invitationId: string }): Promise<void> {
+  if (!UUID.test(input.invitationId)) throw new AppError('ERR_TEAM_009');
+  await db.transaction(async (m) => {
+    const [inv] = (await m.query(
+      `SELECT id, email, role FROM invitations WHERE id = $1 AND project_id = $2 AND status = 'pending' FOR UPDATE`,
+      [input.invitationId, input.projectId],
+    )) as Array<{ id: string; email: string; role: string }>;
+    if (!inv) throw new AppError('ERR_TEAM_009');
+    await m.query(`UPDATE invitations SET status = 'cancelled', decided_at = now() WHERE id = $1`, [inv.id]);
+    await recordActivity(m, { projectId: input.projectId, userId: input.actorId, type: 'invitation_cancelled', data: { invitation: inv } });
+  });
+}

@@ -1,0 +1,26 @@
+import Joi from 'joi';
+import type { ErrorCode } from '../../domain/errors';
+import { SLUG_PATTERN } from '../../domain/identity/slugs';
+
+const name = Joi.string().trim().min(1).max(100);
+/** Lower-cased before the pattern check, so `Acme-Docs` is taken as `acme-docs`. */
+const slug = Joi.string().trim().lowercase().max(64).pattern(SLUG_PATTERN);
+/** Roles an invitation or role change may grant; a project has exactly one owner. */
+const invitableRole = Joi.string().valid('admin', 'member', 'viewer');
+
+export const createTeamSchema = Joi.object({ name: name.required(), slug });
+export const updateTeamSchema = Joi.object({ name, slug });
+
+export const inviteSchema = Joi.object({
+  email: Joi.string().trim().lowercase().max(254).email({ tlds: false }).required(),
+  role: invitableRole.default('member'),
+});
+/** A malformed address is ERR_USER_003, as at signup. */
+export const inviteCodes: Record<string, ErrorCode> = { email: 'ERR_USER_003' };
+
+export const roleSchema = Joi.object({ role: invitableRole.required() });
+
+/** The token from the e-mailed link; optional when the caller's address is verified. */
+export const decideInvitationSchema = Joi.object({ token: Joi.string().max(200) });
+
+export const activityQuerySchema = Joi.object({ limit: Joi.number().integer().min(1).max(100).default(50) });
