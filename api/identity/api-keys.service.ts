@@ -137,18 +137,9 @@ export async function getApiKeyStats(deps: ApiKeyDeps, projectId: string, id: st
   const key = await getApiKey(deps, projectId, id);
   return {
     totalRequests: key.totalRequests,
-    requestsToday: key.requestsDay !== null && dayText(key.requestsDay) === utcDay(now) ? key.requestsToday : 0,
+    // TypeORM hands a `date` column back as `YYYY-MM-DD` text, the form utcDay produces.
+    requestsToday: key.requestsDay === utcDay(now) ? key.requestsToday : 0,
     documentsGenerated: key.documentsGenerated,
     lastUsedAt: key.lastUsedAt,
   };
-}
-
-/**
- * A Postgres `date` reaches us as `YYYY-MM-DD` text through TypeORM, but a raw driver may hand
- * back a Date at local midnight; read its local calendar fields so either form compares right.
- */
-function dayText(value: string | Date): string {
-  if (typeof value === 'string') return value.slice(0, 10);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${value.getFullYear()}-${pad(value.getMonth() + 1)}-${pad(value.getDate())}`;
 }
