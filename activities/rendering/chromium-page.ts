@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,23 @@ import type { PdfRenderResult } from './pdf-renderer';
  * launch-per-document baseline.
  */
 
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+const SYSTEM_BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome'];
+
+/**
+ * The browser to launch (contract §1): the configured path, else one installed on the machine,
+ * else undefined, which lets puppeteer use its own download.
+ */
+export function findChromium(explicit?: string): string | undefined {
+  if (explicit) return explicit;
+  return SYSTEM_BROWSERS.find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -50,7 +67,7 @@ export async function launchBrowser(executablePath?: string, imageAllowlist: rea
   const userDataDir = await mkdtemp(join(tmpdir(), 'formwork-chromium-'));
   try {
     const browser = await puppeteer.launch({
-      executablePath: executablePath ?? DEFAULT_CHROMIUM_PATH,
+      executablePath: findChromium(executablePath),
       headless: true,
       args: [...CHROMIUM_ARGS, ...networkArgs(imageAllowlist)],
       userDataDir,

@@ -40,11 +40,16 @@ export function isComponentType(type: unknown): type is ComponentType {
   return typeof type === 'string' && Object.prototype.hasOwnProperty.call(COMPONENTS, type);
 }
 
+const normalized = new WeakMap<Component, Record<string, unknown>>();
+
 /**
  * Props with the schema's defaults applied. Stored templates were validated on save; this keeps
  * rendering safe for anything that slipped past (unknown keys are dropped, bad values throw).
  */
 export function normalizeProps(component: Component): Record<string, unknown> {
+  // A component inside a repeat renders once per element: validate its props once.
+  const cached = normalized.get(component);
+  if (cached) return cached;
   const def = COMPONENTS[component.type];
   const { value, error } = def.props.validate(component.props ?? {}, { stripUnknown: true, abortEarly: true });
   if (error) {
@@ -53,5 +58,6 @@ export function normalizeProps(component: Component): Record<string, unknown> {
       path: error.details[0]?.path.join('.'),
     });
   }
+  normalized.set(component, value as Record<string, unknown>);
   return value as Record<string, unknown>;
 }
