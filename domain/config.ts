@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { parseRetryDelays } from './webhooks/delivery';
 
 /**
  * Configuration is read once, at start-up, from the environment. Each area owns a fragment:
@@ -60,6 +61,10 @@ const fragments = {
   },
   outbound: {
     OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
+  },
+  webhooks: {
+    /** Parsed by loadConfig (parseRetryDelays); tests shorten the delays. */
+    WEBHOOK_RETRY_DELAYS: Joi.string().default('30s,2m,10m'),
   },
   browser: {
     PUPPETEER_EXECUTABLE_PATH: Joi.string(),
@@ -174,6 +179,10 @@ export function loadConfig(env: Env = process.env) {
     outbound: {
       allowlist: (v.OUTBOUND_ALLOWLIST as string).split(',').map((s) => s.trim()).filter(Boolean),
     },
+    webhooks: {
+      /** Waits before each webhook retry (spec: 30 s, 2 min, 10 min); at most 3, so at most 4 attempts. */
+      retryDelaysMs: retryDelays(v.WEBHOOK_RETRY_DELAYS as string),
+    },
     browser: {
       executablePath: v.PUPPETEER_EXECUTABLE_PATH as string | undefined,
     },
@@ -211,3 +220,11 @@ export function loadConfig(env: Env = process.env) {
 }
 
 export type Config = ReturnType<typeof loadConfig>;
+
+function retryDelays(text: string): number[] {
+  try {
+    return parseRetryDelays(text);
+  } catch (err) {
+    throw new ConfigError('WEBHOOK_RETRY_DELAYS', (err as Error).message);
+  }
+}

@@ -141,6 +141,20 @@ export const ERRORS = {
   /** Webhook, render-API or image URL that is not http(s), does not resolve, or resolves to a
    * loopback, private, link-local or otherwise internal address not in OUTBOUND_ALLOWLIST. */
   ERR_OUTBOUND_001: { status: 400, message: 'Outbound address not allowed' },
+
+  // --- document webhooks (new codes, spec pattern; /api/webhooks) ---
+  /** Subscription id unknown, deleted, or of another project. */
+  ERR_WEBHOOK_001: { status: 404, message: 'Webhook subscription not found' },
+  /** Delivery id unknown, of another project, or of a deleted subscription (Flow answers FLOW.DELIVERY_NOT_FOUND). */
+  ERR_WEBHOOK_002: { status: 404, message: 'Webhook delivery not found' },
+  /** Manual retry of a delivery that already succeeded (Flow answers FLOW.DELIVERY_ALREADY_COMPLETED). */
+  ERR_WEBHOOK_003: { status: 409, message: 'Cannot retry a completed delivery' },
+  /** Test event or manual retry for a subscription switched off with `isActive: false`. */
+  ERR_WEBHOOK_004: { status: 409, message: 'Webhook subscription is inactive' },
+  /** Manual retry of a delivery that is still pending or waiting for its next automatic attempt. */
+  ERR_WEBHOOK_005: { status: 409, message: 'Delivery is still in progress' },
+  /** A project already has the most subscriptions allowed (25): each one multiplies every event. */
+  ERR_WEBHOOK_006: { status: 400, message: 'Webhook subscription limit reached' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -16,4 +16,8 @@ export const workflowIds = {
   accountEmail: (emailId: string) => `account-email-${emailId}`,
   accountDeletion: (userId: string) => `account-deletion-${userId}`,
   teamInvitation: (invitationId: string) => `team-invitation-${invitationId}`,
+  /** One delivery's schedule (first attempt and its retries). */
+  webhookDelivery: (deliveryId: string) => `webhook-delivery-${deliveryId}`,
+  /** The n-th manual retry of a delivery: a new run, so the first one's history stays readable. */
+  webhookDeliveryRetry: (deliveryId: string, n: number) => `webhook-delivery-${deliveryId}-retry-${n}`,
 };
