@@ -25,6 +25,7 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
     activities: createActivities({
       db,
       mailer,
+      storage: services.storage,
       publicUrl: config.publicUrl,
       emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
     }),

@@ -1,3 +1,4 @@
 /** Every workflow the worker registers; bundled for the worker's sandbox. */
 export { sendAccountEmailWorkflow } from './identity/account-email.workflow';
+export { deleteAccountWorkflow } from './identity/account-deletion.workflow';
 export { sendInvitationEmailWorkflow } from './identity/team-invitation.workflow';

@@ -1,0 +1,60 @@
+import { CancellationScope, condition, defineSignal, isCancellation, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { IdentityActivities } from '../../activities/identity';
+
+const { sendAccountDeletionNotice, beginAccountPurge, abandonAccountDeletion } = proxyActivities<IdentityActivities>({
+  startToCloseTimeout: '1 minute',
+  // SMTP or database outages are waited out; the grace timer runs meanwhile.
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+});
+
+const { purgeAccount } = proxyActivities<IdentityActivities>({
+  startToCloseTimeout: '10 minutes',
+  // A purge must finish once begun (the account is no longer restorable); keep retrying, visibly.
+  retry: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour' },
+});
+
+/** Sent by POST /api/auth/restore-account after it cleared the deletion in the database. */
+export const restoreAccountSignal = defineSignal('restore');
+
+export interface AccountDeletionInput {
+  userId: string;
+  /** ACCOUNT_DELETION_GRACE_SECONDS at the time of the request (30 days by default). */
+  graceSeconds: number;
+}
+
+export type AccountDeletionOutcome = 'purged' | 'restored';
+
+/**
+ * Account deletion (spec: User account). The grace period is a durable timer, so it survives
+ * worker and server restarts; a `restore` signal ends it early without purging, and so does
+ * cancelling the workflow. Once the purge has begun it is shielded from cancellation: a
+ * half-purged account must not be handed back.
+ */
+export async function deleteAccountWorkflow(input: AccountDeletionInput): Promise<AccountDeletionOutcome> {
+  let restored = false;
+  setHandler(restoreAccountSignal, () => {
+    restored = true;
+  });
+  const graceMs = input.graceSeconds * 1000;
+  const purgeAt = new Date(Date.now() + graceMs).toISOString();
+
+  try {
+    // Not awaited before the timer: a mail outage must not stretch the grace period.
+    const notice = sendAccountDeletionNotice({ userId: input.userId, purgeAt }).catch((err: unknown) => {
+      if (!isCancellation(err)) log.warn('account deletion notice could not be sent', { userId: input.userId, err: String(err) });
+    });
+    if (await condition(() => restored, graceMs)) return 'restored';
+    await notice;
+  } catch (err) {
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => abandonAccountDeletion({ userId: input.userId }));
+    throw err;
+  }
+
+  return CancellationScope.nonCancellable(async () => {
+    // False when a restore won the race against the timer: the database decides.
+    if (!(await beginAccountPurge({ userId: input.userId }))) return 'restored';
+    const summary = await purgeAccount({ userId: input.userId });
+    log.info('account purged', { userId: input.userId, projectsDeleted: summary.projectsDeleted });
+    return 'purged';
+  });
+}
