@@ -55,6 +55,17 @@ describe('API key usage statistics', () => {
     expect(await stats(other.id)).toMatchObject({ totalRequests: 0, lastUsedAt: null });
   });
 
+  it('does not count requests refused for a revoked key', async () => {
+    const revoked = await createKey(app, user.accessToken);
+    const witness = await createKey(app, user.accessToken);
+    await app.request('POST', `/api/api-keys/${revoked.id}/revoke`, { token: user.accessToken });
+    for (let i = 0; i < 2; i += 1) expect((await app.request('GET', '/api/api-keys', { token: revoked.plainKey })).body.code).toBe('ERR_AKEY_003');
+    await useKey(witness.plainKey, 1);
+    // The witness is written by the same flush that would carry the revoked key's counts.
+    await waitFor(async () => (await stats(witness.id)).totalRequests === 1, { what: 'the witness request' });
+    expect(await stats(revoked.id)).toMatchObject({ totalRequests: 0, lastUsedAt: null });
+  });
+
   it('counts documents recorded by generation', async () => {
     const key = await createKey(app, user.accessToken);
     await recordDocumentsGenerated(app.services.db, key.id, 2);
