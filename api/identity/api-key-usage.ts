@@ -55,12 +55,14 @@ export function createApiKeyUsageRecorder(deps: ApiKeyUsageDeps): ApiKeyUsageRec
   };
 
   // Flushes run one after another, so two never write the same counts.
+  // A failed flush must not stall the ones after it.
   const flush = () => {
-    running = running.then(writeOut);
+    running = running.catch(() => undefined).then(writeOut);
     return running;
   };
 
-  const timer = setInterval(() => void flush(), deps.flushMs);
+  // A timer tick has no caller to hand an error to: log it rather than let it crash the process.
+  const timer = setInterval(() => flush().catch((err) => deps.logger.error('api key usage flush crashed', { err })), deps.flushMs);
   // Statistics must never keep a process alive that is otherwise done.
   timer.unref();
 
