@@ -12,6 +12,11 @@ import { healthRoutes } from './health/health.routes';
 import { authRoutes } from './identity/auth.routes';
 import { apiKeyRoutes } from './identity/api-keys.routes';
 import { teamRoutes } from './identity/teams.routes';
+import { accountPageRoutes } from './identity/account-pages.routes';
+import { accountRestoreRoutes } from './identity/account-restore.routes';
+import { createSecondFactorCheck } from './identity/two-factor.service';
+import { twoFactorRoutes } from './identity/two-factor.routes';
+import { userRoutes } from './identity/users.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
@@ -38,7 +43,16 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const app = new Koa({ proxy: config.trustProxy });
   app.silent = true;
 
-  const routers: Router[] = [healthRoutes(services), authRoutes(services), apiKeyRoutes(services), teamRoutes(services)];
+  const routers: Router[] = [
+    healthRoutes(services),
+    authRoutes(services, createSecondFactorCheck(db)),
+    accountRestoreRoutes(services),
+    accountPageRoutes(services),
+    userRoutes(services),
+    twoFactorRoutes(services),
+    apiKeyRoutes(services),
+    teamRoutes(services),
+  ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);

@@ -31,3 +31,12 @@ export async function consumeEmailToken(db: Queryable, token: string, purpose: E
   );
   return rows[0]?.user_id;
 }
+
+/** Whether the token would be accepted now, without using it up (the reset form checks before it shows). */
+export async function consumableEmailToken(db: Queryable, token: string, purpose: EmailTokenPurpose): Promise<boolean> {
+  const rows = (await db.query(
+    `SELECT 1 FROM email_tokens WHERE token_hash = $1 AND purpose = $2 AND used_at IS NULL AND expires_at > now()`,
+    [sha256Hex(token), purpose],
+  )) as unknown[];
+  return rows.length > 0;
+}

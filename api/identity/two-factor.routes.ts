@@ -1,0 +1,46 @@
+import Router from '@koa/router';
+import type { Services } from '../../worker/services';
+import { loadUser } from '../middleware/guards';
+import { validate } from '../validation';
+import * as schema from './users.schema';
+import * as twoFactor from './two-factor.service';
+
+/** Spec "Users (JWT only)", `/api/users/me/2fa/*`: TOTP with backup codes. */
+export function twoFactorRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/api/users/me/2fa' });
+  const { db } = services;
+
+  router.get('/status', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    ctx.body = await twoFactor.twoFactorStatus(db, user);
+  });
+
+  router.post('/enable', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await twoFactor.beginTwoFactorSetup(db, user);
+  });
+
+  router.post('/verify', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const { code } = validate(schema.twoFactorCodeSchema, ctx.request.body);
+    await twoFactor.completeTwoFactorSetup(db, user, code);
+    ctx.body = { success: true };
+  });
+
+  router.post('/disable', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const { password } = validate(schema.passwordOnlySchema, ctx.request.body);
+    await twoFactor.disableTwoFactor(db, user, password);
+    ctx.body = { success: true };
+  });
+
+  router.post('/backup-codes', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const { password } = validate(schema.passwordOnlySchema, ctx.request.body);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { backupCodes: await twoFactor.regenerateBackupCodes(db, user, password) };
+  });
+
+  return router;
+}

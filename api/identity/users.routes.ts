@@ -1,0 +1,69 @@
+import Router from '@koa/router';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Services } from '../../worker/services';
+import { loadUser } from '../middleware/guards';
+import { validate } from '../validation';
+import { requestAccountDeletion } from './account-deletion.service';
+import { presentUser } from './user.presenter';
+import * as schema from './users.schema';
+import * as users from './users.service';
+
+/** Spec "Users (JWT only)": the signed-in user's own account. `loadUser` refuses API keys (403 ERR_AUTH_005). */
+export function userRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/api/users/me' });
+  const { db } = services;
+
+  router.get('/', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    ctx.body = presentUser(user, await users.avatarUrl(services, user));
+  });
+
+  router.patch('/', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const updated = await users.updateProfile(services, user, validate(schema.updateMeSchema, ctx.request.body));
+    ctx.body = presentUser(updated, await users.avatarUrl(services, updated));
+  });
+
+  router.post('/change-password', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    await users.changePassword(services, user, validate(schema.changePasswordSchema, ctx.request.body));
+    ctx.body = { message: 'Password changed; other sessions have been signed out' };
+  });
+
+  router.patch('/email-preferences', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const preferences = await users.updateEmailPreferences(services, user, validate(schema.emailPreferencesSchema, ctx.request.body));
+    ctx.body = { message: 'Email preferences updated', preferences };
+  });
+
+  router.post('/avatar', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const { imageData } = validate(schema.avatarSchema, ctx.request.body);
+    ctx.body = { message: 'Profile picture updated', avatarUrl: await users.setAvatar(services, user, imageData) };
+  });
+
+  router.delete('/avatar', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    await users.removeAvatar(services, user);
+    ctx.body = { message: 'Profile picture removed' };
+  });
+
+  router.get('/export', async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const data = await users.exportAccount(services, user);
+    ctx.set('Content-Disposition', `attachment; filename="formwork-account-${data.exportedAt.slice(0, 10)}.json"`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = data;
+  });
+
+  // The app's body parser skips DELETE bodies (no defined semantics); this one carries the password.
+  router.delete('/', koaBody({ parsedMethods: [HttpMethodEnum.DELETE], jsonLimit: '16kb', urlencoded: false, text: false }), async (ctx) => {
+    const user = await loadUser(db, ctx);
+    const { purgeAfter } = await requestAccountDeletion(services, user, validate(schema.deleteAccountSchema, ctx.request.body));
+    ctx.body = {
+      message: `Account scheduled for deletion on ${purgeAfter.toISOString()}; until then it can be restored with POST /api/auth/restore-account`,
+    };
+  });
+
+  return router;
+}
