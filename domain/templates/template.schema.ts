@@ -40,7 +40,8 @@ export const templateSchemaSchema = Joi.object({
     return v;
   }),
   currency: Joi.string().pattern(/^[A-Z]{3}$/, 'ISO 4217 code'),
-  format: Joi.string().valid('pdf', 'excel'),
+  // Seen in the original product's stored templates; kept, never interpreted.
+  format: Joi.string().max(50),
   sections: Joi.array()
     .min(1)
     .max(200)
