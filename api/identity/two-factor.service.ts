@@ -29,7 +29,8 @@ export async function twoFactorStatus(db: DataSource, user: UserEntity): Promise
 export async function beginTwoFactorSetup(db: DataSource, user: UserEntity): Promise<{ qrCode: string; secret: string; otpauthUrl: string; backupCodes: string[] }> {
   if (user.twoFactorEnabled) throw new AppError('ERR_AUTH_013', 'Two-factor authentication is already enabled; disable it first to set up a new authenticator');
   const secret = speakeasy.generateSecret({ length: 20 }).base32;
-  const otpauthUrl = speakeasy.otpauthURL({ secret, encoding: 'base32', label: `${ISSUER}:${user.email}`, issuer: ISSUER, algorithm: 'sha1', digits: 6, period: STEP_SECONDS });
+  // speakeasy puts the label in the URL as given; an address may hold characters that end a URL path (`#`, `?`).
+  const otpauthUrl = speakeasy.otpauthURL({ secret, encoding: 'base32', label: `${ISSUER}:${encodeURIComponent(user.email)}`, issuer: ISSUER, algorithm: 'sha1', digits: 6, period: STEP_SECONDS });
   const qrCode = await QRCode.toDataURL(otpauthUrl, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2, width: 256 });
   const backupCodes = await db.transaction(async (m) => {
     await m.query(`UPDATE users SET two_factor_secret = $2, two_factor_last_step = NULL, updated_at = now() WHERE id = $1`, [user.id, secret]);
