@@ -1,0 +1,38 @@
+import { slugify } from '../identity/slugs';
+import { randomBase62 } from '../signing';
+
+/** How a template is addressed: id (UUID), shortId (`etpl_…`) or slug (spec, Template). */
+
+export const SHORT_ID_PREFIX = 'etpl_';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** `etpl_` + 12 base62 characters (about 71 bits): unique by the index, unguessable in practice. */
+export function newShortId(): string {
+  return SHORT_ID_PREFIX + randomBase62(12);
+}
+
+/**
+ * Path segments the template routers answer themselves (`/api/templates/import`, the legacy
+ * `/api/templates/attachment/…` alias): a template with such a slug could never be reached by it.
+ */
+const RESERVED_SLUGS = new Set(['attachment', 'import', 'bulk-delete', 'validate-schema', 'validate-variables', 'v1']);
+
+/**
+ * The readable slug for a name. Unlike a project's, it must also not be mistaken for another
+ * kind of reference: a UUID-shaped slug would be read as an id, so it gets a suffix.
+ */
+export function templateSlug(name: string): string {
+  const hasText = /[a-z0-9]/i.test(name.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''));
+  const base = hasText ? slugify(name) : 'template';
+  return RESERVED_SLUGS.has(base) || isUuid(base) ? `${base}-template` : base;
+}
+
+/** A fallback slug for when the readable one is taken in the project. */
+export function suffixedSlug(base: string): string {
+  return `${base.slice(0, 48)}-${randomBase62(6).toLowerCase()}`;
+}
