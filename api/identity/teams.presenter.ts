@@ -53,7 +53,10 @@ export function presentMyInvitation(i: MyInvitationRow) {
   return { id: i.id, teamId: i.teamId, teamName: i.teamName, role: i.role, invitedBy: i.invitedBy, expiresAt: i.expiresAt.toISOString() };
 }
 
-/** Event fields first, so `type`, `user` and `timestamp` can never be overridden by them. */
+const RESERVED = new Set(['type', 'user', 'timestamp']);
+
+/** The entry's own fields, then the event's; event data can never override `type`, `user` or `timestamp`. */
 export function presentActivity(a: ActivityRow) {
-  return { ...a.data, type: a.type, user: a.user, timestamp: a.createdAt.toISOString() };
+  const extra = Object.fromEntries(Object.entries(a.data).filter(([k]) => !RESERVED.has(k)));
+  return { type: a.type, user: a.user, timestamp: a.createdAt.toISOString(), ...extra };
 }
