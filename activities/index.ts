@@ -1,8 +1,9 @@
 import { createIdentityActivities, type IdentityActivityDeps } from './identity';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 
-export type ActivityDeps = IdentityActivityDeps;
+export type ActivityDeps = IdentityActivityDeps & WebhookActivityDeps;
 
 /** All activities of the main task queue, built from their dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...createIdentityActivities(deps) };
+  return { ...createIdentityActivities(deps), ...createWebhookActivities(deps) };
 }

@@ -19,6 +19,7 @@ import { twoFactorRoutes } from './identity/two-factor.routes';
 import { userRoutes } from './identity/users.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
+import { webhookRoutes } from './webhooks/webhooks.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -53,6 +54,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     apiKeyRoutes(services),
     teamRoutes(services),
   ];
+  routers.push(webhookRoutes(services));
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);

@@ -7,8 +7,10 @@ import { MembershipEntity } from './identity/membership.entity';
 import { ProjectEntity } from './identity/project.entity';
 import { RefreshTokenEntity } from './identity/refresh-token.entity';
 import { UserEntity } from './identity/user.entity';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity';
+import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity';
 import { TemplateEntity } from './templates/template.entity';
 import { TemplateVersionEntity } from './templates/template-version.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity];

@@ -28,6 +28,7 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
       storage: services.storage,
       publicUrl: config.publicUrl,
       emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
+      outboundAllowlist: config.outbound.allowlist,
     }),
   });
   const workers = [main];

@@ -94,9 +94,10 @@ export function retrySchedule(delaysMs: readonly number[] | undefined): number[]
 }
 
 /** The document event envelope (spec, Events): what a document delivery's body is. */
-export interface WebhookEnvelope {
+// A type, not an interface, so an envelope passes where any JSON object is expected.
+export type WebhookEnvelope = {
   id: string;
   type: string;
   timestamp: string;
   data: Record<string, unknown>;
-}
+};

@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import { modifyReturning } from '../../db/sql';
+import { WebhookDeliveryEntity } from '../../db/webhooks/webhook-delivery.entity';
+import { createDeliveries, envelope } from '../../db/webhooks/deliveries';
+import { AppError, type ErrorCode } from '../../domain/errors';
+import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
+import { TEST_EVENT_TYPE, type DeliverySource } from '../../domain/webhooks/delivery';
+import { startProductWorkflow } from '../../worker/temporal';
+import type { DeliverWebhookInput } from '../../workflows/webhooks/deliver-webhook.workflow';
+import type { ListDeliveriesQuery } from './webhooks.schema';
+import { getSubscription } from './webhooks.service';
+
+/**
+ * Delivery records seen from the API: listing, the test event, and manual retry. Manual retry is
+ * shared with Flow (`POST /api/flow/deliveries/:id/retry`), which passes its own error codes.
+ */
+
+export interface DeliveryDeps {
+  db: DataSource;
+  temporal: Client;
+  taskQueues: TaskQueues;
+  /** config.webhooks.retryDelaysMs */
+  retryDelaysMs: number[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Newest first; a subscription of another project (or deleted) is ERR_WEBHOOK_001. */
+export async function listDeliveries(
+  deps: Pick<DeliveryDeps, 'db'>,
+  projectId: string,
+  subscriptionId: string,
+  query: ListDeliveriesQuery,
+): Promise<{ deliveries: WebhookDeliveryEntity[]; total: number }> {
+  await getSubscription(deps, projectId, subscriptionId);
+  const qb = deps.db
+    .getRepository(WebhookDeliveryEntity)
+    .createQueryBuilder('d')
+    .where('d.subscriptionId = :subscriptionId AND d.projectId = :projectId', { subscriptionId, projectId });
+  if (query.status) qb.andWhere('d.status = :status', { status: query.status });
+  const [deliveries, total] = await qb
+    .orderBy('d.createdAt', 'DESC')
+    .addOrderBy('d.id', 'DESC')
+    .offset((query.page - 1) * query.limit)
+    .limit(query.limit)
+    .getManyAndCount();
+  return { deliveries, total };
+}
+
+/** A document delivery of the project whose subscription still exists. */
+export async function getDocumentDelivery(deps: Pick<DeliveryDeps, 'db'>, projectId: string, deliveryId: string): Promise<WebhookDeliveryEntity> {
+  const found = UUID.test(deliveryId)
+    ? await deps.db
+        .getRepository(WebhookDeliveryEntity)
+        .createQueryBuilder('d')
+        .innerJoin('webhook_subscriptions', 's', 's.id = d.subscription_id AND s.deleted_at IS NULL')
+        .where(`d.id = :deliveryId AND d.projectId = :projectId AND d.source = 'document'`, { deliveryId, projectId })
+        .getOne()
+    : null;
+  if (!found) throw new AppError('ERR_WEBHOOK_002');
+  return found;
+}
+
+/** Starts a delivery's workflow; the search attributes make it findable by project and delivery. */
+export async function startDeliveryWorkflow(deps: DeliveryDeps, projectId: string, deliveryId: string, workflowId: string): Promise<void> {
+  const input: DeliverWebhookInput = { deliveryId, retryDelaysMs: deps.retryDelaysMs };
+  await startProductWorkflow(deps.temporal, 'deliverWebhookWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId,
+    args: [input],
+    kind: 'webhook-delivery',
+    projectId,
+    entityId: deliveryId,
+  });
+}
+
+/**
+ * POST /api/webhooks/:id/test: a `webhook.test` event through the same delivery workflow as real
+ * events (headers, signature, retries, records), whatever the subscription's `events` list.
+ */
+export async function sendTestEvent(deps: DeliveryDeps, projectId: string, subscriptionId: string): Promise<{ deliveryId: string; eventId: string }> {
+  const subscription = await getSubscription(deps, projectId, subscriptionId);
+  if (!subscription.isActive) throw new AppError('ERR_WEBHOOK_004');
+  const event = envelope({
+    id: randomUUID(),
+    type: TEST_EVENT_TYPE,
+    timestamp: new Date().toISOString(),
+    data: { subscriptionId: subscription.id, message: 'Test event from Formwork: your endpoint is reachable.' },
+  });
+  const [deliveryId] = await createDeliveries(deps.db, [
+    { projectId, source: 'document', key: subscription.id, subscriptionId: subscription.id, url: subscription.url, eventId: event.id, eventType: event.type, payload: { ...event } },
+  ]);
+  try {
+    await startDeliveryWorkflow(deps, projectId, deliveryId, workflowIds.webhookDelivery(deliveryId));
+  } catch (err) {
+    // Left pending, it could never be retried (retry takes failed deliveries): make it retryable.
+    await deps.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [deliveryId]);
+    throw err;
+  }
+  return { deliveryId, eventId: event.id };
+}
+
+/** The codes a retry answers with: the document ones by default, Flow's for Flow deliveries. */
+export interface RetryCodes {
+  notFound: ErrorCode;
+  alreadyCompleted: ErrorCode;
+  inProgress: ErrorCode;
+  inactive: ErrorCode;
+}
+
+const DOCUMENT_RETRY_CODES: RetryCodes = {
+  notFound: 'ERR_WEBHOOK_002',
+  alreadyCompleted: 'ERR_WEBHOOK_003',
+  inProgress: 'ERR_WEBHOOK_005',
+  inactive: 'ERR_WEBHOOK_004',
+};
+
+/** For `POST /api/flow/deliveries/:id/retry` (spec, Flow deliveries). */
+export const FLOW_RETRY_CODES: RetryCodes = {
+  notFound: 'FLOW.DELIVERY_NOT_FOUND',
+  alreadyCompleted: 'FLOW.DELIVERY_ALREADY_COMPLETED',
+  inProgress: 'ERR_WEBHOOK_005',
+  inactive: 'ERR_WEBHOOK_004',
+};
+
+export interface RetryDeliveryInput {
+  projectId: string;
+  deliveryId: string;
+  /** Which deliveries this caller may retry (default 'document'); others are "not found". */
+  source?: DeliverySource;
+  codes?: RetryCodes;
+}
+
+/**
+ * Manual retry (spec, States: Delivery): a failed delivery is re-enqueued as a new workflow run
+ * (`webhook-delivery-<id>-retry-<n>`) with the full schedule; a completed one is 409. Pending or
+ * delivering ones are 409 too: their own schedule is still running.
+ */
+export async function retryDelivery(deps: DeliveryDeps, input: RetryDeliveryInput): Promise<{ deliveryId: string; workflowId: string }> {
+  const source = input.source ?? 'document';
+  const codes = input.codes ?? DOCUMENT_RETRY_CODES;
+  if (!UUID.test(input.deliveryId)) throw new AppError(codes.notFound);
+  // One conditional UPDATE: of two concurrent retries only one moves the row and starts a run.
+  const rows = await modifyReturning<{ manual_retries: number }>(
+    deps.db,
+    `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = NULL, manual_retries = manual_retries + 1
+      WHERE d.id = $1 AND d.project_id = $2 AND d.source = $3 AND d.status = 'failed'
+        AND (d.subscription_id IS NULL OR EXISTS (
+              SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.deleted_at IS NULL AND s.is_active))
+      RETURNING d.manual_retries`,
+    [input.deliveryId, input.projectId, source],
+  );
+  if (rows.length === 0) throw await whyNotRetryable(deps.db, input.deliveryId, input.projectId, source, codes);
+
+  const workflowId = workflowIds.webhookDeliveryRetry(input.deliveryId, rows[0].manual_retries);
+  try {
+    await startDeliveryWorkflow(deps, input.projectId, input.deliveryId, workflowId);
+  } catch (err) {
+    await deps.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [input.deliveryId]);
+    throw err;
+  }
+  return { deliveryId: input.deliveryId, workflowId };
+}
+
+async function whyNotRetryable(db: DataSource, deliveryId: string, projectId: string, source: DeliverySource, codes: RetryCodes): Promise<AppError> {
+  const [row]: Array<{ status: string; subscription_state: string | null }> = await db.query(
+    `SELECT d.status,
+            CASE WHEN d.subscription_id IS NULL THEN NULL WHEN s.deleted_at IS NOT NULL THEN 'deleted'
+                 WHEN s.is_active THEN 'active' ELSE 'inactive' END AS subscription_state
+       FROM webhook_deliveries d LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE d.id = $1 AND d.project_id = $2 AND d.source = $3`,
+    [deliveryId, projectId, source],
+  );
+  if (!row || row.subscription_state === 'deleted') return new AppError(codes.notFound);
+  if (row.status === 'completed') return new AppError(codes.alreadyCompleted);
+  if (row.status !== 'failed') return new AppError(codes.inProgress);
+  return new AppError(codes.inactive);
+}

@@ -1,0 +1,76 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { createOutboundGuard } from '../../activities/http/outbound';
+import type { Services } from '../../worker/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import * as deliveries from './webhook-deliveries.service';
+import * as presenter from './webhooks.presenter';
+import * as schema from './webhooks.schema';
+import * as subscriptions from './webhooks.service';
+
+/**
+ * Document webhook subscriptions (contract §4). A JWT caller needs the admin role (owners
+ * included); an API key needs `manage_webhooks`. Everything acts on the caller's project.
+ */
+export function webhookRoutes(services: Services): Router {
+  const { db, config } = services;
+  const router = new Router({ prefix: '/api/webhooks' });
+  const manage = requireProject(db, { role: 'admin', permission: 'manage_webhooks' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const subscriptionDeps = { db, guard: createOutboundGuard(config.outbound.allowlist) };
+  const deliveryDeps = { db, temporal: services.temporal, taskQueues: services.taskQueues, retryDelaysMs: config.webhooks.retryDelaysMs };
+
+  // Static paths before /:id, which would otherwise take "deliveries" for a subscription id.
+  router.get('/deliveries/:deliveryId', manage, async (ctx) => {
+    ctx.body = presenter.presentDelivery(await deliveries.getDocumentDelivery(deliveryDeps, scope(ctx).projectId, ctx.params.deliveryId));
+  });
+
+  router.post('/deliveries/:deliveryId/retry', manage, async (ctx) => {
+    const { deliveryId } = await deliveries.retryDelivery(deliveryDeps, { projectId: scope(ctx).projectId, deliveryId: ctx.params.deliveryId });
+    ctx.body = { success: true, deliveryId, message: 'Delivery re-enqueued' };
+  });
+
+  router.post('/', manage, async (ctx) => {
+    const input = validate(schema.createSubscriptionSchema, ctx.request.body);
+    const { projectId, userId, apiKeyId } = scope(ctx);
+    const created = await subscriptions.createSubscription(subscriptionDeps, projectId, { userId, apiKeyId }, input);
+    ctx.status = 201;
+    ctx.body = presenter.presentCreatedSubscription(created);
+  });
+
+  router.get('/', manage, async (ctx) => {
+    const query = validate(schema.listSubscriptionsSchema, ctx.query);
+    const { subscriptions: page, total } = await subscriptions.listSubscriptions(subscriptionDeps, scope(ctx).projectId, query);
+    ctx.body = { data: page.map(presenter.presentSubscription), meta: presenter.pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/:id', manage, async (ctx) => {
+    ctx.body = presenter.presentSubscription(await subscriptions.getSubscription(subscriptionDeps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.patch('/:id', manage, async (ctx) => {
+    const patch = validate(schema.updateSubscriptionSchema, ctx.request.body);
+    ctx.body = presenter.presentSubscription(await subscriptions.updateSubscription(subscriptionDeps, scope(ctx).projectId, ctx.params.id, patch));
+  });
+
+  router.delete('/:id', manage, async (ctx) => {
+    await subscriptions.deleteSubscription(subscriptionDeps, scope(ctx).projectId, ctx.params.id);
+    ctx.status = 204;
+  });
+
+  router.get('/:id/deliveries', manage, async (ctx) => {
+    const query = validate(schema.listDeliveriesSchema, ctx.query);
+    const { deliveries: page, total } = await deliveries.listDeliveries(deliveryDeps, scope(ctx).projectId, ctx.params.id, query);
+    ctx.body = { data: page.map(presenter.presentDelivery), meta: presenter.pageMeta(total, query.page, query.limit) };
+  });
+
+  router.post('/:id/test', manage, async (ctx) => {
+    const { deliveryId, eventId } = await deliveries.sendTestEvent(deliveryDeps, scope(ctx).projectId, ctx.params.id);
+    // Accepted, not done: the delivery runs in its workflow; GET /deliveries/:deliveryId follows it.
+    ctx.status = 202;
+    ctx.body = { success: true, deliveryId, eventId, status: 'pending' };
+  });
+
+  return router;
+}

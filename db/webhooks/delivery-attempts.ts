@@ -1,0 +1,87 @@
+import type { DeliverySource, DeliveryStatus } from '../../domain/webhooks/delivery';
+import { modifyReturning, type Queryable } from '../sql';
+
+/** The queries of one delivery attempt (activities/webhooks/attempt-delivery.activity.ts). */
+
+export interface DeliveryTargetRow {
+  id: string;
+  source: DeliverySource;
+  status: DeliveryStatus;
+  url: string;
+  /** The payload's JSON text exactly as stored: the bytes that are sent and signed. */
+  body: string;
+  eventId: string;
+  eventType: string;
+  headers: Record<string, string> | null;
+  secret: string | null;
+  subscriptionId: string | null;
+  /** Document deliveries: the subscription's state now (null when it was deleted). */
+  subscriptionState: 'active' | 'inactive' | 'deleted' | null;
+}
+
+/**
+ * Loads a delivery with what its next attempt needs. A document delivery follows its
+ * subscription: the current URL and secret, so an owner who fixed a URL and retries reaches it.
+ */
+export async function loadDeliveryTarget(db: Queryable, deliveryId: string): Promise<DeliveryTargetRow | undefined> {
+  const rows: DeliveryTargetRow[] = await db.query(
+    `SELECT d.id, d.source, d.status, COALESCE(s.url, d.url) AS url, d.payload::text AS body,
+            d.event_id AS "eventId", d.event_type AS "eventType", d.headers,
+            COALESCE(d.secret, s.secret) AS secret, d.subscription_id AS "subscriptionId",
+            CASE WHEN d.subscription_id IS NULL THEN NULL
+                 WHEN s.deleted_at IS NOT NULL THEN 'deleted'
+                 WHEN s.is_active THEN 'active' ELSE 'inactive' END AS "subscriptionState"
+       FROM webhook_deliveries d
+       LEFT JOIN webhook_subscriptions s ON s.id = d.subscription_id
+      WHERE d.id = $1`,
+    [deliveryId],
+  );
+  return rows[0];
+}
+
+/** Shows the delivery as in flight while the request runs; a completed one is left alone. */
+export async function markDelivering(db: Queryable, deliveryId: string): Promise<void> {
+  await db.query(`UPDATE webhook_deliveries SET status = 'delivering', next_attempt_at = NULL WHERE id = $1 AND status <> 'completed'`, [deliveryId]);
+}
+
+export interface AttemptRecord {
+  at: Date;
+  url: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  /** Status after this attempt: completed, failed, or delivering (a retry is scheduled). */
+  status: DeliveryStatus;
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Appends the attempt and moves the status in one statement, so a reader never sees an attempt
+ * without its consequence. The number counts every attempt of the delivery, manual retries too.
+ */
+export async function recordAttempt(db: Queryable, deliveryId: string, a: AttemptRecord): Promise<number | undefined> {
+  const rows = await modifyReturning<{ number: number }>(
+    db,
+    `UPDATE webhook_deliveries SET
+        attempts = attempts || jsonb_build_array(jsonb_build_object(
+          'number', jsonb_array_length(attempts) + 1,
+          'at', $2::text, 'statusCode', $3::int, 'error', $4::text, 'durationMs', $5::int)),
+        url = $6, status = $7, next_attempt_at = $8,
+        completed_at = CASE WHEN $7 = 'completed' THEN now() ELSE completed_at END
+      WHERE id = $1
+      RETURNING jsonb_array_length(attempts) AS number`,
+    [deliveryId, a.at.toISOString(), a.statusCode, a.error, Math.round(a.durationMs), a.url, a.status, a.nextAttemptAt],
+  );
+  return rows[0]?.number;
+}
+
+/**
+ * A delivery workflow cancelled between attempts (its Flow run was cancelled): the row must not
+ * stay "delivering" forever, and failed is what a manual retry can pick up again.
+ */
+export async function abandonDelivery(db: Queryable, deliveryId: string): Promise<void> {
+  await db.query(
+    `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = $1 AND status IN ('pending', 'delivering')`,
+    [deliveryId],
+  );
+}

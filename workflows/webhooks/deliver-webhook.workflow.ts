@@ -1,0 +1,47 @@
+import { CancellationScope, isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
+import type { WebhookActivities } from '../../activities/webhooks';
+import { retrySchedule, type DeliveryFinalStatus } from '../../domain/webhooks/delivery';
+
+const { attemptDelivery, abandonWebhookDelivery } = proxyActivities<WebhookActivities>({
+  // The HTTP request has its own 10 s budget; the rest is two small database writes.
+  startToCloseTimeout: '1 minute',
+  // Only infrastructure failures reach this policy (receiver failures are returned as outcomes):
+  // a database outage is waited out instead of losing the delivery.
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+export interface DeliverWebhookInput {
+  deliveryId: string;
+  /**
+   * Waits before each retry, filled by callers from WEBHOOK_RETRY_DELAYS (config.webhooks.retryDelaysMs).
+   * Default the spec's 30 s, 2 min, 10 min; more than three are ignored (spec: at most 3 retries).
+   */
+  retryDelaysMs?: number[];
+}
+
+/**
+ * Delivers one webhook (spec, Events: retry policy). The workflow owns the schedule like svix's
+ * worker: each attempt is one activity that records itself and returns an outcome; on a
+ * retryable failure the workflow sleeps the next delay, a durable timer that survives restarts.
+ * 2xx completes, 4xx (or a refused target) fails at once, and 5xx or network errors fail after
+ * the last retry. Returns the final status, which Flow runs wait for.
+ */
+export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promise<DeliveryFinalStatus> {
+  const delays = retrySchedule(input.retryDelaysMs);
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      const retryInMs = delays[attempt - 1];
+      const result = await attemptDelivery({ deliveryId: input.deliveryId, attempt, retryInMs });
+      if (result.outcome === 'delivered') return 'completed';
+      if (result.outcome === 'permanent' || retryInMs === undefined) {
+        log.info('webhook delivery failed', { deliveryId: input.deliveryId, attempt, error: result.error });
+        return 'failed';
+      }
+      await sleep(retryInMs);
+    }
+  } catch (err) {
+    // Cancelled with its parent (a Flow run): say so on the record, where a manual retry can find it.
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => abandonWebhookDelivery({ deliveryId: input.deliveryId }));
+    throw err;
+  }
+}
