@@ -93,3 +93,8 @@ export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** The PDF's text with all white space removed: for text drawn rotated or letter by letter (watermarks). */
+export async function squeezedText(pdf: Buffer, page?: number): Promise<string> {
+  return (await pdfText(pdf, { mode: 'raw', page })).replace(/\s+/g, '');
+}

@@ -2,7 +2,7 @@ import { renderDocument } from '../../../activities/rendering/render-document';
 import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
 import { countPdfPages } from '../../../activities/rendering/chromium-page';
 import { buildInvoiceTemplate, buildTemplate, component, invoiceVariables } from '../../support/rendering-fixtures';
-import { pdfInfo, pdfText, testPool } from '../../support/rendering-pdf';
+import { pdfInfo, pdfText, squeezedText, testPool } from '../../support/rendering-pdf';
 
 /** Real PDFs from the machine's Chromium, read back with poppler. */
 describe('PDF rendering', () => {
@@ -66,7 +66,7 @@ describe('PDF rendering', () => {
   });
 
   // Rotated text comes back in pieces ("FORM", "W", "ORK"): read it raw and drop the whitespace.
-  const squeezed = async (pdf: Buffer, page?: number) => (await pdfText(pdf, { mode: 'raw', page })).replace(/\s+/g, '');
+  const squeezed = squeezedText;
 
   it('prints the watermark only when asked', async () => {
     expect(await squeezed((await render()).body)).not.toContain('FORMWORKFREE');

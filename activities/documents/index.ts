@@ -1,0 +1,134 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import { batchCounts } from '../../db/documents/batch-counts';
+import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
+import { DocumentJobEntity } from '../../db/documents/document-job.entity';
+import { modifyReturning } from '../../db/sql';
+import type { ArtefactStorage } from '../storage/storage';
+import { batchEventData, jobEventData } from './document-events';
+import { cancelOpenJob, finishJob, outcomeOf, type JobOutcome } from './job-records';
+import { createRenderJobActivity, type RenderJobDeps } from './render-job.activity';
+
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export interface DocumentActivityDeps {
+  db: DataSource;
+  storage: ArtefactStorage;
+  downloadUrlTtlSeconds: number;
+  /** Creates one delivery per matching subscription; returns their ids (webhooks domain). */
+  prepareDeliveries: (projectId: string, event: EventEnvelope) => Promise<string[]>;
+  /** Restarts work whose workflow never started (the API died between insert and start). */
+  restartJob: (job: { id: string; projectId: string }) => Promise<void>;
+  restartBatch: (batch: { id: string; projectId: string }) => Promise<void>;
+}
+
+/** Activities of the main task queue: job bookkeeping, events, batches, maintenance. */
+export function createDocumentActivities(deps: DocumentActivityDeps) {
+  const jobs = deps.db.getRepository(DocumentJobEntity);
+  // Event ids are derived from what happened, so a retried activity re-creates the same event
+  // (and the same deliveries) instead of announcing it twice.
+  const event = (type: string, subjectId: string, data: Record<string, unknown>): EventEnvelope => ({
+    id: `evt_${subjectId}_${type.replace('.', '_')}`,
+    type,
+    timestamp: new Date().toISOString(),
+    data,
+  });
+
+  return {
+    async markJobFailed(input: { jobId: string; message: string }): Promise<JobOutcome> {
+      const job = await jobs.findOneBy({ id: input.jobId });
+      if (!job) return { jobId: input.jobId, status: 'failed', errorMessage: input.message };
+      return finishJob(deps.db, job, { error: { code: 'ERR_INTERNAL_001', message: input.message } });
+    },
+
+    async markJobCancelled(input: { jobId: string }): Promise<JobOutcome> {
+      const job = await jobs.findOneBy({ id: input.jobId });
+      if (!job) return { jobId: input.jobId, status: 'cancelled' };
+      await cancelOpenJob(deps.db, job);
+      return outcomeOf(await jobs.findOneByOrFail({ id: input.jobId }));
+    },
+
+    /** document.generated or document.failed for a job that ended (cancelled jobs send nothing). */
+    async prepareJobEvent(input: { jobId: string }): Promise<string[]> {
+      const job = await jobs.findOneBy({ id: input.jobId });
+      if (!job || (job.status !== 'completed' && job.status !== 'failed')) return [];
+      const type = job.status === 'completed' ? 'document.generated' : 'document.failed';
+      return deps.prepareDeliveries(job.projectId, event(type, job.id, await jobEventData(job, deps.storage, deps.downloadUrlTtlSeconds)));
+    },
+
+    async listBatchJobIds(input: { batchId: string; offset: number; limit: number }): Promise<string[]> {
+      const rows: Array<{ id: string }> = await deps.db.query(
+        `SELECT id FROM document_jobs WHERE batch_id = $1 ORDER BY batch_index LIMIT $2 OFFSET $3`,
+        [input.batchId, input.limit, input.offset],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    /** Marks the batch completed (once) and prepares batch.completed. */
+    async completeBatch(input: { batchId: string }): Promise<string[]> {
+      const done = await modifyReturning(
+        deps.db,
+        `UPDATE document_batches SET status = 'completed', completed_at = now() WHERE id = $1 AND status = 'processing' RETURNING id`,
+        [input.batchId],
+      );
+      const batch = await deps.db.getRepository(DocumentBatchEntity).findOneBy({ id: input.batchId });
+      if (!batch || done.length === 0) return [];
+      const { openJobs: _open, ...counts } = await batchCounts(deps.db, batch.id);
+      return deps.prepareDeliveries(batch.projectId, event('batch.completed', batch.id, batchEventData(batch, counts)));
+    },
+
+    /** Retention: removes artefacts older than the retention period; their jobs then say so. */
+    async expireArtefacts(input: { olderThanSeconds: number; limit: number }): Promise<number> {
+      const rows: Array<{ id: string; artefact_key: string }> = await deps.db.query(
+        `SELECT id, artefact_key FROM document_jobs
+          WHERE artefact_key IS NOT NULL AND artefact_expired_at IS NULL AND completed_at < now() - make_interval(secs => $1)
+          ORDER BY completed_at LIMIT $2`,
+        [input.olderThanSeconds, input.limit],
+      );
+      for (const row of rows) {
+        await deps.storage.delete(row.artefact_key);
+        await deps.db.query(`UPDATE document_jobs SET artefact_expired_at = now() WHERE id = $1`, [row.id]);
+      }
+      return rows.length;
+    },
+
+    /**
+     * Jobs and batches accepted by the API whose workflow never started (the API stopped between
+     * writing the record and starting the workflow). Starting is idempotent: the workflow id is the
+     * record's id, so one that is already running is left alone.
+     */
+    async restartStrandedWork(input: { olderThanSeconds: number }): Promise<number> {
+      const stranded: Array<{ id: string; project_id: string; kind: 'job' | 'batch' }> = await deps.db.query(
+        `SELECT id, project_id, 'job' AS kind FROM document_jobs
+          WHERE status = 'queued' AND batch_id IS NULL AND created_at < now() - make_interval(secs => $1)
+         UNION ALL
+         SELECT id, project_id, 'batch' AS kind FROM document_batches
+          WHERE status = 'processing' AND created_at < now() - make_interval(secs => $1)
+         LIMIT 500`,
+        [input.olderThanSeconds],
+      );
+      let started = 0;
+      for (const s of stranded) {
+        try {
+          await (s.kind === 'job' ? deps.restartJob : deps.restartBatch)({ id: s.id, projectId: s.project_id });
+          started += 1;
+        } catch (err) {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+      }
+      return started;
+    },
+  };
+}
+export type DocumentActivities = ReturnType<typeof createDocumentActivities>;
+
+export function createRenderActivities(deps: RenderJobDeps) {
+  return { renderJob: createRenderJobActivity(deps) };
+}
+export type RenderActivities = ReturnType<typeof createRenderActivities>;
+export type { JobOutcome } from './job-records';

@@ -1,0 +1,61 @@
+import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { DataSource } from 'typeorm';
+import { DocumentJobEntity } from '../../db/documents/document-job.entity';
+import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
+import { modifyReturning } from '../../db/sql';
+import { artefactKey } from '../../domain/documents/files';
+import { AppError } from '../../domain/errors';
+import type { RenderLimits } from '../../domain/templates/template.types';
+import { renderDocument } from '../rendering/render-document';
+import type { PdfRenderer } from '../rendering/pdf-renderer';
+import type { ArtefactStorage } from '../storage/storage';
+import { finishJob, outcomeOf, type JobOutcome } from './job-records';
+
+export interface RenderJobDeps {
+  db: DataSource;
+  storage: ArtefactStorage;
+  pdfRenderer: () => PdfRenderer;
+  limits: RenderLimits;
+  imageAllowlist: string[];
+}
+
+/**
+ * Renders one job and stores its artefact (render task queue). Idempotent, so Temporal may retry it
+ * after a worker dies: the job is claimed with a conditional UPDATE, and a job that already ended
+ * is reported as it is without rendering again. A template or input problem fails the job (it
+ * would fail again); a crash of the browser or storage throws, and Temporal retries.
+ */
+export function createRenderJobActivity(deps: RenderJobDeps) {
+  return async function renderJob(input: { jobId: string }): Promise<JobOutcome> {
+    const claimed = await modifyReturning<{ id: string }>(
+      deps.db,
+      `UPDATE document_jobs SET status = 'processing', attempts = attempts + 1, started_at = COALESCE(started_at, now())
+        WHERE id = $1 AND status IN ('queued', 'processing') RETURNING id`,
+      [input.jobId],
+    );
+    const job = await deps.db.getRepository(DocumentJobEntity).findOneBy({ id: input.jobId });
+    if (!job) throw ApplicationFailure.nonRetryable(`job ${input.jobId} no longer exists`, 'ERR_JOB_001');
+    if (claimed.length === 0) return outcomeOf(job);
+
+    const version = await deps.db.getRepository(TemplateVersionEntity).findOneBy({ templateId: job.templateId, version: job.templateVersion });
+    if (!version) return finishJob(deps.db, job, { error: new AppError('ERR_TMPL_013', `Template version ${job.templateVersion} no longer exists`) });
+
+    const started = Date.now();
+    const beat = setInterval(() => heartbeat(), 2000);
+    try {
+      const doc = await renderDocument(
+        { pdfRenderer: deps.pdfRenderer(), limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+        { template: version.definition, variables: job.variables, format: job.format, watermark: job.billing === 'free', title: job.filename ?? undefined },
+      );
+      const key = artefactKey(job.projectId, job.id, job.format);
+      await deps.storage.put(key, doc.body, doc.contentType);
+      return await finishJob(deps.db, job, { artefactKey: key, size: doc.body.length, generationMs: Date.now() - started });
+    } catch (err) {
+      if (err instanceof AppError) return finishJob(deps.db, job, { error: err });
+      throw err;
+    } finally {
+      clearInterval(beat);
+    }
+  };
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import { batchCounts, type BatchCounts } from '../../db/documents/batch-counts';
+import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
+import { DocumentJobEntity } from '../../db/documents/document-job.entity';
+import { downloadName } from '../../domain/documents/files';
+import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
+import type { DocumentFormat } from '../../domain/documents/types';
+import { AppError } from '../../domain/errors';
+import { startProductWorkflow } from '../../worker/temporal';
+import { checkVariables, jobWorkflowOptions, newJob, publishedTemplateFor, reserve, type Caller, type DocumentDeps } from './documents.service';
+
+export interface BatchInput {
+  templateId: string;
+  format: DocumentFormat;
+  documents: Array<{ variables: Record<string, unknown>; filename?: string; metadata?: Record<string, unknown> }>;
+  metadata?: Record<string, unknown>;
+  useCredit: boolean;
+}
+
+const INSERT_CHUNK = 500;
+
+/**
+ * Accepts a batch: every document is checked first (nothing is accepted if one is invalid), the
+ * whole batch is paid for at once, the batch and its jobs are written in one transaction, and one
+ * workflow (id = batch id) renders them.
+ */
+export async function generateBatch(deps: DocumentDeps, caller: Caller, input: BatchInput): Promise<{ batch: DocumentBatchEntity; counts: BatchCounts }> {
+  const batchMetadata = checkMetadata(input.metadata);
+  const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
+  const docs = input.documents.map((d, i) => {
+    checkVariables(published, d.variables, `documents[${i}].variables.`);
+    return { ...d, metadata: mergeMetadata(batchMetadata, checkMetadata(d.metadata, `documents[${i}].metadata`), `documents[${i}].metadata`) };
+  });
+
+  const batch = Object.assign(new DocumentBatchEntity(), {
+    id: randomUUID(),
+    projectId: caller.projectId,
+    templateId: published.template.id,
+    format: input.format,
+    status: 'processing' as const,
+    totalJobs: docs.length,
+    metadata: batchMetadata ?? null,
+    apiKeyId: caller.apiKeyId ?? null,
+    createdAt: new Date(),
+    completedAt: null,
+  });
+  await deps.db.transaction(async (m) => {
+    const billing = await reserve(deps, m, caller.projectId, docs.length, input.useCredit, `batch ${batch.id}`);
+    await m.getRepository(DocumentBatchEntity).insert(batch);
+    const jobs = docs.map((d, i) =>
+      newJob(caller, published, { format: input.format, variables: d.variables, billing, metadata: d.metadata ?? null, filename: d.filename ?? null, batchId: batch.id, batchIndex: i }),
+    );
+    for (let i = 0; i < jobs.length; i += INSERT_CHUNK) await m.getRepository(DocumentJobEntity).insert(jobs.slice(i, i + INSERT_CHUNK));
+  });
+  await startBatchWorkflow(deps, batch);
+  return { batch, counts: { completedJobs: 0, failedJobs: 0, cancelledJobs: 0, openJobs: docs.length } };
+}
+
+/** Starts a batch's workflow (id = batch id); throws if Temporal refuses or is unreachable. */
+export function launchBatchWorkflow(deps: Pick<DocumentDeps, 'temporal' | 'taskQueues' | 'config'>, batch: Pick<DocumentBatchEntity, 'id' | 'projectId'>): Promise<void> {
+  return startProductWorkflow(deps.temporal, 'generateBatchWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: batch.id,
+    args: [{ batchId: batch.id, concurrency: deps.config.documents.batchConcurrency, ...jobWorkflowOptions(deps) }],
+    kind: 'batch',
+    projectId: batch.projectId,
+    entityId: batch.id,
+  });
+}
+
+/** For the API: a batch whose start failed stays `processing` and the maintenance schedule starts it. */
+export async function startBatchWorkflow(deps: DocumentDeps, batch: Pick<DocumentBatchEntity, 'id' | 'projectId'>): Promise<void> {
+  try {
+    await launchBatchWorkflow(deps, batch);
+  } catch (err) {
+    deps.logger.warn('batch workflow not started; the maintenance schedule will start it', { batchId: batch.id, err });
+  }
+}
+
+export async function getBatch(deps: DocumentDeps, projectId: string, batchId: string) {
+  const batch = await deps.db.getRepository(DocumentBatchEntity).findOneBy({ id: batchId, projectId });
+  if (!batch) throw new AppError('ERR_BATCH_001');
+  const jobs = await deps.db.getRepository(DocumentJobEntity).find({
+    where: { batchId },
+    order: { batchIndex: 'ASC' },
+    select: { id: true, status: true, artefactKey: true, artefactExpiredAt: true, filename: true, format: true },
+  });
+  const ttlSeconds = deps.config.storage.downloadUrlTtlSeconds;
+  const documents = await Promise.all(
+    jobs.map(async (j) => ({
+      jobId: j.id,
+      status: j.status,
+      downloadUrl:
+        j.status === 'completed' && j.artefactKey && !j.artefactExpiredAt
+          ? (await deps.storage.signedUrl(j.artefactKey, { ttlSeconds, filename: downloadName(j.filename, j.id, j.format) })).url
+          : undefined,
+    })),
+  );
+  return { batch, counts: await batchCounts(deps.db, batchId), documents };
+}

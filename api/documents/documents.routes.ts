@@ -1,0 +1,124 @@
+import { Readable } from 'node:stream';
+import Router from '@koa/router';
+import { stringify } from 'csv-stringify';
+import type { Context } from 'koa';
+import type { Services } from '../../worker/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import { documentAnalytics, periodOf } from './analytics.service';
+import { generateBatch, getBatch } from './batches.service';
+import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from './documents.presenter';
+import * as schema from './documents.schema';
+import { generate, type Caller } from './documents.service';
+import * as jobs from './jobs.service';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Spec "Document generation", mounted under /api/documents and /api/v1/documents. */
+export function documentRoutes(services: Services, prefix: string): Router {
+  const { db, config } = services;
+  const router = new Router({ prefix });
+  const canGenerate = requireProject(db, { role: 'member', permission: 'generate_documents' });
+  const canRead = requireProject(db, { role: 'viewer', permission: 'read_documents' });
+  const caller = (ctx: Context): Caller => {
+    const s = ctx.state.scope as Scope;
+    return { projectId: s.projectId, apiKeyId: s.apiKeyId, userId: s.userId };
+  };
+  const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
+  const jobId = (ctx: Context) => {
+    if (!UUID.test(ctx.params.jobId)) throw jobs.notFound();
+    return ctx.params.jobId as string;
+  };
+  const statusUrl = (id: string) => `${config.publicUrl}/api/documents/jobs/${id}`;
+
+  router.post('/generate', canGenerate, async (ctx) => {
+    const input = validate(schema.generateSchema, ctx.request.body);
+    const { job, estimatedWaitSeconds } = await generate(services, caller(ctx), input);
+    ctx.status = 202;
+    ctx.body = { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), estimatedWaitSeconds };
+  });
+
+  router.post('/generate/batch', canGenerate, async (ctx) => {
+    const input = validate(schema.batchSchema(config.documents.batchMaxDocuments), ctx.request.body);
+    const { batch, counts } = await generateBatch(services, caller(ctx), input);
+    ctx.status = 202;
+    const body = presentBatch(batch, counts);
+    ctx.body = { ...body, documents: undefined, statusUrl: `${config.publicUrl}/api/documents/batches/${batch.id}` };
+  });
+
+  router.get('/batches/:batchId', canRead, async (ctx) => {
+    if (!UUID.test(ctx.params.batchId)) throw jobs.batchNotFound();
+    const { batch, counts, documents } = await getBatch(services, projectId(ctx), ctx.params.batchId);
+    ctx.body = presentBatch(batch, counts, documents);
+  });
+
+  router.get('/jobs', canRead, async (ctx) => {
+    const q = validate(schema.listJobsSchema, ctx.query);
+    const { jobs: rows, total } = await jobs.listJobs(services, projectId(ctx), q);
+    ctx.body = { jobs: await Promise.all(rows.map(async (j) => presentJob(j, await jobs.downloadLink(services, j)))), total, offset: q.offset, limit: q.limit };
+  });
+
+  router.get('/jobs/export', canRead, async (ctx) => {
+    const q = validate(schema.exportJobsSchema, ctx.query);
+    const rows = Readable.from(jobs.exportJobs(services, projectId(ctx), q)).map(exportRow);
+    const day = new Date().toISOString().slice(0, 10);
+    ctx.set('Content-Disposition', `attachment; filename="jobs-${day}.${q.format}"`);
+    if (q.format === 'json') {
+      ctx.type = 'application/json';
+      ctx.body = Readable.from(jsonArray(rows));
+    } else {
+      ctx.type = 'text/csv; charset=utf-8';
+      ctx.body = rows.pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }));
+    }
+  });
+
+  router.delete('/jobs/bulk', canGenerate, async (ctx) => {
+    const { jobIds } = validate(schema.jobIdsSchema, ctx.request.body);
+    const deleted = await jobs.bulkDeleteJobs(services, projectId(ctx), jobIds);
+    ctx.body = { deleted, message: `${deleted} job(s) deleted` };
+  });
+
+  router.post('/jobs/bulk/retry', canGenerate, async (ctx) => {
+    const { jobIds } = validate(schema.jobIdsSchema, ctx.request.body);
+    const queued = await jobs.bulkRetryJobs(services, caller(ctx), jobIds);
+    ctx.body = { queued, message: `${queued} failed job(s) queued again` };
+  });
+
+  router.get('/jobs/:jobId', canRead, async (ctx) => {
+    const job = await jobs.findJob(services, projectId(ctx), jobId(ctx));
+    ctx.body = presentJob(job, await jobs.downloadLink(services, job));
+  });
+
+  router.post('/jobs/:jobId/retry', canGenerate, async (ctx) => {
+    const job = await jobs.retryJob(services, caller(ctx), jobId(ctx));
+    ctx.status = 202;
+    ctx.body = { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), message: `Retrying job ${ctx.params.jobId} as a new job` };
+  });
+
+  router.post('/jobs/:jobId/cancel', canGenerate, async (ctx) => {
+    const job = await jobs.cancelJob(services, projectId(ctx), jobId(ctx));
+    ctx.body = { jobId: job.id, status: job.status, message: 'Job cancelled' };
+  });
+
+  router.delete('/jobs/:jobId', canGenerate, async (ctx) => {
+    await jobs.deleteJob(services, projectId(ctx), jobId(ctx));
+    ctx.status = 204;
+  });
+
+  router.get('/analytics', canRead, async (ctx) => {
+    const q = validate(schema.analyticsSchema, ctx.query);
+    ctx.body = await documentAnalytics(services, projectId(ctx), periodOf(q));
+  });
+
+  return router;
+}
+
+async function* jsonArray(rows: AsyncIterable<unknown>): AsyncGenerator<string> {
+  let first = true;
+  yield '[';
+  for await (const row of rows) {
+    yield (first ? '' : ',') + JSON.stringify(row);
+    first = false;
+  }
+  yield ']';
+}

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { reserveFreeDocuments, spendCredits } from '../../db/documents/billing';
+import { DocumentJobEntity } from '../../db/documents/document-job.entity';
+import { loadPublishedVersion, type PublishedTemplate } from '../../db/templates/template-lookup';
+import { estimateWaitSeconds } from '../../domain/documents/files';
+import { checkMetadata } from '../../domain/documents/metadata';
+import type { Billing, DocumentFormat } from '../../domain/documents/types';
+import { AppError } from '../../domain/errors';
+import { applyVariableInput } from '../../domain/templates/variables';
+import type { Services } from '../../worker/services';
+import { startProductWorkflow } from '../../worker/temporal';
+
+export type DocumentDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'storage' | 'config' | 'logger'>;
+
+/** Who asks: the project, and the API key or user behind the call. */
+export interface Caller {
+  projectId: string;
+  apiKeyId?: string;
+  userId?: string;
+}
+
+export interface GenerateInput {
+  templateId: string;
+  format: DocumentFormat;
+  variables: Record<string, unknown>;
+  filename?: string;
+  metadata?: Record<string, unknown>;
+  useCredit: boolean;
+}
+
+/** Loads the published version and checks the requested format against its outputFormats. */
+export async function publishedTemplateFor(deps: DocumentDeps, projectId: string, ref: string, format: DocumentFormat): Promise<PublishedTemplate> {
+  const published = await loadPublishedVersion(deps.db, projectId, ref);
+  if (!published.outputFormats.includes(format)) {
+    throw new AppError('ERR_TMPL_009', `This template renders to ${published.outputFormats.join(' and ')} only`, { field: 'format', allowed: published.outputFormats });
+  }
+  return published;
+}
+
+/** Variables are checked (required, types) when the request arrives, not when it renders. */
+export function checkVariables(published: PublishedTemplate, variables: Record<string, unknown>, fieldPrefix = ''): void {
+  try {
+    applyVariableInput(published.definition.variables, variables);
+  } catch (err) {
+    if (err instanceof AppError && fieldPrefix && err.relatedInfo?.field) {
+      throw new AppError(err.code, err.message, { ...err.relatedInfo, field: `${fieldPrefix}${String(err.relatedInfo.field)}` });
+    }
+    throw err;
+  }
+}
+
+/** Spends what `n` documents cost: credits when asked for, else this month's free quota. */
+export async function reserve(deps: DocumentDeps, m: EntityManager, projectId: string, n: number, useCredit: boolean, reason: string): Promise<Billing> {
+  if (useCredit) {
+    await spendCredits(m, projectId, n, reason);
+    return 'credit';
+  }
+  await reserveFreeDocuments(m, projectId, n, deps.config.documents.freeDocumentsPerMonth);
+  return 'free';
+}
+
+export function newJob(caller: Caller, published: PublishedTemplate, fields: Partial<DocumentJobEntity> & Pick<DocumentJobEntity, 'format' | 'variables' | 'billing'>): DocumentJobEntity {
+  return Object.assign(new DocumentJobEntity(), {
+    id: randomUUID(),
+    projectId: caller.projectId,
+    batchId: null,
+    batchIndex: null,
+    apiKeyId: caller.apiKeyId ?? null,
+    userId: caller.userId ?? null,
+    templateId: published.template.id,
+    templateVersion: published.version,
+    status: 'queued',
+    metadata: null,
+    filename: null,
+    attempts: 0,
+    artefactKey: null,
+    artefactSize: null,
+    artefactExpiredAt: null,
+    errorCode: null,
+    errorMessage: null,
+    retryOf: null,
+    generationMs: null,
+    createdAt: new Date(),
+    startedAt: null,
+    completedAt: null,
+    ...fields,
+  });
+}
+
+export async function generate(deps: DocumentDeps, caller: Caller, input: GenerateInput): Promise<{ job: DocumentJobEntity; estimatedWaitSeconds: number }> {
+  const metadata = checkMetadata(input.metadata);
+  const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
+  checkVariables(published, input.variables);
+  const job = await deps.db.transaction(async (m) => {
+    const billing = await reserve(deps, m, caller.projectId, 1, input.useCredit, 'document generation');
+    const row = newJob(caller, published, { format: input.format, variables: input.variables, billing, metadata: metadata ?? null, filename: input.filename ?? null });
+    await m.getRepository(DocumentJobEntity).insert(row);
+    return row;
+  });
+  await startJobWorkflow(deps, job);
+  return { job, estimatedWaitSeconds: await estimateWait(deps) };
+}
+
+/** Starts a job's workflow (id = job id); throws if Temporal refuses or is unreachable. */
+export function launchJobWorkflow(deps: Pick<DocumentDeps, 'temporal' | 'taskQueues' | 'config'>, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<void> {
+  return startProductWorkflow(deps.temporal, 'generateDocumentWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: job.id,
+    args: [{ jobId: job.id, ...jobWorkflowOptions(deps) }],
+    kind: 'document',
+    projectId: job.projectId,
+    entityId: job.id,
+  });
+}
+
+/**
+ * Starts a job's workflow for the API. If Temporal cannot be reached the accepted job is not
+ * lost: it stays queued and the maintenance schedule starts it (restartStrandedWork).
+ */
+export async function startJobWorkflow(deps: DocumentDeps, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<void> {
+  try {
+    await launchJobWorkflow(deps, job);
+  } catch (err) {
+    deps.logger.warn('job workflow not started; the maintenance schedule will start it', { jobId: job.id, err });
+  }
+}
+
+export function jobWorkflowOptions(deps: Pick<DocumentDeps, 'taskQueues' | 'config'>) {
+  return { renderTaskQueue: deps.taskQueues.render, webhookRetryDelaysMs: deps.config.webhooks.retryDelaysMs };
+}
+
+/** From the open jobs ahead and the recent average render time. */
+async function estimateWait(deps: DocumentDeps): Promise<number> {
+  const [{ open, avg_ms }] = await deps.db.query(
+    `SELECT (SELECT count(*)::int FROM document_jobs WHERE status IN ('queued','processing')) AS open,
+            (SELECT avg(generation_ms)::float FROM (SELECT generation_ms FROM document_jobs
+               WHERE status = 'completed' AND generation_ms IS NOT NULL ORDER BY completed_at DESC LIMIT 50) r) AS avg_ms`,
+  );
+  return estimateWaitSeconds(Math.max(0, open - 1), avg_ms, deps.config.rendering.poolSize);
+}
+

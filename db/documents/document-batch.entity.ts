@@ -1,0 +1,18 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { DocumentFormat } from '../../domain/documents/types';
+
+/** A batch; its counts are derived from its jobs, never stored twice. */
+@Entity({ name: 'document_batches' })
+export class DocumentBatchEntity {
+  /** Also the id of the batch's Temporal workflow. */
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid', { name: 'project_id' }) projectId: string;
+  @Column('uuid', { name: 'template_id' }) templateId: string;
+  @Column('text') format: DocumentFormat;
+  @Column('text') status: 'processing' | 'completed';
+  @Column('integer', { name: 'total_jobs' }) totalJobs: number;
+  @Column('jsonb', { nullable: true }) metadata: Record<string, any> | null;
+  @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
+  @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
+  @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
+}

@@ -1,0 +1,34 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { Billing, DocumentFormat, JobStatus } from '../../domain/documents/types';
+
+
+@Entity({ name: 'document_jobs' })
+export class DocumentJobEntity {
+  /** Also the id of the job's Temporal workflow. */
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid', { name: 'project_id' }) projectId: string;
+  @Column('uuid', { name: 'batch_id', nullable: true }) batchId: string | null;
+  @Column('integer', { name: 'batch_index', nullable: true }) batchIndex: number | null;
+  @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
+  @Column('uuid', { name: 'user_id', nullable: true }) userId: string | null;
+  @Column('uuid', { name: 'template_id' }) templateId: string;
+  @Column('integer', { name: 'template_version' }) templateVersion: number;
+  @Column('text') format: DocumentFormat;
+  @Column('text') status: JobStatus;
+  @Column('jsonb') variables: Record<string, any>;
+  @Column('jsonb', { nullable: true }) metadata: Record<string, any> | null;
+  @Column('text', { nullable: true }) filename: string | null;
+  @Column('text') billing: Billing;
+  @Column('integer', { default: 0 }) attempts: number;
+  @Column('text', { name: 'artefact_key', nullable: true }) artefactKey: string | null;
+  @Column('integer', { name: 'artefact_size', nullable: true }) artefactSize: number | null;
+  /** Set when retention removed the artefact; the job then says so instead of offering a dead link. */
+  @Column('timestamptz', { name: 'artefact_expired_at', nullable: true }) artefactExpiredAt: Date | null;
+  @Column('text', { name: 'error_code', nullable: true }) errorCode: string | null;
+  @Column('text', { name: 'error_message', nullable: true }) errorMessage: string | null;
+  @Column('uuid', { name: 'retry_of', nullable: true }) retryOf: string | null;
+  @Column('integer', { name: 'generation_ms', nullable: true }) generationMs: number | null;
+  @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
+  @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
+  @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
+}

@@ -1,0 +1,25 @@
+import type { DocumentFormat } from './types';
+
+export const FILE_EXTENSIONS: Record<DocumentFormat, 'pdf' | 'xlsx'> = { pdf: 'pdf', excel: 'xlsx' };
+
+/** Where a job's artefact is stored: project-scoped, named by job id. */
+export function artefactKey(projectId: string, jobId: string, format: DocumentFormat): string {
+  return `documents/${projectId}/${jobId}.${FILE_EXTENSIONS[format]}`;
+}
+
+/** The name the browser saves a download under: the requested filename, else the job id. */
+export function downloadName(filename: string | null, jobId: string, format: DocumentFormat): string {
+  return `${filename ?? `document-${jobId}`}.${FILE_EXTENSIONS[format]}`;
+}
+
+/** Request `filename`: a plain name without extension or path separators. */
+export const FILENAME_PATTERN = /^[^/\\\u0000-\u001f]{1,200}$/;
+
+/**
+ * A rough wait estimate from what is ahead in the queue and how long documents have taken
+ * lately, spread over the render slots working in parallel.
+ */
+export function estimateWaitSeconds(queueAhead: number, recentAvgMs: number | null, renderSlots: number): number {
+  const perDocMs = recentAvgMs ?? 1500;
+  return Math.max(1, Math.ceil(((queueAhead + 1) * perDocMs) / Math.max(1, renderSlots) / 1000));
+}

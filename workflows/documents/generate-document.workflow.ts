@@ -1,0 +1,11 @@
+import type { JobOutcome } from '../../activities/documents';
+import { processJob, type JobWorkflowOptions } from './process-job';
+
+export interface GenerateDocumentInput extends JobWorkflowOptions {
+  jobId: string;
+}
+
+/** A single generation; the workflow id is the job id. Cancelling the workflow cancels the job. */
+export async function generateDocumentWorkflow(input: GenerateDocumentInput): Promise<JobOutcome> {
+  return processJob(input.jobId, input);
+}

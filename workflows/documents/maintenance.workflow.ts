@@ -1,0 +1,28 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { DocumentActivities } from '../../activities/documents';
+
+const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { maximumAttempts: 3 },
+});
+
+export interface MaintenanceInput {
+  retentionSeconds: number;
+  /** Queued work older than this without a running workflow is started again. */
+  strandedAfterSeconds: number;
+}
+
+/**
+ * Run by a Temporal schedule (`formwork-maintenance`): removes artefacts past the retention period
+ * and restarts accepted work whose workflow never started.
+ */
+export async function documentMaintenanceWorkflow(input: MaintenanceInput): Promise<{ expired: number; restarted: number }> {
+  let expired = 0;
+  for (;;) {
+    const n = await expireArtefacts({ olderThanSeconds: input.retentionSeconds, limit: 500 });
+    expired += n;
+    if (n < 500) break;
+  }
+  const restarted = await restartStrandedWork({ olderThanSeconds: input.strandedAfterSeconds });
+  return { expired, restarted };
+}
