@@ -5,6 +5,8 @@ import type { Client } from '@temporalio/client';
 import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { createMailer } from '../activities/mail';
+import { createChromiumPool } from '../activities/rendering/chromium-pool';
+import type { PdfRenderer } from '../activities/rendering/pdf-renderer';
 import type { Mailer } from '../activities/mail/mailer';
 import { createStorage } from '../activities/storage';
 import type { ArtefactStorage } from '../activities/storage/storage';
@@ -27,6 +29,11 @@ export interface Services {
   storage: ArtefactStorage;
   mailer: Mailer;
   redis?: Redis;
+  /**
+   * The process's one Chromium pool (template previews, later the render activities). Built
+   * here but launched by its first render, so roles that never print start no browser.
+   */
+  pdfRenderer: PdfRenderer;
   /** HMAC key for access tokens and signed local download URLs. */
   secret: string;
   close(): Promise<void>;
@@ -41,6 +48,7 @@ export async function createServices(config: Config, logger = createLogger(confi
   const redis = config.limits.redisUrl ? new Redis(config.limits.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : undefined;
   const storage = createStorage(config, { signingSecret: secret });
   const mailer = createMailer(config, { log: logger });
+  const pdfRenderer = createChromiumPool(config.rendering, config.browser.executablePath);
   return {
     config,
     logger,
@@ -50,8 +58,10 @@ export async function createServices(config: Config, logger = createLogger(confi
     storage,
     mailer,
     redis,
+    pdfRenderer,
     secret,
     async close() {
+      await pdfRenderer.close();
       await temporal.connection.close();
       redis?.disconnect();
       await db.destroy();
