@@ -20,6 +20,7 @@ import { userRoutes } from './identity/users.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
+import { createFlowApi } from './flow/flow-api';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -55,6 +56,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     teamRoutes(services),
   ];
   routers.push(webhookRoutes(services));
+  const flow = createFlowApi(services);
+  routers.push(...flow.routers);
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);
@@ -76,5 +79,10 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     }),
   );
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
-  return Object.assign(app, { shutdown: async () => usage?.stop() });
+  return Object.assign(app, {
+    shutdown: async () => {
+      flow.stop();
+      await usage?.stop();
+    },
+  });
 }

@@ -1,3 +1,6 @@
+import { GateEntity } from './flow/gate.entity';
+import { GateSchemaVersionEntity } from './flow/gate-schema-version.entity';
+import { RunEntity } from './flow/run.entity';
 import { ActivityEntity } from './identity/activity.entity';
 import { ApiKeyEntity } from './identity/api-key.entity';
 import { BackupCodeEntity } from './identity/backup-code.entity';
@@ -13,4 +16,4 @@ import { TemplateEntity } from './templates/template.entity';
 import { TemplateVersionEntity } from './templates/template-version.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity];

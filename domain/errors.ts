@@ -155,6 +155,15 @@ export const ERRORS = {
   ERR_WEBHOOK_005: { status: 409, message: 'Delivery is still in progress' },
   /** A project already has the most subscriptions allowed (25): each one multiplies every event. */
   ERR_WEBHOOK_006: { status: 400, message: 'Webhook subscription limit reached' },
+  // --- Flow plan limits (new codes, spec pattern; spec Limits §7, by the project's plan) ---
+  /** Creating a gate past the plan's maximum (Free: 3); deleted gates do not count. */
+  ERR_FLOW_LIMIT_001: { status: 403, message: "Your plan's gate limit is reached" },
+  /** A run submitted past the plan's monthly runs on a plan without overage (Free: 500 per UTC month). */
+  ERR_FLOW_LIMIT_002: { status: 429, message: "Your plan's monthly run limit is reached" },
+  /** A payload longer than the plan's content limit in characters (Free: 50,000), under the 1 MB cap. */
+  ERR_FLOW_LIMIT_003: { status: 413, message: "Payload exceeds your plan's content limit" },
+  /** An approvalConfig with more approvers than the plan allows per gate (Free: 5). */
+  ERR_FLOW_LIMIT_004: { status: 403, message: "Your plan's approver limit per gate is exceeded" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

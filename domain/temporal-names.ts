@@ -20,4 +20,6 @@ export const workflowIds = {
   webhookDelivery: (deliveryId: string) => `webhook-delivery-${deliveryId}`,
   /** The n-th manual retry of a delivery: a new run, so the first one's history stays readable. */
   webhookDeliveryRetry: (deliveryId: string, n: number) => `webhook-delivery-${deliveryId}-retry-${n}`,
+  /** A Flow run's workflow: the run id itself (contract §5), so a runId pastes straight into the Web UI. */
+  flowRun: (runId: string) => runId,
 };

@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createFlowRunStarter, startFlowRunSweeper } from './flow-run-starter';
 import type { Services } from './services';
 
 export interface WorkerSet {
@@ -33,12 +34,18 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
   });
   const workers = [main];
   let running: Promise<unknown> | undefined;
+  // Starts Flow run workflows an API replica accepted but could not start (docs/flow.md).
+  const flowRuns = createFlowRunStarter({ db, temporal: services.temporal, taskQueue: taskQueues.main, logger: services.logger });
+  let stopFlowSweep: (() => void) | undefined;
   return {
     run() {
+      stopFlowSweep ??= startFlowRunSweeper(flowRuns, services.logger);
       running ??= Promise.all(workers.map((w) => w.run()));
       return running.then(() => undefined);
     },
     async shutdown() {
+      stopFlowSweep?.();
+      flowRuns.stop();
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();

@@ -1,6 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { TypedSearchAttributes, type WorkflowIdReusePolicy } from '@temporalio/common';
 import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID, SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared/search-attributes';
 import type { Logger } from '../domain/logger';
 
@@ -41,6 +41,8 @@ export interface ProductWorkflowStart {
   projectId?: string;
   entityId: string;
   memo?: Record<string, unknown>;
+  /** REJECT_DUPLICATE makes a start idempotent even after the first run of that id has closed. */
+  workflowIdReusePolicy?: WorkflowIdReusePolicy;
 }
 
 /** Starts a workflow with the search attributes that make it findable in the Web UI. */
@@ -56,6 +58,7 @@ export async function startProductWorkflow(client: Client, workflowType: string,
     args: start.args,
     typedSearchAttributes: new TypedSearchAttributes(pairs),
     memo: start.memo,
+    ...(start.workflowIdReusePolicy ? { workflowIdReusePolicy: start.workflowIdReusePolicy } : {}),
   });
 }
 

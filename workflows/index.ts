@@ -3,3 +3,4 @@ export { sendAccountEmailWorkflow } from './identity/account-email.workflow';
 export { deleteAccountWorkflow } from './identity/account-deletion.workflow';
 export { sendInvitationEmailWorkflow } from './identity/team-invitation.workflow';
 export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
+export { flowRunWorkflow } from './flow/flow-run.workflow';

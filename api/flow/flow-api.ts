@@ -1,0 +1,62 @@
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { DataSource } from 'typeorm';
+import type { ArtefactStorage } from '../../activities/storage/storage';
+import { CompiledGateCache } from '../../domain/flow/gate-cache';
+import { createFlowRunStarter, type FlowRunStarter } from '../../worker/flow-run-starter';
+import type { Services } from '../../worker/services';
+import { requireProject } from '../middleware/guards';
+import { createLimiterFactory } from '../rate-limits';
+import { gateRoutes } from './gates.routes';
+import { runRoutes } from './runs.routes';
+import { submissionRoutes } from './submissions.routes';
+import type { SubmissionDeps } from './submissions.service';
+
+/**
+ * The Flow API's shared parts, built once per app: the compiled-gate cache, per-gate rate
+ * limiters, the run-workflow starter, and the access rule of every Flow route.
+ *
+ * Access: any active API key of the workspace (spec: Flow takes API keys, scoped to the key's
+ * project), and also the dashboard's JWT on its active project (contract §2: viewers read,
+ * members "run gates"). Review tokens are refused.
+ */
+export interface FlowApiDeps {
+  db: DataSource;
+  storage: ArtefactStorage;
+  downloadUrlTtlSeconds: number;
+  submissions: SubmissionDeps;
+  read: Middleware;
+  write: Middleware;
+}
+
+export interface FlowApi {
+  routers: Router[];
+  starter: FlowRunStarter;
+  stop(): void;
+}
+
+export function createFlowApi(services: Services): FlowApi {
+  const { db, config } = services;
+  const makeLimiter = createLimiterFactory(services.redis, config.temporal.taskQueuePrefix);
+  const limiters = new Map<number, RateLimiterAbstract>();
+  const gateLimiter = (points: number) => {
+    let limiter = limiters.get(points);
+    if (!limiter) limiters.set(points, (limiter = makeLimiter(`flow-gate-${points}`, points, 60)));
+    return limiter;
+  };
+  const starter = createFlowRunStarter({ db, temporal: services.temporal, taskQueue: services.taskQueues.main, logger: services.logger });
+  const deps: FlowApiDeps = {
+    db,
+    storage: services.storage,
+    downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
+    submissions: { db, cache: new CompiledGateCache(), gateLimiter, starter },
+    read: requireProject(db, { role: 'viewer', permission: true }) as Middleware,
+    write: requireProject(db, { role: 'member', permission: true }) as Middleware,
+  };
+  return {
+    routers: [gateRoutes(deps), submissionRoutes(deps), runRoutes(deps)],
+    starter,
+    stop: () => starter.stop(),
+  };
+}

@@ -1,0 +1,129 @@
+import Joi from 'joi';
+import type { ApprovalConfig, ApprovalMode, DeliveryChannel, GateStatus, NotificationMode, RenderMode } from '../../db/flow/gate.entity';
+import type { BusinessRule, FreetextConfig, ObjectSchema, ValidationMode } from '../../domain/flow/gate.types';
+
+/**
+ * Request shapes of the gate endpoints (spec, Gate table and Limits §4). Joi checks the outer
+ * shape and the limits; the schema, rules and freetext patterns are checked in depth by
+ * domain/flow/definition-check.ts, which answers 422 FLOW.GATE_VALIDATION_FAILED with details.
+ */
+
+const rule = Joi.object<BusinessRule>({
+  id: Joi.string().required(),
+  name: Joi.string().allow(''),
+  expression: Joi.string().required(),
+  message: Joi.string().required(),
+});
+/** Spec: at most 20 business rules. */
+const businessRules = Joi.array().items(rule).max(20);
+/** Checked in depth by the definition check; here only "an object". */
+const objectSchema = Joi.object().unknown(true);
+const freetextConfig = Joi.object().unknown(true);
+
+const approvalConfig = Joi.object<ApprovalConfig>({
+  approvers: Joi.array()
+    .items(Joi.object({ email: Joi.string().email({ tlds: false }).max(254).required(), name: Joi.string().max(255) }))
+    .min(1)
+    .required(),
+  requiredApprovals: Joi.number().integer().min(1).default(1),
+  timeoutMinutes: Joi.number().integer().min(1).max(60 * 24 * 30).required(),
+  onTimeout: Joi.string().valid('reject', 'approve').required(),
+});
+
+const deliveryChannel = Joi.object<DeliveryChannel>({
+  type: Joi.string().valid('webhook').required(),
+  url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).required(),
+  secret: Joi.string().min(8).max(256).required(),
+  headers: Joi.object().pattern(/^[A-Za-z0-9-]{1,100}$/, Joi.string().max(1000)).max(20),
+});
+
+export interface GateSettingsInput {
+  name?: string;
+  description?: string | null;
+  validationMode?: ValidationMode;
+  freetextConfig?: FreetextConfig | null;
+  renderMode?: RenderMode;
+  renderTemplateId?: string | null;
+  renderConfig?: Record<string, unknown> | null;
+  approvalMode?: ApprovalMode;
+  approvalConfig?: ApprovalConfig | null;
+  deliveryChannels?: DeliveryChannel[];
+  maxSubmissionsPerMinute?: number | null;
+  notificationMode?: NotificationMode;
+  notificationDigestMinutes?: number;
+  circuitBreakerEnabled?: boolean;
+  maxFailures?: number;
+  cooldownSeconds?: number;
+}
+
+const settings = {
+  description: Joi.string().max(1000).allow('', null),
+  validationMode: Joi.string().valid('variables', 'freetext'),
+  freetextConfig: freetextConfig.allow(null),
+  renderMode: Joi.string().valid('none', 'native', 'custom_api'),
+  renderTemplateId: Joi.string().max(200).allow(null),
+  renderConfig: Joi.object().unknown(true).allow(null),
+  approvalMode: Joi.string().valid('auto', 'manual'),
+  approvalConfig: approvalConfig.allow(null),
+  deliveryChannels: Joi.array().items(deliveryChannel).max(10),
+  maxSubmissionsPerMinute: Joi.number().integer().min(1).max(1000).allow(null),
+  notificationMode: Joi.string().valid('immediate', 'digest'),
+  notificationDigestMinutes: Joi.number().integer().min(1).max(60),
+  circuitBreakerEnabled: Joi.boolean(),
+  maxFailures: Joi.number().integer().min(1).max(1000),
+  cooldownSeconds: Joi.number().integer().min(60).max(7 * 24 * 3600),
+};
+
+export interface CreateGateInput extends GateSettingsInput {
+  name: string;
+  schema?: ObjectSchema | null;
+  businessRules?: BusinessRule[];
+}
+
+export const createGateSchema = Joi.object<CreateGateInput>({
+  name: Joi.string().trim().min(1).max(255).required(),
+  schema: objectSchema.allow(null),
+  businessRules,
+  ...settings,
+});
+
+export interface UpdateGateInput extends GateSettingsInput {
+  status?: GateStatus;
+}
+
+/** Same fields as create, all optional, plus status; schema and rules only through PUT /schema. */
+export const updateGateSchema = Joi.object<UpdateGateInput>({
+  name: Joi.string().trim().min(1).max(255),
+  status: Joi.string().valid('active', 'paused', 'archived'),
+  ...settings,
+}).min(1);
+
+export interface PutSchemaInput {
+  schema: ObjectSchema;
+  businessRules?: BusinessRule[];
+}
+
+export const putSchemaSchema = Joi.object<PutSchemaInput>({ schema: objectSchema.required(), businessRules });
+
+export const importSchemaSchema = Joi.object<{ templateId: string }>({ templateId: Joi.string().min(1).max(200).required() });
+
+export const GATE_SORT_FIELDS = ['createdAt', 'name', 'updatedAt'] as const;
+
+export interface ListGatesQuery {
+  page: number;
+  limit: number;
+  search?: string;
+  status?: GateStatus;
+  sortBy: (typeof GATE_SORT_FIELDS)[number];
+  sortOrder: 'asc' | 'desc';
+}
+
+/** Spec, Limits §2: page (default 1), limit 1 to 100 (default 25); out-of-range values are refused. */
+export const listGatesSchema = Joi.object<ListGatesQuery>({
+  page: Joi.number().integer().min(1).max(1_000_000).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(25),
+  search: Joi.string().trim().max(255).allow(''),
+  status: Joi.string().valid('active', 'paused', 'archived'),
+  sortBy: Joi.string().valid(...GATE_SORT_FIELDS).default('createdAt'),
+  sortOrder: Joi.string().lowercase().valid('asc', 'desc').default('desc'),
+});

@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import { GateEntity } from '../../db/flow/gate.entity';
+import { GateSchemaVersionEntity, type SchemaVersionSource } from '../../db/flow/gate-schema-version.entity';
+import { ProjectEntity } from '../../db/identity/project.entity';
+import { AppError } from '../../domain/errors';
+import { assertValidDefinition } from '../../domain/flow/definition-check';
+import { GATE_SHORT_ID_PREFIX, gateSlug, isUuid, newGateShortId } from '../../domain/flow/flow-ids';
+import type { GateValidationDefinition } from '../../domain/flow/gate.types';
+import { flowPlan } from '../../domain/flow/plans';
+import { randomBase62 } from '../../domain/signing';
+import type { CreateGateInput, GateSettingsInput, ListGatesQuery, UpdateGateInput } from './gates.schema';
+import { resolveRenderTemplate } from './gate-templates';
+
+/**
+ * Gates of one workspace (spec, "Flow gates"). Every function takes the caller's project: a gate
+ * of another workspace is answered exactly like one that does not exist (404 FLOW.GATE_NOT_FOUND).
+ */
+
+export interface GateDeps {
+  db: DataSource;
+}
+
+/** A live gate of the project by UUID, shortId (`fgate_…`) or slug. */
+export async function findGate(db: DataSource | EntityManager, projectId: string, ref: string, lock = false): Promise<GateEntity> {
+  const qb = db.getRepository(GateEntity).createQueryBuilder('g').where('g.projectId = :projectId AND g.deletedAt IS NULL', { projectId });
+  if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200) throw new AppError('FLOW.GATE_NOT_FOUND');
+  if (isUuid(ref)) qb.andWhere('g.id = :ref', { ref });
+  else if (ref.startsWith(GATE_SHORT_ID_PREFIX)) qb.andWhere('g.shortId = :ref', { ref });
+  else qb.andWhere('g.slug = :ref', { ref: ref.toLowerCase() });
+  if (lock) qb.setLock('pessimistic_write');
+  const gate = await qb.getOne();
+  if (!gate) throw new AppError('FLOW.GATE_NOT_FOUND', undefined, { gateId: ref });
+  return gate;
+}
+
+async function projectPlan(db: DataSource | EntityManager, projectId: string) {
+  const project = await db.getRepository(ProjectEntity).findOneBy({ id: projectId });
+  return flowPlan(project?.plan);
+}
+
+/** Cross-field rules of the Gate table that Joi cannot see alone, on the gate as it will be. */
+async function checkSettings(db: DataSource | EntityManager, projectId: string, gate: GateEntity): Promise<void> {
+  if (gate.validationMode === 'freetext' && !gate.freetextConfig) {
+    throw new AppError('ERR_VALID_005', "freetextConfig is required when validationMode is 'freetext'", { field: 'freetextConfig' });
+  }
+  if (gate.approvalMode === 'manual') {
+    const config = gate.approvalConfig;
+    if (!config) throw new AppError('ERR_VALID_005', "approvalConfig is required when approvalMode is 'manual'", { field: 'approvalConfig' });
+    if ((config.requiredApprovals ?? 1) > config.approvers.length) {
+      throw new AppError('ERR_VALID_001', 'requiredApprovals cannot exceed the number of approvers', { field: 'approvalConfig.requiredApprovals' });
+    }
+    const max = (await projectPlan(db, projectId)).maxApproversPerGate;
+    if (max !== null && config.approvers.length > max) throw new AppError('ERR_FLOW_LIMIT_004', undefined, { limit: max });
+  }
+  if (gate.renderMode === 'native') {
+    if (!gate.renderTemplateId) throw new AppError('ERR_VALID_005', "renderTemplateId is required when renderMode is 'native'", { field: 'renderTemplateId' });
+    gate.renderTemplateId = await resolveRenderTemplate(db, projectId, gate.renderTemplateId);
+  }
+}
+
+function definitionOf(gate: Pick<GateEntity, 'validationMode' | 'schema' | 'businessRules' | 'freetextConfig'>): GateValidationDefinition {
+  return { validationMode: gate.validationMode, schema: gate.schema, businessRules: gate.businessRules, freetextConfig: gate.freetextConfig };
+}
+
+async function insertVersion(m: EntityManager, gate: GateEntity, source: SchemaVersionSource, sourceTemplateId: string | null = null): Promise<void> {
+  const row: GateSchemaVersionEntity = Object.assign(new GateSchemaVersionEntity(), {
+    gateId: gate.id,
+    version: gate.schemaVersion,
+    ...definitionOf(gate),
+    source,
+    sourceTemplateId,
+    createdAt: new Date(),
+  });
+  await m.getRepository(GateSchemaVersionEntity).insert(row);
+}
+
+function applySettings(gate: GateEntity, input: GateSettingsInput): void {
+  for (const [key, value] of Object.entries(input)) {
+    if (value !== undefined) (gate as unknown as Record<string, unknown>)[key] = key === 'description' && value === '' ? null : value;
+  }
+}
+
+const isUniqueViolation = (err: unknown, constraint: string) =>
+  (err as { code?: string; constraint?: string })?.code === '23505' && (err as { constraint?: string }).constraint === constraint;
+
+export async function createGate(deps: GateDeps, projectId: string, input: CreateGateInput): Promise<GateEntity> {
+  const now = new Date();
+  const gate: GateEntity = Object.assign(new GateEntity(), {
+    id: randomUUID(),
+    projectId,
+    shortId: newGateShortId(),
+    slug: gateSlug(input.name),
+    name: input.name,
+    description: null,
+    status: 'active',
+    validationMode: 'variables',
+    schema: input.schema ?? null,
+    businessRules: input.businessRules ?? [],
+    freetextConfig: null,
+    schemaVersion: 1,
+    renderMode: 'none',
+    renderTemplateId: null,
+    renderConfig: null,
+    approvalMode: 'auto',
+    approvalConfig: null,
+    deliveryChannels: [],
+    maxSubmissionsPerMinute: null,
+    notificationMode: 'digest',
+    notificationDigestMinutes: 5,
+    circuitBreakerEnabled: true,
+    maxFailures: 5,
+    cooldownSeconds: 300,
+    circuitState: 'closed',
+    consecutiveFailures: 0,
+    circuitOpenUntil: null,
+    circuitTrialRunId: null,
+    circuitTrialStartedAt: null,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+  } satisfies GateEntity);
+  const { schema: _schema, businessRules: _rules, ...settings } = input;
+  applySettings(gate, settings);
+  await checkSettings(deps.db, projectId, gate);
+  assertValidDefinition(definitionOf(gate));
+
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await deps.db.transaction(async (m) => {
+        // One creator at a time per workspace, so two concurrent creates cannot both pass the plan's gate count.
+        await m.query(`SELECT pg_advisory_xact_lock(hashtext('flow-gates:' || $1))`, [projectId]);
+        const max = (await projectPlan(m, projectId)).maxGates;
+        if (max !== null) {
+          const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM flow_gates WHERE project_id = $1 AND deleted_at IS NULL`, [projectId]);
+          if (n >= max) throw new AppError('ERR_FLOW_LIMIT_001', undefined, { limit: max });
+        }
+        // Cast: TypeORM's deep-partial type cannot follow the recursive ObjectSchema jsonb column.
+        await m.getRepository(GateEntity).insert(gate as never);
+        await insertVersion(m, gate, 'create');
+      });
+      return gate;
+    } catch (err) {
+      if (attempt < 5 && isUniqueViolation(err, 'flow_gates_project_slug_key')) {
+        gate.slug = gateSlug(input.name, randomBase62(4).toLowerCase());
+        continue;
+      }
+      throw err;
+    }
+  }
+}
+
+const SORT_COLUMNS: Record<ListGatesQuery['sortBy'], string> = { createdAt: 'g.createdAt', name: 'LOWER(g.name)', updatedAt: 'g.updatedAt' };
+
+export async function listGates(deps: GateDeps, projectId: string, query: ListGatesQuery): Promise<{ gates: GateEntity[]; total: number }> {
+  const order = query.sortOrder === 'asc' ? 'ASC' : 'DESC';
+  const qb = deps.db.getRepository(GateEntity).createQueryBuilder('g').where('g.projectId = :projectId AND g.deletedAt IS NULL', { projectId });
+  if (query.status) qb.andWhere('g.status = :status', { status: query.status });
+  if (query.search) qb.andWhere(`g.name ILIKE :search ESCAPE '\\'`, { search: `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` });
+  qb.orderBy(SORT_COLUMNS[query.sortBy], order).addOrderBy('g.id', order);
+  const [gates, total] = await qb.offset((query.page - 1) * query.limit).limit(query.limit).getManyAndCount();
+  return { gates, total };
+}
+
+export async function getGate(deps: GateDeps, projectId: string, ref: string): Promise<GateEntity> {
+  return findGate(deps.db, projectId, ref);
+}
+
+/**
+ * PUT /gates/:id. A change of validationMode or freetextConfig changes what submissions are
+ * checked against, so it makes a new schema version too (source `settings`), and runs keep
+ * recording exactly what validated them.
+ */
+export async function updateGate(deps: GateDeps, projectId: string, ref: string, input: UpdateGateInput): Promise<GateEntity> {
+  return deps.db.transaction(async (m) => {
+    const gate = await findGate(m, projectId, ref, true);
+    const before = JSON.stringify([gate.validationMode, gate.freetextConfig]);
+    const wasEnabled = gate.circuitBreakerEnabled;
+    applySettings(gate, input);
+    await checkSettings(m, projectId, gate);
+    const definitionChanged = JSON.stringify([gate.validationMode, gate.freetextConfig]) !== before;
+    if (definitionChanged) {
+      assertValidDefinition(definitionOf(gate));
+      gate.schemaVersion += 1;
+      await insertVersion(m, gate, 'settings');
+    }
+    if (wasEnabled && !gate.circuitBreakerEnabled) resetCircuit(gate);
+    gate.updatedAt = new Date();
+    await m.getRepository(GateEntity).save(gate);
+    return gate;
+  });
+}
+
+/** Switching the breaker off forgets its state, so switching it on again starts closed. */
+function resetCircuit(gate: GateEntity): void {
+  Object.assign(gate, { circuitState: 'closed', consecutiveFailures: 0, circuitOpenUntil: null, circuitTrialRunId: null, circuitTrialStartedAt: null });
+}
+
+export async function deleteGate(deps: GateDeps, projectId: string, ref: string): Promise<void> {
+  const gate = await findGate(deps.db, projectId, ref);
+  await deps.db.query(`UPDATE flow_gates SET deleted_at = now(), updated_at = now() WHERE id = $1 AND deleted_at IS NULL`, [gate.id]);
+}
+
+/** A new schema version from a schema and (optionally) rules; rules not given stay as they are. */
+export async function putGateSchema(
+  deps: GateDeps,
+  projectId: string,
+  ref: string,
+  change: Pick<GateValidationDefinition, 'schema'> & Partial<Pick<GateValidationDefinition, 'businessRules'>>,
+  source: SchemaVersionSource = 'schema',
+  sourceTemplateId: string | null = null,
+): Promise<GateEntity> {
+  return deps.db.transaction(async (m) => {
+    // The row lock serialises concurrent schema updates: versions stay gap-free and ordered.
+    const gate = await findGate(m, projectId, ref, true);
+    gate.schema = change.schema;
+    if (change.businessRules !== undefined) gate.businessRules = change.businessRules;
+    assertValidDefinition(definitionOf(gate));
+    gate.schemaVersion += 1;
+    gate.updatedAt = new Date();
+    await insertVersion(m, gate, source, sourceTemplateId);
+    await m.getRepository(GateEntity).save(gate);
+    return gate;
+  });
+}
+
+export async function listGateVersions(deps: GateDeps, projectId: string, ref: string): Promise<GateSchemaVersionEntity[]> {
+  const gate = await findGate(deps.db, projectId, ref);
+  return deps.db.getRepository(GateSchemaVersionEntity).find({ where: { gateId: gate.id }, order: { version: 'ASC' } });
+}

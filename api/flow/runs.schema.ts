@@ -1,0 +1,39 @@
+import Joi from 'joi';
+import { RUN_STATUSES, type RunStatus } from '../../db/flow/run.entity';
+
+/** Spec, Limits §3: metadata is flat, at most 10 KB, values string, number, boolean or null. */
+export const runMetadata = Joi.object()
+  .pattern(/^.{1,100}$/, Joi.alternatives(Joi.string().allow(''), Joi.number(), Joi.boolean()).allow(null))
+  .custom((value, helpers) => (Buffer.byteLength(JSON.stringify(value)) > 10 * 1024 ? helpers.error('object.max10kb') : value))
+  .messages({ 'object.max10kb': 'metadata must be at most 10 KB' });
+
+export interface SubmitRunInput {
+  /** Object (variables mode) or string (freetext mode); the engine checks which. */
+  payload: unknown;
+  metadata?: Record<string, string | number | boolean | null>;
+}
+
+export const submitRunSchema = Joi.object<SubmitRunInput>({
+  payload: Joi.alternatives(Joi.object().unknown(true), Joi.string().allow(''), Joi.array()).required(),
+  metadata: runMetadata,
+});
+
+export const RUN_SORT_FIELDS = ['createdAt', 'status'] as const;
+
+export interface ListRunsQuery {
+  page: number;
+  limit: number;
+  status?: RunStatus;
+  source?: 'rest' | 'mcp';
+  sortBy: (typeof RUN_SORT_FIELDS)[number];
+  sortOrder: 'asc' | 'desc';
+}
+
+export const listRunsSchema = Joi.object<ListRunsQuery>({
+  page: Joi.number().integer().min(1).max(1_000_000).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(25),
+  status: Joi.string().valid(...RUN_STATUSES),
+  source: Joi.string().valid('rest', 'mcp'),
+  sortBy: Joi.string().valid(...RUN_SORT_FIELDS).default('createdAt'),
+  sortOrder: Joi.string().lowercase().valid('asc', 'desc').default('desc'),
+});

@@ -1,0 +1,32 @@
+import type { DataSource } from 'typeorm';
+import { RunEntity } from '../../db/flow/run.entity';
+import { AppError } from '../../domain/errors';
+import { isUuid, RUN_SHORT_ID_PREFIX } from '../../domain/flow/flow-ids';
+import type { ListRunsQuery } from './runs.schema';
+
+/** Runs of one workspace: a run of another workspace is answered like one that does not exist. */
+
+export async function listRuns(db: DataSource, projectId: string, query: ListRunsQuery, gateId?: string): Promise<{ runs: RunEntity[]; total: number }> {
+  const order = query.sortOrder === 'asc' ? 'ASC' : 'DESC';
+  const qb = db.getRepository(RunEntity).createQueryBuilder('r').where('r.projectId = :projectId', { projectId });
+  if (gateId) qb.andWhere('r.gateId = :gateId', { gateId });
+  if (query.status) qb.andWhere('r.status = :status', { status: query.status });
+  if (query.source) qb.andWhere('r.source = :source', { source: query.source });
+  if (query.sortBy === 'status') qb.orderBy('r.status', order).addOrderBy('r.createdAt', 'DESC');
+  else qb.orderBy('r.createdAt', order);
+  qb.addOrderBy('r.id', order);
+  const [runs, total] = await qb.offset((query.page - 1) * query.limit).limit(query.limit).getManyAndCount();
+  return { runs, total };
+}
+
+/** A run by UUID or shortId (`frun_…`). */
+export async function getRun(db: DataSource, projectId: string, ref: string): Promise<RunEntity> {
+  const repo = db.getRepository(RunEntity);
+  const run = isUuid(ref)
+    ? await repo.findOneBy({ id: ref, projectId })
+    : ref.startsWith(RUN_SHORT_ID_PREFIX) && ref.length <= 64
+      ? await repo.findOneBy({ shortId: ref, projectId })
+      : null;
+  if (!run) throw new AppError('FLOW.RUN_NOT_FOUND', undefined, { runId: ref });
+  return run;
+}

@@ -1,0 +1,88 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { AppError, errorBody } from '../../domain/errors';
+import type { Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import type { FlowApiDeps } from './flow-api';
+import { presentRun, presentTestResult, presentValidateResult } from './runs.presenter';
+import { submitRunSchema } from './runs.schema';
+import { submitRun, testGate } from './submissions.service';
+
+/**
+ * Submissions: POST /gates/:id/test (dry run), /gates/:id/validate (records a run, the spec's
+ * 200/422 bodies) and /gates/:gateId/runs (records a run, answers 202 with it: render, approval
+ * and delivery continue in the background; docs/flow.md).
+ */
+
+/** Size of the body as received; koa-body keeps the raw text for JSON and text bodies. */
+function rawBytes(ctx: Context): number {
+  const req = ctx.request as unknown as { rawBody?: unknown; body?: Record<symbol, unknown> };
+  const raw = req.rawBody ?? (req.body && typeof req.body === 'object' ? req.body[Symbol.for('unparsedBody')] : undefined);
+  if (typeof raw === 'string') return Buffer.byteLength(raw);
+  return Number(ctx.get('content-length')) || 0;
+}
+
+/**
+ * The raw payload of test and validate: a JSON object (variables mode) or, in freetext mode, a
+ * `text/plain` body or a JSON string (koa-body parses JSON non-strictly, so `"text"` arrives as
+ * a string). A payload of the wrong kind for the gate is a validation failure the engine reports.
+ */
+function payloadOf(ctx: Context): unknown {
+  const body = ctx.request.body as unknown;
+  if (ctx.is('text/*') && typeof body !== 'string') return (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
+  return body;
+}
+
+/** 429 and 503 answers carry `retryAfter` in the body (spec) and a Retry-After header. */
+async function withRetryAfter(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (err) {
+    const retryAfter = err instanceof AppError ? err.relatedInfo?.retryAfter : undefined;
+    if (typeof retryAfter !== 'number') throw err;
+    const e = err as AppError;
+    ctx.set('Retry-After', String(retryAfter));
+    ctx.status = e.status;
+    ctx.body = { ...errorBody(e, ctx.originalUrl.split('?')[0]), retryAfter };
+  }
+}
+
+export function submissionRoutes(deps: FlowApiDeps): Router {
+  const { write } = deps;
+  const router = new Router({ prefix: '/api/flow/gates' });
+  const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
+
+  router.post('/:id/test', write, async (ctx) => {
+    ctx.body = presentTestResult(await testGate(deps.submissions, projectId(ctx), ctx.params.id, payloadOf(ctx), rawBytes(ctx)));
+  });
+
+  router.post('/:id/validate', write, withRetryAfter, async (ctx) => {
+    const { run } = await submitRun(deps.submissions, projectId(ctx), {
+      gateRef: ctx.params.id,
+      payload: payloadOf(ctx),
+      rawBytes: rawBytes(ctx),
+      source: 'rest',
+    });
+    const answer = presentValidateResult(run);
+    ctx.status = answer.status;
+    ctx.body = answer.body;
+  });
+
+  router.post('/:gateId/runs', write, withRetryAfter, async (ctx) => {
+    const bytes = rawBytes(ctx);
+    // The size limit is answered before the body's shape: a 2 MB body gets 413, not a field error.
+    if (bytes > 1024 * 1024) throw new AppError('ERR_FLOW_RUN_005');
+    const input = validate(submitRunSchema, ctx.request.body, { payload: 'ERR_VALID_005' });
+    const { run } = await submitRun(deps.submissions, projectId(ctx), {
+      gateRef: ctx.params.gateId,
+      payload: input.payload,
+      metadata: input.metadata,
+      rawBytes: bytes,
+      source: 'rest',
+    });
+    ctx.status = 202;
+    ctx.body = presentRun(run);
+  });
+
+  return router;
+}

@@ -1,0 +1,46 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { LayerStatus, ValidationDetail, ValidationStep } from '../../domain/flow/gate.types';
+
+export const RUN_STATUSES = ['validation_failed', 'validated', 'rendering', 'review_required', 'approved', 'rejected', 'expired', 'delivering', 'completed', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export type RunSource = 'rest' | 'mcp';
+
+/** The validation result kept on a run (spec: `validation_id`, `validated_payload`, `layers`). */
+export interface RunValidation {
+  validationId: string;
+  valid: boolean;
+  layers: { schema: LayerStatus; business_rules: LayerStatus };
+  failedLayer?: 'schema' | 'business_rules';
+  details: ValidationDetail[];
+  steps: ValidationStep[];
+  durationMs: number;
+}
+
+/** One submission to a gate (spec, Run). */
+@Entity({ name: 'flow_runs' })
+export class RunEntity {
+  @PrimaryColumn('uuid') id: string;
+  /** `frun_` + 16 base62 characters. */
+  @Column('text', { name: 'short_id' }) shortId: string;
+  @Column('uuid', { name: 'gate_id' }) gateId: string;
+  @Column('uuid', { name: 'project_id' }) projectId: string;
+  @Column('integer', { name: 'schema_version' }) schemaVersion: number;
+  @Column('text') status: RunStatus;
+  @Column('text') source: RunSource;
+  /** The object (variables mode) or string (freetext mode) as submitted. */
+  @Column('jsonb', { name: 'input_payload' }) inputPayload: unknown;
+  @Column('jsonb') validation: RunValidation;
+  @Column('jsonb', { nullable: true }) metadata: Record<string, unknown> | null;
+  @Column('text', { name: 'artefact_key', nullable: true }) artefactKey: string | null;
+  @Column('text', { name: 'approval_status', nullable: true }) approvalStatus: string | null;
+  @Column('text', { name: 'delivery_status', nullable: true }) deliveryStatus: string | null;
+  @Column('text', { nullable: true }) error: string | null;
+  /** True while the run's workflow has to be started (see worker/flow-run-starter.ts). */
+  @Column('boolean', { name: 'workflow_pending' }) workflowPending: boolean;
+  @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
+  /** When recordRunOutcome counted this run for the circuit breaker (at most once). */
+  @Column('timestamptz', { name: 'outcome_recorded_at', nullable: true }) outcomeRecordedAt: Date | null;
+  @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
+  @Column('timestamptz', { name: 'updated_at' }) updatedAt: Date;
+  @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
+}
