@@ -19,6 +19,7 @@ import { twoFactorRoutes } from './identity/two-factor.routes';
 import { userRoutes } from './identity/users.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
+import { templateRouters } from './templates/templates.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 import { createFlowApi } from './flow/flow-api';
 import { LocalStorage } from '../activities/storage/local-storage';
@@ -54,6 +55,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     twoFactorRoutes(services),
     apiKeyRoutes(services),
     teamRoutes(services),
+    ...templateRouters(services),
   ];
   routers.push(webhookRoutes(services));
   const flow = createFlowApi(services);
@@ -75,7 +77,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       jsonStrict: false,
       includeUnparsed: true,
       multipart: true,
-      formidable: { maxFileSize: 10 * 1024 * 1024, maxFiles: 1 },
+      // An empty upload reaches the route, which can say what is wrong with it (e.g. ERR_TMPL_016).
+      formidable: { maxFileSize: 10 * 1024 * 1024, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },
     }),
   );
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());

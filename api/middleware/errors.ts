@@ -26,12 +26,14 @@ export function errorRenderer(logger: Logger) {
 
 export function toAppError(thrown: unknown): AppError {
   if (thrown instanceof AppError) return thrown;
-  const e = thrown as { status?: number; statusCode?: number; type?: string; code?: string; expose?: boolean; message?: string };
-  const status = e?.status ?? e?.statusCode;
+  const e = thrown as { status?: number; statusCode?: number; httpCode?: number; type?: string; code?: string; expose?: boolean; message?: string };
+  // formidable (multipart uploads, through koa-body) reports its status as `httpCode`: 413 for a
+  // file over the limit, 400 for a malformed form.
+  const status = e?.status ?? e?.statusCode ?? e?.httpCode;
   if (isErrorCode(e?.code)) return new AppError(e.code, e.message);
   if (status === 413 || e?.type === 'entity.too.large') return new AppError('ERR_REQ_002');
   if (e?.type === 'entity.parse.failed' || (status === 400 && /JSON/i.test(e?.message ?? ''))) return new AppError('ERR_REQ_001');
   if (status === 415) return new AppError('ERR_VALID_001', 'Unsupported content type');
-  if (status === 400 && e?.expose) return new AppError('ERR_VALID_001', e.message);
+  if (status === 400 && (e?.expose || e?.httpCode)) return new AppError('ERR_VALID_001', e.message);
   return new AppError('ERR_INTERNAL_001');
 }

@@ -1,0 +1,72 @@
+import { readFile, rm } from 'node:fs/promises';
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { Services } from '../../worker/services';
+import { AppError } from '../../domain/errors';
+import type { Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import * as presenter from './templates.presenter';
+import * as schema from './templates.schema';
+import * as analytics from './template-analytics.service';
+import * as io from './template-io.service';
+import { actorOf, templateGuards } from './template-guards';
+
+/** Export, import, preview, analytics and automation fields of templates. */
+export function templateIoRoutes(services: Services, prefix: string): Router {
+  const { db, config } = services;
+  const router = new Router({ prefix });
+  const { read, write } = templateGuards(db);
+  const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
+  const render = { pdfRenderer: services.pdfRenderer, limits: config.rendering.limits, imageAllowlist: config.rendering.imageHostAllowlist };
+
+  router.post('/import', removeUploads, write, async (ctx) => {
+    const upload = ctx.request.files?.file;
+    const file = Array.isArray(upload) ? upload[0] : upload;
+    if (!file) throw new AppError('ERR_TMPL_015', 'No file uploaded for import: send it as the multipart field `file`', { field: 'file' });
+    const fields = validate(schema.importFieldsSchema, ctx.request.body);
+    const text = await readFile(file.filepath, 'utf8');
+    const result = await io.importTemplate({ db }, actorOf(ctx.state.scope as Scope), text, fields.duplicateHandling);
+    ctx.status = result.status === 'created' ? 201 : 200;
+    ctx.body = result;
+  });
+
+  router.get('/:id/export', read, async (ctx) => {
+    const { slug, file } = await io.exportTemplate({ db }, projectId(ctx), ctx.params.id);
+    ctx.set('Content-Disposition', `attachment; filename="${slug}.json"`);
+    ctx.type = 'application/json';
+    ctx.body = `${JSON.stringify(file, null, 2)}\n`;
+  });
+
+  router.post('/:id/preview', read, async (ctx) => {
+    const input = validate(schema.previewSchema, ctx.request.body, { format: 'ERR_TMPL_009' });
+    const { template, document } = await io.previewTemplate({ db, render }, projectId(ctx), ctx.params.id, input);
+    ctx.set('Content-Disposition', `inline; filename="${template.slug}.${document.fileExtension}"`);
+    if (document.pageCount !== undefined) ctx.set('X-Page-Count', String(document.pageCount));
+    ctx.type = document.contentType;
+    ctx.body = document.body;
+  });
+
+  router.get('/:id/analytics', read, async (ctx) => {
+    const query = validate(schema.analyticsSchema, ctx.query);
+    ctx.body = presenter.presentAnalytics(await analytics.templateAnalytics({ db }, projectId(ctx), ctx.params.id, query));
+  });
+
+  router.get('/:id/automation-fields', read, async (ctx) => {
+    ctx.body = { fields: await io.templateAutomationFields({ db }, projectId(ctx), ctx.params.id) };
+  });
+
+  return router;
+}
+
+/**
+ * koa-body has written any upload to the temp directory before the route runs; it is read once,
+ * so it is removed whatever happens (a refused credential included) instead of collecting there.
+ */
+async function removeUploads(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } finally {
+    const uploads = Object.values(ctx.request.files ?? {}).flat();
+    await Promise.all(uploads.map((f) => rm(f.filepath, { force: true })));
+  }
+}

@@ -1,0 +1,128 @@
+import { recordActivity } from '../../db/identity/activity';
+import { TemplateEntity } from '../../db/templates/template.entity';
+import { findTemplate } from '../../db/templates/template-lookup';
+import { updateTemplateRow } from '../../db/templates/template-rows';
+import { renderDocument, type RenderDeps, type RenderedDocument } from '../../activities/rendering/render-document';
+import { AppError } from '../../domain/errors';
+import { automationFields, type AutomationField } from '../../domain/templates/automation-fields';
+import { parseTemplateFile, toTemplateFile, type TemplateFile } from '../../domain/templates/template-file';
+import type { TemplateType } from '../../domain/templates/template.types';
+import type { DuplicateHandling, PreviewInput } from './templates.schema';
+import { type Actor, freeName, insertTemplate, type TemplateDeps } from './template-store.service';
+
+/** Moving templates in and out: export and import files, preview renders, automation fields. */
+
+export async function exportTemplate(deps: TemplateDeps, projectId: string, ref: string): Promise<{ slug: string; file: TemplateFile }> {
+  const template = await findTemplate(deps.db, projectId, ref);
+  return { slug: template.slug, file: toTemplateFile(template) };
+}
+
+export interface ImportResult {
+  status: 'created' | 'skipped' | 'overwritten';
+  templateId: string;
+  message: string;
+}
+
+/**
+ * Imports a template file as a new, unpublished draft. "Duplicate" means a live template of the
+ * project with the same name (names are unique per project): `rename` imports it as `Name (2)`,
+ * `skip` leaves the existing one alone, `overwrite` replaces the existing template's draft (its
+ * published versions stay; publish to make the import live).
+ */
+export async function importTemplate(deps: TemplateDeps, actor: Actor, text: string, handling: DuplicateHandling): Promise<ImportResult> {
+  const file = parseTemplateFile(text);
+  const fields = { description: file.description, outputFormats: file.outputFormats, draft: file.definition };
+  const existing = await findByName(deps, actor.projectId, file.name);
+  if (existing && handling === 'skip') {
+    return { status: 'skipped', templateId: existing.id, message: `A template named '${existing.name}' exists; nothing was imported` };
+  }
+  if (existing && handling === 'overwrite') {
+    await overwriteDraft(deps, actor, existing.id, fields);
+    return { status: 'overwritten', templateId: existing.id, message: `The draft of '${existing.name}' was replaced by the imported template` };
+  }
+  const rename = () => freeName(deps.db, actor.projectId, file.name);
+  const name = existing ? await rename() : file.name;
+  const created = await insertTemplate(deps, actor, { name, folderId: null, ...fields }, { rename, activity: { source: 'import' } });
+  const renamed = created.name === file.name ? '' : ` as '${created.name}'`;
+  return { status: 'created', templateId: created.id, message: `Template imported${renamed}` };
+}
+
+async function findByName(deps: TemplateDeps, projectId: string, name: string): Promise<TemplateEntity | undefined> {
+  const found = await deps.db
+    .getRepository(TemplateEntity)
+    .createQueryBuilder('t')
+    .where('t.projectId = :projectId AND t.deletedAt IS NULL AND lower(t.name) = lower(:name)', { projectId, name })
+    .getOne();
+  return found ?? undefined;
+}
+
+async function overwriteDraft(
+  deps: TemplateDeps,
+  actor: Actor,
+  id: string,
+  fields: Pick<TemplateEntity, 'description' | 'outputFormats' | 'draft'>,
+): Promise<void> {
+  await deps.db.transaction(async (m) => {
+    const template = await findTemplate(m, actor.projectId, id, { lock: true });
+    await updateTemplateRow(m, template.id, { ...fields, updatedAt: new Date() });
+    await recordActivity(m, {
+      projectId: actor.projectId,
+      userId: actor.userId ?? null,
+      type: 'template_updated',
+      data: { template: { id: template.id, name: template.name }, changes: ['description', 'outputFormats', 'schema', 'variables', 'constants', 'calculatedVariables'], source: 'import' },
+    });
+  });
+}
+
+export interface PreviewDeps extends TemplateDeps {
+  render: RenderDeps;
+}
+
+/**
+ * Renders the draft (contract §3) with the given variables. Render errors keep their codes
+ * (ERR_VALID_002/005, ERR_LIMIT_001/003/007). Previews carry the free-quota watermark: they cost
+ * no quota, so an unmarked preview would be free generation by another door.
+ */
+export async function previewTemplate(
+  deps: PreviewDeps,
+  projectId: string,
+  ref: string,
+  input: PreviewInput,
+): Promise<{ template: TemplateEntity; document: RenderedDocument }> {
+  const template = await findTemplate(deps.db, projectId, ref);
+  const format = input.format ?? defaultFormat(template.outputFormats);
+  if (!template.outputFormats.includes(format)) {
+    throw new AppError('ERR_TMPL_009', `This template renders to ${template.outputFormats.join(' and ')}, not ${format}`, {
+      field: 'format',
+      outputFormats: template.outputFormats,
+    });
+  }
+  const document = await renderDocument(deps.render, {
+    template: template.draft,
+    variables: input.variables ?? {},
+    format,
+    watermark: true,
+    title: template.name,
+  });
+  return { template, document };
+}
+
+/** The spec's default is PDF; a template made for Excel only previews as Excel. */
+function defaultFormat(formats: TemplateType[]): TemplateType {
+  return formats.includes('pdf') ? 'pdf' : formats[0];
+}
+
+/**
+ * Fields of the version generation would use (the newest published one), so an automation built
+ * on them matches what it will run; a template never published answers its draft's fields, so
+ * the automation can be set up before the first publish.
+ */
+export async function templateAutomationFields(deps: TemplateDeps, projectId: string, ref: string): Promise<AutomationField[]> {
+  const template = await findTemplate(deps.db, projectId, ref);
+  if (template.latestVersion < 1) return automationFields(template.draft);
+  const rows: Array<{ definition: TemplateEntity['draft'] }> = await deps.db.query(
+    `SELECT definition FROM template_versions WHERE template_id = $1 AND version = $2`,
+    [template.id, template.latestVersion],
+  );
+  return automationFields(rows[0]?.definition ?? template.draft);
+}

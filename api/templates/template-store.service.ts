@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { recordActivity } from '../../db/identity/activity';
+import type { Queryable } from '../../db/sql';
+import { TemplateEntity } from '../../db/templates/template.entity';
+import { insertTemplateRow } from '../../db/templates/template-rows';
+import { AppError } from '../../domain/errors';
+import { isOutputFormat, OUTPUT_FORMATS, validateDefinition } from '../../domain/templates/template-definition';
+import { newShortId, suffixedSlug, templateSlug } from '../../domain/templates/template-ids';
+import type { TemplateDefinition, TemplateType } from '../../domain/templates/template.types';
+
+/**
+ * What every way of making a template shares (create, duplicate, import): checks on formats and
+ * definitions, unique names and slugs, and the insert with its activity entry.
+ */
+
+export interface TemplateDeps {
+  db: DataSource;
+}
+
+/** Who acts, in which project; `userId` is absent for API keys (they only read templates). */
+export interface Actor {
+  projectId: string;
+  userId?: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+
+/** The unique index a failed insert or update ran into, if that is why it failed. */
+export function violatedIndex(err: unknown): string | undefined {
+  const e = err as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const code = e?.code ?? e?.driverError?.code;
+  return code === UNIQUE_VIOLATION ? (e.constraint ?? e.driverError?.constraint ?? 'unknown') : undefined;
+}
+
+export function nameTaken(name: string): AppError {
+  return new AppError('ERR_TMPL_011', `A template named '${name}' already exists`, { field: 'name' });
+}
+
+/** Spec: `pdf`, `excel`, or both. Anything else, or none, is ERR_TMPL_009. Repeats are dropped. */
+export function checkOutputFormats(formats: unknown[]): TemplateType[] {
+  const bad = formats.find((f) => !isOutputFormat(f));
+  if (formats.length === 0 || bad !== undefined) {
+    const what = formats.length === 0 ? 'no output format given' : `unknown output format '${String(bad)}'`;
+    throw new AppError('ERR_TMPL_009', `Invalid template type: ${what} (allowed: ${OUTPUT_FORMATS.join(', ')})`, {
+      field: 'outputFormats',
+      allowed: OUTPUT_FORMATS,
+    });
+  }
+  return [...new Set(formats as TemplateType[])];
+}
+
+/**
+ * Refuses a definition the validators find errors in: 400 ERR_TMPL_008, the first problem in
+ * the message and `relatedInfo.path`, every problem in `relatedInfo.errors`.
+ */
+export function assertValidDefinition(def: TemplateDefinition, formats: readonly TemplateType[]): void {
+  const result = validateDefinition(def, formats);
+  if (result.valid) return;
+  const first = result.errors[0];
+  throw new AppError('ERR_TMPL_008', `Template schema validation failed: ${first.path}: ${first.message}`, {
+    path: first.path,
+    errors: result.errors,
+  });
+}
+
+/** Whether a live template of the project already has this name (names compare case-insensitively). */
+export async function nameExists(db: Queryable, projectId: string, name: string, exceptId?: string): Promise<boolean> {
+  const rows: unknown[] = await db.query(
+    `SELECT 1 FROM templates WHERE project_id = $1 AND lower(name) = lower($2) AND deleted_at IS NULL AND id IS DISTINCT FROM $3::uuid LIMIT 1`,
+    [projectId, name, exceptId ?? null],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The first free name of `base (copy)`, `base (copy 2)`, … (or `base (2)`, … without a label),
+ * for duplicates and renamed imports: a copy should not fail on the name it was given.
+ */
+export async function freeName(db: Queryable, projectId: string, base: string, label?: string): Promise<string> {
+  const candidate = (n: number) => (label ? (n === 1 ? `${base} (${label})` : `${base} (${label} ${n})`) : `${base} (${n + 1})`);
+  const candidates = Array.from({ length: 50 }, (_, i) => candidate(i + 1));
+  const rows: Array<{ name: string }> = await db.query(
+    `SELECT lower(name) AS name FROM templates WHERE project_id = $1 AND deleted_at IS NULL AND lower(name) = ANY($2)`,
+    [projectId, candidates.map((c) => c.toLowerCase())],
+  );
+  const taken = new Set(rows.map((r) => r.name));
+  return candidates.find((c) => !taken.has(c.toLowerCase())) ?? `${base} (${newShortId().slice(5)})`;
+}
+
+/** The readable slug, or `slug-2`, `slug-3`… when a live template of the project has it. */
+async function freeSlug(db: Queryable, projectId: string, base: string): Promise<string> {
+  const rows: Array<{ slug: string }> = await db.query(
+    `SELECT slug FROM templates WHERE project_id = $1 AND deleted_at IS NULL AND (slug = $2 OR slug LIKE $2 || '-%')`,
+    [projectId, base],
+  );
+  const taken = new Set(rows.map((r) => r.slug));
+  if (!taken.has(base)) return base;
+  for (let n = 2; n < 1000; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  return suffixedSlug(base);
+}
+
+export interface NewTemplate {
+  name: string;
+  description: string | null;
+  outputFormats: TemplateType[];
+  folderId: string | null;
+  draft: TemplateDefinition;
+}
+
+export interface InsertOptions {
+  /** On a name taken meanwhile: pick another with this (copies, renamed imports) instead of ERR_TMPL_011. */
+  rename?: () => Promise<string>;
+  /** Extra fields of the `template_created` activity entry (e.g. what it was duplicated from). */
+  activity?: Record<string, unknown>;
+}
+
+/**
+ * Inserts a template with its `template_created` entry in one transaction. The unique indexes
+ * decide races: a slug or short id taken meanwhile is replaced and the insert tried again.
+ */
+export async function insertTemplate(deps: TemplateDeps, actor: Actor, input: NewTemplate, options: InsertOptions = {}): Promise<TemplateEntity> {
+  let name = input.name;
+  if (!options.rename && (await nameExists(deps.db, actor.projectId, name))) throw nameTaken(name);
+  const base = templateSlug(name);
+  let slug = await freeSlug(deps.db, actor.projectId, base);
+  for (let attempt = 0; ; attempt += 1) {
+    const now = new Date();
+    const template = Object.assign(new TemplateEntity(), {
+      id: randomUUID(),
+      projectId: actor.projectId,
+      shortId: newShortId(),
+      slug,
+      ...input,
+      name,
+      isPublished: false,
+      publishedAt: null,
+      latestVersion: 0,
+      createdBy: actor.userId ?? null,
+      deletedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies TemplateEntity);
+    try {
+      await deps.db.transaction(async (m) => {
+        await insertTemplateRow(m, template);
+        await recordActivity(m, {
+          projectId: actor.projectId,
+          userId: actor.userId ?? null,
+          type: 'template_created',
+          data: { template: { id: template.id, name: template.name }, ...options.activity },
+        });
+      });
+      return template;
+    } catch (err) {
+      const index = violatedIndex(err);
+      if (!index || attempt >= 4) throw index === 'templates_project_name_key' ? nameTaken(name) : err;
+      if (index === 'templates_project_name_key') {
+        if (!options.rename) throw nameTaken(name);
+        name = await options.rename();
+      } else if (index === 'templates_project_slug_key') {
+        slug = suffixedSlug(base);
+      } else if (index !== 'templates_short_id_key') {
+        throw err;
+      }
+    }
+  }
+}

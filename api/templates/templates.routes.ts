@@ -1,0 +1,97 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../worker/services';
+import { AppError } from '../../domain/errors';
+import { isOutputFormat } from '../../domain/templates/template-definition';
+import { validateTemplateSchema, validateTemplateVariables } from '../../domain/templates/template.schema';
+import type { Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import * as presenter from './templates.presenter';
+import * as schema from './templates.schema';
+import * as templates from './templates.service';
+import { actorOf, templateGuards } from './template-guards';
+import { templateIoRoutes } from './template-io.routes';
+import { templateVersionRoutes } from './template-versions.routes';
+
+/**
+ * Where the template API is mounted (spec: `/api/templates`, its legacy alias
+ * `/api/templates/attachment/*`, and `/api/v1/templates`). The alias comes first: otherwise
+ * `/api/templates/:id` would take `/api/templates/attachment` as a template named "attachment"
+ * (a slug that is reserved for this reason).
+ */
+export const TEMPLATE_PREFIXES = ['/api/templates/attachment', '/api/templates', '/api/v1/templates'] as const;
+
+/** Every template router under every prefix, in the order they must be registered. */
+export function templateRouters(services: Services): Router[] {
+  return TEMPLATE_PREFIXES.flatMap((prefix) => [
+    templateRoutes(services, prefix),
+    templateVersionRoutes(services, prefix),
+    templateIoRoutes(services, prefix),
+  ]);
+}
+
+/** Create, list, read, edit, delete, duplicate, bulk delete, and the two validation checks. */
+export function templateRoutes(services: Services, prefix: string): Router {
+  const { db } = services;
+  const router = new Router({ prefix });
+  const { read, write } = templateGuards(db);
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+
+  // Static paths before `/:id` ones (path-to-regexp would otherwise read them as ids).
+  router.post('/bulk-delete', write, async (ctx) => {
+    const input = validate(schema.bulkDeleteSchema, ctx.request.body);
+    ctx.body = await templates.bulkDeleteTemplates({ db }, actorOf(scope(ctx)), input.ids);
+  });
+
+  router.post('/validate-schema', read, async (ctx) => {
+    const input = validate(schema.validateSchemaSchema, ctx.request.body);
+    if (!isOutputFormat(input.templateType)) {
+      throw new AppError('ERR_TMPL_009', "templateType must be 'pdf' or 'excel'", { field: 'templateType' });
+    }
+    // Placeholders are checked against the variables only when those are themselves valid
+    // (validate-variables reports their problems); a broken list would only add noise here.
+    const given = input.variables !== undefined || input.constants !== undefined || input.calculatedVariables !== undefined;
+    const context = given && validateTemplateVariables(input).valid ? input : undefined;
+    ctx.body = validateTemplateSchema(input.schema, input.templateType, context);
+  });
+
+  router.post('/validate-variables', read, async (ctx) => {
+    const input = validate(schema.validateVariablesSchema, ctx.request.body);
+    ctx.body = validateTemplateVariables(input);
+  });
+
+  router.post('/', write, async (ctx) => {
+    const input = validate(schema.createTemplateSchema, ctx.request.body);
+    const template = await templates.createTemplate({ db }, actorOf(scope(ctx)), input);
+    ctx.status = 201;
+    ctx.body = presenter.presentCreatedTemplate(template);
+  });
+
+  router.get('/', read, async (ctx) => {
+    const query = validate(schema.listTemplatesSchema, ctx.query);
+    const { templates: page, total } = await templates.listTemplates({ db }, scope(ctx).projectId, query);
+    ctx.body = presenter.presentTemplateList(page, total, query.page, query.limit);
+  });
+
+  router.get('/:id', read, async (ctx) => {
+    ctx.body = presenter.presentTemplate(await templates.getTemplate({ db }, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.put('/:id', write, async (ctx) => {
+    const patch = validate(schema.updateTemplateSchema, ctx.request.body);
+    ctx.body = presenter.presentTemplate(await templates.updateTemplate({ db }, actorOf(scope(ctx)), ctx.params.id, patch));
+  });
+
+  router.delete('/:id', write, async (ctx) => {
+    await templates.deleteTemplate({ db }, actorOf(scope(ctx)), ctx.params.id);
+    ctx.body = { success: true, message: 'Template deleted' };
+  });
+
+  router.post('/:id/duplicate', write, async (ctx) => {
+    const copy = await templates.duplicateTemplate({ db }, actorOf(scope(ctx)), ctx.params.id);
+    ctx.status = 201;
+    ctx.body = presenter.presentTemplate(copy);
+  });
+
+  return router;
+}

@@ -1,0 +1,139 @@
+import Joi from 'joi';
+import type { TemplateDefinition } from '../../domain/templates/template.types';
+
+/**
+ * Request shapes of the template endpoints. The definition's parts (`schema`, `variables`,
+ * `constants`, `calculatedVariables`) pass through as they are: the template validators check
+ * them and report every problem with its path (ERR_TMPL_008), which Joi here could not do as well.
+ * `outputFormats` items are checked by the service so an unknown format is ERR_TMPL_009.
+ */
+
+const name = Joi.string().trim().min(1).max(200);
+const description = Joi.string().allow('', null).max(2000);
+/** Folders are labels (no folder resource exists); null clears it on update. */
+const folderId = Joi.string().trim().min(1).max(100).allow(null);
+const releaseNotes = Joi.string().allow('', null).max(2000);
+
+export interface TemplateFieldsInput {
+  name?: string;
+  description?: string | null;
+  outputFormats?: unknown[];
+  schema?: unknown;
+  variables?: unknown;
+  constants?: unknown;
+  calculatedVariables?: unknown;
+  folderId?: string | null;
+}
+
+export type CreateTemplateInput = TemplateFieldsInput & { name: string; outputFormats: unknown[]; schema: unknown };
+
+export const createTemplateSchema = Joi.object<CreateTemplateInput>({
+  name: name.required(),
+  description,
+  outputFormats: Joi.array().required(),
+  schema: Joi.any().required(),
+  variables: Joi.any(),
+  constants: Joi.any(),
+  calculatedVariables: Joi.any(),
+  folderId,
+});
+
+/** PUT: every field optional; `outputFormats` is accepted too, beyond the spec's list. */
+export const updateTemplateSchema = Joi.object<TemplateFieldsInput>({
+  name,
+  description,
+  outputFormats: Joi.array(),
+  schema: Joi.any(),
+  variables: Joi.any(),
+  constants: Joi.any(),
+  calculatedVariables: Joi.any(),
+  folderId,
+});
+
+export const TEMPLATE_SORT_FIELDS = ['name', 'createdAt', 'updatedAt'] as const;
+
+export interface ListTemplatesQuery {
+  page: number;
+  limit: number;
+  search?: string;
+  folderId?: string;
+  isPublished?: boolean;
+  sortBy: (typeof TEMPLATE_SORT_FIELDS)[number];
+  sortOrder: 'asc' | 'desc';
+}
+
+/** Same paging as the API key list (spec, Limits §2): a limit above 100 is refused, not clamped. */
+export const listTemplatesSchema = Joi.object<ListTemplatesQuery>({
+  page: Joi.number().integer().min(1).max(1_000_000).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  search: Joi.string().trim().max(200).allow(''),
+  folderId: Joi.string().trim().max(100),
+  isPublished: Joi.boolean(),
+  // Most recently edited first: what a dashboard list opens on.
+  sortBy: Joi.string().valid(...TEMPLATE_SORT_FIELDS).default('updatedAt'),
+  sortOrder: Joi.string().lowercase().valid('asc', 'desc').default('desc'),
+});
+
+export interface PublishInput {
+  releaseNotes?: string | null;
+}
+
+export const publishSchema = Joi.object<PublishInput>({ releaseNotes });
+
+export interface BulkDeleteInput {
+  ids: string[];
+}
+
+export const bulkDeleteSchema = Joi.object<BulkDeleteInput>({
+  ids: Joi.array().items(Joi.string().min(1).max(200)).min(1).max(100).required(),
+});
+
+export interface ValidateSchemaInput extends Partial<Pick<TemplateDefinition, 'variables' | 'constants' | 'calculatedVariables'>> {
+  templateType: unknown;
+  schema: unknown;
+}
+
+/** Variables, constants and calculated variables may come along so placeholders are checked too. */
+export const validateSchemaSchema = Joi.object<ValidateSchemaInput>({
+  templateType: Joi.any().required(),
+  schema: Joi.any().required(),
+  variables: Joi.any(),
+  constants: Joi.any(),
+  calculatedVariables: Joi.any(),
+});
+
+export const validateVariablesSchema = Joi.object({
+  variables: Joi.any().required(),
+  constants: Joi.any(),
+  calculatedVariables: Joi.any(),
+});
+
+export interface PreviewInput {
+  variables?: Record<string, unknown>;
+  format?: 'pdf' | 'excel';
+}
+
+export const previewSchema = Joi.object<PreviewInput>({
+  variables: Joi.object(),
+  format: Joi.string().valid('pdf', 'excel'),
+});
+
+export const ANALYTICS_PERIODS = ['7d', '30d', '90d', '1y'] as const;
+
+export interface AnalyticsQuery {
+  period: (typeof ANALYTICS_PERIODS)[number];
+  startDate?: Date;
+  endDate?: Date;
+}
+
+export const analyticsSchema = Joi.object<AnalyticsQuery>({
+  period: Joi.string().valid(...ANALYTICS_PERIODS).default('30d'),
+  startDate: Joi.date().iso(),
+  endDate: Joi.date().iso(),
+});
+
+export type DuplicateHandling = 'rename' | 'skip' | 'overwrite';
+
+export const importFieldsSchema = Joi.object<{ duplicateHandling: DuplicateHandling }>({
+  duplicateHandling: Joi.string().valid('rename', 'skip', 'overwrite').default('rename'),
+});
