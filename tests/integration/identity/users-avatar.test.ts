@@ -33,7 +33,9 @@ describe('users: avatar upload (spec "Users (JWT only)", POST/DELETE /api/users/
     expect(me.body.profilePictureUrl).toEqual(expect.stringContaining(`/api/files/avatars/${user.id}/`));
     expect((await download(me.body.profilePictureUrl)).bytes).toEqual(PNG);
     // The link is signed: editing it breaks it.
-    expect((await fetch(me.body.profilePictureUrl.replace(/signature=[0-9a-f]/, 'signature=0'))).status).toBe(403);
+    const forged = me.body.profilePictureUrl.replace(/signature=([0-9a-f])/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`);
+    expect(forged).not.toBe(me.body.profilePictureUrl);
+    expect((await fetch(forged)).status).toBe(403);
   });
 
   it('decides the format by content: a PNG claimed as JPEG is stored as PNG', async () => {
