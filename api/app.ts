@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../worker/services';
 import { authenticate, type CredentialResolver } from './middleware/authenticate';
 import { errorRenderer } from './middleware/errors';
@@ -19,9 +19,10 @@ import { twoFactorRoutes } from './identity/two-factor.routes';
 import { userRoutes } from './identity/users.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
-import { templateRouters } from './templates/templates.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 import { createFlowApi } from './flow/flow-api';
+import { documentRoutes } from './documents/documents.routes';
+import { templateRouters } from './templates/templates.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -57,6 +58,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     teamRoutes(services),
     ...templateRouters(services),
   ];
+  routers.push(documentRoutes(services, '/api/documents'), documentRoutes(services, '/api/v1/documents'));
   routers.push(webhookRoutes(services));
   const flow = createFlowApi(services);
   routers.push(...flow.routers);
@@ -76,6 +78,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       formLimit: config.jsonBodyLimit,
       jsonStrict: false,
       includeUnparsed: true,
+      // The spec has DELETE calls with bodies (bulk job delete, account deletion).
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
       multipart: true,
       // An empty upload reaches the route, which can say what is wrong with it (e.g. ERR_TMPL_016).
       formidable: { maxFileSize: 10 * 1024 * 1024, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },

@@ -48,16 +48,17 @@ export interface ExportQuery {
  * export of 100,000 jobs never holds more than one page in memory.
  */
 export async function* exportJobs(deps: DocumentDeps, projectId: string, q: ExportQuery, pageSize = 1000): AsyncGenerator<Record<string, unknown>> {
-  let after: { createdAt: Date; id: string } | undefined;
+  let after: { createdAt: string; id: string } | undefined;
   for (;;) {
     const params: unknown[] = [projectId, q.startDate ?? null, q.endDate ?? null, q.status ?? null, pageSize];
     let keyset = '';
     if (after) {
       params.push(after.createdAt, after.id);
-      keyset = 'AND (created_at, id) > ($6, $7)';
+      keyset = 'AND (created_at, id) > ($6::timestamptz, $7)';
     }
     const rows: Array<Record<string, any>> = await deps.db.query(
-      `SELECT id, status, format, template_id, template_version, batch_id, filename, error_message, metadata, created_at, completed_at
+      `SELECT id, status, format, template_id, template_version, batch_id, filename, error_message, metadata, created_at, completed_at,
+              created_at::text AS cursor_at
          FROM document_jobs
         WHERE project_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at <= $3)
           AND ($4::text IS NULL OR status = $4) ${keyset}
@@ -67,7 +68,8 @@ export async function* exportJobs(deps: DocumentDeps, projectId: string, q: Expo
     for (const row of rows) yield row;
     if (rows.length < pageSize) return;
     const last = rows[rows.length - 1];
-    after = { createdAt: last.created_at, id: last.id };
+    // The cursor keeps Postgres' microseconds; a JS Date would round them away and repeat rows.
+    after = { createdAt: last.cursor_at, id: last.id };
   }
 }
 

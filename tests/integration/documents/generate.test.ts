@@ -9,7 +9,7 @@ describe('document generation', () => {
   let app: TestApp;
   let p: DocumentProject;
   beforeAll(async () => {
-    app = await startTestApp({ smtp: true });
+    app = await startTestApp();
     p = await setupDocumentProject(app);
   });
   afterAll(() => app.close());
