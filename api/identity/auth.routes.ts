@@ -7,6 +7,7 @@ import * as schema from './auth.schema';
 import * as auth from './auth.service';
 import { revokeRefreshFamily, rotateRefreshToken } from './tokens.service';
 import { presentUser } from './user.presenter';
+import { avatarUrl } from './users.service';
 
 /** Contract §2: how a JWT is obtained, renewed and given up. */
 export function authRoutes(services: Services, checkSecondFactor: auth.SecondFactorCheck = auth.noSecondFactor): Router {
@@ -22,14 +23,14 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
   router.post('/login', async (ctx) => {
     const input = validate(schema.loginSchema, ctx.request.body);
     const { user, ...tokens } = await auth.login(services, input, checkSecondFactor);
-    ctx.body = { user: presentUser(user), ...tokens };
+    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...tokens };
   });
 
   router.post('/refresh', async (ctx) => {
     const { refreshToken } = validate(schema.refreshSchema, ctx.request.body);
     const { userId, tokens } = await rotateRefreshToken(auth.tokenDeps(services), refreshToken);
     const user = await services.db.getRepository(UserEntity).findOneByOrFail({ id: userId });
-    ctx.body = { user: presentUser(user), ...tokens };
+    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...tokens };
   });
 
   router.post('/logout', async (ctx) => {

@@ -32,6 +32,11 @@ describe('users: avatar upload (spec "Users (JWT only)", POST/DELETE /api/users/
     const me = await app.request('GET', '/api/users/me', { token: user.accessToken });
     expect(me.body.profilePictureUrl).toEqual(expect.stringContaining(`/api/files/avatars/${user.id}/`));
     expect((await download(me.body.profilePictureUrl)).bytes).toEqual(PNG);
+    // Login and refresh answer the same user object, picture included.
+    const login = await app.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
+    expect((await download(login.body.user.profilePictureUrl)).bytes).toEqual(PNG);
+    const refreshed = await app.request('POST', '/api/auth/refresh', { body: { refreshToken: login.body.refreshToken } });
+    expect(refreshed.body.user.profilePictureUrl).toEqual(expect.stringContaining(`/api/files/avatars/${user.id}/`));
     // The link is signed: editing it breaks it.
     const forged = me.body.profilePictureUrl.replace(/signature=([0-9a-f])/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`);
     expect(forged).not.toBe(me.body.profilePictureUrl);
