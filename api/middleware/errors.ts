@@ -11,7 +11,9 @@ export function errorRenderer(logger: Logger) {
   return async function renderErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AppError('ERR_REQ_003', `Cannot ${ctx.method} ${ctx.path}`);
+      // koa-router's allowedMethods answers a known path with another method by a bare 405: no route
+      // matches method and path, so it is answered like any unknown route (the Allow header stays).
+      if ((ctx.status === 404 || ctx.status === 405) && ctx.body == null) throw new AppError('ERR_REQ_003', `Cannot ${ctx.method} ${ctx.path}`);
     } catch (thrown) {
       const err = toAppError(thrown);
       if (err.status >= 500) {

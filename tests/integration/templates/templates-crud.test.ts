@@ -226,4 +226,12 @@ describe('Templates: create, read, update, delete', () => {
     expect(list.body.data.map((t: { id: string }) => t.id)).toEqual([created.body.id]);
     expect((await app.request('DELETE', `/api/v1/templates/${created.body.id}`, { token: token() })).body.success).toBe(true);
   });
+
+  it('answers a method the path does not take with the error body, 404 ERR_REQ_003', async () => {
+    for (const [method, path] of [['PATCH', '/api/templates/some-template'], ['DELETE', '/api/templates'], ['GET', '/api/templates/bulk-delete/x']]) {
+      const res = await app.request(method, path, { token: token() });
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ statusCode: 404, code: 'ERR_REQ_003', message: `Cannot ${method} ${path}`, path });
+    }
+  });
 });
