@@ -52,11 +52,19 @@ function likeEscape(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
+/** A list shows summaries: the drafts (the large part of a row) are not read at all. */
+const SUMMARY_COLUMNS = [
+  'id', 'projectId', 'shortId', 'slug', 'name', 'description', 'outputFormats', 'folderId',
+  'isPublished', 'publishedAt', 'latestVersion', 'createdBy', 'createdAt', 'updatedAt',
+] as const;
+
+/** Summaries (their `draft` is not loaded), one page of them, and how many match in all. */
 export async function listTemplates(deps: TemplateDeps, projectId: string, query: ListTemplatesQuery): Promise<{ templates: TemplateEntity[]; total: number }> {
   const order = query.sortOrder === 'asc' ? 'ASC' : 'DESC';
   const qb = deps.db
     .getRepository(TemplateEntity)
     .createQueryBuilder('t')
+    .select(SUMMARY_COLUMNS.map((c) => `t.${c}`))
     .where('t.projectId = :projectId AND t.deletedAt IS NULL', { projectId });
   if (query.search) qb.andWhere(`t.name ILIKE :search ESCAPE '\\'`, { search: `%${likeEscape(query.search)}%` });
   if (query.folderId !== undefined) qb.andWhere('t.folderId = :folderId', { folderId: query.folderId });
