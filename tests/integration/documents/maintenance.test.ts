@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from '../../support/app';
+import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { waitFor } from '../../support/wait';
+import { maintenanceScheduleId } from '../../../worker/schedules';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
+
+describe('maintenance: retention, stranded work, failure events', () => {
+  let app: TestApp;
+  let p: DocumentProject;
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    app = await startTestApp({ schedules: true, env: { LOOP_MAX_ITERATIONS: '2', OUTBOUND_ALLOWLIST: '127.0.0.1', DOCUMENT_RETENTION_SECONDS: '3600' } });
+    p = await setupDocumentProject(app);
+  });
+  afterAll(async () => {
+    await app.services.temporal.schedule.getHandle(maintenanceScheduleId(app.services.config.temporal.taskQueuePrefix)).delete();
+    await app.close();
+    await receiver.stop();
+  });
+
+  const runMaintenance = (strandedAfterSeconds = 60) =>
+    app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
+      taskQueue: app.services.taskQueues.main,
+      workflowId: `maintenance-test-${randomUUID()}`,
+      args: [{ retentionSeconds: 3600, strandedAfterSeconds }],
+    });
+  const generate = async (variables: Record<string, unknown>) =>
+    (await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'excel', variables } })).body.jobId as string;
+
+  it('is scheduled in Temporal by the worker', async () => {
+    const desc = await app.services.temporal.schedule.getHandle(maintenanceScheduleId(app.services.config.temporal.taskQueuePrefix)).describe();
+    expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'documentMaintenanceWorkflow' });
+  });
+
+  it('removes artefacts past the retention period; their jobs say so instead of offering a dead link', async () => {
+    const fresh = await generate({ customer: 'fresh' });
+    const old = await generate({ customer: 'old' });
+    await Promise.all([fresh, old].map((id) => waitForJob(app, p.apiKey, id)));
+    await app.services.db.query(`UPDATE document_jobs SET completed_at = now() - interval '2 hours' WHERE id = $1`, [old]);
+    const [{ artefact_key: key }] = await app.services.db.query(`SELECT artefact_key FROM document_jobs WHERE id = $1`, [old]);
+
+    const result = await runMaintenance();
+    expect(result.expired).toBeGreaterThanOrEqual(1);
+    expect(await app.services.storage.exists(key)).toBe(false);
+    const expired = await app.request('GET', `/api/documents/jobs/${old}`, { token: p.apiKey });
+    expect(expired.body).toMatchObject({ status: 'completed', artefactExpired: true });
+    expect(expired.body.downloadUrl).toBeUndefined();
+    const kept = await app.request('GET', `/api/documents/jobs/${fresh}`, { token: p.apiKey });
+    expect(kept.body.downloadUrl).toEqual(expect.any(String));
+  });
+
+  it('starts accepted work whose workflow never started (the API died in between)', async () => {
+    const jobId = randomUUID();
+    await app.services.db.query(
+      `INSERT INTO document_jobs (id, project_id, template_id, template_version, format, status, variables, billing, created_at)
+       VALUES ($1, $2, $3, 1, 'excel', 'queued', '{"customer":"stranded"}', 'free', now() - interval '5 minutes')`,
+      [jobId, p.projectId, p.templateId],
+    );
+    const result = await runMaintenance(60);
+    expect(result.restarted).toBeGreaterThanOrEqual(1);
+    expect((await waitForJob(app, p.apiKey, jobId)).status).toBe('completed');
+  });
+
+  it('announces a failed document with document.failed and its error message', async () => {
+    const sub = await app.request('POST', '/api/webhooks', { token: p.user.accessToken, body: { url: receiver.url, events: ['document.failed'] } });
+    expect(sub.status).toBe(201);
+    const jobId = await generate({ customer: 'too many', items: [1, 2, 3, 4].map((i) => ({ label: `r${i}`, amount: i })) });
+    const event = await waitFor(() => receiver.requests.find((r) => r.json?.data?.jobId === jobId));
+    expect(event.json).toMatchObject({ id: expect.any(String), type: 'document.failed', timestamp: expect.any(String), data: { jobId, status: 'failed', errorMessage: expect.any(String), metadata: {} } });
+    expect(event.headers['x-service-event-type']).toBe('document.failed');
+  });
+});
