@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../../worker/services';
 import { loadUser } from '../middleware/guards';
 import { validate } from '../validation';
@@ -56,8 +55,8 @@ export function userRoutes(services: Services): Router {
     ctx.body = data;
   });
 
-  // The app's body parser skips DELETE bodies (no defined semantics); this one carries the password.
-  router.delete('/', koaBody({ parsedMethods: [HttpMethodEnum.DELETE], jsonLimit: '16kb', urlencoded: false, text: false }), async (ctx) => {
+  // The password travels in the DELETE body (the app's body parser reads DELETE bodies too).
+  router.delete('/', async (ctx) => {
     const user = await loadUser(db, ctx);
     const { purgeAfter } = await requestAccountDeletion(services, user, validate(schema.deleteAccountSchema, ctx.request.body));
     ctx.body = {
