@@ -49,6 +49,17 @@ export async function listDeliveries(
   return { deliveries, total };
 }
 
+/** Every delivery of a Flow run, oldest first (`GET /api/flow/runs/:id/deliveries`; contract §5 records). */
+export async function listRunDeliveries(deps: Pick<DeliveryDeps, 'db'>, projectId: string, runId: string): Promise<WebhookDeliveryEntity[]> {
+  return deps.db
+    .getRepository(WebhookDeliveryEntity)
+    .createQueryBuilder('d')
+    .where(`d.runId = :runId AND d.projectId = :projectId AND d.source = 'flow'`, { runId, projectId })
+    .orderBy('d.createdAt', 'ASC')
+    .addOrderBy('d.url', 'ASC')
+    .getMany();
+}
+
 /** A document delivery of the project whose subscription still exists. */
 export async function getDocumentDelivery(deps: Pick<DeliveryDeps, 'db'>, projectId: string, deliveryId: string): Promise<WebhookDeliveryEntity> {
   const found = UUID.test(deliveryId)

@@ -1,6 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { createWebhookActivities } from '../../../activities/webhooks';
+import { listRunDeliveries } from '../../../api/webhooks/webhook-deliveries.service';
+import { presentDelivery } from '../../../api/webhooks/webhooks.presenter';
 import { prepareEventDeliveries } from '../../../db/webhooks/deliveries';
 import { workflowIds } from '../../../domain/temporal-names';
 import { startTestApp, type TestApp } from '../../support/app';
@@ -146,6 +148,12 @@ describe('dispatching deliveries from a workflow', () => {
     const byId = new Map(rows.map((x: any) => [x.id, [x.source, x.status]]));
     expect(ids.map((id: string) => byId.get(id))).toEqual([['flow', 'completed'], ['flow', 'failed']]);
     expect(rows).toHaveLength(2);
+    // What GET /api/flow/runs/:id/deliveries will show: contract §5 records with runId, never a secret.
+    const records = (await listRunDeliveries({ db: app.services.db }, projectId, runId)).map(presentDelivery);
+    expect(records).toHaveLength(2);
+    expect(records[0]).toMatchObject({ runId, status: expect.stringMatching(/completed|failed/), attempts: [expect.objectContaining({ number: 1 })], nextAttemptAt: null });
+    expect(JSON.stringify(records)).not.toContain('chan-secret');
+    expect(await listRunDeliveries({ db: app.services.db }, randomUUID(), runId)).toEqual([]);
   });
 
   it('a waiting parent that is cancelled cancels its deliveries, which end failed (retryable by hand)', async () => {
