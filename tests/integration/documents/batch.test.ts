@@ -70,7 +70,7 @@ describe('batches', () => {
 
     const [event] = await waitFor(() => {
       const found = eventsOf('batch.completed').filter((r) => r.json.data.batchId === res.body.batchId);
-      return found.length > 0 && found;
+      return found.length > 0 ? found : undefined;
     });
     expect(verifySignature(event, sub.body.secret)).toBe(true);
     expect(event.json.data).toMatchObject({ batchId: res.body.batchId, status: 'completed', totalJobs: 1000, completedJobs: 1000, failedJobs: 0 });
@@ -98,7 +98,7 @@ describe('batches', () => {
     // One document.generated per job: no document was announced twice across the two workers.
     const generated = await waitFor(() => {
       const mine = eventsOf('document.generated').filter((r) => r.json.data.batchId === batchId);
-      return mine.length >= 40 && mine;
+      return mine.length >= 40 ? mine : undefined;
     });
     expect(generated).toHaveLength(40);
     expect(new Set(generated.map((r) => r.json.data.jobId)).size).toBe(40);
