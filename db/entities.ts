@@ -14,6 +14,8 @@ import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity';
 import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity';
 import { TemplateEntity } from './templates/template.entity';
 import { TemplateVersionEntity } from './templates/template-version.entity';
+import { DocumentBatchEntity } from './documents/document-batch.entity';
+import { DocumentJobEntity } from './documents/document-job.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity];

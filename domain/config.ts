@@ -71,6 +71,10 @@ const fragments = {
   },
   documents: {
     FREE_DOCUMENTS_PER_MONTH: Joi.number().integer().min(0).default(100),
+    DOCUMENT_RETENTION_SECONDS: Joi.number().integer().min(60).default(7 * 24 * 3600),
+    BATCH_MAX_DOCUMENTS: Joi.number().integer().min(1).max(10_000).default(5000),
+    BATCH_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
+    MAINTENANCE_INTERVAL_SECONDS: Joi.number().integer().min(5).default(300),
   },
   teams: {
     INVITATION_TTL_SECONDS: Joi.number().integer().min(1).default(7 * 24 * 3600),
@@ -188,6 +192,13 @@ export function loadConfig(env: Env = process.env) {
     },
     documents: {
       freeDocumentsPerMonth: v.FREE_DOCUMENTS_PER_MONTH as number,
+      /** Artefacts older than this are removed by the maintenance schedule. */
+      retentionSeconds: v.DOCUMENT_RETENTION_SECONDS as number,
+      batchMaxDocuments: v.BATCH_MAX_DOCUMENTS as number,
+      /** Documents of one batch rendering at once (bounded further by the render workers). */
+      batchConcurrency: v.BATCH_CONCURRENCY as number,
+      /** How often the maintenance schedule runs (retention, stranded jobs). */
+      maintenanceIntervalSeconds: v.MAINTENANCE_INTERVAL_SECONDS as number,
     },
     teams: {
       /** How long an e-mailed project invitation can be accepted (default 7 days). */

@@ -155,6 +155,15 @@ export const ERRORS = {
   ERR_WEBHOOK_005: { status: 409, message: 'Delivery is still in progress' },
   /** A project already has the most subscriptions allowed (25): each one multiplies every event. */
   ERR_WEBHOOK_006: { status: 400, message: 'Webhook subscription limit reached' },
+  // --- document jobs and batches (new codes, spec pattern; /api/documents) ---
+  /** Job id unknown or of another project. */
+  ERR_JOB_001: { status: 404, message: 'Document job not found' },
+  /** Retry of a job that did not fail (only failed jobs can be retried). */
+  ERR_JOB_002: { status: 409, message: 'Only failed jobs can be retried' },
+  /** Cancel of a job that has already ended (completed, failed or cancelled). */
+  ERR_JOB_003: { status: 409, message: 'The job has already ended' },
+  /** Batch id unknown or of another project. */
+  ERR_BATCH_001: { status: 404, message: 'Batch not found' },
   // --- Flow plan limits (new codes, spec pattern; spec Limits §7, by the project's plan) ---
   /** Creating a gate past the plan's maximum (Free: 3); deleted gates do not count. */
   ERR_FLOW_LIMIT_001: { status: 403, message: "Your plan's gate limit is reached" },

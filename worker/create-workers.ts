@@ -1,5 +1,8 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { createDocumentActivities, createRenderActivities } from '../activities/documents';
+import { documentActivityDeps } from './documents';
+import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, startFlowRunSweeper } from './flow-run-starter';
 import type { Services } from './services';
 
@@ -12,7 +15,7 @@ export interface WorkerSet {
  * One Worker per task queue. Workflows come from a prebuilt bundle when one is given (tests build
  * it once per run), otherwise they are bundled from `workflows/` at start-up.
  */
-export async function createWorkers(services: Services, opts: { workflowBundlePath?: string } = {}): Promise<WorkerSet> {
+export async function createWorkers(services: Services, opts: { workflowBundlePath?: string; schedules?: boolean } = {}): Promise<WorkerSet> {
   const { config, db, mailer, taskQueues } = services;
   const connection = await NativeConnection.connect({ address: config.temporal.address! });
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = opts.workflowBundlePath
@@ -23,16 +26,34 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.main,
     ...workflows,
-    activities: createActivities({
-      db,
-      mailer,
-      storage: services.storage,
-      publicUrl: config.publicUrl,
-      emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
-      outboundAllowlist: config.outbound.allowlist,
-    }),
+    activities: {
+      ...createActivities({
+        db,
+        mailer,
+        storage: services.storage,
+        publicUrl: config.publicUrl,
+        emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
+        outboundAllowlist: config.outbound.allowlist,
+      }),
+      ...createDocumentActivities(documentActivityDeps(services)),
+    },
   });
-  const workers = [main];
+  const render = await Worker.create({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: taskQueues.render,
+    activities: createRenderActivities({
+      db,
+      storage: services.storage,
+      pdfRenderer: () => services.pdfRenderer,
+      limits: config.rendering.limits,
+      imageAllowlist: config.rendering.imageHostAllowlist,
+    }),
+    // The Chromium pool bounds concurrent pages; more tasks than pages would only queue inside it.
+    maxConcurrentActivityTaskExecutions: config.rendering.poolSize,
+  });
+  const workers = [main, render];
+  if (opts.schedules !== false) await ensureMaintenanceSchedule(services);
   let running: Promise<unknown> | undefined;
   // Starts Flow run workflows an API replica accepted but could not start (docs/flow.md).
   const flowRuns = createFlowRunStarter({ db, temporal: services.temporal, taskQueue: taskQueues.main, logger: services.logger });

@@ -2,5 +2,8 @@
 export { sendAccountEmailWorkflow } from './identity/account-email.workflow';
 export { deleteAccountWorkflow } from './identity/account-deletion.workflow';
 export { sendInvitationEmailWorkflow } from './identity/team-invitation.workflow';
+export { generateDocumentWorkflow } from './documents/generate-document.workflow';
+export { generateBatchWorkflow } from './documents/generate-batch.workflow';
+export { documentMaintenanceWorkflow } from './documents/maintenance.workflow';
 export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
 export { flowRunWorkflow } from './flow/flow-run.workflow';

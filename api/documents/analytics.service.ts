@@ -1,3 +1,4 @@
+import { successRate } from '../../domain/documents/analytics';
 import { AppError } from '../../domain/errors';
 import type { DocumentDeps } from './documents.service';
 
@@ -16,11 +17,6 @@ export function periodOf(q: { startDate?: Date; endDate?: Date }, now = new Date
   return { startDate, endDate };
 }
 
-/** Percentage of ended generations that succeeded, two decimals; 0 when nothing ended. */
-export function successRate(completed: number, failed: number): number {
-  const ended = completed + failed;
-  return ended === 0 ? 0 : Math.round((completed / ended) * 10000) / 100;
-}
 
 /**
  * Contract §4: one body carrying both published forms (A: totals, byFormat, byDate; B: summary,

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
+import { successRate } from '../../domain/documents/analytics';
 import { AppError } from '../../domain/errors';
 import type { AnalyticsQuery } from './templates.schema';
 import type { TemplateDeps } from './template-store.service';
@@ -25,17 +26,26 @@ export interface TemplateUsage {
   byDay: Array<{ date: string; count: number }>;
 }
 
-/**
- * The one query behind template analytics, owned by the Documents issue: it fills this in from
- * `document_jobs` (the template's jobs created in [start, end), counted by status and by UTC day,
- * with the mean of completed_at - started_at over completed ones; `document_jobs_template_idx`
- * serves it). Until then it answers that nothing was generated, and the endpoint reports zeros.
- */
+/** The template's jobs created in [start, end), by status and by UTC day (document_jobs_template_idx). */
 export async function templateUsage(db: Queryable, templateId: string, range: UsageRange): Promise<TemplateUsage> {
-  void db;
-  void templateId;
-  void range;
-  return { total: 0, completed: 0, failed: 0, avgGenerationTimeMs: null, byDay: [] };
+  const params = [templateId, range.start, range.end];
+  const where = `template_id = $1 AND created_at >= $2 AND created_at < $3`;
+  const [[totals], byDay] = await Promise.all([
+    db.query(
+      `SELECT count(*)::int AS total,
+              count(*) FILTER (WHERE status = 'completed')::int AS completed,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              avg(generation_ms) FILTER (WHERE status = 'completed')::float AS avg_ms
+         FROM document_jobs WHERE ${where}`,
+      params,
+    ),
+    db.query(
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*)::int AS count
+         FROM document_jobs WHERE ${where} GROUP BY 1 ORDER BY 1`,
+      params,
+    ),
+  ]);
+  return { total: totals.total, completed: totals.completed, failed: totals.failed, avgGenerationTimeMs: totals.avg_ms, byDay };
 }
 
 const PERIOD_DAYS: Record<AnalyticsQuery['period'], number> = { '7d': 7, '30d': 30, '90d': 90, '1y': 365 };
@@ -79,7 +89,6 @@ export async function templateAnalytics(deps: TemplateDeps, projectId: string, r
     templateUsage(deps.db, template.id, last(7)),
     templateUsage(deps.db, template.id, last(30)),
   ]);
-  const decided = inRange.completed + inRange.failed;
   const counts = new Map(inRange.byDay.map((d) => [d.date, d.count]));
   const trend: Array<{ date: string; count: number }> = [];
   for (let t = range.start.getTime(); t < range.end.getTime(); t += DAY_MS) {
@@ -90,8 +99,7 @@ export async function templateAnalytics(deps: TemplateDeps, projectId: string, r
     template,
     usage: { total: inRange.total, last7Days: last7.total, last30Days: last30.total },
     performance: {
-      // A percentage with two decimals; 0 while nothing has finished (no rate to speak of).
-      successRate: decided === 0 ? 0 : Math.round((inRange.completed / decided) * 10_000) / 100,
+      successRate: successRate(inRange.completed, inRange.failed),
       avgGenerationTimeMs: Math.round(inRange.avgGenerationTimeMs ?? 0),
       failedCount: inRange.failed,
     },

@@ -19,6 +19,10 @@ export interface TestApp {
   smtp?: SmtpTestServer;
   dataDir: string;
   request: RequestFn;
+  /** Stops the in-process Temporal workers (as a worker shutdown would); work waits in Temporal. */
+  stopWorker(): Promise<void>;
+  /** Starts a fresh set of workers, like a new worker process taking over. */
+  startWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -43,6 +47,8 @@ export interface TestAppOptions {
   /** Run a Temporal worker in-process (default true). */
   worker?: boolean;
   appOptions?: AppOptions;
+  /** Create the maintenance schedule (default false: tests run maintenance directly). */
+  schedules?: boolean;
 }
 
 /**
@@ -77,10 +83,15 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   });
   const services = await createServices(config, createLogger(config.logLevel));
   let workers: WorkerSet | undefined;
-  if (opts.worker !== false) {
-    workers = await createWorkers(services, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE });
+  const startWorker = async () => {
+    workers = await createWorkers(services, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, schedules: opts.schedules ?? false });
     void workers.run();
-  }
+  };
+  const stopWorker = async () => {
+    await workers?.shutdown();
+    workers = undefined;
+  };
+  if (opts.worker !== false) await startWorker();
   const api = await startApiServer(services, opts.appOptions, port, '127.0.0.1');
   const request = makeRequest(api.url);
   return {
@@ -89,6 +100,8 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     smtp,
     dataDir,
     request,
+    stopWorker,
+    startWorker,
     async close() {
       await api.close();
       await workers?.shutdown();
