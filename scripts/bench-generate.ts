@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client as PgClient } from 'pg';
 import { renderDocument } from '../activities/rendering/render-document';
@@ -62,15 +65,16 @@ async function main(): Promise<void> {
   const dbUrl = new URL(ADMIN_URL);
   dbUrl.pathname = `/${dbName}`;
   installTemporalLogging('error');
+  const dataDir = await mkdtemp(join(tmpdir(), 'formwork-bench-'));
   const port = await freePort();
-  const temporal = await startEmbeddedTemporal({ dataDir: `/tmp/${dbName}`, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  const temporal = await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',
     PORT: String(port),
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: `/tmp/${dbName}`,
+    DATA_DIR: dataDir,
     DATABASE_URL: dbUrl.toString(),
     TEMPORAL_ADDRESS: temporal.address,
     JWT_SECRET: randomBytes(32).toString('hex'),
@@ -138,6 +142,7 @@ async function main(): Promise<void> {
     await services.close();
     await temporal.stop();
     await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
