@@ -49,8 +49,9 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
       limits: config.rendering.limits,
       imageAllowlist: config.rendering.imageHostAllowlist,
     }),
-    // The Chromium pool bounds concurrent pages; more tasks than pages would only queue inside it.
-    maxConcurrentActivityTaskExecutions: config.rendering.poolSize,
+    // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
+    // other tasks load their job or store their artefact; beyond that they would only queue.
+    maxConcurrentActivityTaskExecutions: config.rendering.poolSize * 2,
   });
   const workers = [main, render];
   if (opts.schedules !== false) await ensureMaintenanceSchedule(services);
