@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { GateEntity } from '../../db/flow/gate.entity';
 import { GateSchemaVersionEntity, type SchemaVersionSource } from '../../db/flow/gate-schema-version.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
@@ -21,13 +21,18 @@ export interface GateDeps {
   db: DataSource;
 }
 
-/** A live gate of the project by UUID, shortId (`fgate_…`) or slug. */
-export async function findGate(db: DataSource | EntityManager, projectId: string, ref: string, lock = false): Promise<GateEntity> {
+/** The query for a live gate of the project by UUID, shortId (`fgate_…`) or slug; a ref of no such form matches nothing. */
+export function gateQuery(db: DataSource | EntityManager, projectId: string, ref: string): SelectQueryBuilder<GateEntity> {
   const qb = db.getRepository(GateEntity).createQueryBuilder('g').where('g.projectId = :projectId AND g.deletedAt IS NULL', { projectId });
-  if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200) throw new AppError('FLOW.GATE_NOT_FOUND');
-  if (isUuid(ref)) qb.andWhere('g.id = :ref', { ref });
-  else if (ref.startsWith(GATE_SHORT_ID_PREFIX)) qb.andWhere('g.shortId = :ref', { ref });
-  else qb.andWhere('g.slug = :ref', { ref: ref.toLowerCase() });
+  if (typeof ref !== 'string' || ref.length === 0 || ref.length > 200) return qb.andWhere('false');
+  if (isUuid(ref)) return qb.andWhere('g.id = :ref', { ref });
+  if (ref.startsWith(GATE_SHORT_ID_PREFIX)) return qb.andWhere('g.shortId = :ref', { ref });
+  return qb.andWhere('g.slug = :ref', { ref: ref.toLowerCase() });
+}
+
+/** A live gate of the project by UUID, shortId or slug; another workspace's gate is not found. */
+export async function findGate(db: DataSource | EntityManager, projectId: string, ref: string, lock = false): Promise<GateEntity> {
+  const qb = gateQuery(db, projectId, ref);
   if (lock) qb.setLock('pessimistic_write');
   const gate = await qb.getOne();
   if (!gate) throw new AppError('FLOW.GATE_NOT_FOUND', undefined, { gateId: ref });

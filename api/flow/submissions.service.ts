@@ -14,7 +14,7 @@ import type { ValidationOutcome } from '../../domain/flow/gate.types';
 import { validatePayload } from '../../domain/flow/engine';
 import { flowPlan, monthStart, type FlowPlan } from '../../domain/flow/plans';
 import type { PendingRun } from '../../worker/flow-run-starter';
-import { findGate } from './gates.service';
+import { findGate, gateQuery } from './gates.service';
 
 /**
  * Submissions to a gate: the dry-run test and the run-creating validate / POST runs. The checks
@@ -104,9 +104,12 @@ async function admitThroughCircuit(deps: SubmissionDeps, gate: GateEntity, runId
 
 /** The gate and its workspace's plan: one round trip on the hot path. */
 async function loadGateAndPlan(db: DataSource, projectId: string, gateRef: string): Promise<{ gate: GateEntity; plan: FlowPlan }> {
-  const gate = await findGate(db, projectId, gateRef);
-  const project = await db.getRepository(ProjectEntity).findOne({ where: { id: projectId }, select: { id: true, plan: true } });
-  return { gate, plan: flowPlan(project?.plan) };
+  const { entities, raw } = await gateQuery(db, projectId, gateRef)
+    .leftJoin(ProjectEntity, 'p', 'p.id = g.projectId')
+    .addSelect('p.plan', 'plan')
+    .getRawAndEntities<{ plan: string | null }>();
+  if (!entities[0]) throw new AppError('FLOW.GATE_NOT_FOUND', undefined, { gateId: gateRef });
+  return { gate: entities[0], plan: flowPlan(raw[0]?.plan) };
 }
 
 /**
@@ -177,10 +180,28 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
   return { run, gate };
 }
 
-/** Inserts the run; on a plan without overage, first holds the workspace's run counter. */
+const INSERT_RUN = `INSERT INTO flow_runs
+  (id, short_id, gate_id, project_id, schema_version, status, source, input_payload, validation, metadata, workflow_pending, created_at, updated_at, completed_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`;
+
+/** Inserts the run (plain SQL: this is the hot path); on a plan without overage, first holds the workspace's run counter. */
 async function insertRun(db: DataSource, run: RunEntity, plan: FlowPlan): Promise<void> {
-  // Cast: TypeORM's deep-partial type cannot follow the `unknown` payload column.
-  if (!plan.hardRunCap) return void (await db.getRepository(RunEntity).insert(run as never));
+  const params = [
+    run.id,
+    run.shortId,
+    run.gateId,
+    run.projectId,
+    run.schemaVersion,
+    run.status,
+    run.source,
+    JSON.stringify(run.inputPayload),
+    JSON.stringify(run.validation),
+    run.metadata === null ? null : JSON.stringify(run.metadata),
+    run.workflowPending,
+    run.createdAt,
+    run.completedAt,
+  ];
+  if (!plan.hardRunCap) return void (await db.query(INSERT_RUN, params));
   await db.transaction(async (m) => {
     // Serialises submissions of this workspace only while on a capped plan, so the cap is exact.
     await m.query(`SELECT pg_advisory_xact_lock(hashtext('flow-runs:' || $1))`, [run.projectId]);
@@ -189,6 +210,6 @@ async function insertRun(db: DataSource, run: RunEntity, plan: FlowPlan): Promis
       [run.projectId, monthStart(run.createdAt), plan.runsPerMonth],
     );
     if (n >= plan.runsPerMonth) throw new AppError('ERR_FLOW_LIMIT_002', undefined, { limit: plan.runsPerMonth });
-    await m.getRepository(RunEntity).insert(run as never);
+    await m.query(INSERT_RUN, params);
   });
 }

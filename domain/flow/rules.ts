@@ -11,9 +11,12 @@ import { JsonataSafeRegex } from './safe-regex';
 
 /**
  * Per evaluation: a rule that loops, recurses or builds a huge sequence ends with a JSONata error
- * (so `error`) instead of holding the event loop. The timeout is checked at every step JSONata takes.
+ * (so `error`) instead of holding the event loop. The timeout is checked at every step JSONata
+ * takes and is wall-clock time: JSONata evaluates asynchronously, so concurrent requests'
+ * evaluations interleave and count against it. It is therefore generous (a real rule takes tens
+ * of microseconds); it exists to end runaway expressions, not to time honest ones.
  */
-export const RULE_GUARDRAILS = { timeout: 250, stack: 200, sequence: 100_000 } as const;
+export const RULE_GUARDRAILS = { timeout: 1000, stack: 200, sequence: 100_000 } as const;
 
 export interface CompiledRule {
   rule: BusinessRule;

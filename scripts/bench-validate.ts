@@ -1,0 +1,244 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as PgClient } from 'pg';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { startApiServer } from '../api/server';
+import { loadConfig } from '../domain/config';
+import { createLogger } from '../domain/logger';
+import { compileGate, validatePayload } from '../domain/flow/engine';
+import type { ObjectSchema, Property } from '../domain/flow/gate.types';
+import { createWorkers } from '../worker/create-workers';
+import { createServices } from '../worker/services';
+import { installTemporalLogging, startProductWorkflow } from '../worker/temporal';
+import { freePort } from './embedded-postgres';
+import { startEmbeddedTemporal } from './embedded-temporal';
+
+/**
+ * `npm run bench:validate`: POST /api/flow/gates/:id/validate under 32 concurrent clients for
+ * BENCH_SECONDS (default 10) against the whole in-process service (fresh Postgres database,
+ * Temporal dev server, worker), next to the bare validation function measured in the same run,
+ * and what a Temporal workflow start costs (why run workflows start off the response path).
+ *
+ * Postgres: BENCH_DATABASE_ADMIN_URL (default postgres://postgres@127.0.0.1:5432/postgres); a
+ * database is created for the run and dropped after. Temporal: TEMPORAL_ADDRESS, else a dev server.
+ */
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** 20 fields of every kind, nested object and array included. */
+function benchSchema(): ObjectSchema {
+  const properties: Record<string, Property> = {
+    customer: { type: 'string', required: true, minLength: 2, maxLength: 100 },
+    email: { type: 'string', required: true, format: 'email' },
+    website: { type: 'string', format: 'url' },
+    issued: { type: 'string', required: true, format: 'date' },
+    due: { type: 'string', format: 'date-time' },
+    reference: { type: 'string', format: 'uuid' },
+    code: { type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' },
+    currency: { type: 'string', enum: ['EUR', 'USD', 'GBP'] },
+    total: { type: 'number', required: true, min: 0 },
+    discount: { type: 'number', min: 0, max: 100 },
+    quantity: { type: 'integer', min: 1 },
+    paid: { type: 'boolean' },
+    notes: { type: 'string', maxLength: 2000 },
+    address: { type: 'object', properties: { street: { type: 'string', required: true }, city: { type: 'string', required: true }, zip: { type: 'string', pattern: '^\\d{5}$' } } },
+    items: { type: 'array', required: true, minLength: 1, maxLength: 100, items: { type: 'object', properties: { sku: { type: 'string', required: true }, price: { type: 'number', min: 0 }, qty: { type: 'integer', min: 1 } } } },
+    tags: { type: 'array', items: { type: 'string', maxLength: 30 } },
+    priority: { type: 'integer', enum: [1, 2, 3] },
+    region: { type: 'string', enum: ['north', 'south', 'east', 'west'] },
+    vat: { type: 'number', min: 0, max: 50 },
+    approved: { type: 'boolean' },
+  };
+  return { type: 'object', properties };
+}
+
+const RULES = [
+  { id: 'total-matches', expression: '$abs($sum(items.(price * qty)) - total) < 0.01', message: 'total must equal the items' },
+  { id: 'discount-cap', expression: 'discount <= 50 or paid = true', message: 'discount above 50% needs payment' },
+  { id: 'due-after-issue', expression: '$not($exists(due)) or $substring(due, 0, 10) >= issued', message: 'due before issue date' },
+  { id: 'eur-vat', expression: "currency != 'EUR' or vat >= 0", message: 'EUR invoices need VAT' },
+  { id: 'item-count', expression: '$count(items) <= 100', message: 'too many items' },
+];
+
+const PAYLOAD = {
+  customer: 'Ada Lovelace',
+  email: 'ada@example.com',
+  website: 'https://example.com',
+  issued: '2026-01-10',
+  due: '2026-02-10T00:00:00Z',
+  reference: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
+  code: 'INV-2026',
+  currency: 'EUR',
+  total: 65,
+  discount: 10,
+  quantity: 3,
+  paid: false,
+  notes: 'Thanks for your business',
+  address: { street: '1 Analytical Way', city: 'London', zip: '12345' },
+  items: [
+    { sku: 'A', price: 10, qty: 2 },
+    { sku: 'B', price: 15, qty: 3 },
+  ],
+  tags: ['q1', 'priority'],
+  priority: 2,
+  region: 'north',
+  vat: 20,
+  approved: true,
+};
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const fmt = (n: number, d = 1) => n.toFixed(d);
+
+async function bareValidation(ms: number): Promise<{ opsPerSec: number; usPerOp: number }> {
+  const gate = compileGate({ validationMode: 'variables', schema: benchSchema(), businessRules: RULES, freetextConfig: null });
+  const first = await validatePayload(gate, PAYLOAD);
+  if (!first.valid) throw new Error(`bench payload is invalid: ${JSON.stringify(first.details)}`);
+  for (let i = 0; i < 500; i += 1) await validatePayload(gate, PAYLOAD);
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    for (let i = 0; i < 100; i += 1) await validatePayload(gate, PAYLOAD);
+    n += 100;
+  }
+  const elapsed = performance.now() - start;
+  return { opsPerSec: (n / elapsed) * 1000, usPerOp: (elapsed * 1000) / n };
+}
+
+async function load(url: string, key: string, seconds: number): Promise<{ rps: number; p50: number; p99: number; errors: number; count: number }> {
+  const body = JSON.stringify(PAYLOAD);
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const client = async () => {
+    while (performance.now() < deadline) {
+      const t = performance.now();
+      const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+      await res.arrayBuffer();
+      if (res.status !== 200) errors += 1;
+      latencies.push(performance.now() - t);
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, client));
+  const elapsed = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { rps: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), errors, count: latencies.length };
+}
+
+async function main(): Promise<void> {
+  installTemporalLogging('error');
+  const dbName = `formwork_bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new PgClient({ connectionString: ADMIN_URL });
+    await c.connect();
+    await c.query(sql).finally(() => c.end());
+  };
+  await admin(`CREATE DATABASE ${dbName}`);
+  const dbUrl = new URL(ADMIN_URL);
+  dbUrl.pathname = `/${dbName}`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'formwork-bench-'));
+  const temporal = process.env.TEMPORAL_ADDRESS
+    ? undefined
+    : await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  const port = await freePort();
+  const config = loadConfig({
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    DATABASE_URL: dbUrl.toString(),
+    DATABASE_POOL_SIZE: '10',
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? temporal!.address,
+    TEMPORAL_TASK_QUEUE_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_API_KEY: '1000000000',
+    RATE_LIMIT_JWT: '1000000000',
+    RATE_LIMIT_ANONYMOUS: '1000000000',
+  });
+  const services = await createServices(config, createLogger('silent'));
+  const workers = await createWorkers(services);
+  void workers.run();
+  const api = await startApiServer(services, {}, port, '127.0.0.1');
+  let report: string[] = [];
+  try {
+    const call = async (method: string, path: string, token: string | undefined, body: unknown) => {
+      const res = await fetch(api.url + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      const json = (await res.json()) as any;
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const signup = await call('POST', '/api/auth/signup', undefined, { email: `bench-${randomBytes(3).toString('hex')}@example.com`, password: 'correct horse battery', name: 'Bench' });
+    await services.db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [signup.user.id]);
+    const key = await call('POST', '/api/api-keys', signup.accessToken, { name: 'bench' });
+    // Scale: unlimited runs and a 500K content limit, so the plan never refuses the load.
+    await services.db.query(`UPDATE projects SET plan = 'scale' WHERE id = $1`, [key.teamId]);
+    const gate = await call('POST', '/api/flow/gates', key.plainKey, { name: 'Bench', schema: benchSchema(), businessRules: RULES });
+    const delivering = await call('POST', '/api/flow/gates', key.plainKey, {
+      name: 'Bench delivering',
+      schema: benchSchema(),
+      businessRules: RULES,
+      deliveryChannels: [{ type: 'webhook', url: 'https://hooks.example.com/bench', secret: 'bench-secret-123' }],
+    });
+
+    const bare = await bareValidation(3000);
+    await load(`${api.url}/api/flow/gates/${gate.id}/validate`, key.plainKey, 2); // warm-up
+    const http = await load(`${api.url}/api/flow/gates/${gate.id}/validate`, key.plainKey, SECONDS);
+    const withWorkflow = await load(`${api.url}/api/flow/gates/${delivering.id}/validate`, key.plainKey, Math.max(3, SECONDS / 2));
+    const [{ started, pending }] = await services.db.query(
+      `SELECT count(*) FILTER (WHERE NOT workflow_pending)::int AS started, count(*) FILTER (WHERE workflow_pending)::int AS pending FROM flow_runs WHERE gate_id = $1`,
+      [delivering.id],
+    );
+
+    // The cost a synchronous start would add to every response: one start at a time, then 32 at once.
+    const startOnce = async (i: number) => {
+      const t = performance.now();
+      await startProductWorkflow(services.temporal, 'flowRunWorkflow', {
+        taskQueue: `${services.taskQueues.main}-idle`,
+        workflowId: `bench-start-${dbName}-${i}`,
+        args: [{ runId: '00000000-0000-0000-0000-000000000000' }],
+        kind: 'bench',
+        entityId: String(i),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+      return performance.now() - t;
+    };
+    const sequential: number[] = [];
+    for (let i = 0; i < 50; i += 1) sequential.push(await startOnce(i));
+    sequential.sort((a, b) => a - b);
+    const burstStart = performance.now();
+    const burst = await Promise.all(Array.from({ length: 64 }, (_, i) => startOnce(1000 + i)));
+    const burstSecs = (performance.now() - burstStart) / 1000;
+    burst.sort((a, b) => a - b);
+
+    report = [
+      `Flow validate benchmark: gate with 20 fields and 5 rules, ${CONCURRENCY} concurrent clients, ${SECONDS} s`,
+      `  bare validation function : ${fmt(bare.opsPerSec, 0)} ops/s, ${fmt(bare.usPerOp)} µs/op (one core, same process)`,
+      `  POST /validate           : ${fmt(http.rps, 0)} req/s, p50 ${fmt(http.p50)} ms, p99 ${fmt(http.p99)} ms (${http.count} requests, ${http.errors} non-200)`,
+      `  POST /validate + workflow: ${fmt(withWorkflow.rps, 0)} req/s, p50 ${fmt(withWorkflow.p50)} ms, p99 ${fmt(withWorkflow.p99)} ms (${withWorkflow.errors} non-200); workflows started during the load ${started}, still pending ${pending} (started in the background / by the sweep)`,
+      `  workflow start alone     : sequential p50 ${fmt(pct(sequential, 50))} ms, p99 ${fmt(pct(sequential, 99))} ms; 64 at once: ${fmt(64 / burstSecs, 0)} starts/s, p50 ${fmt(pct(burst, 50))} ms, p99 ${fmt(pct(burst, 99))} ms`,
+    ];
+  } finally {
+    await api.close();
+    await workers.shutdown();
+    await services.close();
+    await temporal?.stop();
+    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  // After teardown, so the dev server's shutdown chatter does not bury the figures.
+  process.stdout.write(`${report.join('\n')}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench failed: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);
