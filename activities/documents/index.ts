@@ -78,8 +78,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       );
       const batch = await deps.db.getRepository(DocumentBatchEntity).findOneBy({ id: input.batchId });
       if (!batch || done.length === 0) return [];
-      const { openJobs: _open, ...counts } = await batchCounts(deps.db, batch.id);
-      return deps.prepareDeliveries(batch.projectId, event('batch.completed', batch.id, batchEventData(batch, counts)));
+      return deps.prepareDeliveries(batch.projectId, event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))));
     },
 
     /** Retention: removes artefacts older than the retention period; their jobs then say so. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { batchCounts, type BatchCounts } from '../../db/documents/batch-counts';
 import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
-import { downloadName } from '../../domain/documents/files';
+import { jobDownloadLink } from '../../activities/documents/document-events';
 import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
 import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
@@ -85,16 +85,8 @@ export async function getBatch(deps: DocumentDeps, projectId: string, batchId: s
     order: { batchIndex: 'ASC' },
     select: { id: true, status: true, artefactKey: true, artefactExpiredAt: true, filename: true, format: true },
   });
-  const ttlSeconds = deps.config.storage.downloadUrlTtlSeconds;
   const documents = await Promise.all(
-    jobs.map(async (j) => ({
-      jobId: j.id,
-      status: j.status,
-      downloadUrl:
-        j.status === 'completed' && j.artefactKey && !j.artefactExpiredAt
-          ? (await deps.storage.signedUrl(j.artefactKey, { ttlSeconds, filename: downloadName(j.filename, j.id, j.format) })).url
-          : undefined,
-    })),
+    jobs.map(async (j) => ({ jobId: j.id, status: j.status, downloadUrl: (await jobDownloadLink(deps.storage, deps.config.storage.downloadUrlTtlSeconds, j))?.url })),
   );
   return { batch, counts: await batchCounts(deps.db, batchId), documents };
 }

@@ -1,7 +1,7 @@
 import { In } from 'typeorm';
+import { jobDownloadLink } from '../../activities/documents/document-events';
 import { cancelOpenJob } from '../../activities/documents/job-records';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
-import { downloadName } from '../../domain/documents/files';
 import type { JobStatus } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import type { DownloadLink } from './documents.presenter';
@@ -17,10 +17,8 @@ export async function findJob(deps: DocumentDeps, projectId: string, jobId: stri
   return job;
 }
 
-/** A fresh signed link for a completed job whose artefact still exists. */
-export async function downloadLink(deps: DocumentDeps, job: DocumentJobEntity): Promise<DownloadLink | undefined> {
-  if (job.status !== 'completed' || !job.artefactKey || job.artefactExpiredAt) return undefined;
-  return deps.storage.signedUrl(job.artefactKey, { ttlSeconds: deps.config.storage.downloadUrlTtlSeconds, filename: downloadName(job.filename, job.id, job.format) });
+export function downloadLink(deps: DocumentDeps, job: DocumentJobEntity): Promise<DownloadLink | undefined> {
+  return jobDownloadLink(deps.storage, deps.config.storage.downloadUrlTtlSeconds, job);
 }
 
 export interface ListJobsQuery {

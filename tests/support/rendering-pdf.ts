@@ -85,15 +85,6 @@ export async function startHitRecorder(): Promise<HitRecorder> {
   };
 }
 
-/** Polls a condition instead of sleeping a fixed time. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The PDF's text with all white space removed: for text drawn rotated or letter by letter (watermarks). */
 export async function squeezedText(pdf: Buffer, page?: number): Promise<string> {
   return (await pdfText(pdf, { mode: 'raw', page })).replace(/\s+/g, '');

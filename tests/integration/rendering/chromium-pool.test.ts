@@ -1,6 +1,7 @@
 import { buildHtml, type HtmlDocument } from '../../../domain/templates/build-html';
 import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
-import { pdfText, testPool, waitFor } from '../../support/rendering-pdf';
+import { pdfText, testPool } from '../../support/rendering-pdf';
+import { waitFor } from '../../support/wait';
 
 function processAlive(pid: number): boolean {
   try {
@@ -56,7 +57,7 @@ describe('ChromiumPool', () => {
     const firstPid = p.browserPid!;
     expect(p.browserGeneration).toBe(1);
     for (const n of [2, 3]) await p.renderPdf(await doc(`doc ${n}`), { maxPages: 5 });
-    await waitFor(() => !processAlive(firstPid), 10_000, 'the retired browser to exit');
+    await waitFor(() => !processAlive(firstPid), { timeoutMs: 10_000, what: 'the retired browser to exit' });
     const out = await p.renderPdf(await doc('after recycle'), { maxPages: 5 });
     expect(await pdfText(out.pdf)).toContain('after recycle');
     expect(p.browserGeneration).toBe(2);
@@ -68,7 +69,7 @@ describe('ChromiumPool', () => {
     await p.renderPdf(await doc('before the crash'), { maxPages: 5 });
     const pid = p.browserPid!;
     process.kill(pid, 'SIGKILL');
-    await waitFor(() => !processAlive(pid), 10_000, 'the browser to die');
+    await waitFor(() => !processAlive(pid), { timeoutMs: 10_000, what: 'the browser to die' });
     const out = await p.renderPdf(await doc('after the crash'), { maxPages: 5 });
     expect(await pdfText(out.pdf)).toContain('after the crash');
     expect(p.browserGeneration).toBe(2);
