@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app';
+import { addTeamProject, createKey } from '../../support/api-keys';
 import { signUp } from '../../support/factories';
 import { createGate, flowWorkspace, invoiceRules, invoiceSchema, type FlowWorkspace } from '../../support/flow';
 
@@ -181,5 +182,27 @@ describe('Flow gates API', () => {
     expect(viaJwt.status).toBe(200);
     const outsider = await signUp(app);
     expect((await app.request('GET', `/api/flow/gates/${gate.id}`, { token: outsider.accessToken })).status).toBe(404);
+  });
+
+  it('lets dashboard users of a team read as viewers and write as members', async () => {
+    const owner = await signUp(app);
+    const viewer = await signUp(app);
+    const member = await signUp(app);
+    const teamId = await addTeamProject(app.services.db, owner.id, [
+      { userId: viewer.id, role: 'viewer' },
+      { userId: member.id, role: 'member' },
+    ]);
+    const team = { 'X-Team-Id': teamId };
+    const created = await app.request('POST', '/api/flow/gates', { token: member.accessToken, headers: team, body: { name: 'Team gate' } });
+    expect(created.status).toBe(201);
+    expect((await app.request('GET', `/api/flow/gates/${created.body.id}`, { token: viewer.accessToken, headers: team })).status).toBe(200);
+    const denied = await app.request('POST', `/api/flow/gates/${created.body.id}/validate`, { token: viewer.accessToken, headers: team, body: {} });
+    expect([denied.status, denied.body.code]).toEqual([403, 'ERR_AUTH_005']);
+    // The same gate, seen through an API key of the team project.
+    await app.services.db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [owner.id]);
+    const teamKey = await createKey(app, owner.accessToken, { name: 'team key' }, teamId);
+    expect((await app.request('POST', `/api/flow/gates/${created.body.slug}/validate`, { token: teamKey.plainKey, body: {} })).status).toBe(200);
+    // Without X-Team-Id the member acts on their personal project, where the gate is not.
+    expect((await app.request('GET', `/api/flow/gates/${created.body.id}`, { token: member.accessToken })).status).toBe(404);
   });
 });
