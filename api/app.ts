@@ -13,6 +13,7 @@ import { authRoutes } from './identity/auth.routes';
 import { apiKeyRoutes } from './identity/api-keys.routes';
 import { teamRoutes } from './identity/teams.routes';
 import { accountPageRoutes } from './identity/account-pages.routes';
+import { invitationPageRoutes } from './identity/invitation-page.routes';
 import { accountRestoreRoutes } from './identity/account-restore.routes';
 import { createSecondFactorCheck } from './identity/two-factor.service';
 import { twoFactorRoutes } from './identity/two-factor.routes';
@@ -21,11 +22,16 @@ import { createApiKeyUsageRecorder } from './identity/api-key-usage';
 import { createFileRoutes } from './storage/storage.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 import { createFlowApi } from './flow/flow-api';
+import { approvalRoutes } from './flow/approvals.routes';
+import { reviewRoutes } from './flow/review.routes';
+import { reviewPageRoutes } from './flow/review-page.routes';
+import { reviewTokenResolver } from './flow/review.service';
 import { documentRoutes } from './documents/documents.routes';
 import { templateRouters } from './templates/templates.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
+  /** Default: Flow review tokens (`fmrv_…`, api/flow/review.service.ts). */
   credentialResolvers?: CredentialResolver[];
   /** Usage sink for requests made with an API key; default: the batching recorder over `services.db`. */
   onApiKeyUse?: (apiKeyId: string) => void;
@@ -50,6 +56,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const routers: Router[] = [
     healthRoutes(services),
     authRoutes(services, createSecondFactorCheck(db)),
+    invitationPageRoutes(services, createSecondFactorCheck(db)),
     accountRestoreRoutes(services),
     accountPageRoutes(services),
     userRoutes(services),
@@ -62,6 +69,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   routers.push(webhookRoutes(services));
   const flow = createFlowApi(services);
   routers.push(...flow.routers);
+  routers.push(approvalRoutes(services), reviewRoutes(services), reviewPageRoutes(services));
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);
@@ -69,7 +77,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   app.use(requireHttps(config.production));
   const usage = options.onApiKeyUse ? undefined : createApiKeyUsageRecorder({ db, logger, flushMs: config.apiKeys.usageFlushMs });
   const onApiKeyUse = options.onApiKeyUse ?? usage?.record;
-  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers, onApiKeyUse }));
+  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse }));
   app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix)));
   app.use(
     koaBody({

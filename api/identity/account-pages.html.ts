@@ -10,11 +10,11 @@ export function escapeHtml(value: string): string {
 const STYLE = `body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;color:#1d2330;background:#f5f6f8;margin:0}
 main{max-width:440px;margin:64px auto;background:#fff;border-radius:8px;padding:32px;box-shadow:0 1px 3px rgba(0,0,0,.1)}
 h1{font-size:22px;margin:0 0 16px}p{line-height:1.5}label{display:block;margin:16px 0 4px;font-weight:600}
-input[type=password]{width:100%;box-sizing:border-box;padding:10px;border:1px solid #c8cdd6;border-radius:6px;font-size:16px}
+input[type=password],input[type=email],input[type=text]{width:100%;box-sizing:border-box;padding:10px;border:1px solid #c8cdd6;border-radius:6px;font-size:16px}
 button{margin-top:24px;background:#1f4fd1;color:#fff;border:0;border-radius:6px;padding:12px 20px;font-size:16px;cursor:pointer}
 .error{color:#b42318;background:#fef3f2;border-radius:6px;padding:10px}.ok{color:#067647}`;
 
-function page(title: string, body: string): string {
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)} · Formwork</title><style>${STYLE}</style></head>
@@ -39,5 +39,35 @@ export function resetPasswordForm(token: string, error?: string): string {
 <input type="password" id="confirmPassword" name="confirmPassword" minlength="8" maxlength="200" autocomplete="new-password" required>
 <button type="submit">Set new password</button>
 </form><p>Setting a new password signs you out on every device.</p>`,
+  );
+}
+
+export interface InvitationView {
+  id: string;
+  teamName: string;
+  role: string;
+  email: string;
+  expiresAt: Date;
+}
+
+/** The invitation behind an e-mailed link: who invites to what, and a sign-in form to accept or decline. */
+export function invitationForm(inv: InvitationView, token: string, error?: string): string {
+  const alert = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';
+  return page(
+    `Join ${inv.teamName}`,
+    `${alert}<p>You are invited to the Formwork project <strong>${escapeHtml(inv.teamName)}</strong> as <strong>${escapeHtml(inv.role)}</strong>.
+The invitation is for ${escapeHtml(inv.email)} and works until ${escapeHtml(inv.expiresAt.toUTCString())}.</p>
+<p>Sign in to answer it. No account yet? Sign up with this address first, then open the link again.</p>
+<form method="post" action="/invitations/${escapeHtml(inv.id)}">
+<input type="hidden" name="token" value="${escapeHtml(token)}">
+<label for="email">E-mail</label>
+<input type="email" id="email" name="email" value="${escapeHtml(inv.email)}" autocomplete="username" required>
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<label for="code">Two-factor code (if you use one)</label>
+<input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code">
+<button type="submit" name="decision" value="accept">Accept and join</button>
+<button type="submit" name="decision" value="reject" style="background:#667">Decline</button>
+</form>`,
   );
 }

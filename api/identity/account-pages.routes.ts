@@ -75,7 +75,7 @@ function isTokenError(err: unknown): boolean {
 }
 
 /** No scripts, no framing, no referrer (the token is in the URL), never cached. */
-function html(ctx: Context, status: number, body: string): void {
+export function html(ctx: Context, status: number, body: string): void {
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");

@@ -11,6 +11,8 @@ import type { Services } from '../../worker/services';
 import { startProductWorkflow } from '../../worker/temporal';
 import type { MyInvitationRow } from './teams.presenter';
 
+import type { InvitationView } from './account-pages.html';
+
 export type InvitationDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -177,6 +179,19 @@ async function decide(db: DataSource, input: DecideInput, decision: 'accepted' |
       await recordActivity(m, { projectId: inv.project_id, userId: input.user.id, type: 'member_joined', data: { role: inv.role, invitationId: inv.id } });
     }
   });
+}
+
+/** A pending, unexpired invitation whose e-mailed token matches, as the invitation page shows it. */
+export async function invitationForPage(db: Queryable, invitationId: string, token: string): Promise<InvitationView | undefined> {
+  if (!UUID.test(invitationId)) return undefined;
+  const [row] = await db.query(
+    `SELECT i.id, i.email, i.role, i.token_hash, i.expires_at, p.name AS team_name
+       FROM invitations i JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
+      WHERE i.id = $1 AND i.status = 'pending' AND i.expires_at > now()`,
+    [invitationId],
+  );
+  if (!row || !sameToken(token, row.token_hash)) return undefined;
+  return { id: row.id, email: row.email, role: row.role, teamName: row.team_name, expiresAt: new Date(row.expires_at) };
 }
 
 export const acceptInvitation = (db: DataSource, input: DecideInput) => decide(db, input, 'accepted');

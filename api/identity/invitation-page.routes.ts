@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { AppError } from '../../domain/errors';
+import type { Services } from '../../worker/services';
+import { html } from './account-pages.routes';
+import { invitationForm, messagePage } from './account-pages.html';
+import { login, type SecondFactorCheck } from './auth.service';
+import { acceptInvitation, invitationForPage, rejectInvitation } from './invitations.service';
+
+const GONE = 'This invitation link is invalid, has expired, or the invitation was already answered or withdrawn.';
+
+/**
+ * `PUBLIC_URL/invitations/<id>?token=…`, the link in invitation e-mails: shows the invitation and
+ * lets the invitee sign in and accept or decline it (no JavaScript; the token proves the mailbox).
+ */
+export function invitationPageRoutes(services: Services, checkSecondFactor: SecondFactorCheck): Router {
+  const router = new Router();
+
+  router.get('/invitations/:id', async (ctx) => {
+    const token = field(ctx.query.token);
+    const inv = token ? await invitationForPage(services.db, ctx.params.id, token) : undefined;
+    if (!inv) return html(ctx, 404, messagePage('Invitation not found', GONE, 'error'));
+    html(ctx, 200, invitationForm(inv, token));
+  });
+
+  router.post('/invitations/:id', async (ctx) => {
+    const form = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const token = field(form.token);
+    const inv = token ? await invitationForPage(services.db, ctx.params.id, token) : undefined;
+    if (!inv) return html(ctx, 404, messagePage('Invitation not found', GONE, 'error'));
+    try {
+      const { user } = await login(services, { email: field(form.email).toLowerCase(), password: field(form.password), code: field(form.code) || undefined }, checkSecondFactor);
+      const decide = form.decision === 'reject' ? rejectInvitation : acceptInvitation;
+      await decide(services.db, { user, invitationId: inv.id, token });
+      html(
+        ctx,
+        200,
+        form.decision === 'reject'
+          ? messagePage('Invitation declined', `You declined the invitation to ${inv.teamName}.`, 'ok')
+          : messagePage(`Welcome to ${inv.teamName}`, `You are now a ${inv.role} of ${inv.teamName}.`, 'ok'),
+      );
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      const why = err.code === 'ERR_TEAM_009' ? `This invitation is for ${inv.email}: sign in with that address.` : err.message;
+      html(ctx, 400, invitationForm(inv, token, why));
+    }
+  });
+
+  return router;
+}
+
+function field(value: unknown): string {
+  return typeof value === 'string' ? value.slice(0, 300) : '';
+}
