@@ -6,7 +6,7 @@ import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
 import { presentRun, presentTestResult, presentValidateResult } from './runs.presenter';
 import { submitRunSchema } from './runs.schema';
-import { submitRun, testGate } from './submissions.service';
+import { MAX_PAYLOAD_BYTES, submitRun, testGate } from './submissions.service';
 
 /**
  * Submissions: POST /gates/:id/test (dry run), /gates/:id/validate (records a run, the spec's
@@ -71,7 +71,7 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
   router.post('/:gateId/runs', write, withRetryAfter, async (ctx) => {
     const bytes = rawBytes(ctx);
     // The size limit is answered before the body's shape: a 2 MB body gets 413, not a field error.
-    if (bytes > 1024 * 1024) throw new AppError('ERR_FLOW_RUN_005');
+    if (bytes > MAX_PAYLOAD_BYTES) throw new AppError('ERR_FLOW_RUN_005', undefined, { limit: MAX_PAYLOAD_BYTES });
     const input = validate(submitRunSchema, ctx.request.body, { payload: 'ERR_VALID_005' });
     const { run } = await submitRun(deps.submissions, projectId(ctx), {
       gateRef: ctx.params.gateId,
