@@ -1,9 +1,10 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
+import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
-import { createFlowRunStarter, startFlowRunSweeper } from './flow-run-starter';
+import { createFlowRunStarter, flowRunWorkflowInput, startFlowRunSweeper } from './flow-run-starter';
 import type { Services } from './services';
 
 export interface WorkerSet {
@@ -34,21 +35,23 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
         publicUrl: config.publicUrl,
         emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
         outboundAllowlist: config.outbound.allowlist,
+        downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
       }),
       ...createDocumentActivities(documentActivityDeps(services)),
     },
   });
+  const renderDeps = {
+    db,
+    storage: services.storage,
+    pdfRenderer: () => services.pdfRenderer,
+    limits: config.rendering.limits,
+    imageAllowlist: config.rendering.imageHostAllowlist,
+  };
   const render = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: taskQueues.render,
-    activities: createRenderActivities({
-      db,
-      storage: services.storage,
-      pdfRenderer: () => services.pdfRenderer,
-      limits: config.rendering.limits,
-      imageAllowlist: config.rendering.imageHostAllowlist,
-    }),
+    activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps) },
     // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
     // other tasks load their job or store their artefact; beyond that they would only queue.
     maxConcurrentActivityTaskExecutions: config.rendering.poolSize * 2,
@@ -57,7 +60,13 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
   if (opts.schedules !== false) await ensureMaintenanceSchedule(services);
   let running: Promise<unknown> | undefined;
   // Starts Flow run workflows an API replica accepted but could not start (docs/flow.md).
-  const flowRuns = createFlowRunStarter({ db, temporal: services.temporal, taskQueue: taskQueues.main, logger: services.logger });
+  const flowRuns = createFlowRunStarter({
+    db,
+    temporal: services.temporal,
+    taskQueue: taskQueues.main,
+    logger: services.logger,
+    workflowInput: flowRunWorkflowInput(services),
+  });
   let stopFlowSweep: (() => void) | undefined;
   return {
     run() {

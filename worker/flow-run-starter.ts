@@ -3,6 +3,7 @@ import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../domain/logger';
 import { workflowIds } from '../domain/temporal-names';
+import type { FlowRunInput } from '../workflows/flow/flow-run.workflow';
 import { startProductWorkflow } from './temporal';
 
 /**
@@ -24,6 +25,8 @@ export interface FlowRunStarterDeps {
   temporal: Client;
   taskQueue: string;
   logger: Logger;
+  /** What every run workflow gets in its input (FlowRunInput): WEBHOOK_RETRY_DELAYS and the render queue. */
+  workflowInput?: Omit<FlowRunInput, 'runId'>;
 }
 
 export interface PendingRun {
@@ -60,7 +63,7 @@ export function createFlowRunStarter(deps: FlowRunStarterDeps): FlowRunStarter {
       await startProductWorkflow(deps.temporal, 'flowRunWorkflow', {
         taskQueue: deps.taskQueue,
         workflowId: workflowIds.flowRun(run.id),
-        args: [{ runId: run.id }],
+        args: [{ runId: run.id, ...deps.workflowInput } satisfies FlowRunInput],
         kind: 'flow-run',
         projectId: run.projectId,
         entityId: run.id,
@@ -169,4 +172,9 @@ export function startFlowRunSweeper(starter: FlowRunStarter, logger: Logger, int
     stopped = true;
     if (timer) clearTimeout(timer);
   };
+}
+
+/** The configuration part of every run workflow's input, the same from the API and the worker sweep. */
+export function flowRunWorkflowInput(services: { config: { webhooks: { retryDelaysMs: number[] } }; taskQueues: { render: string } }): Omit<FlowRunInput, 'runId'> {
+  return { retryDelaysMs: services.config.webhooks.retryDelaysMs, renderTaskQueue: services.taskQueues.render };
 }

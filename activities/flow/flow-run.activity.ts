@@ -1,39 +1,124 @@
 import type { DataSource } from 'typeorm';
+import { GateEntity, type ApprovalConfig, type RenderMode } from '../../db/flow/gate.entity';
 import { recordRunOutcome, type RunOutcome } from '../../db/flow/gate-circuit';
+import { RunEntity } from '../../db/flow/run.entity';
+import { expiredRunArtefacts, finishRunDeliveries, markArtefactExpired, updateRun, type RunUpdate } from '../../db/flow/run-lifecycle';
+import { prepareEventDeliveries } from '../../db/webhooks/deliveries';
+import { FLOW_PLANS } from '../../domain/flow/plans';
+import type { ArtefactStorage } from '../storage/storage';
+import { createFlowRenderApiActivity } from './flow-render.activity';
 
 export interface FlowActivityDeps {
   db: DataSource;
+  storage: ArtefactStorage;
+  /** OUTBOUND_ALLOWLIST: private hosts a custom render API may live on. */
+  outboundAllowlist: string[];
+  /** Lifetime of the signed `artefactUrl` sent in `flow.run.completed` (DOWNLOAD_URL_TTL_SECONDS). */
+  downloadUrlTtlSeconds?: number;
 }
 
+/** What the run workflow needs to know of its run and gate, read once when it starts. */
+export interface FlowRunSnapshot {
+  runId: string;
+  projectId: string;
+  gateId: string;
+  status: string;
+  renderMode: RenderMode;
+  approvalMode: 'auto' | 'manual';
+  approvalConfig: ApprovalConfig | null;
+  deliveryChannelCount: number;
+}
+
+export const FLOW_EVENT_TYPE = 'flow.run.completed';
+const DEFAULT_URL_TTL_SECONDS = 7 * 24 * 3600;
+
 /**
- * Activities of the Flow run workflow. For now only the placeholder step: the Flow-lifecycle
- * issue adds rendering, approvals and delivery, and reports their outcome to the circuit breaker
- * through `recordFlowRunOutcome`.
+ * Activities of the Flow run workflow (main task queue): the run record, the custom render API,
+ * deliveries, the circuit breaker and retention. Native rendering runs on the render task queue
+ * (flow-render.activity.ts, `renderFlowArtefact`).
  */
 export function createFlowRunActivities(deps: FlowActivityDeps) {
+  const runs = () => deps.db.getRepository(RunEntity);
+  const gates = () => deps.db.getRepository(GateEntity);
   return {
+    /** The run and its gate's lifecycle settings; null when the run no longer exists (deleted with its project). */
+    async loadFlowRun(input: { runId: string }): Promise<FlowRunSnapshot | null> {
+      const run = await runs().findOneBy({ id: input.runId });
+      if (!run) return null;
+      // Deleted gates keep their settings row (soft delete): an accepted run still finishes.
+      const gate = await gates().findOneByOrFail({ id: run.gateId });
+      return {
+        runId: run.id,
+        projectId: run.projectId,
+        gateId: gate.id,
+        status: run.status,
+        renderMode: gate.renderMode,
+        approvalMode: gate.approvalMode,
+        approvalConfig: gate.approvalConfig,
+        deliveryChannelCount: gate.deliveryChannels.length,
+      };
+    },
+
+    /** Moves the run's status, approval/delivery status, error, completed_at (only the given fields). */
+    async updateFlowRun(input: RunUpdate): Promise<void> {
+      await updateRun(deps.db, input);
+    },
+
+    callFlowRenderApi: createFlowRenderApiActivity(deps),
+
     /**
-     * PLACEHOLDER until the lifecycle issue: a run whose workflow started has nothing implemented
-     * to do yet, so it is recorded as completed. Only a run still `validated` moves, so a replayed
-     * or retried activity changes nothing. Also notes that the workflow did start, in case the
-     * starter died before it could.
+     * Records the `flow.run.completed` deliveries, one per delivery channel of the gate (as the
+     * gate is now), with the spec's body. Ids derive from the run and channel, so a retried
+     * activity finds the same rows (and the body first written).
      */
-    async settleFlowRun(input: { runId: string }): Promise<void> {
-      await deps.db.query(
-        `UPDATE flow_runs
-            SET status = CASE WHEN status = 'validated' THEN 'completed' ELSE status END,
-                completed_at = CASE WHEN status = 'validated' THEN now() ELSE completed_at END,
-                workflow_pending = false,
-                workflow_started_at = coalesce(workflow_started_at, now()),
-                updated_at = now()
-          WHERE id = $1`,
-        [input.runId],
-      );
+    async prepareFlowDeliveries(input: { runId: string }): Promise<string[]> {
+      const run = await runs().findOneByOrFail({ id: input.runId });
+      const gate = await gates().findOneByOrFail({ id: run.gateId });
+      const artefactUrl =
+        run.artefactKey && !run.artefactExpiredAt
+          ? (await deps.storage.signedUrl(run.artefactKey, { ttlSeconds: deps.downloadUrlTtlSeconds ?? DEFAULT_URL_TTL_SECONDS })).url
+          : null;
+      const timestamp = new Date().toISOString();
+      const body = {
+        event: FLOW_EVENT_TYPE,
+        // The event announces the end of the run's work, so it says `completed`; the record itself
+        // shows `delivering` until the receivers answered.
+        run: { id: run.id, shortId: run.shortId, status: 'completed', inputPayload: run.inputPayload, artefactUrl },
+        gate: { id: gate.id, name: gate.name, slug: gate.slug },
+        timestamp,
+      };
+      return prepareEventDeliveries(deps.db, {
+        projectId: run.projectId,
+        source: 'flow',
+        runId: run.id,
+        event: { id: run.id, type: FLOW_EVENT_TYPE, timestamp, data: {} },
+        body,
+        targets: gate.deliveryChannels.map((c) => ({ url: c.url, secret: c.secret, headers: c.headers })),
+      });
+    },
+
+    /** Ends the delivery step from the delivery records: `completed` when all succeeded, else `failed`. */
+    async finishFlowDeliveries(input: { runId: string }): Promise<'completed' | 'failed'> {
+      return finishRunDeliveries(deps.db, input.runId);
     },
 
     /** Render/delivery outcome of a run for its gate's circuit breaker (counted once per run). */
     async recordFlowRunOutcome(input: { runId: string; outcome: RunOutcome }): Promise<void> {
       await recordRunOutcome(deps.db, input);
+    },
+
+    /**
+     * Retention (spec, Limits 7): removes artefacts stored longer ago than the project's plan
+     * keeps them (Free 3 days, paid plans 5) and marks their runs, whose `artefactUrl` is then null.
+     */
+    async expireFlowArtefacts(input: { limit: number }): Promise<number> {
+      const days = Object.fromEntries(Object.entries(FLOW_PLANS).map(([plan, p]) => [plan, p.artefactRetentionDays]));
+      const rows = await expiredRunArtefacts(deps.db, input.limit, days, FLOW_PLANS.free.artefactRetentionDays);
+      for (const row of rows) {
+        await deps.storage.delete(row.artefact_key);
+        await markArtefactExpired(deps.db, row.id);
+      }
+      return rows.length;
     },
   };
 }

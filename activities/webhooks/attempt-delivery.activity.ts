@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { completeRunIfDelivered } from '../../db/flow/run-lifecycle';
 import { abandonDelivery, loadDeliveryTarget, markDelivering, recordAttempt, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
 import { webhookSignature } from '../../domain/signing';
 import { RESERVED_HEADERS, USER_AGENTS, type AttemptOutcome, type DeliveryStatus } from '../../domain/webhooks/delivery';
@@ -79,6 +80,8 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
       status,
       nextAttemptAt: willRetry ? new Date(Date.now() + input.retryInMs!) : null,
     });
+    // A Flow delivery fixed by a manual retry after its run ended `failed` completes the run (docs/flow.md).
+    if (status === 'completed' && target.source === 'flow') await completeRunIfDelivered(deps.db, target.id);
     return {
       outcome: result.outcome,
       ...(result.statusCode !== null ? { statusCode: result.statusCode } : {}),

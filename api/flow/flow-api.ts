@@ -4,10 +4,11 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { CompiledGateCache } from '../../domain/flow/gate-cache';
-import { createFlowRunStarter, type FlowRunStarter } from '../../worker/flow-run-starter';
+import { createFlowRunStarter, flowRunWorkflowInput, type FlowRunStarter } from '../../worker/flow-run-starter';
 import type { Services } from '../../worker/services';
 import { requireProject } from '../middleware/guards';
 import { createLimiterFactory } from '../rate-limits';
+import { deliveryRoutes } from './deliveries.routes';
 import { gateRoutes } from './gates.routes';
 import { runRoutes } from './runs.routes';
 import { submissionRoutes } from './submissions.routes';
@@ -45,7 +46,13 @@ export function createFlowApi(services: Services): FlowApi {
     if (!limiter) limiters.set(points, (limiter = makeLimiter(`flow-gate-${points}`, points, 60)));
     return limiter;
   };
-  const starter = createFlowRunStarter({ db, temporal: services.temporal, taskQueue: services.taskQueues.main, logger: services.logger });
+  const starter = createFlowRunStarter({
+    db,
+    temporal: services.temporal,
+    taskQueue: services.taskQueues.main,
+    logger: services.logger,
+    workflowInput: flowRunWorkflowInput(services),
+  });
   const deps: FlowApiDeps = {
     db,
     storage: services.storage,
@@ -55,7 +62,12 @@ export function createFlowApi(services: Services): FlowApi {
     write: requireProject(db, { role: 'member', permission: true }) as Middleware,
   };
   return {
-    routers: [gateRoutes(deps), submissionRoutes(deps), runRoutes(deps)],
+    routers: [
+      gateRoutes(deps),
+      submissionRoutes(deps),
+      runRoutes(deps),
+      deliveryRoutes(deps, { db, temporal: services.temporal, taskQueues: services.taskQueues, retryDelaysMs: config.webhooks.retryDelaysMs }),
+    ],
     starter,
     stop: () => starter.stop(),
   };

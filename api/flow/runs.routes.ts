@@ -31,7 +31,8 @@ export function runRoutes(deps: FlowApiDeps): Router {
 
   router.get('/runs/:id', read, async (ctx) => {
     const run = await getRun(db, projectId(ctx), ctx.params.id);
-    const artefactUrl = run.artefactKey
+    // Null once retention removed the artefact (artefact_expired_at).
+    const artefactUrl = run.artefactKey && !run.artefactExpiredAt
       ? (await deps.storage.signedUrl(run.artefactKey, { ttlSeconds: deps.downloadUrlTtlSeconds })).url
       : null;
     ctx.body = presentRun(run, artefactUrl);

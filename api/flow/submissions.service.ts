@@ -155,6 +155,8 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
       },
       metadata: input.metadata ?? null,
       artefactKey: null,
+      artefactStoredAt: null,
+      artefactExpiredAt: null,
       approvalStatus: null,
       deliveryStatus: null,
       error: null,

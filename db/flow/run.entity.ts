@@ -32,6 +32,10 @@ export class RunEntity {
   @Column('jsonb') validation: RunValidation;
   @Column('jsonb', { nullable: true }) metadata: Record<string, unknown> | null;
   @Column('text', { name: 'artefact_key', nullable: true }) artefactKey: string | null;
+  /** When the artefact was stored; retention counts from here (domain/flow/plans.ts). */
+  @Column('timestamptz', { name: 'artefact_stored_at', nullable: true }) artefactStoredAt: Date | null;
+  /** Set when retention removed the artefact: `artefactUrl` is null from then on. */
+  @Column('timestamptz', { name: 'artefact_expired_at', nullable: true }) artefactExpiredAt: Date | null;
   @Column('text', { name: 'approval_status', nullable: true }) approvalStatus: string | null;
   @Column('text', { name: 'delivery_status', nullable: true }) deliveryStatus: string | null;
   @Column('text', { nullable: true }) error: string | null;

@@ -1,10 +1,12 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
+import type { FlowActivities } from '../../activities/flow';
 
 const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { maximumAttempts: 3 },
 });
+const { expireFlowArtefacts } = proxyActivities<FlowActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } });
 
 export interface MaintenanceInput {
   retentionSeconds: number;
@@ -14,12 +16,19 @@ export interface MaintenanceInput {
 
 /**
  * Run by a Temporal schedule (`formwork-maintenance`): removes artefacts past the retention period
- * and restarts accepted work whose workflow never started.
+ * (document artefacts, and Flow run artefacts past their plan's retention) and restarts accepted
+ * work whose workflow never started.
  */
 export async function documentMaintenanceWorkflow(input: MaintenanceInput): Promise<{ expired: number; restarted: number }> {
   let expired = 0;
   for (;;) {
     const n = await expireArtefacts({ olderThanSeconds: input.retentionSeconds, limit: 500 });
+    expired += n;
+    if (n < 500) break;
+  }
+  // Flow run artefacts: retention by the project's plan (3 or 5 days), not DOCUMENT_RETENTION_SECONDS.
+  for (;;) {
+    const n = await expireFlowArtefacts({ limit: 500 });
     expired += n;
     if (n < 500) break;
   }

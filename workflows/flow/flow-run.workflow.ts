@@ -1,24 +1,99 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { FlowActivities } from '../../activities/flow';
+import type { FlowRenderActivities } from '../../activities/flow/flow-render.activity';
+import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
+import { awaitApproval } from './approval';
 
-const { settleFlowRun } = proxyActivities<FlowActivities>({
+/** Database bookkeeping: an outage is waited out, the run was accepted and must reach its end. */
+const records = proxyActivities<FlowActivities>({
   startToCloseTimeout: '30 seconds',
-  // A database outage is waited out: the run was accepted and must reach its end.
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 
+/** Render attempts: a few, then the run fails with the last error (spec: "failures retried then recorded"). */
+const RENDER_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 } as const;
+
+const renderApi = proxyActivities<FlowActivities>({ startToCloseTimeout: '2 minutes', retry: RENDER_RETRY });
+
 export interface FlowRunInput {
   runId: string;
+  /** config.webhooks.retryDelaysMs (WEBHOOK_RETRY_DELAYS), filled by worker/flow-run-starter.ts. */
+  retryDelaysMs?: number[];
+  /** The render task queue (Chromium), where `renderFlowArtefact` runs; default the caller's. */
+  renderTaskQueue?: string;
 }
 
+export type FlowRunResult = 'completed' | 'failed' | 'rejected' | 'expired';
+
 /**
- * The workflow of a Flow run with render, approval or delivery to do; its id is the run id
+ * The lifecycle of an accepted Flow run (docs/flow.md, "Run lifecycle"); its id is the run id
  * (contract §5), started by worker/flow-run-starter.ts once the run row is committed.
  *
- * PLACEHOLDER: rendering, approval (signals, timeout timers) and delivery (retry timers) arrive
- * with the Flow-lifecycle issue, which replaces this body. Until then the run is recorded as it
- * is: `validated` becomes `completed`, nothing is rendered, approved or delivered.
+ *   validated → [rendering] → [review_required → approved | rejected | expired] → [delivering] → completed | failed
+ *
+ * Render failures (after a few attempts) and failed deliveries fail the run and count against the
+ * gate's circuit breaker; a finished run counts as a success. Rejected or expired runs stop
+ * without delivery; `onTimeout: approve` returns `approved` and the run delivers.
  */
-export async function flowRunWorkflow(input: FlowRunInput): Promise<void> {
-  await settleFlowRun({ runId: input.runId });
+export async function flowRunWorkflow(input: FlowRunInput): Promise<FlowRunResult> {
+  const { runId } = input;
+  const run = await records.loadFlowRun({ runId });
+  if (!run) return 'failed';
+  if (run.status !== 'validated') log.warn('flow run workflow found the run already moved', { runId, status: run.status });
+
+  if (run.renderMode === 'native' || run.renderMode === 'custom_api') {
+    await records.updateFlowRun({ runId, status: 'rendering' });
+    try {
+      if (run.renderMode === 'native') {
+        const render = proxyActivities<FlowRenderActivities>({
+          startToCloseTimeout: '5 minutes',
+          // Heartbeats every 2 s: a worker that dies mid-render is noticed quickly and the render retried elsewhere.
+          heartbeatTimeout: '20 seconds',
+          retry: RENDER_RETRY,
+          ...(input.renderTaskQueue ? { taskQueue: input.renderTaskQueue } : {}),
+        });
+        await render.renderFlowArtefact({ runId });
+      } else {
+        await renderApi.callFlowRenderApi({ runId });
+      }
+    } catch (err) {
+      const error = `Render failed: ${failureMessage(err)}`;
+      await records.updateFlowRun({ runId, status: 'failed', error, finished: true });
+      await records.recordFlowRunOutcome({ runId, outcome: 'failure' });
+      return 'failed';
+    }
+  }
+
+  if (run.approvalMode === 'manual' && run.approvalConfig) {
+    // The helper opens the approvals, sets `review_required` and records the outcome itself;
+    // writing it again here keeps this workflow's own account of the run complete.
+    const outcome = await awaitApproval({ runId, projectId: run.projectId, gateId: run.gateId, approvalConfig: run.approvalConfig });
+    if (outcome !== 'approved') {
+      await records.updateFlowRun({ runId, status: outcome, approvalStatus: outcome, finished: true });
+      return outcome;
+    }
+    await records.updateFlowRun({ runId, status: 'approved', approvalStatus: 'approved' });
+  }
+
+  if (run.deliveryChannelCount > 0) {
+    await records.updateFlowRun({ runId, status: 'delivering', deliveryStatus: 'delivering' });
+    const ids = await records.prepareFlowDeliveries({ runId });
+    await dispatchDeliveries(ids, input.retryDelaysMs, { wait: true, projectId: run.projectId });
+    // Read from the records, not the children's results: a manual retry may have fixed one meanwhile.
+    const final = await records.finishFlowDeliveries({ runId });
+    await records.recordFlowRunOutcome({ runId, outcome: final === 'completed' ? 'success' : 'failure' });
+    return final;
+  }
+
+  await records.updateFlowRun({ runId, status: 'completed', finished: true });
+  await records.recordFlowRunOutcome({ runId, outcome: 'success' });
+  return 'completed';
+}
+
+/** The innermost message of an activity failure (the render error, not "Activity task failed"). */
+function failureMessage(err: unknown): string {
+  let e: unknown = err;
+  while (e instanceof ActivityFailure && e.cause) e = e.cause;
+  if (e instanceof ApplicationFailure || e instanceof Error) return e.message;
+  return String(e);
 }

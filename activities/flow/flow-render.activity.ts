@@ -1,0 +1,147 @@
+import { heartbeat } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { DataSource } from 'typeorm';
+import { GateEntity } from '../../db/flow/gate.entity';
+import { RunEntity } from '../../db/flow/run.entity';
+import { setRunArtefact } from '../../db/flow/run-lifecycle';
+import { loadPublishedVersion } from '../../db/templates/template-lookup';
+import { AppError } from '../../domain/errors';
+import { webhookSignature } from '../../domain/signing';
+import type { RenderLimits } from '../../domain/templates/template.types';
+import { USER_AGENTS } from '../../domain/webhooks/delivery';
+import { createOutboundGuard, type OutboundGuard } from '../http/outbound';
+import type { PdfRenderer } from '../rendering/pdf-renderer';
+import { CONTENT_TYPES, renderDocument } from '../rendering/render-document';
+import type { ArtefactStorage } from '../storage/storage';
+
+/**
+ * A run's artefact (spec, Gate `renderMode`), stored at `flow-runs/<projectId>/<runId>.<ext>`.
+ * Both activities are idempotent (a run that has its artefact is not rendered again) and throw on
+ * failure: the workflow's retry policy tries a few times, then fails the run with the message.
+ * A failure that cannot pass on a retry (no template, a refused URL) is non-retryable.
+ */
+
+export function flowArtefactKey(projectId: string, runId: string, ext: 'pdf' | 'xlsx'): string {
+  return `flow-runs/${projectId}/${runId}.${ext}`;
+}
+
+async function loadRun(db: DataSource, runId: string): Promise<{ run: RunEntity; gate: GateEntity }> {
+  const run = await db.getRepository(RunEntity).findOneBy({ id: runId });
+  if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} no longer exists`, 'FLOW.RUN_NOT_FOUND');
+  const gate = await db.getRepository(GateEntity).findOneByOrFail({ id: run.gateId });
+  return { run, gate };
+}
+
+/** A domain error becomes a non-retryable failure whose type is its code (style.md). */
+function permanent(err: unknown): never {
+  if (err instanceof AppError) throw ApplicationFailure.nonRetryable(err.message, err.code);
+  throw err;
+}
+
+export interface FlowRenderDeps {
+  db: DataSource;
+  storage: ArtefactStorage;
+  pdfRenderer: () => PdfRenderer;
+  limits: RenderLimits;
+  imageAllowlist: string[];
+}
+
+/** `native`: the gate's template (latest published version) with the validated payload as variables. Render task queue. */
+export function createFlowRenderActivities(deps: FlowRenderDeps) {
+  return {
+    async renderFlowArtefact(input: { runId: string }): Promise<{ artefactKey: string }> {
+      const { run, gate } = await loadRun(deps.db, input.runId);
+      if (run.artefactKey) return { artefactKey: run.artefactKey };
+      if (!gate.renderTemplateId) throw ApplicationFailure.nonRetryable('The gate has no renderTemplateId', 'ERR_VALID_005');
+      const format = String(gate.renderConfig?.format ?? 'pdf') === 'excel' || gate.renderConfig?.format === 'xlsx' ? 'excel' : 'pdf';
+      const published = await loadPublishedVersion(deps.db, run.projectId, gate.renderTemplateId).catch(permanent);
+      // Freetext runs have a string payload: templates see it as `text`.
+      const variables = typeof run.inputPayload === 'string' ? { text: run.inputPayload } : (run.inputPayload as Record<string, unknown>);
+      const beat = setInterval(() => heartbeat(), 2000);
+      try {
+        const doc = await renderDocument(
+          { pdfRenderer: deps.pdfRenderer(), limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+          { template: published.definition, variables, format, title: `${gate.name} ${run.shortId}` },
+        ).catch(permanent);
+        const key = flowArtefactKey(run.projectId, run.id, doc.fileExtension);
+        await deps.storage.put(key, doc.body, doc.contentType);
+        await setRunArtefact(deps.db, run.id, key);
+        return { artefactKey: key };
+      } finally {
+        clearInterval(beat);
+      }
+    },
+  };
+}
+export type FlowRenderActivities = ReturnType<typeof createFlowRenderActivities>;
+
+/** The largest document a custom render API may answer with. */
+const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
+const RENDER_API_TIMEOUT_MS = 30_000;
+
+/**
+ * `custom_api`: POSTs the validated payload (its JSON, as the body) to `renderConfig.url`, signed
+ * like a webhook when `renderConfig.secret` is set (`X-Service-Signature: v1=…` over
+ * `<timestamp>.<body>`). The answer is the document itself (application/pdf or the xlsx type) or
+ * JSON `{url}` naming one, fetched through the same outbound guard. Main task queue.
+ */
+export function createFlowRenderApiActivity(deps: { db: DataSource; storage: ArtefactStorage; outboundAllowlist: string[] }) {
+  const guard = createOutboundGuard(deps.outboundAllowlist, { timeoutMs: RENDER_API_TIMEOUT_MS });
+  return async function callFlowRenderApi(input: { runId: string }): Promise<{ artefactKey: string }> {
+    const { run, gate } = await loadRun(deps.db, input.runId);
+    if (run.artefactKey) return { artefactKey: run.artefactKey };
+    const config = gate.renderConfig ?? {};
+    if (typeof config.url !== 'string') throw ApplicationFailure.nonRetryable('renderConfig.url is required for custom_api rendering', 'ERR_VALID_005');
+    const body = JSON.stringify(run.inputPayload);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      Accept: `${CONTENT_TYPES.pdf}, ${CONTENT_TYPES.xlsx}, application/json`,
+      'User-Agent': USER_AGENTS.flow,
+      'X-Service-Timestamp': String(timestamp),
+      'X-Service-Event-Id': run.id,
+      'X-Service-Event-Type': 'flow.run.render',
+    };
+    if (typeof config.secret === 'string' && config.secret) headers['X-Service-Signature'] = webhookSignature(config.secret, timestamp, body);
+
+    const res = await guard.guardedFetch(config.url, { method: 'POST', headers, body }).catch(permanentIfRefused);
+    let doc = await readDocument(res, true);
+    if ('url' in doc) {
+      const linked = await guard.guardedFetch(doc.url, { method: 'GET' }).catch(permanentIfRefused);
+      doc = await readDocument(linked, false);
+      if ('url' in doc) throw new Error('The document URL answered JSON, not a document');
+    }
+    const key = flowArtefactKey(run.projectId, run.id, doc.ext);
+    await deps.storage.put(key, doc.body, doc.contentType);
+    await setRunArtefact(deps.db, run.id, key);
+    return { artefactKey: key };
+  };
+}
+
+function permanentIfRefused(err: unknown): never {
+  if (err instanceof AppError && err.code === 'ERR_OUTBOUND_001' && err.relatedInfo?.reason !== 'unresolvable') permanent(err);
+  const e = err as { name?: string; cause?: { code?: string } };
+  throw new Error(`Render API unreachable: ${e?.cause?.code ?? e?.name ?? String(err)}`);
+}
+
+type ReadDocument = { body: Buffer; contentType: string; ext: 'pdf' | 'xlsx' } | { url: string };
+
+async function readDocument(res: Response, allowUrl: boolean): Promise<ReadDocument> {
+  if (!res.ok) {
+    const text = (await res.text().catch(() => '')).slice(0, 256).replace(/\s+/g, ' ').trim();
+    throw new Error(`Render API answered HTTP ${res.status}${text ? `: ${text}` : ''}`);
+  }
+  const type = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+  if (Number(res.headers.get('content-length') ?? 0) > MAX_DOCUMENT_BYTES) throw new Error('Render API document is larger than 50 MB');
+  if (allowUrl && type === 'application/json') {
+    const json = (await res.json().catch(() => null)) as { url?: unknown } | null;
+    if (!json || typeof json.url !== 'string') throw new Error('Render API answered JSON without a `url`');
+    return { url: json.url };
+  }
+  const ext = type === CONTENT_TYPES.pdf ? 'pdf' : type === CONTENT_TYPES.xlsx ? 'xlsx' : undefined;
+  if (!ext) throw new Error(`Render API answered ${type || 'no content type'}, not a PDF or XLSX document`);
+  const body = Buffer.from(await res.arrayBuffer());
+  if (body.length === 0) throw new Error('Render API answered an empty document');
+  if (body.length > MAX_DOCUMENT_BYTES) throw new Error('Render API document is larger than 50 MB');
+  return { body, contentType: CONTENT_TYPES[ext], ext };
+}

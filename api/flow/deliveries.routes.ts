@@ -1,0 +1,32 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Scope } from '../middleware/guards';
+import { FLOW_RETRY_CODES, listRunDeliveries, retryDelivery, type DeliveryDeps } from '../webhooks/webhook-deliveries.service';
+import { presentDelivery } from '../webhooks/webhooks.presenter';
+import type { FlowApiDeps } from './flow-api';
+import { getRun } from './runs.service';
+
+/**
+ * Spec, "Flow deliveries": a run's delivery records (with attempts) and the manual retry of a
+ * failed one. Workspace-scoped like every Flow route: another workspace's run or delivery ids
+ * answer 404 like unknown ones. The retry starts the delivery's workflow again; when it succeeds
+ * and every delivery of a `failed` run has then completed, the run becomes `completed`
+ * (activities/webhooks/attempt-delivery.activity.ts, db/flow/run-lifecycle.ts).
+ */
+export function deliveryRoutes(deps: FlowApiDeps, deliveries: DeliveryDeps): Router {
+  const router = new Router({ prefix: '/api/flow' });
+  const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
+
+  router.get('/runs/:id/deliveries', deps.read, async (ctx) => {
+    const run = await getRun(deps.db, projectId(ctx), ctx.params.id);
+    const records = await listRunDeliveries(deliveries, run.projectId, run.id);
+    ctx.body = { data: records.map(presentDelivery) };
+  });
+
+  router.post('/deliveries/:id/retry', deps.write, async (ctx) => {
+    const { deliveryId } = await retryDelivery(deliveries, { projectId: projectId(ctx), deliveryId: ctx.params.id, source: 'flow', codes: FLOW_RETRY_CODES });
+    ctx.body = { success: true, deliveryId, message: 'Delivery re-enqueued' };
+  });
+
+  return router;
+}
