@@ -1,6 +1,8 @@
 import { GateEntity } from './flow/gate.entity';
 import { GateSchemaVersionEntity } from './flow/gate-schema-version.entity';
 import { RunEntity } from './flow/run.entity';
+import { ApprovalEntity } from './flow/approval.entity';
+import { ReviewTokenEntity } from './flow/review-token.entity';
 import { ActivityEntity } from './identity/activity.entity';
 import { ApiKeyEntity } from './identity/api-key.entity';
 import { BackupCodeEntity } from './identity/backup-code.entity';
@@ -18,4 +20,4 @@ import { DocumentBatchEntity } from './documents/document-batch.entity';
 import { DocumentJobEntity } from './documents/document-job.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity];

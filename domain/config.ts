@@ -94,6 +94,12 @@ const fragments = {
     LOOP_MAX_ITERATIONS: Joi.number().integer().min(1).default(10_000),
     IMAGE_HOST_ALLOWLIST: Joi.string().allow('').default(''),
   },
+  flowApprovals: {
+    /** Length of a "minute" in approval timeouts and digests: tests make it a second. */
+    FLOW_MINUTE_MS: Joi.number().integer().min(1).default(60_000),
+    FLOW_REVIEW_TOKEN_TTL_SECONDS: Joi.number().integer().min(60).default(3600),
+    FLOW_REVIEW_RESEND_PER_10_MINUTES: Joi.number().integer().min(1).default(3),
+  },
 };
 
 const schema = Joi.object(Object.assign({}, ...Object.values(fragments))).unknown(true);
@@ -226,6 +232,14 @@ export function loadConfig(env: Env = process.env) {
       },
       /** Hosts whose http(s) images templates may show (`cdn.example.com`, `*.example.com`, `host:port`). */
       imageHostAllowlist: (v.IMAGE_HOST_ALLOWLIST as string).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+    },
+    flowApprovals: {
+      /** Milliseconds in a gate's `timeoutMinutes` and `notificationDigestMinutes` (60,000 outside tests). */
+      minuteMs: v.FLOW_MINUTE_MS as number,
+      /** Lifetime of an external approver's review token (also capped by the approval window). */
+      reviewTokenTtlSeconds: v.FLOW_REVIEW_TOKEN_TTL_SECONDS as number,
+      /** Magic-link re-sends one e-mail may ask for per 10 minutes (POST /api/flow/review/resend). */
+      reviewResendPer10Minutes: v.FLOW_REVIEW_RESEND_PER_10_MINUTES as number,
     },
   };
 }

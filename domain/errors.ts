@@ -173,6 +173,14 @@ export const ERRORS = {
   ERR_FLOW_LIMIT_003: { status: 413, message: "Payload exceeds your plan's content limit" },
   /** An approvalConfig with more approvers than the plan allows per gate (Free: 5). */
   ERR_FLOW_LIMIT_004: { status: 403, message: "Your plan's approver limit per gate is exceeded" },
+  // --- Flow approvals and review (new codes, spec pattern; docs/flow.md "Approvals") ---
+  /** Resend of approval e-mails for a run that is not waiting in `review_required`. */
+  'FLOW.RUN_NOT_IN_REVIEW': { status: 409, message: 'Run is not awaiting review' },
+  /** Review authenticate or resend with a magic-link token that is unknown, expired, of a decided
+   * approval, or given with an e-mail that is not the approver's (one answer, so nothing is probed). */
+  'FLOW.REVIEW_LINK_INVALID': { status: 401, message: 'Review link is invalid or has expired' },
+  /** A review token (`fmrv_…`) that is unknown, expired, or revoked because its approvals were decided. */
+  'FLOW.REVIEW_TOKEN_INVALID': { status: 401, message: 'Review session is invalid or has expired' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

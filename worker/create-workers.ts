@@ -36,6 +36,7 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
         emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
         outboundAllowlist: config.outbound.allowlist,
         downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
+        flowMinuteMs: config.flowApprovals.minuteMs,
       }),
       ...createDocumentActivities(documentActivityDeps(services)),
     },

@@ -7,3 +7,4 @@ export { generateBatchWorkflow } from './documents/generate-batch.workflow';
 export { documentMaintenanceWorkflow } from './documents/maintenance.workflow';
 export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
 export { flowRunWorkflow } from './flow/flow-run.workflow';
+export { flowReviewDigestWorkflow } from './flow/review-digest.workflow';

@@ -1,8 +1,9 @@
-import { createFlowRunActivities, type FlowActivityDeps } from './flow-run.activity';
+import { createApprovalActivities, type ApprovalActivityDeps } from './approvals.activity';
+import { createFlowRunActivities, type FlowActivityDeps as FlowRunActivityDeps } from './flow-run.activity';
 
-export type { FlowActivityDeps };
+export type FlowActivityDeps = FlowRunActivityDeps & ApprovalActivityDeps;
 
 export function createFlowActivities(deps: FlowActivityDeps) {
-  return { ...createFlowRunActivities(deps) };
+  return { ...createFlowRunActivities(deps), ...createApprovalActivities(deps) };
 }
 export type FlowActivities = ReturnType<typeof createFlowActivities>;

@@ -1,0 +1,101 @@
+import type { DataSource } from 'typeorm';
+import { modifyReturning } from '../../db/sql';
+import { approvalRequestEmail, reviewLink, reviewNoticeEmail, type ApprovalEmailKind, type ReviewNoticeRun } from '../../domain/flow/approval-emails';
+import { randomToken, sha256Hex } from '../../domain/signing';
+import type { Mailer } from '../mail/mailer';
+
+/** What sending approval mail needs; the API (resend) and the activities share it. */
+export interface ApprovalMailDeps {
+  db: DataSource;
+  mailer: Mailer;
+  publicUrl: string;
+}
+
+interface Sendable {
+  id: string;
+  approver_email: string;
+  approver_name: string | null;
+  magic_token_expires_at: Date;
+  gate_name: string;
+  run_short_id: string;
+}
+
+/**
+ * Mints a fresh magic-link token for each chosen approval that is still pending and in its window,
+ * stores only its hash, and e-mails the link. A new token replaces the previous one, so only the
+ * latest e-mail's link works. Returns how many e-mails went out.
+ */
+export async function sendApprovalLinks(
+  deps: ApprovalMailDeps,
+  runId: string,
+  kind: ApprovalEmailKind,
+  filter: { unsentOnly?: boolean; email?: string } = {},
+): Promise<number> {
+  const candidates: Array<{ id: string }> = await deps.db.query(
+    `SELECT id FROM flow_approvals
+      WHERE run_id = $1 AND status = 'pending' AND magic_token_expires_at > now()
+        AND ($2::boolean IS NOT TRUE OR sent_count = 0)
+        AND ($3::text IS NULL OR approver_email = $3)
+        AND ($4::boolean IS NOT TRUE OR reminder_sent_at IS NULL)
+      ORDER BY approver_email`,
+    [runId, filter.unsentOnly ?? false, filter.email ?? null, kind === 'reminder'],
+  );
+  let sent = 0;
+  for (const { id } of candidates) {
+    const token = randomToken(32);
+    const [row] = await modifyReturning<Sendable>(
+      deps.db,
+      `UPDATE flow_approvals a
+          SET magic_token_hash = $2, sent_count = a.sent_count + 1, last_sent_at = now(),
+              reminder_sent_at = CASE WHEN $3 THEN now() ELSE a.reminder_sent_at END
+         FROM flow_gates g, flow_runs r
+        WHERE a.id = $1 AND a.status = 'pending' AND g.id = a.gate_id AND r.id = a.run_id
+        RETURNING a.id, a.approver_email, a.approver_name, a.magic_token_expires_at, g.name AS gate_name, r.short_id AS run_short_id`,
+      [id, sha256Hex(token), kind === 'reminder'],
+    );
+    if (!row) continue;
+    await deps.mailer.send(
+      approvalRequestEmail({
+        kind,
+        to: { email: row.approver_email, name: row.approver_name },
+        gateName: row.gate_name,
+        runShortId: row.run_short_id,
+        link: reviewLink(deps.publicUrl, token),
+        expiresAt: new Date(row.magic_token_expires_at),
+      }),
+    );
+    sent += 1;
+  }
+  return sent;
+}
+
+/**
+ * Tells the owners and admins of the project of the notices not yet sent (one gate, or one run),
+ * marking them notified first: a crash between the two loses a notice rather than repeating it.
+ */
+export async function sendReviewNotices(deps: ApprovalMailDeps, where: { runId?: string; gateId?: string }): Promise<number> {
+  const notices = await modifyReturning<{ run_id: string; project_id: string; created_at: Date }>(
+    deps.db,
+    `UPDATE flow_review_notices SET notified_at = now()
+      WHERE notified_at IS NULL AND ($1::uuid IS NULL OR run_id = $1) AND ($2::uuid IS NULL OR gate_id = $2)
+      RETURNING run_id, project_id, created_at`,
+    [where.runId ?? null, where.gateId ?? null],
+  );
+  if (notices.length === 0) return 0;
+  const runs: Array<{ id: string; short_id: string; gate_name: string }> = await deps.db.query(
+    `SELECT r.id, r.short_id, g.name AS gate_name FROM flow_runs r JOIN flow_gates g ON g.id = r.gate_id WHERE r.id = ANY($1::uuid[])`,
+    [notices.map((n) => n.run_id)],
+  );
+  const byId = new Map(runs.map((r) => [r.id, r]));
+  const list: ReviewNoticeRun[] = notices
+    .filter((n) => byId.has(n.run_id))
+    .sort((a, b) => new Date(a.created_at).getTime() - new Date(b.created_at).getTime())
+    .map((n) => ({ runId: n.run_id, runShortId: byId.get(n.run_id)!.short_id, gateName: byId.get(n.run_id)!.gate_name, enteredAt: new Date(n.created_at) }));
+  const owners: Array<{ email: string; name: string }> = await deps.db.query(
+    `SELECT u.email, u.name FROM memberships m JOIN users u ON u.id = m.user_id
+      WHERE m.project_id = $1 AND m.role IN ('owner', 'admin') AND u.deletion_status IS NULL ORDER BY u.email`,
+    [notices[0].project_id],
+  );
+  for (const owner of owners) await deps.mailer.send(reviewNoticeEmail(owner, list));
+  return list.length;
+}

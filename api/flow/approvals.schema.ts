@@ -1,0 +1,28 @@
+import Joi from 'joi';
+
+/** Spec, Limits 4: an approval or rejection comment is at most 1000 characters. */
+export interface DecisionInput {
+  comment?: string;
+}
+export const decisionSchema = Joi.object<DecisionInput>({ comment: Joi.string().allow('').max(1000) });
+
+export interface ListApprovalsQuery {
+  page: number;
+  limit: number;
+  /** Only the approvals of this approver (case-insensitive). */
+  email?: string;
+}
+export const listApprovalsSchema = Joi.object<ListApprovalsQuery>({
+  page: Joi.number().integer().min(1).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(25),
+  email: Joi.string().trim().lowercase().max(320),
+});
+
+export interface MagicLinkInput {
+  token: string;
+  email: string;
+}
+export const magicLinkSchema = Joi.object<MagicLinkInput>({
+  token: Joi.string().trim().min(1).max(200).required(),
+  email: Joi.string().trim().lowercase().max(320).required(),
+});

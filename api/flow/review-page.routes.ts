@@ -1,0 +1,97 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { AppError } from '../../domain/errors';
+import type { Services } from '../../worker/services';
+import { validate } from '../validation';
+import { decisionSchema, magicLinkSchema } from './approvals.schema';
+import { decideApproval, listPendingApprovals } from './approvals.service';
+import { approvalDeps } from './approvals.routes';
+import { approvalPage, confirmEmailPage, inboxPage, resultPage } from './review-page.html';
+import { authenticateReviewer, resendMagicLink, resolveReviewToken, reviewApprovalDetail } from './review.service';
+import { reviewResendLimiter } from './review.routes';
+
+const COOKIE = 'fm_review';
+
+/**
+ * PUBLIC_URL/review (docs/flow.md, "Review page"). Step 1 posts the link's token with the typed
+ * e-mail; the review token then lives in an HttpOnly, SameSite=Strict cookie scoped to /review,
+ * so forms need no JavaScript and no other site can post decisions with it.
+ */
+export function reviewPageRoutes(services: Services): Router {
+  const deps = approvalDeps(services);
+  const { config, db } = services;
+  const limiter = reviewResendLimiter(services);
+  const detailDeps = { db, storage: services.storage, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds };
+  const router = new Router({ prefix: '/review' });
+  router.use(securityHeaders);
+
+  const session = async (ctx: Context) => {
+    const token = ctx.cookies.get(COOKIE);
+    if (!token) throw new AppError('FLOW.REVIEW_TOKEN_INVALID');
+    return resolveReviewToken(db, token);
+  };
+
+  router.get('/', async (ctx) => {
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    if (token) return void (ctx.body = confirmEmailPage(token));
+    const { email } = await session(ctx);
+    ctx.body = inboxPage((await listPendingApprovals(db, { email }, { page: 1, limit: 100 })).approvals);
+  });
+
+  router.post('/', async (ctx) => {
+    const body = ctx.request.body as Record<string, unknown>;
+    try {
+      const input = validate(magicLinkSchema, { token: body.token, email: body.email });
+      const auth = await authenticateReviewer(db, config.flowApprovals.reviewTokenTtlSeconds, input);
+      ctx.cookies.set(COOKIE, auth.reviewToken, { httpOnly: true, sameSite: 'strict', path: '/review', secure: config.production, maxAge: auth.expiresIn * 1000, overwrite: true });
+      ctx.redirect(`/review/approvals/${auth.approvalId}`);
+      ctx.status = 303;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      ctx.status = err.status;
+      ctx.body = confirmEmailPage(typeof body.token === 'string' ? body.token : '', 'That link and e-mail address do not match a pending review.');
+    }
+  });
+
+  router.post('/resend', async (ctx) => {
+    const body = ctx.request.body as Record<string, unknown>;
+    const input = validate(magicLinkSchema, { token: body.token, email: body.email });
+    await resendMagicLink({ ...deps, limiter }, input);
+    ctx.body = resultPage('New link sent', 'A new review link is on its way; the previous one no longer works.', 'ok');
+  });
+
+  router.get('/approvals/:id', async (ctx) => {
+    const { email } = await session(ctx);
+    const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, email, ctx.params.id);
+    ctx.body = approvalPage(approval, payload, artefactUrl);
+  });
+
+  router.post('/approvals/:id/decision', async (ctx) => {
+    const { email } = await session(ctx);
+    const body = ctx.request.body as Record<string, unknown>;
+    const decision = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : null;
+    if (!decision) throw new AppError('ERR_VALID_001', "decision must be 'approve' or 'reject'", { field: 'decision' });
+    const { comment } = validate(decisionSchema, { comment: body.comment || undefined });
+    await decideApproval(deps, { email }, { approvalId: ctx.params.id, decision, comment });
+    ctx.body = resultPage(decision === 'approved' ? 'Approved' : 'Rejected', `Thank you. Your decision (${decision}) is recorded.`, 'ok');
+  });
+  return router;
+}
+
+/** Strict headers, and errors as a page instead of the JSON body (the page is for people). */
+async function securityHeaders(ctx: Context, next: Next): Promise<void> {
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  try {
+    await next();
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    ctx.status = err.status;
+    const message =
+      err.code === 'FLOW.REVIEW_TOKEN_INVALID' ? 'Your review session has ended. Open the link from your e-mail again.' : err.code === 'FLOW.APPROVAL_ALREADY_DECIDED' ? 'This approval was already decided.' : err.message;
+    ctx.body = resultPage('Review', message, 'error');
+  }
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { DataSource } from 'typeorm';
+import { sendApprovalLinks, type ApprovalMailDeps } from '../../activities/flow/approval-mail';
+import type { ArtefactStorage } from '../../activities/storage/storage';
+import { AppError } from '../../domain/errors';
+import type { Principal } from '../../domain/identity/principal';
+import { randomToken, sha256Hex } from '../../domain/signing';
+import type { CredentialResolver } from '../middleware/authenticate';
+import type { ApprovalRow } from './approvals.presenter';
+import type { MagicLinkInput } from './approvals.schema';
+import { getApproval } from './approvals.service';
+
+/**
+ * External approvers (docs/flow.md, "Review"): a magic-link token plus the approver's e-mail buys
+ * a review token (`fmrv_…`) bound to that e-mail. Only hashes of both are stored.
+ */
+export const REVIEW_TOKEN_PREFIX = 'fmrv_';
+
+interface MagicApproval {
+  id: string;
+  run_id: string;
+  approver_email: string;
+  magic_token_expires_at: Date;
+}
+
+/** The pending approval a magic-link token belongs to, if the e-mail is its approver's; one 401 otherwise. */
+async function approvalOfMagicLink(db: DataSource, input: MagicLinkInput): Promise<MagicApproval> {
+  const [row]: MagicApproval[] = await db.query(
+    `SELECT id, run_id, approver_email, magic_token_expires_at FROM flow_approvals
+      WHERE magic_token_hash = $1 AND status = 'pending' AND magic_token_expires_at > now()`,
+    [sha256Hex(input.token)],
+  );
+  if (!row || row.approver_email !== input.email.trim().toLowerCase()) throw new AppError('FLOW.REVIEW_LINK_INVALID');
+  return row;
+}
+
+/** Spec: POST /api/flow/review/authenticate → `{reviewToken, expiresIn}` (seconds). */
+export async function authenticateReviewer(db: DataSource, ttlSeconds: number, input: MagicLinkInput): Promise<{ reviewToken: string; expiresIn: number; approvalId: string }> {
+  const approval = await approvalOfMagicLink(db, input);
+  const windowLeft = Math.floor((new Date(approval.magic_token_expires_at).getTime() - Date.now()) / 1000);
+  const expiresIn = Math.max(1, Math.min(ttlSeconds, windowLeft));
+  const reviewToken = REVIEW_TOKEN_PREFIX + randomToken(32);
+  await db.query(
+    `INSERT INTO flow_review_tokens (id, email, token_hash, expires_at) VALUES ($1, $2, $3, now() + $4 * interval '1 second')`,
+    [randomUUID(), approval.approver_email, sha256Hex(reviewToken), expiresIn],
+  );
+  return { reviewToken, expiresIn, approvalId: approval.id };
+}
+
+/** Resolves `Authorization: Bearer fmrv_…` to the `review` principal (registered by api/app.ts). */
+export function reviewTokenResolver(db: DataSource): CredentialResolver {
+  return {
+    matches: (token) => token.startsWith(REVIEW_TOKEN_PREFIX),
+    resolve: (token) => resolveReviewToken(db, token),
+  };
+}
+
+export async function resolveReviewToken(db: DataSource, token: string): Promise<Principal & { kind: 'review' }> {
+  const [row]: Array<{ id: string; email: string }> = await db.query(
+    `SELECT id, email FROM flow_review_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
+    [sha256Hex(token)],
+  );
+  if (!row) throw new AppError('FLOW.REVIEW_TOKEN_INVALID');
+  const pending: Array<{ id: string }> = await db.query(`SELECT id FROM flow_approvals WHERE approver_email = $1 AND status = 'pending'`, [row.email]);
+  return { kind: 'review', reviewerId: row.id, email: row.email, approvalIds: pending.map((p) => p.id) };
+}
+
+/** Spec: POST /api/flow/review/resend: a fresh magic link to that approver (the old link stops working). */
+export async function resendMagicLink(deps: ApprovalMailDeps & { limiter: RateLimiterAbstract }, input: MagicLinkInput): Promise<{ success: true }> {
+  const approval = await approvalOfMagicLink(deps.db, input);
+  try {
+    await deps.limiter.consume(approval.approver_email);
+  } catch (err) {
+    if (err instanceof Error) throw err;
+    throw new AppError('ERR_QUOTA_003', 'Too many resend requests for this e-mail; try again later', { retryAfterSeconds: Math.ceil(((err as { msBeforeNext?: number }).msBeforeNext ?? 0) / 1000) });
+  }
+  await sendApprovalLinks(deps, approval.run_id, 'resend', { email: approval.approver_email });
+  return { success: true };
+}
+
+/** The approval with what the approver decides on: payload and, if rendered, a signed artefact URL. */
+export async function reviewApprovalDetail(
+  deps: { db: DataSource; storage: ArtefactStorage; downloadUrlTtlSeconds: number },
+  email: string,
+  id: string,
+): Promise<{ approval: ApprovalRow; payload: unknown; artefactUrl: string | null }> {
+  const approval = await getApproval(deps.db, { email }, id);
+  const [run]: Array<{ input_payload: unknown; artefact_key: string | null }> = await deps.db.query(
+    `SELECT input_payload, artefact_key FROM flow_runs WHERE id = $1`,
+    [approval.run_id],
+  );
+  const artefactUrl = run?.artefact_key ? (await deps.storage.signedUrl(run.artefact_key, { ttlSeconds: deps.downloadUrlTtlSeconds })).url : null;
+  return { approval, payload: run?.input_payload ?? null, artefactUrl };
+}

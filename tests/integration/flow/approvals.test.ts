@@ -1,0 +1,150 @@
+import { startTestApp, type TestApp } from '../../support/app';
+import { approvalMail, approverEmail, magicToken, manualGate, pendingApprovals, runOf, submit, waitForRunStatus } from '../../support/approvals';
+import { flowWorkspace, type FlowWorkspace } from '../../support/flow';
+import { waitFor } from '../../support/wait';
+
+/** A "minute" is a second here (FLOW_MINUTE_MS), so timeouts of 2 minutes take 2 s. */
+describe('Flow approvals (API key)', () => {
+  let app: TestApp;
+  let ws: FlowWorkspace;
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: { FLOW_MINUTE_MS: '1000' } });
+    ws = await flowWorkspace(app, 'starter');
+  });
+  afterAll(() => app.close());
+
+  const reviewing = async (approvers: string[], extra: Record<string, unknown> = {}, gateExtra: Record<string, unknown> = {}) => {
+    const gate = await manualGate(app, ws, { approvers: approvers.map((email) => ({ email, name: 'Approver' })), timeoutMinutes: 120, onTimeout: 'reject', ...extra }, gateExtra);
+    const runId = await submit(app, ws, gate);
+    await waitForRunStatus(app, ws, runId, ['review_required']);
+    return { gate, runId };
+  };
+  const approvalOf = async (email: string) => (await waitFor(async () => (await pendingApprovals(app, ws, email))[0], { what: `approval of ${email}` })) as any;
+  const decide = (id: string, action: 'approve' | 'reject', body: Record<string, unknown> = {}) =>
+    app.request('POST', `/api/flow/approvals/${id}/${action}`, { token: ws.key, body });
+
+  it('e-mails a magic link, lists the pending approval, and an approval moves the run on', async () => {
+    const email = approverEmail();
+    const { runId, gate } = await reviewing([email.toUpperCase()]);
+    const mail = await approvalMail(app, email);
+    expect(mail.text).toContain(`${app.url}/review?token=`);
+    expect(magicToken(mail)).toHaveLength(43);
+    const approval = await approvalOf(email);
+    expect(approval).toMatchObject({ runId, gateId: gate.id, gateName: gate.name, approverEmail: email, status: 'pending', sentCount: 1 });
+    expect((await runOf(app, ws, runId)).status).toBe('review_required');
+
+    const res = await decide(approval.id, 'approve', { comment: 'Looks right' });
+    expect([res.status, res.body]).toEqual([200, { success: true, decision: 'approved' }]);
+    await waitForRunStatus(app, ws, runId, ['completed']);
+    const [row] = await app.services.db.query(`SELECT status, comment, magic_token_hash FROM flow_approvals WHERE id = $1`, [approval.id]);
+    expect(row).toEqual({ status: 'approved', comment: 'Looks right', magic_token_hash: null });
+    expect(await pendingApprovals(app, ws, email)).toEqual([]);
+  });
+
+  it('rejects with one rejection; a second decision is 409; unknown ids are 404', async () => {
+    const [a, b] = [approverEmail(), approverEmail()];
+    const { runId } = await reviewing([a, b], { requiredApprovals: 2 });
+    const approval = await approvalOf(a);
+    expect((await decide(approval.id, 'reject', { comment: 'No' })).body).toEqual({ success: true, decision: 'rejected' });
+    const again = await decide(approval.id, 'approve');
+    expect([again.status, again.body.code]).toEqual([409, 'FLOW.APPROVAL_ALREADY_DECIDED']);
+    const run = await waitForRunStatus(app, ws, runId, ['rejected']);
+    expect(run.status).toBe('rejected');
+    const [other] = await app.services.db.query(`SELECT status FROM flow_approvals WHERE run_id = $1 AND approver_email = $2`, [runId, b]);
+    expect(other.status).toBe('expired');
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
+      const res = await decide(id, 'approve');
+      expect([res.status, res.body.code]).toEqual([404, 'FLOW.APPROVAL_NOT_FOUND']);
+    }
+  });
+
+  it('refuses a comment over 1000 characters, and another workspace cannot see or decide', async () => {
+    const email = approverEmail();
+    await reviewing([email]);
+    const approval = await approvalOf(email);
+    const long = await decide(approval.id, 'approve', { comment: 'x'.repeat(1001) });
+    expect(long.status).toBe(400);
+    const other = await flowWorkspace(app);
+    const foreign = await app.request('POST', `/api/flow/approvals/${approval.id}/approve`, { token: other.key, body: {} });
+    expect([foreign.status, foreign.body.code]).toEqual([404, 'FLOW.APPROVAL_NOT_FOUND']);
+    expect((await app.request('GET', '/api/flow/approvals', { token: other.key })).body.data).toEqual([]);
+  });
+
+  it('needs requiredApprovals approvals: one of two is not enough', async () => {
+    const [a, b, c] = [approverEmail(), approverEmail(), approverEmail()];
+    const { runId } = await reviewing([a, b, c], { requiredApprovals: 2 });
+    await decide((await approvalOf(a)).id, 'approve');
+    // The workflow has re-read the tally (the signal) and is still waiting.
+    await waitFor(async () => (await app.services.db.query(`SELECT count(*)::int AS n FROM flow_approvals WHERE run_id = $1 AND status = 'approved'`, [runId]))[0].n === 1);
+    expect((await runOf(app, ws, runId)).status).toBe('review_required');
+    await decide((await approvalOf(b)).id, 'approve');
+    await waitForRunStatus(app, ws, runId, ['completed']);
+    const [rest] = await app.services.db.query(`SELECT status FROM flow_approvals WHERE run_id = $1 AND approver_email = $2`, [runId, c]);
+    expect(rest.status).toBe('expired');
+  });
+
+  it('two racing decisions: exactly one 200 and one 409', async () => {
+    const email = approverEmail();
+    const { runId } = await reviewing([email]);
+    const approval = await approvalOf(email);
+    const results = await Promise.all([decide(approval.id, 'approve'), decide(approval.id, 'reject'), decide(approval.id, 'approve')]);
+    expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
+    const winner = results.find((r) => r.status === 200)!.body.decision;
+    await waitForRunStatus(app, ws, runId, [winner === 'approved' ? 'completed' : 'rejected']);
+  });
+
+  it('resend: sentCount and totalApprovers; 404 unknown run; 409 when not in review', async () => {
+    const [a, b] = [approverEmail(), approverEmail()];
+    const { runId } = await reviewing([a, b], { requiredApprovals: 2 });
+    await approvalMail(app, a);
+    await decide((await approvalOf(a)).id, 'approve');
+    const res = await app.request('POST', `/api/flow/approvals/resend/${runId}`, { token: ws.key });
+    expect([res.status, res.body]).toEqual([200, { success: true, sentCount: 1, totalApprovers: 2 }]);
+    const second = await approvalMail(app, b, 2);
+    const first = await approvalMail(app, b, 1);
+    expect(magicToken(second)).not.toEqual(magicToken(first));
+    expect((await approvalOf(b)).sentCount).toBe(2);
+    const missing = await app.request('POST', `/api/flow/approvals/resend/00000000-0000-4000-8000-000000000000`, { token: ws.key });
+    expect([missing.status, missing.body.code]).toEqual([404, 'FLOW.RUN_NOT_FOUND']);
+    await decide((await approvalOf(b)).id, 'approve');
+    await waitForRunStatus(app, ws, runId, ['completed']);
+    const done = await app.request('POST', `/api/flow/approvals/resend/${runId}`, { token: ws.key });
+    expect([done.status, done.body.code]).toEqual([409, 'FLOW.RUN_NOT_IN_REVIEW']);
+  });
+
+  it('times out: onTimeout reject expires the run (after a reminder), onTimeout approve approves it', async () => {
+    const [a, b] = [approverEmail(), approverEmail()];
+    const rejecting = await manualGate(app, ws, { approvers: [{ email: a }], timeoutMinutes: 2, onTimeout: 'reject' });
+    const approving = await manualGate(app, ws, { approvers: [{ email: b }], timeoutMinutes: 2, onTimeout: 'approve' });
+    const [r1, r2] = [await submit(app, ws, rejecting), await submit(app, ws, approving)];
+    const reminder = await approvalMail(app, a, 1, /reminder/i);
+    expect(reminder.text).toContain('/review?token=');
+    const expired = await waitForRunStatus(app, ws, r1, ['expired']);
+    expect(expired.status).toBe('expired');
+    await waitForRunStatus(app, ws, r2, ['completed']);
+    const rows = await app.services.db.query(`SELECT run_id, status FROM flow_approvals WHERE run_id = ANY($1::uuid[]) ORDER BY approver_email`, [[r1, r2]]);
+    expect(rows.map((r: any) => r.status)).toEqual(['expired', 'expired']);
+  });
+
+  it('a decision made while no worker runs is picked up by the next worker', async () => {
+    const email = approverEmail();
+    const { runId } = await reviewing([email]);
+    await app.stopWorker();
+    try {
+      const res = await decide((await approvalOf(email)).id, 'approve', { comment: 'while the worker was away' });
+      expect(res.status).toBe(200);
+      expect((await runOf(app, ws, runId)).status).toBe('review_required');
+    } finally {
+      await app.startWorker();
+    }
+    await waitForRunStatus(app, ws, runId, ['completed']);
+  });
+
+  it('enforces the plan limit on approvers per gate', async () => {
+    const free = await flowWorkspace(app);
+    const approvers = Array.from({ length: 6 }, () => ({ email: approverEmail() }));
+    const res = await app.request('POST', '/api/flow/gates', { token: free.key, body: { name: 'Too many', approvalMode: 'manual', approvalConfig: { approvers, timeoutMinutes: 5, onTimeout: 'reject' } } });
+    expect([res.status, res.body.code]).toEqual([403, 'ERR_FLOW_LIMIT_004']);
+  });
+});

@@ -1,0 +1,99 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { ParentClosePolicy, condition, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import type { ApprovalActivities } from '../../activities/flow/approvals.activity';
+import type { ApprovalConfig } from '../../db/flow/gate.entity';
+import { approvalDecisionSignal } from './approval-signals';
+import { flowReviewDigestWorkflow } from './review-digest.workflow';
+
+export { approvalDecisionSignal };
+
+const { openApproval, readApprovalTally, sendApprovalReminders, closeApproval } = proxyActivities<ApprovalActivities>({
+  startToCloseTimeout: '1 minute',
+  // Database and SMTP outages are waited out: the run was accepted and must reach its end.
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+export type ApprovalOutcome = 'approved' | 'rejected' | 'expired';
+
+export interface AwaitApprovalInput {
+  runId: string;
+  projectId: string;
+  gateId: string;
+  approvalConfig: ApprovalConfig;
+  /** Milliseconds in a minute of `timeoutMinutes`; default: the worker's FLOW_MINUTE_MS. */
+  minuteMs?: number;
+}
+
+/** Reminders go out when this share of the window has passed, to approvers still pending. */
+export const REMINDER_AT = 0.8;
+
+/**
+ * Waits until `done()` or `timeoutMs` passes (the samples' `timeoutOrUserAction`).
+ * Resolves true when `done()` became true, false on timeout.
+ */
+export function timeoutOrUserAction(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  return condition(done, Math.max(1, Math.round(timeoutMs)));
+}
+
+/**
+ * Human approval of a run (docs/flow.md, "Approvals"). The activities create one approval per
+ * approver, put the run in `review_required` and e-mail magic links (tokens never enter history).
+ * Decisions are recorded by the API in flow_approvals first and then signalled; the signal only
+ * says "look again", so the tally is always re-read from the database and a lost signal is made up
+ * at the next signal, the reminder or the timeout. `requiredApprovals` approvals approve, one
+ * rejection rejects; at the timeout `onTimeout` decides. Returns the outcome, already recorded on
+ * the run (`approved`, `rejected` or `expired`).
+ */
+export async function awaitApproval(input: AwaitApprovalInput): Promise<ApprovalOutcome> {
+  let signalled = false;
+  setHandler(approvalDecisionSignal, () => {
+    signalled = true;
+  });
+  const opened = await openApproval(input);
+  const minuteMs = input.minuteMs ?? opened.minuteMs;
+  if (opened.notificationMode === 'digest') await ensureReviewDigest({ gateId: input.gateId, digestMinutes: opened.digestMinutes, minuteMs });
+
+  const windowMs = Math.max(1, input.approvalConfig.timeoutMinutes) * minuteMs;
+  const started = Date.now();
+  const deadline = started + windowMs;
+  const reminderAt = started + windowMs * REMINDER_AT;
+  let reminded = false;
+  let tally = await readApprovalTally({ runId: input.runId });
+  const decided = () => tally.rejected > 0 || tally.approved >= opened.requiredApprovals;
+
+  while (!decided()) {
+    const now = Date.now();
+    if (now >= deadline) break;
+    const wakeAt = !reminded && reminderAt > now ? reminderAt : deadline;
+    const woken = await timeoutOrUserAction(() => signalled, wakeAt - now);
+    signalled = false;
+    tally = await readApprovalTally({ runId: input.runId });
+    if (!woken && wakeAt !== deadline && !decided()) {
+      reminded = true;
+      await sendApprovalReminders({ runId: input.runId });
+    }
+  }
+
+  let outcome: ApprovalOutcome;
+  if (tally.rejected > 0) outcome = 'rejected';
+  else if (tally.approved >= opened.requiredApprovals) outcome = 'approved';
+  else outcome = input.approvalConfig.onTimeout === 'approve' ? 'approved' : 'expired';
+  await closeApproval({ runId: input.runId, outcome, timedOut: !decided() });
+  return outcome;
+}
+
+/**
+ * Starts the gate's digest timer unless it runs already. It is abandoned by its parent on
+ * purpose: it outlives the run and serves every run of the gate.
+ */
+async function ensureReviewDigest(input: { gateId: string; digestMinutes: number; minuteMs: number }): Promise<void> {
+  try {
+    await startChild(flowReviewDigestWorkflow, {
+      workflowId: `flow-review-digest-${input.gateId}`,
+      args: [input],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
