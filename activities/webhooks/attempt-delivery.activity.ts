@@ -43,7 +43,11 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
     // Deleted with its project or subscription: nothing left to deliver or to record on.
     if (!target) return { outcome: 'permanent', error: 'Delivery no longer exists' };
     // A repeated workflow run (or manual retry racing a success) must not send twice.
-    if (target.status === 'completed') return { outcome: 'delivered' };
+    if (target.status === 'completed') {
+      // …but a Flow run left `failed` by a crash right after the record still gets completed.
+      if (target.source === 'flow') await completeRunIfDelivered(deps.db, target.id);
+      return { outcome: 'delivered' };
+    }
 
     const at = new Date();
     const refusal = refusalOf(target);

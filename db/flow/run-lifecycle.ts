@@ -82,8 +82,8 @@ export async function completeRunIfDelivered(db: Queryable, deliveryId: string):
   const rows = await modifyReturning<{ id: string }>(
     db,
     `UPDATE flow_runs r SET status = 'completed', delivery_status = 'completed', error = NULL, updated_at = now()
-      WHERE r.id = (SELECT run_id FROM webhook_deliveries WHERE id = $1 AND source = 'flow') AND r.status = 'failed' AND r.delivery_status = 'failed'
-        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.run_id = r.id AND d.source = 'flow' AND d.status <> 'completed')
+      WHERE r.id::text = (SELECT run_id FROM webhook_deliveries WHERE id = $1 AND source = 'flow') AND r.status = 'failed' AND r.delivery_status = 'failed'
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.run_id = r.id::text AND d.source = 'flow' AND d.status <> 'completed')
       RETURNING r.id`,
     [deliveryId],
   );
