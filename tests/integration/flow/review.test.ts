@@ -1,0 +1,195 @@
+import puppeteer, { type Browser } from 'puppeteer';
+import { startTestApp, type TestApp } from '../../support/app';
+import { approvalMail, approverEmail, magicToken, manualGate, runOf, submit, waitForRunStatus } from '../../support/approvals';
+import { flowWorkspace, type FlowWorkspace } from '../../support/flow';
+import { waitFor } from '../../support/wait';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
+
+/** External approvers: the review API, the review page in a real Chromium, and owners' notices. */
+describe('Flow review (external approvers)', () => {
+  let app: TestApp;
+  let ws: FlowWorkspace;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    [app, receiver] = await Promise.all([startTestApp({ env: { FLOW_MINUTE_MS: '1000', OUTBOUND_ALLOWLIST: '127.0.0.1' } }), startWebhookReceiver()]);
+    ws = await flowWorkspace(app, 'starter');
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await app.close();
+  });
+
+  /** A run waiting for `approvers`, and each approver's magic-link token. */
+  const inReview = async (approvers: string[], gateExtra: Record<string, unknown> = {}, payload?: Record<string, unknown>) => {
+    const gate = await manualGate(app, ws, { approvers: approvers.map((email) => ({ email })), timeoutMinutes: 120, onTimeout: 'reject' }, gateExtra);
+    const runId = await submit(app, ws, gate, payload);
+    const tokens = await Promise.all(approvers.map(async (email) => magicToken(await approvalMail(app, email))));
+    return { gate, runId, tokens };
+  };
+  const authenticate = (token: string, email: string) => app.request('POST', '/api/flow/review/authenticate', { body: { token, email } });
+  const signIn = async (token: string, email: string): Promise<string> => {
+    const res = await authenticate(token, email);
+    if (res.status !== 200) throw new Error(`authenticate: ${res.status} ${res.text}`);
+    return res.body.reviewToken;
+  };
+
+  it('validate → e-mail → authenticate → inbox → detail → approve → delivered', async () => {
+    const email = approverEmail();
+    const payload = { customer: 'Ada <b>', amount: 42 };
+    const { gate, runId, tokens } = await inReview([email], { deliveryChannels: [{ type: 'webhook', url: `${receiver.url}/hook`, secret: 'a-long-secret' }] }, payload);
+    const auth = await authenticate(tokens[0], email.toUpperCase());
+    expect(auth.status).toBe(200);
+    expect(auth.body).toEqual({ reviewToken: expect.stringMatching(/^fmrv_/), expiresIn: expect.any(Number) });
+    // FLOW_REVIEW_TOKEN_TTL_SECONDS (1 h), capped by the approval window (120 "minutes" of 1 s here).
+    expect(auth.body.expiresIn).toBeGreaterThan(100);
+    expect(auth.body.expiresIn).toBeLessThanOrEqual(120);
+    const reviewToken = auth.body.reviewToken;
+
+    const inbox = await app.request('GET', '/api/flow/review/inbox', { token: reviewToken });
+    expect(inbox.body.data).toEqual([expect.objectContaining({ runId, gateName: gate.name, approverEmail: email, status: 'pending' })]);
+    const id = inbox.body.data[0].id;
+    const detail = await app.request('GET', `/api/flow/review/approvals/${id}`, { token: reviewToken });
+    expect(detail.body).toMatchObject({ id, runId, status: 'pending', payload, artefactUrl: null });
+
+    const res = await app.request('POST', `/api/flow/review/approvals/${id}/approve`, { token: reviewToken, body: { comment: 'ok' } });
+    expect([res.status, res.body]).toEqual([200, { success: true, decision: 'approved' }]);
+    await waitForRunStatus(app, ws, runId, ['completed']);
+    expect(receiver.requests.filter((r) => r.path === '/hook')).toHaveLength(1);
+    // Tokens die with the decision: the session has nothing left, and the link is spent.
+    const after = await app.request('GET', '/api/flow/review/inbox', { token: reviewToken });
+    expect([after.status, after.body.code]).toEqual([401, 'FLOW.REVIEW_TOKEN_INVALID']);
+    expect((await authenticate(tokens[0], email)).body.code).toBe('FLOW.REVIEW_LINK_INVALID');
+  });
+
+  it('rejects through the review API', async () => {
+    const email = approverEmail();
+    const { runId, tokens } = await inReview([email]);
+    const reviewToken = await signIn(tokens[0], email);
+    const [approval] = (await app.request('GET', '/api/flow/review/inbox', { token: reviewToken })).body.data;
+    const res = await app.request('POST', `/api/flow/review/approvals/${approval.id}/reject`, { token: reviewToken, body: { comment: 'wrong amount' } });
+    expect(res.body).toEqual({ success: true, decision: 'rejected' });
+    await waitForRunStatus(app, ws, runId, ['rejected']);
+  });
+
+  it('refuses a wrong e-mail, an unknown or expired link, and scopes a review token to its e-mail', async () => {
+    const [a, b] = [approverEmail(), approverEmail()];
+    const { tokens } = await inReview([a, b]);
+    for (const [token, email] of [
+      [tokens[0], b],
+      ['not-a-token', a],
+    ]) {
+      const res = await authenticate(token, email);
+      expect([res.status, res.body.code]).toEqual([401, 'FLOW.REVIEW_LINK_INVALID']);
+    }
+    const tokenA = await signIn(tokens[0], a);
+    const [{ id: idB }] = (await app.request('GET', '/api/flow/review/inbox', { token: await signIn(tokens[1], b) })).body.data;
+    for (const [method, path] of [
+      ['GET', `/api/flow/review/approvals/${idB}`],
+      ['POST', `/api/flow/review/approvals/${idB}/approve`],
+    ]) {
+      const res = await app.request(method, path, { token: tokenA, body: method === 'POST' ? {} : undefined });
+      expect([res.status, res.body.code]).toEqual([404, 'FLOW.APPROVAL_NOT_FOUND']);
+    }
+    // Review tokens only open review endpoints, and API keys do not open them.
+    expect((await app.request('GET', '/api/flow/approvals', { token: tokenA })).status).toBe(403);
+    expect((await app.request('GET', '/api/flow/review/inbox', { token: ws.key })).status).toBe(403);
+    expect((await app.request('GET', '/api/flow/review/inbox')).status).toBe(401);
+    expect((await app.request('GET', '/api/flow/review/inbox', { token: 'fmrv_unknown' })).body.code).toBe('FLOW.REVIEW_TOKEN_INVALID');
+
+    await app.services.db.query(`UPDATE flow_approvals SET magic_token_expires_at = now() - interval '1 second' WHERE approver_email = $1`, [a]);
+    expect((await authenticate(tokens[0], a)).body.code).toBe('FLOW.REVIEW_LINK_INVALID');
+    // Plain tokens are never stored.
+    const stored = await app.services.db.query(`SELECT count(*)::int AS n FROM flow_approvals WHERE magic_token_hash = $1`, [tokens[1]]);
+    expect(stored[0].n).toBe(0);
+  });
+
+  it('re-sends the magic link on request, rate limited per e-mail', async () => {
+    const email = approverEmail();
+    let { tokens: [token] } = await inReview([email]);
+    for (let n = 2; n <= 4; n += 1) {
+      const res = await app.request('POST', '/api/flow/review/resend', { body: { token, email } });
+      expect([res.status, res.body]).toEqual([200, { success: true }]);
+      const next = magicToken(await approvalMail(app, email, n));
+      expect((await authenticate(token, email)).status).toBe(401);
+      token = next;
+    }
+    const limited = await app.request('POST', '/api/flow/review/resend', { body: { token, email } });
+    expect([limited.status, limited.body.code]).toEqual([429, 'ERR_QUOTA_003']);
+    expect((await authenticate(token, email)).status).toBe(200);
+  });
+
+  it('notifies the gate owners at once in immediate mode, and in a digest otherwise', async () => {
+    const owner = ws.user.email;
+    const immediate = await inReview([approverEmail()], { notificationMode: 'immediate' });
+    const run = await runOf(app, ws, immediate.runId);
+    const notice = await app.smtp!.waitForMessage((m) => m.to.includes(owner) && m.subject === `Run ${run.shortId} needs review`);
+    expect(notice.text).toContain(immediate.runId);
+
+    const gate = await manualGate(app, ws, { approvers: [{ email: approverEmail() }], timeoutMinutes: 120, onTimeout: 'reject' }, { notificationMode: 'digest', notificationDigestMinutes: 2 });
+    const [r1, r2] = [await submit(app, ws, gate), await submit(app, ws, gate)];
+    const digest = await app.smtp!.waitForMessage((m) => m.to.includes(owner) && m.text.includes(r1), 15_000);
+    expect(digest.subject).toBe('2 runs need review');
+    expect(digest.text).toContain(r2);
+  });
+
+  describe('the review page in a real browser', () => {
+    let browser: Browser;
+    beforeAll(async () => {
+      browser = await puppeteer.launch({
+        executablePath: '/usr/bin/chromium',
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+      });
+    });
+    afterAll(() => browser.close());
+
+    it('opens the e-mailed link, confirms the e-mail, reads the payload, approves with a comment', async () => {
+      const email = approverEmail();
+      const payload = { customer: '<script>alert(1)</script>', amount: 42 };
+      const gate = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 120, onTimeout: 'reject' });
+      const runId = await submit(app, ws, gate, payload);
+      const mail = await approvalMail(app, email);
+      const link = /https?:\/\/\S+\/review\?token=\S+/.exec(mail.text)![0];
+
+      const page = await browser.newPage();
+      try {
+        const first = await page.goto(link);
+        expect(first!.headers()['content-security-policy']).toContain("default-src 'none'");
+        await page.type('#email', email);
+        await Promise.all([page.waitForNavigation(), page.click('#continue')]);
+        expect(page.url()).toMatch(/\/review\/approvals\/[0-9a-f-]{36}$/);
+        const shown = await page.$eval('#payload', (el) => el.textContent);
+        expect(JSON.parse(shown!)).toEqual(payload);
+        expect(await page.$('script')).toBeNull();
+        await page.type('#comment-approve', 'Checked in the browser');
+        await Promise.all([page.waitForNavigation(), page.click('#approve')]);
+        expect(await page.$eval('#result', (el) => el.textContent)).toContain('approved');
+        const cookies = await page.cookies();
+        expect(cookies.find((c) => c.name === 'fm_review')).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/review' });
+      } finally {
+        await page.close();
+      }
+      const run = await waitForRunStatus(app, ws, runId, ['approved', 'delivering', 'completed']);
+      expect(['approved', 'delivering', 'completed']).toContain(run.status);
+      const [row] = await app.services.db.query(`SELECT status, comment FROM flow_approvals WHERE run_id = $1`, [runId]);
+      expect(row).toEqual({ status: 'approved', comment: 'Checked in the browser' });
+    });
+
+    it('shows an error page for a wrong e-mail', async () => {
+      const email = approverEmail();
+      const { tokens } = await inReview([email]);
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${app.url}/review?token=${encodeURIComponent(tokens[0])}`);
+        await page.type('#email', approverEmail('someone-else'));
+        const [res] = await Promise.all([page.waitForNavigation(), page.click('#continue')]);
+        expect(res!.status()).toBe(401);
+        expect(await page.$eval('[role=alert]', (el) => el.textContent)).toContain('do not match');
+      } finally {
+        await page.close();
+      }
+      await waitFor(async () => (await runOf(app, ws, (await app.services.db.query(`SELECT run_id FROM flow_approvals WHERE approver_email = $1`, [email]))[0].run_id)).status === 'review_required');
+    });
+  });
+});
