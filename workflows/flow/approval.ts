@@ -64,11 +64,12 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
   while (!decided()) {
     const now = Date.now();
     if (now >= deadline) break;
-    const wakeAt = !reminded && reminderAt > now ? reminderAt : deadline;
+    // A reminder whose moment passed while the worker was busy or away is still sent, once.
+    const wakeAt = reminded ? deadline : Math.min(reminderAt, deadline);
     const woken = await timeoutOrUserAction(() => signalled, wakeAt - now);
     signalled = false;
     tally = await readApprovalTally({ runId: input.runId });
-    if (!woken && wakeAt !== deadline && !decided()) {
+    if (!woken && !reminded && Date.now() < deadline && !decided()) {
       reminded = true;
       await sendApprovalReminders({ runId: input.runId });
     }

@@ -115,8 +115,8 @@ describe('Flow approvals (API key)', () => {
 
   it('times out: onTimeout reject expires the run (after a reminder), onTimeout approve approves it', async () => {
     const [a, b] = [approverEmail(), approverEmail()];
-    const rejecting = await manualGate(app, ws, { approvers: [{ email: a }], timeoutMinutes: 2, onTimeout: 'reject' });
-    const approving = await manualGate(app, ws, { approvers: [{ email: b }], timeoutMinutes: 2, onTimeout: 'approve' });
+    const rejecting = await manualGate(app, ws, { approvers: [{ email: a }], timeoutMinutes: 4, onTimeout: 'reject' });
+    const approving = await manualGate(app, ws, { approvers: [{ email: b }], timeoutMinutes: 4, onTimeout: 'approve' });
     const [r1, r2] = [await submit(app, ws, rejecting), await submit(app, ws, approving)];
     const reminder = await approvalMail(app, a, 1, /reminder/i);
     expect(reminder.text).toContain('/review?token=');
