@@ -1,3 +1,4 @@
+import { recordRunOutcome } from './gate-circuit';
 import type { RunStatus } from './run.entity';
 import { modifyReturning, type Queryable } from '../sql';
 
@@ -57,11 +58,14 @@ export async function tallyRunDeliveries(db: Queryable, runId: string): Promise<
 /**
  * The end of a run's delivery step, from the delivery records themselves (not from what the
  * workflow's children returned: a manual retry may have fixed one in the meantime): every
- * delivery completed → `completed`, otherwise `failed`. Returns the status written.
+ * delivery completed → `completed`, otherwise `failed`, also reported to the gate's circuit
+ * breaker. Returns the status written.
  */
 export async function finishRunDeliveries(db: Queryable, runId: string): Promise<'completed' | 'failed'> {
   const t = await tallyRunDeliveries(db, runId);
   const ok = t.completed === t.total;
+  // The gate's circuit breaker first (counted once per run), so a reader who sees the run ended sees it counted.
+  await recordRunOutcome(db, { runId, outcome: ok ? 'success' : 'failure' });
   await updateRun(db, {
     runId,
     status: ok ? 'completed' : 'failed',

@@ -58,8 +58,9 @@ export async function flowRunWorkflow(input: FlowRunInput): Promise<FlowRunResul
       }
     } catch (err) {
       const error = `Render failed: ${failureMessage(err)}`;
-      await records.updateFlowRun({ runId, status: 'failed', error, finished: true });
+      // The breaker first: whoever sees the run failed also sees it counted.
       await records.recordFlowRunOutcome({ runId, outcome: 'failure' });
+      await records.updateFlowRun({ runId, status: 'failed', error, finished: true });
       return 'failed';
     }
   }
@@ -80,13 +81,12 @@ export async function flowRunWorkflow(input: FlowRunInput): Promise<FlowRunResul
     const ids = await records.prepareFlowDeliveries({ runId });
     await dispatchDeliveries(ids, input.retryDelaysMs, { wait: true, projectId: run.projectId });
     // Read from the records, not the children's results: a manual retry may have fixed one meanwhile.
-    const final = await records.finishFlowDeliveries({ runId });
-    await records.recordFlowRunOutcome({ runId, outcome: final === 'completed' ? 'success' : 'failure' });
-    return final;
+    // The activity also reports the outcome to the circuit breaker, before the run shows it.
+    return records.finishFlowDeliveries({ runId });
   }
 
-  await records.updateFlowRun({ runId, status: 'completed', finished: true });
   await records.recordFlowRunOutcome({ runId, outcome: 'success' });
+  await records.updateFlowRun({ runId, status: 'completed', finished: true });
   return 'completed';
 }
 
