@@ -8,6 +8,7 @@ import { createFlowRunStarter, flowRunWorkflowInput, type FlowRunStarter } from 
 import type { Services } from '../../worker/services';
 import { requireProject } from '../middleware/guards';
 import { createLimiterFactory } from '../rate-limits';
+import { analyticsRoutes } from './analytics.routes';
 import { deliveryRoutes } from './deliveries.routes';
 import { gateRoutes } from './gates.routes';
 import { runRoutes } from './runs.routes';
@@ -66,6 +67,7 @@ export function createFlowApi(services: Services): FlowApi {
       gateRoutes(deps),
       submissionRoutes(deps),
       runRoutes(deps),
+      analyticsRoutes(deps),
       deliveryRoutes(deps, { db, temporal: services.temporal, taskQueues: services.taskQueues, retryDelaysMs: config.webhooks.retryDelaysMs }),
     ],
     starter,
