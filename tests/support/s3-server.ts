@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { TOOLS_DIR } from '../../scripts/temporal-cli';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 
@@ -19,7 +20,7 @@ export interface S3TestServer {
 const REGION = 'us-east-1';
 
 export function versitygwPath(): string {
-  return process.env.VERSITYGW_PATH ?? join(homedir(), '.cache/formwork/bin/versitygw');
+  return process.env.VERSITYGW_PATH ?? join(TOOLS_DIR, 'versitygw');
 }
 
 /** A port that was free a moment ago (the gateway takes a port number, not a listening socket). */
