@@ -19,7 +19,7 @@ export async function ensureMaintenanceSchedule(services: Pick<Services, 'tempor
       workflowType: 'documentMaintenanceWorkflow',
       workflowId: `${scheduleId}-run`,
       taskQueue: taskQueues.main,
-      args: [{ retentionSeconds: config.documents.retentionSeconds, strandedAfterSeconds: 60 }],
+      args: [{ retentionSeconds: config.documents.retentionSeconds, strandedAfterSeconds: 60, deletionGraceSeconds: config.users.deletionGraceSeconds }],
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP },
   };

@@ -25,6 +25,8 @@ export interface DocumentActivityDeps {
   /** Restarts work whose workflow never started (the API died between insert and start). */
   restartJob: (job: { id: string; projectId: string }) => Promise<void>;
   restartBatch: (batch: { id: string; projectId: string }) => Promise<void>;
+  /** Account deletions marked pending whose grace-period workflow never started. */
+  restartDeletion: (user: { id: string; remainingSeconds: number }) => Promise<void>;
 }
 
 /** Activities of the main task queue: job bookkeeping, events, batches, maintenance. */
@@ -97,24 +99,33 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     },
 
     /**
-     * Jobs and batches accepted by the API whose workflow never started (the API stopped between
-     * writing the record and starting the workflow). Starting is idempotent: the workflow id is the
+     * Jobs, batches and account deletions accepted by the API whose workflow never started (the
+     * API stopped between writing the record and starting the workflow). A deletion's workflow
+     * gets what is left of its grace period. Starting is idempotent: the workflow id is the
      * record's id, so one that is already running is left alone.
      */
-    async restartStrandedWork(input: { olderThanSeconds: number }): Promise<number> {
-      const stranded: Array<{ id: string; project_id: string; kind: 'job' | 'batch' }> = await deps.db.query(
-        `SELECT id, project_id, 'job' AS kind FROM document_jobs
+    async restartStrandedWork(input: { olderThanSeconds: number; deletionGraceSeconds: number }): Promise<number> {
+      const stranded: Array<{ id: string; project_id: string | null; kind: 'job' | 'batch' | 'deletion'; since: string }> = await deps.db.query(
+        `SELECT id, project_id, 'job' AS kind, created_at AS since FROM document_jobs
           WHERE status = 'queued' AND batch_id IS NULL AND created_at < now() - make_interval(secs => $1)
          UNION ALL
-         SELECT id, project_id, 'batch' AS kind FROM document_batches
+         SELECT id, project_id, 'batch' AS kind, created_at AS since FROM document_batches
           WHERE status = 'processing' AND created_at < now() - make_interval(secs => $1)
+         UNION ALL
+         SELECT id, NULL AS project_id, 'deletion' AS kind, deletion_requested_at AS since FROM users
+          WHERE deletion_status = 'pending' AND deletion_requested_at < now() - make_interval(secs => $1)
          LIMIT 500`,
         [input.olderThanSeconds],
       );
       let started = 0;
       for (const s of stranded) {
         try {
-          await (s.kind === 'job' ? deps.restartJob : deps.restartBatch)({ id: s.id, projectId: s.project_id });
+          if (s.kind === 'deletion') {
+            const elapsed = Math.floor((Date.now() - new Date(s.since).getTime()) / 1000);
+            await deps.restartDeletion({ id: s.id, remainingSeconds: Math.max(0, input.deletionGraceSeconds - elapsed) });
+          } else {
+            await (s.kind === 'job' ? deps.restartJob : deps.restartBatch)({ id: s.id, projectId: s.project_id! });
+          }
           started += 1;
         } catch (err) {
           if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

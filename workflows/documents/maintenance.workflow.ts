@@ -12,6 +12,8 @@ export interface MaintenanceInput {
   retentionSeconds: number;
   /** Queued work older than this without a running workflow is started again. */
   strandedAfterSeconds: number;
+  /** ACCOUNT_DELETION_GRACE_SECONDS, so a restarted deletion keeps its original purge date. */
+  deletionGraceSeconds?: number;
 }
 
 /**
@@ -32,6 +34,6 @@ export async function documentMaintenanceWorkflow(input: MaintenanceInput): Prom
     expired += n;
     if (n < 500) break;
   }
-  const restarted = await restartStrandedWork({ olderThanSeconds: input.strandedAfterSeconds });
+  const restarted = await restartStrandedWork({ olderThanSeconds: input.strandedAfterSeconds, deletionGraceSeconds: input.deletionGraceSeconds ?? 30 * 24 * 3600 });
   return { expired, restarted };
 }

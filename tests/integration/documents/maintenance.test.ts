@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { signUp } from '../../support/factories';
 import { waitFor } from '../../support/wait';
 import { maintenanceScheduleId } from '../../../worker/schedules';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
@@ -24,7 +25,7 @@ describe('maintenance: retention, stranded work, failure events', () => {
     app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
       taskQueue: app.services.taskQueues.main,
       workflowId: `maintenance-test-${randomUUID()}`,
-      args: [{ retentionSeconds: 3600, strandedAfterSeconds }],
+      args: [{ retentionSeconds: 3600, strandedAfterSeconds, deletionGraceSeconds: 302 }],
     });
   const generate = async (variables: Record<string, unknown>) =>
     (await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'excel', variables } })).body.jobId as string;
@@ -61,6 +62,16 @@ describe('maintenance: retention, stranded work, failure events', () => {
     const result = await runMaintenance(60);
     expect(result.restarted).toBeGreaterThanOrEqual(1);
     expect((await waitForJob(app, p.apiKey, jobId)).status).toBe('completed');
+  });
+
+  it('starts an account deletion whose grace-period workflow never started, keeping its purge date', async () => {
+    const user = await signUp(app);
+    // As if the API had marked the account and died before starting the workflow, 5 minutes ago;
+    // with a 302-second grace period about 2 seconds are left.
+    await app.services.db.query(`UPDATE users SET deletion_status = 'pending', deletion_requested_at = now() - interval '300 seconds' WHERE id = $1`, [user.id]);
+    const result = await runMaintenance(60);
+    expect(result.restarted).toBeGreaterThanOrEqual(1);
+    await waitFor(async () => (await app.services.db.query(`SELECT 1 FROM users WHERE id = $1`, [user.id])).length === 0, { what: 'the purge' });
   });
 
   it('announces a failed document with document.failed and its error message', async () => {
