@@ -53,23 +53,30 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const app = new Koa({ proxy: config.trustProxy });
   app.silent = true;
 
+  const secondFactor = createSecondFactorCheck(db);
+  const flow = createFlowApi(services);
   const routers: Router[] = [
     healthRoutes(services),
-    authRoutes(services, createSecondFactorCheck(db)),
-    invitationPageRoutes(services, createSecondFactorCheck(db)),
+    // identity
+    authRoutes(services, secondFactor),
+    invitationPageRoutes(services, secondFactor),
     accountRestoreRoutes(services),
     accountPageRoutes(services),
     userRoutes(services),
     twoFactorRoutes(services),
     apiKeyRoutes(services),
     teamRoutes(services),
+    // documents
     ...templateRouters(services),
+    documentRoutes(services, '/api/documents'),
+    documentRoutes(services, '/api/v1/documents'),
+    webhookRoutes(services),
+    // flow
+    ...flow.routers,
+    approvalRoutes(services),
+    reviewRoutes(services),
+    reviewPageRoutes(services),
   ];
-  routers.push(documentRoutes(services, '/api/documents'), documentRoutes(services, '/api/v1/documents'));
-  routers.push(webhookRoutes(services));
-  const flow = createFlowApi(services);
-  routers.push(...flow.routers);
-  routers.push(approvalRoutes(services), reviewRoutes(services), reviewPageRoutes(services));
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);
