@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
 import { BlockList, isIP, isIPv4 } from 'node:net';
 import { AppError } from '../../domain/errors';
 
@@ -204,12 +205,34 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
   }
 
   /*
-   * DNS rebinding: the check resolves the name, then fetch resolves it again when it connects,
-   * so a hostile DNS server answering public-then-private within that gap could slip past.
-   * Global fetch offers no hook to pin the checked address (it ignores a Host header, and a
-   * custom connect lookup needs an undici Agent, i.e. the `undici` package, not a dependency).
-   * The gap is one round trip; each redirect hop is checked again the same way.
+   * DNS rebinding: a check that resolves the name and a connection that resolves it again leave a
+   * gap a hostile DNS server could use (public answer first, private one next). So the connection
+   * itself resolves through the guard: undici's connect-time lookup returns only addresses that
+   * pass, and the socket goes to exactly those.
    */
+  async function connectAddresses(hostname: string): Promise<Array<{ address: string; family: number }>> {
+    const host = hostname.toLowerCase().replace(/\.$/, '');
+    const records = await lookup(host);
+    if (hostAllowed(host)) return records;
+    for (const { address } of records) {
+      if (isInternalAddress(address) && !addressAllowed(address)) {
+        throw refuse(`Outbound address not allowed: ${host} is a private or internal address`, host, 'internal_address');
+      }
+    }
+    return records;
+  }
+  const dispatcher = new Agent({
+    connect: {
+      lookup: (hostname, opts, callback) => {
+        connectAddresses(hostname).then(
+          (records) =>
+            opts.all ? callback(null, records as never) : callback(null, records[0].address, records[0].family),
+          (err) => callback(err, '', 0),
+        );
+      },
+    },
+  });
+
   async function guardedFetch(input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
     const { timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...rest } = init;
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -220,7 +243,15 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
     let current = (await assertAllowed(input)).url;
 
     for (let hop = 0; ; hop += 1) {
-      const response = await fetch(current, { ...rest, method, body, headers, signal, redirect: 'manual' });
+      let response: Response;
+      try {
+        const init = { ...rest, method, body, headers, signal, redirect: 'manual', dispatcher } as unknown as UndiciRequestInit;
+        response = (await undiciFetch(current, init)) as unknown as Response;
+      } catch (err) {
+        // A refusal at connect time (the lookup above) arrives wrapped in fetch's TypeError.
+        const cause = (err as { cause?: unknown }).cause;
+        throw cause instanceof AppError ? cause : err;
+      }
       const location = response.headers.get('location');
       if (!REDIRECTS.has(response.status) || !location) return response;
       await response.body?.cancel();

@@ -201,4 +201,22 @@ describe('guardedFetch against a real local server', () => {
     const guard = createOutboundGuard(['127.0.0.1'], { timeoutMs: 200 });
     await expect(guard.guardedFetch(`${base}/slow`)).rejects.toMatchObject({ name: 'TimeoutError' });
   });
+
+  it('connects only to the address it checked: a DNS answer that turns private after the check is refused', async () => {
+    // A rebinding resolver: public for the check, loopback (this test's server) when connecting.
+    let calls = 0;
+    const rebinding = async () => [{ address: calls++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }];
+    const port = (server.address() as AddressInfo).port;
+    const before = seen.length;
+    const err = await refusal(createOutboundGuard([], { lookup: rebinding }).guardedFetch(`http://rebind.example:${port}/ok`));
+    expect(err.relatedInfo).toMatchObject({ host: 'rebind.example', reason: 'internal_address' });
+    expect(calls).toBe(2);
+    expect(seen.length).toBe(before);
+
+    // The same name, allow-listed, is reached through the address the lookup gave.
+    const allowed = await createOutboundGuard(['rebind.example'], { lookup: async () => [{ address: '127.0.0.1', family: 4 }] }).guardedFetch(
+      `http://rebind.example:${port}/ok`,
+    );
+    expect(allowed.status).toBe(200);
+  });
 });
