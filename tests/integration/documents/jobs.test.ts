@@ -18,6 +18,12 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
     return res.body.jobId as string;
   };
   const tooMany = Array.from({ length: 5 }, (_, i) => ({ label: `row ${i}`, amount: i }));
+  // Jobs queued by earlier tests (bulk retries) may still be running: analytics compare counts.
+  const settled = () =>
+    waitFor(async () => {
+      const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM document_jobs WHERE project_id = $1 AND status IN ('queued', 'processing')`, [p.projectId]);
+      return n === 0;
+    }, { what: 'open jobs to end' });
 
   it('records a render failure on the job, with its message, and retries it as a new job', async () => {
     const jobId = await generate('fails', tooMany);
@@ -136,6 +142,7 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
   });
 
   it('reports analytics computed over the jobs, in both published forms', async () => {
+    await settled();
     const res = await app.request('GET', '/api/documents/analytics', { token: p.apiKey });
     expect(res.status).toBe(200);
     const [counts] = await app.services.db.query(
@@ -160,6 +167,7 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
   });
 
   it('feeds template analytics from the generated documents', async () => {
+    await settled();
     const res = await app.request('GET', `/api/templates/${p.templateId}/analytics?period=7d`, { token: p.apiKey });
     expect(res.status).toBe(200);
     const [c] = await app.services.db.query(
