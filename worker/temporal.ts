@@ -69,8 +69,13 @@ export async function startProductWorkflow(client: Client, workflowType: string,
 export function installTemporalLogging(level: string): void {
   // The SDK's INFO level narrates every worker state change and bundle step: keep it for debug.
   const sdkLevel = ({ debug: 'DEBUG', info: 'WARN', warn: 'WARN', error: 'ERROR', silent: 'ERROR' } as const)[level] ?? 'WARN';
+  // The render worker serves activities only, by design; the SDK warns about that at every start.
+  const print = new DefaultLogger(sdkLevel);
+  const logger = new DefaultLogger(sdkLevel, (entry) => {
+    if (!entry.message.startsWith('No workflows registered')) print.log(entry.level, entry.message, entry.meta);
+  });
   try {
-    Runtime.install({ logger: new DefaultLogger(sdkLevel) });
+    Runtime.install({ logger });
   } catch {
     // already installed in this process (tests start several apps in one process)
   }
