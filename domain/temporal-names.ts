@@ -14,6 +14,8 @@ export type TaskQueues = ReturnType<typeof taskQueues>;
 
 export const workflowIds = {
   accountEmail: (emailId: string) => `account-email-${emailId}`,
+  /** The verification e-mail of a sign-up: one per user, so a restart by the maintenance sweep never sends it twice. */
+  signupEmail: (userId: string) => `account-email-signup-${userId}`,
   accountDeletion: (userId: string) => `account-deletion-${userId}`,
   teamInvitation: (invitationId: string) => `team-invitation-${invitationId}`,
   /** One delivery's schedule (first attempt and its retries). */

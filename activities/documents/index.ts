@@ -27,6 +27,8 @@ export interface DocumentActivityDeps {
   restartBatch: (batch: { id: string; projectId: string }) => Promise<void>;
   /** Account deletions marked pending whose grace-period workflow never started. */
   restartDeletion: (user: { id: string; remainingSeconds: number }) => Promise<void>;
+  /** Sign-ups whose verification e-mail was never started. */
+  restartVerification: (user: { id: string }) => Promise<void>;
 }
 
 /** Activities of the main task queue: job bookkeeping, events, batches, maintenance. */
@@ -99,13 +101,13 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     },
 
     /**
-     * Jobs, batches and account deletions accepted by the API whose workflow never started (the
+     * Jobs, batches, account deletions and sign-up e-mails accepted by the API whose workflow never started (the
      * API stopped between writing the record and starting the workflow). A deletion's workflow
      * gets what is left of its grace period. Starting is idempotent: the workflow id is the
      * record's id, so one that is already running is left alone.
      */
     async restartStrandedWork(input: { olderThanSeconds: number; deletionGraceSeconds: number }): Promise<number> {
-      const stranded: Array<{ id: string; project_id: string | null; kind: 'job' | 'batch' | 'deletion'; since: string }> = await deps.db.query(
+      const stranded: Array<{ id: string; project_id: string | null; kind: 'job' | 'batch' | 'deletion' | 'verification'; since: string }> = await deps.db.query(
         `SELECT id, project_id, 'job' AS kind, created_at AS since FROM document_jobs
           WHERE status = 'queued' AND batch_id IS NULL AND created_at < now() - make_interval(secs => $1)
          UNION ALL
@@ -114,13 +116,20 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
          UNION ALL
          SELECT id, NULL AS project_id, 'deletion' AS kind, deletion_requested_at AS since FROM users
           WHERE deletion_status = 'pending' AND deletion_requested_at < now() - make_interval(secs => $1)
+         UNION ALL
+         SELECT u.id, NULL AS project_id, 'verification' AS kind, u.created_at AS since FROM users u
+          WHERE u.email_verified_at IS NULL AND u.deletion_status IS NULL
+            AND u.created_at < now() - make_interval(secs => $1) AND u.created_at > now() - interval '1 day'
+            AND NOT EXISTS (SELECT 1 FROM email_tokens t WHERE t.user_id = u.id AND t.purpose = 'verify_email')
          LIMIT 500`,
         [input.olderThanSeconds],
       );
       let started = 0;
       for (const s of stranded) {
         try {
-          if (s.kind === 'deletion') {
+          if (s.kind === 'verification') {
+            await deps.restartVerification({ id: s.id });
+          } else if (s.kind === 'deletion') {
             const elapsed = Math.floor((Date.now() - new Date(s.since).getTime()) / 1000);
             await deps.restartDeletion({ id: s.id, remainingSeconds: Math.max(0, input.deletionGraceSeconds - elapsed) });
           } else {

@@ -12,7 +12,7 @@ import type { Services } from '../../worker/services';
 import { startProductWorkflow } from '../../worker/temporal';
 import { issueTokens, revokeAllRefreshTokens, type TokenDeps, type TokenPair } from './tokens.service';
 
-export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret' | 'config'>;
+export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret' | 'config' | 'logger'>;
 
 export function tokenDeps(deps: AuthDeps): TokenDeps {
   return { db: deps.db, secret: deps.secret, jwtTtlSeconds: deps.config.auth.jwtTtlSeconds, refreshTokenTtlSeconds: deps.config.auth.refreshTokenTtlSeconds };
@@ -60,7 +60,13 @@ export async function signup(deps: AuthDeps, input: { email: string; password: s
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('ERR_USER_002');
     throw err;
   }
-  await sendAccountEmail(deps, user.id, 'verify_email');
+  try {
+    await sendAccountEmail(deps, user.id, 'verify_email', workflowIds.signupEmail(user.id));
+  } catch (err) {
+    // The account exists: failing the sign-up now would only make its retry answer ERR_USER_002.
+    // The maintenance sweep sends the e-mail of a sign-up that has none (restartStrandedWork).
+    deps.logger.warn('verification e-mail not started; the maintenance schedule will send it', { userId: user.id, err });
+  }
   return { user, ...(await issueTokens(tokenDeps(deps), user.id)) };
 }
 
@@ -79,11 +85,10 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
 }
 
 /** Starts the workflow that mints a token and e-mails the link (retried through SMTP outages). */
-export async function sendAccountEmail(deps: AuthDeps, userId: string, purpose: 'verify_email' | 'reset_password'): Promise<void> {
-  const emailId = randomUUID();
+export async function sendAccountEmail(deps: Pick<AuthDeps, 'temporal' | 'taskQueues'>, userId: string, purpose: 'verify_email' | 'reset_password', workflowId = workflowIds.accountEmail(randomUUID())): Promise<void> {
   await startProductWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
     taskQueue: deps.taskQueues.main,
-    workflowId: workflowIds.accountEmail(emailId),
+    workflowId,
     args: [{ userId, purpose }],
     kind: `account-email:${purpose}`,
     entityId: userId,

@@ -74,6 +74,22 @@ describe('maintenance: retention, stranded work, failure events', () => {
     await waitFor(async () => (await app.services.db.query(`SELECT 1 FROM users WHERE id = $1`, [user.id])).length === 0, { what: 'the purge' });
   });
 
+  it('sends the verification e-mail of a sign-up whose e-mail workflow never started', async () => {
+    const id = randomUUID();
+    const email = `stranded-${id.slice(0, 8)}@example.com`;
+    await app.services.db.query(
+      `INSERT INTO users (id, email, name, password_hash, created_at, updated_at) VALUES ($1, $2, 'Stranded', 'x', now() - interval '5 minutes', now())`,
+      [id, email],
+    );
+    await runMaintenance(60);
+    const mail = await app.smtp!.waitForMessage((m) => m.to.includes(email));
+    expect(mail.subject).toBe('Confirm your e-mail address');
+    // A second sweep finds the e-mail sent (its token exists) and sends nothing more.
+    await runMaintenance(60);
+    const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM email_tokens WHERE user_id = $1`, [id]);
+    expect(n).toBe(1);
+  });
+
   it('announces a failed document with document.failed and its error message', async () => {
     const sub = await app.request('POST', '/api/webhooks', { token: p.user.accessToken, body: { url: receiver.url, events: ['document.failed'] } });
     expect(sub.status).toBe(201);
