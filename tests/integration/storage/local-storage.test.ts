@@ -10,6 +10,7 @@ import { AppError, errorBody } from '../../../domain/errors';
 import { LocalStorage } from '../../../activities/storage/local-storage';
 import { createStorage } from '../../../activities/storage';
 import { loadConfig } from '../../../domain/config';
+import { expectStorageRoundTrip } from '../../support/storage-contract';
 import { createFileRoutes } from '../../../api/storage/storage.routes';
 
 const SECRET = 'local-storage-test-secret-0123456789abcdef';
@@ -54,20 +55,7 @@ afterAll(async () => {
 
 describe('LocalStorage', () => {
   it('puts, reads back, reports and deletes an artefact', async () => {
-    const key = 'documents/team-1/job-1.pdf';
-    expect(await storage.exists(key)).toBe(false);
-    await storage.put(key, PDF, 'application/pdf');
-    expect(await storage.exists(key)).toBe(true);
-
-    const object = await storage.get(key);
-    expect(object.contentType).toBe('application/pdf');
-    expect(object.size).toBe(PDF.length);
-    expect(await readAll(object.body)).toEqual(PDF);
-
-    await storage.delete(key);
-    expect(await storage.exists(key)).toBe(false);
-    await expect(storage.delete(key)).resolves.toBeUndefined();
-    await expect(storage.get(key)).rejects.toMatchObject({ code: 'ERR_FILE_001' });
+    await expectStorageRoundTrip(storage);
   });
 
   it('stores a stream, overwrites in place and keeps the content type across instances', async () => {

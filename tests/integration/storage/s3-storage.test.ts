@@ -3,6 +3,7 @@ import { buffer as readAll } from 'node:stream/consumers';
 import { S3Storage, type S3StorageOptions } from '../../../activities/storage/s3-storage';
 import { createStorage } from '../../../activities/storage';
 import { loadConfig } from '../../../domain/config';
+import { expectStorageRoundTrip } from '../../support/storage-contract';
 import { startS3Server, type S3TestServer } from '../../support/s3-server';
 
 const BUCKET = 'formwork-artefacts';
@@ -45,20 +46,7 @@ describe('S3Storage against an S3-compatible server', () => {
   });
 
   it('puts, reads back, reports and deletes an artefact', async () => {
-    const key = 'documents/team-1/job-1.pdf';
-    expect(await storage.exists(key)).toBe(false);
-    await storage.put(key, PDF, 'application/pdf');
-    expect(await storage.exists(key)).toBe(true);
-
-    const object = await storage.get(key);
-    expect(object.contentType).toBe('application/pdf');
-    expect(object.size).toBe(PDF.length);
-    expect(await readAll(object.body)).toEqual(PDF);
-
-    await storage.delete(key);
-    expect(await storage.exists(key)).toBe(false);
-    await expect(storage.delete(key)).resolves.toBeUndefined();
-    await expect(storage.get(key)).rejects.toMatchObject({ code: 'ERR_FILE_001' });
+    await expectStorageRoundTrip(storage);
   });
 
   it('stores a stream of unknown length', async () => {
