@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import Joi from 'joi';
 import { parseRetryDelays } from './webhooks/delivery';
 
@@ -93,6 +94,13 @@ const fragments = {
     EXCEL_MAX_ROWS: Joi.number().integer().min(1).max(1_048_576).default(100_000),
     LOOP_MAX_ITERATIONS: Joi.number().integer().min(1).default(10_000),
     IMAGE_HOST_ALLOWLIST: Joi.string().allow('').default(''),
+    RENDER_HTML_MAX_BYTES: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
+    CUSTOM_RENDER_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
+  },
+  evaluation: {
+    EVAL_POOL_SIZE: Joi.number().integer().min(1).max(64).default(availableParallelism()),
+    EVAL_TIMEOUT_MS: Joi.number().integer().min(10).max(60_000).default(1000),
+    EVAL_MAX_HEAP_MB: Joi.number().integer().min(16).max(4096).default(64),
   },
   flowApprovals: {
     /** Length of a "minute" in approval timeouts and digests: tests make it a second. */
@@ -232,6 +240,18 @@ export function loadConfig(env: Env = process.env) {
       },
       /** Hosts whose http(s) images templates may show (`cdn.example.com`, `*.example.com`, `host:port`). */
       imageHostAllowlist: (v.IMAGE_HOST_ALLOWLIST as string).split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
+      /** Largest HTML a template may produce before it reaches Chromium (ERR_LIMIT_009). */
+      maxHtmlBytes: v.RENDER_HTML_MAX_BYTES as number,
+      /** Largest response a Flow gate's custom render API may send, read with this cap while it streams (ERR_LIMIT_010). */
+      maxCustomRenderBytes: v.CUSTOM_RENDER_MAX_BYTES as number,
+    },
+    evaluation: {
+      /** Worker threads that evaluate user expressions and patterns (docs/security.md). */
+      poolSize: v.EVAL_POOL_SIZE as number,
+      /** One budget for all the user expressions of one request: a validation, or one document's calculated variables. */
+      timeoutMs: v.EVAL_TIMEOUT_MS as number,
+      /** Heap of each evaluation thread; a thread that exceeds it is replaced. */
+      maxHeapMb: v.EVAL_MAX_HEAP_MB as number,
     },
     flowApprovals: {
       /** Milliseconds in a gate's `timeoutMinutes` and `notificationDigestMinutes` (60,000 outside tests). */

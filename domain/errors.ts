@@ -16,6 +16,8 @@ export const ERRORS = {
   ERR_VALID_001: { status: 400, message: 'Invalid request parameters' },
   /** Plain HTTP refused in production. */
   ERR_REQ_004: { status: 400, message: 'HTTPS is required' },
+  /** JSON body nested deeper than the service reads (docs/security.md). */
+  ERR_REQ_005: { status: 400, message: 'JSON body nested too deeply' },
   /** Unexpected failure; details are only in the log, under the request id. */
   ERR_INTERNAL_001: { status: 500, message: 'Internal server error' },
   /** A dependency (database, Temporal, storage) is not reachable. */
@@ -86,6 +88,12 @@ export const ERRORS = {
   ERR_LIMIT_001: { status: 400, message: 'PDF page limit exceeded' },
   ERR_LIMIT_003: { status: 400, message: 'Excel row limit exceeded' },
   ERR_LIMIT_007: { status: 400, message: 'Loop iteration limit exceeded' },
+  /** A template's calculated variables ran past the evaluation budget (time or memory; docs/security.md). */
+  ERR_LIMIT_008: { status: 400, message: 'Expression evaluation budget exceeded' },
+  /** The HTML a template produced is larger than RENDER_HTML_MAX_BYTES. */
+  ERR_LIMIT_009: { status: 400, message: 'Rendered HTML size limit exceeded' },
+  /** A custom render API answered with more than CUSTOM_RENDER_MAX_BYTES. */
+  ERR_LIMIT_010: { status: 400, message: 'Custom render response too large' },
 
   // --- projects (teams) ---
   ERR_TEAM_001: { status: 404, message: 'Project not found' },
