@@ -69,14 +69,51 @@ for (const [net, prefix] of [
   INTERNAL.addSubnet(net, prefix, 'ipv6');
 }
 
+/**
+ * `address` without its zone id (`fe80::1%eth0` → `fe80::1`): what `replace(/%.*$/, '')` gave,
+ * without that pattern's retry from every `%` (quadratic on a long run of them).
+ */
+function withoutZone(address: string): string {
+  let from = 0;
+  for (let i = address.length - 1; i >= 0; i -= 1) {
+    const c = address.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029) {
+      from = i + 1;
+      break;
+    }
+  }
+  const zone = address.indexOf('%', from);
+  return zone < 0 ? address : address.slice(0, zone);
+}
+
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+
+/**
+ * The trailing dotted quad of an IPv6 text form (`::ffff:1.2.3.4` → `1.2.3.4`), read backwards:
+ * what `/(\d+\.\d+\.\d+\.\d+)$/` found, without its quadratic retries over a long run of digits.
+ */
+function trailingDottedQuad(ip: string): string | undefined {
+  let i = ip.length;
+  for (let group = 0; group < 4; group += 1) {
+    if (group > 0) {
+      if (ip.charCodeAt(i - 1) !== 0x2e) return undefined;
+      i -= 1;
+    }
+    const end = i;
+    while (i > 0 && isDigit(ip.charCodeAt(i - 1))) i -= 1;
+    if (i === end) return undefined;
+  }
+  return ip.slice(i);
+}
+
 /** Parses an IPv6 text form (with `::`, a zone id, or a trailing dotted quad) into 16 bytes. */
 function ipv6Bytes(text: string): number[] | undefined {
-  let ip = text.replace(/%.*$/, '');
-  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(ip);
+  let ip = withoutZone(text);
+  const quad = trailingDottedQuad(ip);
   if (quad) {
-    if (!isIPv4(quad[1])) return undefined;
-    const [a, b, c, d] = quad[1].split('.').map(Number);
-    ip = `${ip.slice(0, -quad[1].length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    if (!isIPv4(quad)) return undefined;
+    const [a, b, c, d] = quad.split('.').map(Number);
+    ip = `${ip.slice(0, -quad.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const halves = ip.split('::');
   if (halves.length > 2) return undefined;
@@ -109,7 +146,7 @@ export function embeddedIPv4(ipv6: string): string | undefined {
 
 /** The forms an address is judged by: itself, and the IPv4 address it embeds. */
 function forms(address: string): Array<{ ip: string; family: 'ipv4' | 'ipv6' }> {
-  const ip = address.replace(/%.*$/, '');
+  const ip = withoutZone(address);
   if (isIP(ip) === 4) return [{ ip, family: 'ipv4' }];
   const inner = embeddedIPv4(ip);
   return inner ? [{ ip, family: 'ipv6' }, { ip: inner, family: 'ipv4' }] : [{ ip, family: 'ipv6' }];

@@ -14,8 +14,11 @@ export const DEFAULT_FORMAT_OPTIONS: FormatOptions = { locale: 'en-US', currency
 
 export type CellValue = string | number | boolean | Date | null;
 
+// Both run over data values, so neither may have two repetitions that can match the same
+// characters (`\d+\.?\d*` could, and took seconds on 100 KB of digits): each repeated part is
+// followed by something it cannot match.
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
-const NUMERIC = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /** ISO 8601 strings and Date objects; anything else is not a date (no locale-dependent parsing). */
 export function toDate(value: unknown): Date | undefined {

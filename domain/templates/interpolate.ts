@@ -5,10 +5,97 @@ import { DEFAULT_FORMAT_OPTIONS, formatValue, type FormatOptions } from './forma
  * `{{dotted.path}}` placeholders in text props. A placeholder may name a format after a pipe,
  * `{{total | currency}}`. Lookups follow own properties only, so `{{constructor}}` and friends
  * read nothing from prototypes.
+ *
+ * Placeholders are found by a small scanner, not a regular expression: text props are tenant
+ * input, and the pattern this replaces (`\{\{\s*([^{}|]+?)\s*(?:\|\s*([A-Za-z]+)\s*)?\}\}`)
+ * backtracked polynomially (`{{` and 8,000 spaces took minutes). The scanner reads each character
+ * a bounded number of times and accepts exactly what that pattern accepted:
+ *
+ *   `{{` body `}}` or `{{` body `|` ws* format ws* `}}`
+ *
+ * where body is one or more characters other than `{`, `}` and `|`, the path is the body with
+ * surrounding whitespace (`\s`) trimmed (a body of whitespace only gives its last character), and
+ * format is ASCII letters. Matches do not overlap and are found left to right.
  */
 
-const PLACEHOLDER = /\{\{\s*([^{}|]+?)\s*(?:\|\s*([A-Za-z]+)\s*)?\}\}/g;
-const SINGLE_PLACEHOLDER = /^\s*\{\{\s*([^{}|]+?)\s*(?:\|\s*([A-Za-z]+)\s*)?\}\}\s*$/;
+export interface PlaceholderMatch {
+  /** Index of the opening `{{`. */
+  start: number;
+  /** Index just past the closing `}}`. */
+  end: number;
+  path: string;
+  format?: string;
+}
+
+const OPEN = '{{';
+
+/** Exactly the characters of the regular-expression class `\s` (ECMAScript WhiteSpace and LineTerminator). */
+export function isRegexSpace(code: number): boolean {
+  if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  if (code < 0xa0) return false;
+  return (
+    code === 0xa0 ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
+}
+
+const isAsciiLetter = (code: number) => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
+
+function skipSpaces(text: string, i: number): number {
+  while (i < text.length && isRegexSpace(text.charCodeAt(i))) i += 1;
+  return i;
+}
+
+/** The placeholder whose `{{` is at `start`, or undefined when none starts there. */
+function placeholderAt(text: string, start: number): PlaceholderMatch | undefined {
+  if (!text.startsWith(OPEN, start)) return undefined;
+  const from = start + OPEN.length;
+  // The body runs to the first `{`, `}` or `|`: none of them may appear in it.
+  let stop = from;
+  while (stop < text.length) {
+    const c = text.charCodeAt(stop);
+    if (c === 0x7b || c === 0x7d || c === 0x7c) break;
+    stop += 1;
+  }
+  if (stop === from) return undefined;
+  const body = text.slice(from, stop);
+  const trimmed = body.trim();
+  const path = trimmed.length > 0 ? trimmed : body[body.length - 1];
+  if (text.startsWith('}}', stop)) return { start, end: stop + 2, path };
+  if (text.charCodeAt(stop) !== 0x7c) return undefined;
+  const letters = skipSpaces(text, stop + 1);
+  let i = letters;
+  while (i < text.length && isAsciiLetter(text.charCodeAt(i))) i += 1;
+  if (i === letters) return undefined;
+  const format = text.slice(letters, i);
+  i = skipSpaces(text, i);
+  return text.startsWith('}}', i) ? { start, end: i + 2, path, format } : undefined;
+}
+
+/** Every placeholder of a text, left to right, not overlapping (what a global match of the old pattern found). */
+export function scanPlaceholders(text: string): PlaceholderMatch[] {
+  const found: PlaceholderMatch[] = [];
+  let at = text.indexOf(OPEN);
+  while (at >= 0) {
+    const m = placeholderAt(text, at);
+    if (m) found.push(m);
+    at = text.indexOf(OPEN, m ? m.end : at + 1);
+  }
+  return found;
+}
+
+/** The placeholder when `text` is exactly one, with optional whitespace around it. */
+export function singlePlaceholder(text: string): PlaceholderMatch | undefined {
+  const m = placeholderAt(text, skipSpaces(text, 0));
+  return m && skipSpaces(text, m.end) === text.length ? m : undefined;
+}
 
 const HTML_ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -22,7 +109,10 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
 }
 
-/** `items[0].name` and `items.0.name` both give ['items', '0', 'name']. */
+/**
+ * `items[0].name` and `items.0.name` both give ['items', '0', 'name']. The index pattern is
+ * linear: `[`, spaces, digits, spaces, `]` are disjoint classes, so no two repetitions compete.
+ */
 export function parsePath(path: string): string[] {
   return path
     .replace(/\[\s*(\d+)\s*\]/g, '.$1')
@@ -52,14 +142,18 @@ function asFormat(name: string | undefined): ColumnFormat | undefined {
 
 /** Placeholders in a text, for validation: `[{path, format}]`. */
 export function placeholders(text: string): Array<{ path: string; format?: string }> {
-  const found: Array<{ path: string; format?: string }> = [];
-  for (const m of text.matchAll(PLACEHOLDER)) found.push({ path: m[1], format: m[2] });
-  return found;
+  return scanPlaceholders(text).map(({ path, format }) => ({ path, format }));
 }
 
 /** Interpolated plain text (Excel cells, PDF metadata). */
 export function interpolateText(text: string, scope: unknown, o: FormatOptions = DEFAULT_FORMAT_OPTIONS): string {
-  return text.replace(PLACEHOLDER, (_m, path: string, fmt?: string) => formatValue(getPath(scope, path), asFormat(fmt), o));
+  let out = '';
+  let copied = 0;
+  for (const m of scanPlaceholders(text)) {
+    out += text.slice(copied, m.start) + formatValue(getPath(scope, m.path), asFormat(m.format), o);
+    copied = m.end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /**
@@ -80,7 +174,7 @@ export function resolveTyped(
   o: FormatOptions = DEFAULT_FORMAT_OPTIONS,
 ): { value: unknown; format?: ColumnFormat } {
   if (typeof value !== 'string') return { value };
-  const single = SINGLE_PLACEHOLDER.exec(value);
-  if (single) return { value: getPath(scope, single[1]), format: asFormat(single[2]) };
+  const single = singlePlaceholder(value);
+  if (single) return { value: getPath(scope, single.path), format: asFormat(single.format) };
   return { value: interpolateText(value, scope, o) };
 }

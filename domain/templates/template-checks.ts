@@ -146,15 +146,58 @@ export function crossCheckTemplate(
   }
 
   if (!names) return;
-  const inExpressions = (name: string) => {
-    const re = new RegExp(`(^|[^$\\w])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w])`);
-    return names.expressions.some((e) => re.test(e));
-  };
+  const read = identifiersRead(names.expressions);
+  const inExpressions = (name: string) => (isWordRun(name) ? read.has(name) : names.expressions.some((e) => mentions(e, name)));
   for (const [name, v] of names.variables) {
     if (!used.has(name) && !inExpressions(name)) {
       warnings.push({ path: `variables[${[...names.variables.keys()].indexOf(name)}]`, message: `variable '${v.name}' is never used` });
     }
   }
+}
+
+const isWordChar = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+
+/**
+ * The names the calculated expressions mention: every maximal run of word characters (`\w`) not
+ * right after a `$` (`$name` is a JSONata variable, not a template variable). One pass over the
+ * expressions however many variables there are; it replaces one regular expression per variable,
+ * `(^|[^$\w])name(?!\w)`, and gives the same answer for every variable name (names are `\w` runs).
+ */
+function identifiersRead(expressions: string[]): Set<string> {
+  const found = new Set<string>();
+  for (const e of expressions) {
+    let i = 0;
+    while (i < e.length) {
+      if (!isWordChar(e.charCodeAt(i))) {
+        i += 1;
+        continue;
+      }
+      const start = i;
+      while (i < e.length && isWordChar(e.charCodeAt(i))) i += 1;
+      if (start === 0 || e.charCodeAt(start - 1) !== 0x24) found.add(e.slice(start, i));
+    }
+  }
+  return found;
+}
+
+function isWordRun(name: string): boolean {
+  if (name.length === 0) return false;
+  for (let i = 0; i < name.length; i += 1) if (!isWordChar(name.charCodeAt(i))) return false;
+  return true;
+}
+
+/**
+ * The same test for a name that is not a `\w` run (never a valid variable name, so only reached
+ * when the names were not validated): an occurrence not preceded by `$` or a word character and
+ * not followed by a word character.
+ */
+function mentions(expression: string, name: string): boolean {
+  for (let at = expression.indexOf(name); at >= 0; at = at < expression.length ? expression.indexOf(name, at + 1) : -1) {
+    const before = at === 0 ? -1 : expression.charCodeAt(at - 1);
+    const after = at + name.length < expression.length ? expression.charCodeAt(at + name.length) : -1;
+    if (before !== 0x24 && !(before >= 0 && isWordChar(before)) && !(after >= 0 && isWordChar(after))) return true;
+  }
+  return false;
 }
 
 /** Columns that read a field the variable's items do not declare. */

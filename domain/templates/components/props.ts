@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { isRegexSpace } from '../interpolate';
 import { COLUMN_FORMATS } from '../template.types';
 
 /** Joi pieces shared by the component props schemas. */
@@ -19,7 +20,27 @@ export const dataPath = Joi.string()
 
 export const format = Joi.string().valid(...COLUMN_FORMATS);
 
-/** Strips `{{ }}` so a data path can be looked up whichever way it was written. */
+/**
+ * Strips `{{ }}` so a data path can be looked up whichever way it was written: a leading
+ * `ws* {{ ws*` and a trailing `ws* }} ws*`, each where present. A scanner: the pattern it replaces
+ * (`/^\s*\{\{\s*|\s*\}\}\s*$/g`) retried its unanchored second half from every position of a
+ * long run of spaces, quadratic in the run.
+ */
 export function bareDataPath(path: string): string {
-  return path.replace(/^\s*\{\{\s*|\s*\}\}\s*$/g, '');
+  let from = skipSpaces(path, 0);
+  from = path.startsWith('{{', from) ? skipSpaces(path, from + 2) : 0;
+  let to = path.length;
+  while (to > from && isRegexSpace(path.charCodeAt(to - 1))) to -= 1;
+  if (to - 2 >= from && path.startsWith('}}', to - 2)) {
+    to -= 2;
+    while (to > from && isRegexSpace(path.charCodeAt(to - 1))) to -= 1;
+  } else {
+    to = path.length;
+  }
+  return path.slice(from, to);
+}
+
+function skipSpaces(text: string, i: number): number {
+  while (i < text.length && isRegexSpace(text.charCodeAt(i))) i += 1;
+  return i;
 }
