@@ -105,13 +105,13 @@ async function main(): Promise<void> {
 
     // Baseline: the renderer alone, same template, same warm pool, at the pool's concurrency.
     const definition = TEMPLATE as unknown as TemplateDefinition;
-    await renderDocument({ pdfRenderer: services.pdfRenderer }, { template: definition, variables: variables(0), format: 'pdf' });
+    await renderDocument({ pdfRenderer: services.pdfRenderer, evaluator: services.evaluator }, { tenant: 'bench', template: definition, variables: variables(0), format: 'pdf' });
     const baseN = Math.min(N, 100);
     let next = 0;
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: config.rendering.poolSize }, async () => {
-        while (next < baseN) await renderDocument({ pdfRenderer: services.pdfRenderer }, { template: definition, variables: variables(next++), format: 'pdf' });
+        while (next < baseN) await renderDocument({ pdfRenderer: services.pdfRenderer, evaluator: services.evaluator }, { tenant: 'bench', template: definition, variables: variables(next++), format: 'pdf' });
       }),
     );
     const renderRate = baseN / ((performance.now() - t0) / 1000);

@@ -45,6 +45,7 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
     db,
     storage: services.storage,
     pdfRenderer: () => services.pdfRenderer,
+    evaluator: services.evaluator,
     limits: config.rendering.limits,
     imageAllowlist: config.rendering.imageHostAllowlist,
   };

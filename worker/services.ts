@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
+import { createEvalPool } from '../activities/evaluation/eval-pool';
 import { createMailer } from '../activities/mail';
 import { createChromiumPool } from '../activities/rendering/chromium-pool';
 import type { PdfRenderer } from '../activities/rendering/pdf-renderer';
@@ -12,6 +13,7 @@ import { createStorage } from '../activities/storage';
 import type { ArtefactStorage } from '../activities/storage/storage';
 import { openDatabase } from '../db/data-source';
 import type { Config } from '../domain/config';
+import type { Evaluator } from '../domain/evaluation';
 import { createLogger, type Logger } from '../domain/logger';
 import { taskQueues, type TaskQueues } from '../domain/temporal-names';
 import { connectTemporalClient } from './temporal';
@@ -34,6 +36,8 @@ export interface Services {
    * here but launched by its first render, so roles that never print start no browser.
    */
   pdfRenderer: PdfRenderer;
+  /** The process's evaluation threads: every user expression and pattern runs there (docs/security.md). */
+  evaluator: Evaluator;
   /** HMAC key for access tokens and signed local download URLs. */
   secret: string;
   close(): Promise<void>;
@@ -49,6 +53,7 @@ export async function createServices(config: Config, logger = createLogger(confi
   const storage = createStorage(config, { signingSecret: secret });
   const mailer = createMailer(config, { log: logger });
   const pdfRenderer = createChromiumPool(config.rendering, config.browser.executablePath);
+  const evaluator = createEvalPool(config.evaluation);
   return {
     config,
     logger,
@@ -59,9 +64,11 @@ export async function createServices(config: Config, logger = createLogger(confi
     mailer,
     redis,
     pdfRenderer,
+    evaluator,
     secret,
     async close() {
       await pdfRenderer.close();
+      await evaluator.close();
       await temporal.connection.close();
       redis?.disconnect();
       await db.destroy();

@@ -6,6 +6,7 @@ import { TemplateVersionEntity } from '../../db/templates/template-version.entit
 import { modifyReturning } from '../../db/sql';
 import { artefactKey } from '../../domain/documents/files';
 import { AppError } from '../../domain/errors';
+import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits } from '../../domain/templates/template.types';
 import { renderDocument } from '../rendering/render-document';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
@@ -16,6 +17,7 @@ export interface RenderJobDeps {
   db: DataSource;
   storage: ArtefactStorage;
   pdfRenderer: () => PdfRenderer;
+  evaluator: Evaluator;
   limits: RenderLimits;
   imageAllowlist: string[];
 }
@@ -45,8 +47,8 @@ export function createRenderJobActivity(deps: RenderJobDeps) {
     const beat = setInterval(() => heartbeat(), 2000);
     try {
       const doc = await renderDocument(
-        { pdfRenderer: deps.pdfRenderer(), limits: deps.limits, imageAllowlist: deps.imageAllowlist },
-        { template: version.definition, variables: job.variables, format: job.format, watermark: job.billing === 'free', title: job.filename ?? undefined },
+        { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+        { tenant: job.projectId, template: version.definition, variables: job.variables, format: job.format, watermark: job.billing === 'free', title: job.filename ?? undefined },
       );
       const key = artefactKey(job.projectId, job.id, job.format);
       await deps.storage.put(key, doc.body, doc.contentType);

@@ -6,6 +6,7 @@ import { RunEntity } from '../../db/flow/run.entity';
 import { setRunArtefact } from '../../db/flow/run-lifecycle';
 import { loadPublishedVersion } from '../../db/templates/template-lookup';
 import { AppError } from '../../domain/errors';
+import type { Evaluator } from '../../domain/evaluation';
 import { webhookSignature } from '../../domain/signing';
 import type { RenderLimits } from '../../domain/templates/template.types';
 import { USER_AGENTS } from '../../domain/webhooks/delivery';
@@ -42,6 +43,7 @@ export interface FlowRenderDeps {
   db: DataSource;
   storage: ArtefactStorage;
   pdfRenderer: () => PdfRenderer;
+  evaluator: Evaluator;
   limits: RenderLimits;
   imageAllowlist: string[];
 }
@@ -60,8 +62,8 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
       const beat = setInterval(() => heartbeat(), 2000);
       try {
         const doc = await renderDocument(
-          { pdfRenderer: deps.pdfRenderer(), limits: deps.limits, imageAllowlist: deps.imageAllowlist },
-          { template: published.definition, variables, format, title: `${gate.name} ${run.shortId}` },
+          { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+          { tenant: run.projectId, template: published.definition, variables, format, title: `${gate.name} ${run.shortId}` },
         ).catch(permanent);
         const key = flowArtefactKey(run.projectId, run.id, doc.fileExtension);
         await deps.storage.put(key, doc.body, doc.contentType);

@@ -1,5 +1,6 @@
 import { buildHtml, limitsOf } from '../../domain/templates/build-html';
 import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
+import type { Evaluator } from '../../domain/evaluation';
 import { resolveVariables } from '../../domain/templates/variables';
 import { renderExcel } from './excel-renderer';
 import type { PdfRenderer } from './pdf-renderer';
@@ -7,16 +8,20 @@ import type { PdfRenderer } from './pdf-renderer';
 /**
  * One entry point for turning a template and generation input into a file, used by the
  * generation activities and by the preview endpoint. Errors are AppErrors: ERR_VALID_002/005 for
- * bad input, ERR_LIMIT_001/003/007 for limits, ERR_TMPL_008 for a template that cannot render.
+ * bad input, ERR_LIMIT_001/003/007/008 for limits, ERR_TMPL_008 for a template that cannot render.
  */
 
 export interface RenderDeps {
   pdfRenderer: PdfRenderer;
+  /** Evaluates calculated variables off this thread, within the budget (domain/evaluation.ts). */
+  evaluator: Evaluator;
   limits?: Partial<RenderLimits>;
   imageAllowlist?: readonly string[];
 }
 
 export interface RenderDocumentInput {
+  /** The project the document is for: its share of the evaluation threads. */
+  tenant: string;
   template: TemplateDefinition;
   variables?: Record<string, unknown>;
   format: 'pdf' | 'excel';
@@ -41,7 +46,9 @@ export const CONTENT_TYPES = {
 export async function renderDocument(deps: RenderDeps, input: RenderDocumentInput): Promise<RenderedDocument> {
   const limits = limitsOf(deps.limits);
   const imageAllowlist = deps.imageAllowlist ?? [];
-  const data = await resolveVariables(input.template, input.variables ?? {});
+  const data = await resolveVariables(input.template, input.variables ?? {}, (calculated, scope) =>
+    deps.evaluator.calculate({ tenant: input.tenant, calculated, scope }),
+  );
   const { schema } = input.template;
   if (input.format === 'excel') {
     const body = await renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });

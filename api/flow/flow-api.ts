@@ -3,7 +3,6 @@ import type { Middleware } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
-import { CompiledGateCache } from '../../domain/flow/gate-cache';
 import { createFlowRunStarter, flowRunWorkflowInput, type FlowRunStarter } from '../../worker/flow-run-starter';
 import type { Services } from '../../worker/services';
 import { requireProject } from '../middleware/guards';
@@ -58,7 +57,7 @@ export function createFlowApi(services: Services): FlowApi {
     db,
     storage: services.storage,
     downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
-    submissions: { db, cache: new CompiledGateCache(), gateLimiter, starter },
+    submissions: { db, evaluator: services.evaluator, gateLimiter, starter },
     read: requireProject(db, { role: 'viewer', permission: true }) as Middleware,
     write: requireProject(db, { role: 'member', permission: true }) as Middleware,
   };

@@ -9,9 +9,8 @@ import { AppError } from '../../domain/errors';
 import { admission } from '../../domain/flow/circuit-breaker';
 import { newRunShortId } from '../../domain/flow/flow-ids';
 import { charLength } from '../../domain/flow/formats';
-import type { CompiledGateCache } from '../../domain/flow/gate-cache';
+import type { Evaluator } from '../../domain/evaluation';
 import type { ValidationOutcome } from '../../domain/flow/gate.types';
-import { validatePayload } from '../../domain/flow/engine';
 import { flowPlan, monthStart, type FlowPlan } from '../../domain/flow/plans';
 import type { PendingRun } from '../../worker/flow-run-starter';
 import { findGate, gateQuery } from './gates.service';
@@ -27,7 +26,8 @@ export const MAX_PAYLOAD_BYTES = 1024 * 1024;
 
 export interface SubmissionDeps {
   db: DataSource;
-  cache: CompiledGateCache;
+  /** Evaluates the gate's schema, patterns and rules off the request thread, within the budget. */
+  evaluator: Evaluator;
   /** The per-gate limiter for a `maxSubmissionsPerMinute` value (shared through Redis when configured). */
   gateLimiter(points: number): RateLimiterAbstract;
   starter: { start(run: PendingRun): void };
@@ -54,20 +54,21 @@ function checkContent(plan: FlowPlan, payload: unknown, rawBytes: number): void 
   if (chars > plan.contentLimitChars) throw new AppError('ERR_FLOW_LIMIT_003', undefined, { limit: plan.contentLimitChars, length: chars });
 }
 
-function compiled(deps: SubmissionDeps, gate: GateEntity) {
-  return deps.cache.get(gate.id, gate.schemaVersion, () => ({
-    validationMode: gate.validationMode,
-    schema: gate.schema,
-    businessRules: gate.businessRules,
-    freetextConfig: gate.freetextConfig,
-  }));
+function validate(deps: SubmissionDeps, gate: GateEntity, payload: unknown): Promise<ValidationOutcome> {
+  return deps.evaluator.validate({
+    tenant: gate.projectId,
+    gateId: gate.id,
+    version: gate.schemaVersion,
+    definition: { validationMode: gate.validationMode, schema: gate.schema, businessRules: gate.businessRules, freetextConfig: gate.freetextConfig },
+    payload,
+  });
 }
 
 /** POST /gates/:id/test: the engine alone. No run, no quota, any gate status. */
 export async function testGate(deps: SubmissionDeps, projectId: string, gateRef: string, payload: unknown, rawBytes: number): Promise<ValidationOutcome> {
   checkSize(rawBytes);
   const gate = await findGate(deps.db, projectId, gateRef);
-  return validatePayload(compiled(deps, gate), payload);
+  return validate(deps, gate, payload);
 }
 
 export function hasWorkAfterValidation(gate: GateEntity): boolean {
@@ -131,7 +132,7 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
 
   let run: RunEntity;
   try {
-    const outcome = await validatePayload(compiled(deps, gate), input.payload);
+    const outcome = await validate(deps, gate, input.payload);
     const work = outcome.valid && hasWorkAfterValidation(gate);
     const status: RunStatus = !outcome.valid ? 'validation_failed' : work ? 'validated' : 'completed';
     const now = new Date();

@@ -17,7 +17,7 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   const router = new Router({ prefix });
   const { read, write } = templateGuards(db);
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
-  const render = { pdfRenderer: services.pdfRenderer, limits: config.rendering.limits, imageAllowlist: config.rendering.imageHostAllowlist };
+  const render = { pdfRenderer: services.pdfRenderer, evaluator: services.evaluator, limits: config.rendering.limits, imageAllowlist: config.rendering.imageHostAllowlist };
 
   router.post('/import', removeUploads, write, async (ctx) => {
     const upload = ctx.request.files?.file;

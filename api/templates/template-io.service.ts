@@ -98,6 +98,7 @@ export async function previewTemplate(
     });
   }
   const document = await renderDocument(deps.render, {
+    tenant: projectId,
     template: template.draft,
     variables: input.variables ?? {},
     format,

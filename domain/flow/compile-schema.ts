@@ -1,6 +1,6 @@
 import { FORMAT_CHECKS, FORMAT_LABELS, charLength } from './formats';
 import { MAX_DETAILS, type ObjectSchema, type Property, type ValidationDetail } from './gate.types';
-import { compileSafeRegex } from './safe-regex';
+import { compileUserRegex } from '../user-regex';
 
 /**
  * Compiles an ObjectSchema (already accepted by definition-check.ts) into one closure tree, so a
@@ -54,7 +54,7 @@ function compileProperty(prop: Property): Check {
       });
     }
     if (prop.pattern !== undefined) {
-      const compiled = compileSafeRegex(prop.pattern);
+      const compiled = compileUserRegex(prop.pattern);
       if (compiled.ok) {
         const re = compiled.regex;
         extra.push((v, p, out) => !re.test(v as string) && push(out, p, 'PATTERN', `must match the pattern ${prop.pattern}`));

@@ -1,7 +1,6 @@
-import jsonata from 'jsonata';
 import { AppError } from '../errors';
 import { FORMATS, PROPERTY_TYPES, type BusinessRule, type FreetextConfig, type GateValidationDefinition, type Property } from './gate.types';
-import { compileSafeRegex } from './safe-regex';
+import { compileUserRegex, jsonataProblems } from '../user-regex';
 
 /**
  * Checks a gate's validation definition before it is saved (contract §5): a malformed schema, an
@@ -122,7 +121,7 @@ class Checker {
 
   pattern(pattern: unknown, at: string): void {
     if (typeof pattern !== 'string') return this.add(at, 'must be a string');
-    const compiled = compileSafeRegex(pattern);
+    const compiled = compileUserRegex(pattern);
     if (!compiled.ok) this.add(at, compiled.reason);
   }
 
@@ -160,20 +159,8 @@ class Checker {
       if (typeof rule.expression !== 'string' || rule.expression.trim() === '' || rule.expression.length > DEFINITION_LIMITS.maxExpressionLength) {
         return this.add(`${here}.expression`, `must be a JSONata expression of 1 to ${DEFINITION_LIMITS.maxExpressionLength} characters`);
       }
-      const parseError = jsonataParseError(rule.expression);
-      if (parseError) this.add(`${here}.expression`, parseError);
+      for (const problem of jsonataProblems(rule.expression)) this.add(`${here}.expression`, problem);
     });
-  }
-}
-
-/** The parse error of a JSONata expression, or undefined when it parses. */
-export function jsonataParseError(expression: string): string | undefined {
-  try {
-    jsonata(expression);
-    return undefined;
-  } catch (err) {
-    const e = err as { message?: string; position?: number };
-    return `does not parse: ${e.message ?? 'invalid expression'}${e.position !== undefined ? ` (at character ${e.position})` : ''}`;
   }
 }
 

@@ -1,12 +1,13 @@
 import { compileObjectSchema } from './compile-schema';
 import { compileFreetext, freetextFacts } from './freetext';
-import { MAX_DETAILS, type GateValidationDefinition, type ValidationDetail, type ValidationOutcome, type ValidationStep } from './gate.types';
-import { compileRule, runRule, skippedRule, type CompiledRule } from './rules';
+import { MAX_DETAILS, type GateValidationDefinition, type StepStatus, type ValidationDetail, type ValidationOutcome, type ValidationStep } from './gate.types';
+import { compileRule, erroredRule, failedRule, runRule, skippedRule, type CompiledRule } from './rules';
 
 /**
  * The validation engine shared by test, validate and runs: the schema layer (ObjectSchema or the
  * freetext checks), then the business rules, which run only when the schema layer passed (a rule
  * over a payload of the wrong shape would only report noise). Pure: no I/O, no clock but timing.
+ * It runs inside the evaluation threads (activities/evaluation); benchmarks call it directly.
  */
 
 export interface CompiledGate {
@@ -24,13 +25,37 @@ export function compileGate(def: GateValidationDefinition): CompiledGate {
   };
 }
 
-const elapsed = (start: number) => Math.round((performance.now() - start) * 1000) / 1000;
+/**
+ * Where a validation is, reported as it goes so that the evaluation pool can still answer
+ * precisely after it had to kill the evaluating process: `at` is the step running (0 the schema
+ * layer, i + 1 rule i), `done` the status a rule ended with.
+ */
+export interface ValidationProgress {
+  at: number;
+  done?: { rule: number; status: StepStatus };
+}
 
-export async function validatePayload(gate: CompiledGate, payload: unknown): Promise<ValidationOutcome> {
+/** Budget of a validation run directly (unit tests, benchmarks); the service passes EVAL_TIMEOUT_MS. */
+export const DIRECT_BUDGET_MS = 1000;
+
+export interface ValidationBudget {
+  /** performance.now() instant by which every rule must have ended. */
+  deadline: number;
+  budgetMs: number;
+  report?: (progress: ValidationProgress) => void;
+}
+
+const elapsed = (start: number) => Math.round((performance.now() - start) * 1000) / 1000;
+const stepName = (mode: GateValidationDefinition['validationMode']) => (mode === 'freetext' ? 'freetext' : 'schema');
+
+export async function validatePayload(gate: CompiledGate, payload: unknown, budget?: ValidationBudget): Promise<ValidationOutcome> {
   const start = performance.now();
+  const limits = budget ?? { deadline: start + DIRECT_BUDGET_MS, budgetMs: DIRECT_BUDGET_MS };
+  const report = budget?.report;
+  report?.({ at: 0 });
   const shapeErrors = gate.checkShape(payload);
   const schemaStep: ValidationStep = {
-    name: gate.mode === 'freetext' ? 'freetext' : 'schema',
+    name: stepName(gate.mode),
     status: shapeErrors.length === 0 ? 'pass' : 'fail',
     durationMs: elapsed(start),
     errors: shapeErrors,
@@ -48,19 +73,56 @@ export async function validatePayload(gate: CompiledGate, payload: unknown): Pro
     };
   }
   const input = gate.mode === 'freetext' ? freetextFacts(payload as string) : payload;
-  const details: ValidationDetail[] = [];
-  for (const rule of gate.rules) {
-    const step = await runRule(rule, input);
+  for (const [i, rule] of gate.rules.entries()) {
+    report?.({ at: i + 1 });
+    const step = await runRule(rule, input, limits);
+    report?.({ at: i + 1, done: { rule: i, status: step.status } });
     steps.push(step);
-    if (details.length < MAX_DETAILS) details.push(...step.errors);
   }
+  return rulesOutcome(steps, elapsed(start));
+}
+
+function rulesOutcome(steps: ValidationStep[], durationMs: number): ValidationOutcome {
+  const details = steps.slice(1).flatMap((s) => s.errors).slice(0, MAX_DETAILS);
   const valid = details.length === 0;
   return {
     valid,
-    durationMs: elapsed(start),
+    durationMs,
     steps,
     layers: { schema: 'pass', business_rules: valid ? 'pass' : 'fail' },
     ...(valid ? {} : { failedLayer: 'business_rules' as const }),
-    details: details.slice(0, MAX_DETAILS),
+    details,
   };
+}
+
+/**
+ * The outcome of a validation whose process was killed (budget overrun that JSONata could not
+ * interrupt, or the process's heap limit), rebuilt from the progress it reported: rules that
+ * finished keep their status, the one running and those after it are `error` steps giving the
+ * reason. A stop inside the schema layer fails that layer.
+ */
+export function interruptedOutcome(def: GateValidationDefinition, progress: ValidationProgress[], reason: string, durationMs: number): ValidationOutcome {
+  const rules = def.businessRules ?? [];
+  const at = progress.reduce((max, p) => Math.max(max, p.at), 0);
+  const finished = new Map(progress.flatMap((p) => (p.done ? [[p.done.rule, p.done.status] as const] : [])));
+  if (at === 0) {
+    const errors: ValidationDetail[] = [{ field: def.validationMode === 'freetext' ? 'text' : 'payload', code: 'PATTERN', message: `could not be checked: ${reason}` }];
+    const skipped = rules.map((r) => ({ name: r.name ?? r.id, ruleId: r.id, expression: r.expression, status: 'skipped' as const, durationMs: 0, errors: [] }));
+    return {
+      valid: false,
+      durationMs,
+      steps: [{ name: stepName(def.validationMode), status: 'error', durationMs, errors }, ...skipped],
+      layers: { schema: 'fail', business_rules: 'skipped' },
+      failedLayer: 'schema',
+      details: errors,
+    };
+  }
+  const steps: ValidationStep[] = [{ name: stepName(def.validationMode), status: 'pass', durationMs: 0, errors: [] }];
+  rules.forEach((rule, i) => {
+    const status = finished.get(i);
+    if (status === 'pass') steps.push({ name: rule.name ?? rule.id, ruleId: rule.id, expression: rule.expression, status: 'pass', durationMs: 0, errors: [] });
+    else if (status === 'fail') steps.push(failedRule(rule));
+    else steps.push(erroredRule(rule, status === 'error' ? 'evaluation failed' : reason));
+  });
+  return rulesOutcome(steps, durationMs);
 }

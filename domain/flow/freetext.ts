@@ -1,6 +1,6 @@
 import { charLength } from './formats';
 import { MAX_DETAILS, type FreetextConfig, type ValidationDetail } from './gate.types';
-import { compileSafeRegex } from './safe-regex';
+import { compileUserRegex } from '../user-regex';
 
 /**
  * Freetext mode (contract §5): the payload is a string checked for length and required or
@@ -24,8 +24,8 @@ export function freetextFacts(text: string): FreetextFacts {
 }
 
 export function compileFreetext(config: FreetextConfig | null): (text: unknown) => ValidationDetail[] {
-  const required = (config?.requiredPatterns ?? []).map((p) => ({ source: p, compiled: compileSafeRegex(p) }));
-  const forbidden = (config?.forbiddenPatterns ?? []).map((p) => ({ source: p, compiled: compileSafeRegex(p) }));
+  const required = (config?.requiredPatterns ?? []).map((p) => ({ source: p, compiled: compileUserRegex(p) }));
+  const forbidden = (config?.forbiddenPatterns ?? []).map((p) => ({ source: p, compiled: compileUserRegex(p) }));
   const { minLength, maxLength } = config ?? {};
   return (text) => {
     const out: ValidationDetail[] = [];

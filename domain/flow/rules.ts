@@ -1,52 +1,78 @@
 import jsonata from 'jsonata';
+import { JSONATA_REGEX } from '../user-regex';
 import type { BusinessRule, ValidationDetail, ValidationStep } from './gate.types';
-import { JsonataSafeRegex } from './safe-regex';
 
 /**
  * Business rules (contract §5): a JSONata expression over the payload that passes only when it
  * yields `true` (not merely truthy: `"yes"` or `1` fail, so a rule that returns the wrong thing
  * is visible). An expression that throws is a step with status `error`, told apart from a rule
  * that evaluated to false (`fail`); either makes the business_rules layer fail.
+ *
+ * Rules run in the evaluation threads (activities/evaluation), never on a thread that serves HTTP
+ * or polls Temporal. All rules of one validation share one budget (EVAL_TIMEOUT_MS): each rule
+ * may use what the rules before it left, checked by JSONata at every step it takes; what JSONata
+ * cannot interrupt (one huge allocation, one long regex) is ended by terminating the thread.
  */
+export const RULE_GUARDRAILS = { stack: 200, sequence: 100_000 } as const;
 
-/**
- * Per evaluation: a rule that loops, recurses or builds a huge sequence ends with a JSONata error
- * (so `error`) instead of holding the event loop. The timeout is checked at every step JSONata
- * takes and is wall-clock time: JSONata evaluates asynchronously, so concurrent requests'
- * evaluations interleave and count against it. It is therefore generous (a real rule takes tens
- * of microseconds); it exists to end runaway expressions, not to time honest ones.
- */
-export const RULE_GUARDRAILS = { timeout: 1000, stack: 200, sequence: 100_000 } as const;
+/** Message of a rule the budget stopped (docs/security.md). */
+export const budgetMessage = (budgetMs: number) => `evaluation budget exceeded (${budgetMs} ms for the whole validation)`;
 
 export interface CompiledRule {
   rule: BusinessRule;
-  evaluate(input: unknown): Promise<unknown>;
+  /** Evaluates with at most `timeoutMs` of wall-clock time. */
+  evaluate(input: unknown, timeoutMs: number): Promise<unknown>;
 }
 
 export function compileRule(rule: BusinessRule): CompiledRule {
-  const expr = jsonata(rule.expression, { ...RULE_GUARDRAILS, RegexEngine: JsonataSafeRegex });
-  return { rule, evaluate: (input) => expr.evaluate(input) };
+  // JSONata reads `timeout` from this object at each evaluation; one thread evaluates one task at a time.
+  const options = { ...RULE_GUARDRAILS, timeout: 1, ...JSONATA_REGEX };
+  const expr = jsonata(rule.expression, options);
+  return {
+    rule,
+    evaluate(input, timeoutMs) {
+      options.timeout = Math.max(1, Math.floor(timeoutMs));
+      return expr.evaluate(input);
+    },
+  };
 }
 
 const elapsed = (start: number) => Math.round((performance.now() - start) * 1000) / 1000;
 
-export async function runRule(compiled: CompiledRule, input: unknown): Promise<ValidationStep> {
+const baseOf = (rule: BusinessRule) => ({ name: rule.name ?? rule.id, ruleId: rule.id, expression: rule.expression });
+
+/** A rule step with status `error`. */
+export function erroredRule(rule: BusinessRule, reason: string, durationMs = 0): ValidationStep {
+  const detail: ValidationDetail = { field: rule.id, code: 'RULE', ruleId: rule.id, message: `${rule.message} (rule could not be evaluated: ${reason})` };
+  return { ...baseOf(rule), status: 'error', durationMs, errors: [detail] };
+}
+
+/** A rule step with status `fail`. */
+export function failedRule(rule: BusinessRule, durationMs = 0): ValidationStep {
+  return { ...baseOf(rule), status: 'fail', durationMs, errors: [{ field: rule.id, code: 'RULE', ruleId: rule.id, message: rule.message }] };
+}
+
+/**
+ * Runs one rule with what is left of the validation's budget (`budget.deadline`, a
+ * performance.now() instant). A rule reached after the deadline is an `error` without running.
+ */
+export async function runRule(compiled: CompiledRule, input: unknown, budget: { deadline: number; budgetMs: number }): Promise<ValidationStep> {
   const { rule } = compiled;
   const start = performance.now();
-  const base = { name: rule.name ?? rule.id, ruleId: rule.id, expression: rule.expression };
+  const left = budget.deadline - start;
+  if (left <= 0) return erroredRule(rule, budgetMessage(budget.budgetMs));
   let result: unknown;
   try {
-    result = await compiled.evaluate(input);
+    result = await compiled.evaluate(input, left);
   } catch (err) {
-    const reason = (err as { message?: string }).message ?? 'evaluation failed';
-    const detail: ValidationDetail = { field: rule.id, code: 'RULE', ruleId: rule.id, message: `${rule.message} (rule could not be evaluated: ${reason})` };
-    return { ...base, status: 'error', durationMs: elapsed(start), errors: [detail] };
+    const e = err as { message?: string; code?: string };
+    const reason = e.code === 'D1012' ? budgetMessage(budget.budgetMs) : (e.message ?? 'evaluation failed');
+    return erroredRule(rule, reason, elapsed(start));
   }
-  if (result === true) return { ...base, status: 'pass', durationMs: elapsed(start), errors: [] };
-  return { ...base, status: 'fail', durationMs: elapsed(start), errors: [{ field: rule.id, code: 'RULE', ruleId: rule.id, message: rule.message }] };
+  if (result === true) return { ...baseOf(rule), status: 'pass', durationMs: elapsed(start), errors: [] };
+  return failedRule(rule, elapsed(start));
 }
 
 export function skippedRule(compiled: CompiledRule): ValidationStep {
-  const { rule } = compiled;
-  return { name: rule.name ?? rule.id, ruleId: rule.id, expression: rule.expression, status: 'skipped', durationMs: 0, errors: [] };
+  return { ...baseOf(compiled.rule), status: 'skipped', durationMs: 0, errors: [] };
 }

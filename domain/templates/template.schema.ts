@@ -2,7 +2,8 @@ import Joi from 'joi';
 import { COMPONENTS, isComponentType } from './components/registry';
 import { length } from './components/props';
 import { crossCheckTemplate, type ComponentVisit, type NameContext, nameContext } from './template-checks';
-import { expressionError, applyVariableInput } from './variables';
+import { jsonataProblems } from '../user-regex';
+import { applyVariableInput } from './variables';
 import {
   COMPONENT_TYPES,
   PAGE_SIZES,
@@ -200,8 +201,7 @@ export function validateTemplateVariables(input: {
     (calcs.value as CalculatedVariable[]).forEach((c, i) => {
       const at = `calculatedVariables[${i}]`;
       claim(c.name, at);
-      const parseError = expressionError(c.expression);
-      if (parseError) errors.push({ path: `${at}.expression`, message: `JSONata does not parse: ${parseError}` });
+      for (const problem of jsonataProblems(c.expression)) errors.push({ path: `${at}.expression`, message: `JSONata ${problem}` });
     });
   }
   return result(errors, warnings);

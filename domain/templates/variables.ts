@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { AppError } from '../errors';
+import { JSONATA_REGEX } from '../user-regex';
 import { toBoolean, toDate, toNumber } from './format';
 import type {
   CalculatedVariable,
@@ -16,8 +17,8 @@ import type {
  * defaults applied, then calculated variables evaluated with JSONata (never JavaScript).
  */
 
-/** Guardrails so a stored expression cannot hang or exhaust a worker. */
-const JSONATA_GUARDRAILS = { timeout: 1000, stack: 500, sequence: 100_000 } as const;
+/** Guardrails so a stored expression cannot recurse without end or build huge sequences. */
+const JSONATA_GUARDRAILS = { stack: 500, sequence: 100_000 } as const;
 
 type Input = Record<string, unknown>;
 
@@ -126,50 +127,93 @@ export function applyVariableInput(variables: TemplateVariable[] = [], input: In
 }
 
 /** JSONata sees JSON: dates as ISO strings, as they arrived. */
-function toJson(value: unknown): unknown {
+export function toJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value ?? null));
 }
 
-/** The parse error of an expression, or undefined when it parses. */
-export function expressionError(expression: string): string | undefined {
-  try {
-    jsonata(expression);
-    return undefined;
-  } catch (err) {
-    const e = err as { message?: string; position?: number };
-    return `${e.message ?? 'invalid expression'}${e.position !== undefined ? ` (at ${e.position})` : ''}`;
-  }
+/** Message of a calculated variable the budget stopped (ERR_LIMIT_008). */
+export const calculatedBudgetMessage = (name: string, budgetMs: number) =>
+  `Calculated variable '${name}' exceeded the evaluation budget (${budgetMs} ms for all calculated variables of a document)`;
+
+export interface CompiledCalculated {
+  name: string;
+  evaluate(scope: unknown, timeoutMs: number): Promise<unknown>;
 }
 
-export async function evaluateCalculated(calculated: CalculatedVariable[] = [], data: ResolvedData): Promise<ResolvedData> {
-  if (calculated.length === 0) return data;
-  const jsonScope = toJson(data) as Record<string, unknown>;
-  const out: ResolvedData = { ...data };
-  for (const c of calculated) {
+/** Parses every expression once (the evaluation threads cache the result per set of expressions). */
+export function compileCalculated(calculated: CalculatedVariable[]): CompiledCalculated[] {
+  return calculated.map((c) => {
+    let expr: ReturnType<typeof jsonata> | undefined;
+    let parseError: unknown;
+    const options = { ...JSONATA_GUARDRAILS, timeout: 1, ...JSONATA_REGEX };
+    try {
+      expr = jsonata(c.expression, options);
+    } catch (err) {
+      parseError = err;
+    }
+    return {
+      name: c.name,
+      evaluate(scope, timeoutMs) {
+        if (!expr) return Promise.reject(parseError);
+        options.timeout = Math.max(1, Math.floor(timeoutMs));
+        return expr.evaluate(scope);
+      },
+    };
+  });
+}
+
+/**
+ * Evaluates calculated variables in order, each seeing the ones before it, within one budget for
+ * all of them (`deadline`, a performance.now() instant). The index being evaluated is reported, so a
+ * pool that had to kill the evaluating process can name the variable. Returns only the
+ * calculated values.
+ */
+export async function evaluateCompiledCalculated(
+  compiled: CompiledCalculated[],
+  scope: Record<string, unknown>,
+  budget: { deadline: number; budgetMs: number; report?: (progress: { at: number }) => void } = { deadline: performance.now() + 1000, budgetMs: 1000 },
+): Promise<Record<string, unknown>> {
+  const jsonScope = { ...scope };
+  const values: Record<string, unknown> = {};
+  for (const [i, c] of compiled.entries()) {
+    budget.report?.({ at: i });
+    const left = budget.deadline - performance.now();
+    if (left <= 0) throw new AppError('ERR_LIMIT_008', calculatedBudgetMessage(c.name, budget.budgetMs), { field: c.name, limitMs: budget.budgetMs });
     let result: unknown;
     try {
-      result = await jsonata(c.expression, { ...JSONATA_GUARDRAILS }).evaluate(jsonScope);
+      result = await c.evaluate(jsonScope, left);
     } catch (err) {
-      const reason = (err as { message?: string }).message ?? 'evaluation failed';
+      const e = err as { message?: string; code?: string };
+      if (e.code === 'D1012') throw new AppError('ERR_LIMIT_008', calculatedBudgetMessage(c.name, budget.budgetMs), { field: c.name, limitMs: budget.budgetMs });
+      const reason = e.message ?? 'evaluation failed';
       throw new AppError('ERR_VALID_002', `Calculated variable '${c.name}' failed: ${reason}`, { field: c.name, reason });
     }
     // Functions and sequences are not data; the JSON round trip also drops JSONata's internal flags.
     const value = result === undefined || typeof result === 'function' ? null : toJson(result);
     jsonScope[c.name] = value;
-    out[c.name] = value;
+    values[c.name] = value;
   }
-  return out;
+  return values;
 }
+
+/** Evaluates calculated variables somewhere bounded: the process's evaluation pool (domain/evaluation.ts). */
+export type CalculateFn = (calculated: CalculatedVariable[], scope: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** In this thread, without a budget: for unit tests and benchmarks only. */
+export const calculateInline: CalculateFn = (calculated, scope) => evaluateCompiledCalculated(compileCalculated(calculated), scope);
 
 /**
  * Everything a template renders from: the checked input, constants (a caller cannot override
- * them), then calculated values (evaluated in order, each seeing the ones before it).
+ * them), then calculated values (evaluated in order, each seeing the ones before it) by `calculate`.
  */
 export async function resolveVariables(
   def: Pick<TemplateDefinition, 'variables' | 'constants' | 'calculatedVariables'>,
   input: Input = {},
+  calculate: CalculateFn = calculateInline,
 ): Promise<ResolvedData> {
   const constants: Constants = def.constants ?? {};
-  const fromInput = applyVariableInput(def.variables, input);
-  return evaluateCalculated(def.calculatedVariables, { ...fromInput, ...constants });
+  const data: ResolvedData = { ...applyVariableInput(def.variables, input), ...constants };
+  const calculated = def.calculatedVariables ?? [];
+  if (calculated.length === 0) return data;
+  return { ...data, ...(await calculate(calculated, toJson(data) as Record<string, unknown>)) };
 }

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../../domain/config';
 
 describe('loadConfig', () => {
@@ -14,7 +15,11 @@ describe('loadConfig', () => {
       browserMaxDocuments: 200,
       limits: { maxPdfPages: 200, maxExcelRows: 100000, maxLoopIterations: 10000 },
       imageHostAllowlist: [],
+      maxHtmlBytes: 10 * 1024 * 1024,
+      maxCustomRenderBytes: 20 * 1024 * 1024,
     });
+    expect(c.evaluation).toEqual({ poolSize: availableParallelism(), timeoutMs: 1000, maxHeapMb: 64 });
+    expect(() => loadConfig({ EVAL_TIMEOUT_MS: '5' })).toThrow(/EVAL_TIMEOUT_MS/);
   });
 
   it('names the variable when a value is bad', () => {

@@ -5,6 +5,9 @@ import { renderDocument } from '../../../activities/rendering/render-document';
 import { validateTemplate } from '../../../domain/templates/template.schema';
 import type { Component, TemplateDefinition } from '../../../domain/templates/template.types';
 import { PNG_1PX, pdfText, testPool } from '../../support/rendering-pdf';
+import { useEvaluator } from '../../support/evaluation';
+
+const evaluator = useEvaluator();
 
 /**
  * docs/templates.md promises one example per component "that renders": this takes the definition
@@ -63,13 +66,13 @@ describe('the documented template examples', () => {
     const check = validateTemplate(template, 'pdf');
     expect(check.errors).toEqual([]);
 
-    const pdf = await renderDocument({ pdfRenderer: pool }, { template, variables: SAMPLE, format: 'pdf' });
+    const pdf = await renderDocument({ evaluator, pdfRenderer: pool }, { tenant: 'test', template, variables: SAMPLE, format: 'pdf' });
     const text = await pdfText(pdf.body);
     for (const expected of ['Invoice for Ωmega Ltd', 'Dear Ωmega Ltd', 'Consulting', 'Sign the contract', 'Order 1: PO-1', 'Widget', 'Page 1 of 2']) {
       expect(text).toContain(expected);
     }
 
-    const xlsx = await renderDocument({ pdfRenderer: pool }, { template, variables: SAMPLE, format: 'excel' });
+    const xlsx = await renderDocument({ evaluator, pdfRenderer: pool }, { tenant: 'test', template, variables: SAMPLE, format: 'excel' });
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load(xlsx.body as unknown as ArrayBuffer);
     const cells = wb.worksheets.flatMap((ws) => ws.getSheetValues().flat().filter((v) => v !== undefined && v !== null));

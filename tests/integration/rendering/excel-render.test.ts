@@ -3,6 +3,9 @@ import { renderDocument } from '../../../activities/rendering/render-document';
 import type { PdfRenderer } from '../../../activities/rendering/pdf-renderer';
 import { buildInvoiceTemplate, buildTemplate, component, invoiceVariables } from '../../support/rendering-fixtures';
 import { PNG_1PX } from '../../support/rendering-pdf';
+import { useEvaluator } from '../../support/evaluation';
+
+const evaluator = useEvaluator();
 
 /** Workbooks are re-read with ExcelJS: types, tables and layout as a spreadsheet user sees them. */
 
@@ -12,7 +15,7 @@ const noPdf: PdfRenderer = {
 };
 
 async function renderWorkbook(template = buildInvoiceTemplate(), variables = invoiceVariables(), extra = {}) {
-  const out = await renderDocument({ pdfRenderer: noPdf }, { template, variables, format: 'excel', ...extra });
+  const out = await renderDocument({ evaluator, pdfRenderer: noPdf }, { tenant: 'test', template, variables, format: 'excel', ...extra });
   const wb = new ExcelJS.Workbook();
   await wb.xlsx.load(out.body as unknown as ExcelJS.Buffer);
   return { out, wb };
@@ -116,7 +119,7 @@ describe('Excel rendering', () => {
     const t = buildInvoiceTemplate();
     const items = Array.from({ length: 50 }, (_, i) => ({ description: `Item ${i}`, qty: 1, price: i }));
     const render = (maxExcelRows: number) =>
-      renderDocument({ pdfRenderer: noPdf, limits: { maxExcelRows } }, { template: t, variables: invoiceVariables({ items }), format: 'excel' });
+      renderDocument({ evaluator, pdfRenderer: noPdf, limits: { maxExcelRows } }, { tenant: 'test', template: t, variables: invoiceVariables({ items }), format: 'excel' });
     await expect(render(60)).resolves.toMatchObject({ fileExtension: 'xlsx' });
     await expect(render(50)).rejects.toMatchObject({ code: 'ERR_LIMIT_003', status: 400, relatedInfo: { limit: 50 } });
   });
@@ -124,7 +127,7 @@ describe('Excel rendering', () => {
   it('applies the loop limit to workbooks too', async () => {
     const t = buildTemplate({ components: [component('repeat', { dataSource: 'xs', components: [component('text', { text: '{{item}}' })] })] });
     await expect(
-      renderDocument({ pdfRenderer: noPdf, limits: { maxLoopIterations: 5 } }, { template: t, variables: { xs: [1, 2, 3, 4, 5, 6] }, format: 'excel' }),
+      renderDocument({ evaluator, pdfRenderer: noPdf, limits: { maxLoopIterations: 5 } }, { tenant: 'test', template: t, variables: { xs: [1, 2, 3, 4, 5, 6] }, format: 'excel' }),
     ).rejects.toMatchObject({ code: 'ERR_LIMIT_007' });
   });
 });

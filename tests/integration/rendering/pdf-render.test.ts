@@ -3,6 +3,9 @@ import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
 import { countPdfPages } from '../../../activities/rendering/chromium-page';
 import { buildInvoiceTemplate, buildTemplate, component, invoiceVariables } from '../../support/rendering-fixtures';
 import { pdfInfo, pdfText, squeezedText, testPool } from '../../support/rendering-pdf';
+import { useEvaluator } from '../../support/evaluation';
+
+const evaluator = useEvaluator();
 
 /** Real PDFs from the machine's Chromium, read back with poppler. */
 describe('PDF rendering', () => {
@@ -13,7 +16,7 @@ describe('PDF rendering', () => {
   afterAll(() => pool.close());
 
   const render = (template = buildInvoiceTemplate(), variables: Record<string, unknown> = invoiceVariables(), extra = {}) =>
-    renderDocument({ pdfRenderer: pool }, { template, variables, format: 'pdf', ...extra });
+    renderDocument({ evaluator, pdfRenderer: pool }, { tenant: 'test', template, variables, format: 'pdf', ...extra });
 
   it('prints interpolated values, calculated totals and table cells', async () => {
     const out = await render(undefined, undefined, { title: 'INV-2024-001' });
@@ -94,11 +97,11 @@ describe('PDF rendering', () => {
       components: [component('repeat', { dataSource: 'pages', components: [component('text', { text: 'Page body {{item}}' }), component('pageBreak', {})] })],
     });
     const pages = ['a', 'b', 'c', 'd'];
-    const ok = await renderDocument({ pdfRenderer: pool, limits: { maxPdfPages: 4 } }, { template: t, variables: { pages }, format: 'pdf' });
+    const ok = await renderDocument({ evaluator, pdfRenderer: pool, limits: { maxPdfPages: 4 } }, { tenant: 'test', template: t, variables: { pages }, format: 'pdf' });
     expect(ok.pageCount).toBe(4);
     expect(countPdfPages(ok.body)).toBe((await pdfInfo(ok.body)).pages);
     await expect(
-      renderDocument({ pdfRenderer: pool, limits: { maxPdfPages: 3 } }, { template: t, variables: { pages }, format: 'pdf' }),
+      renderDocument({ evaluator, pdfRenderer: pool, limits: { maxPdfPages: 3 } }, { tenant: 'test', template: t, variables: { pages }, format: 'pdf' }),
     ).rejects.toMatchObject({ code: 'ERR_LIMIT_001', status: 400, relatedInfo: { limit: 3 } });
   });
 

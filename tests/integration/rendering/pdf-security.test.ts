@@ -3,6 +3,9 @@ import { renderDocument } from '../../../activities/rendering/render-document';
 import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
 import { type HitRecorder, pdfText, startHitRecorder, testPool } from '../../support/rendering-pdf';
+import { useEvaluator } from '../../support/evaluation';
+
+const evaluator = useEvaluator();
 
 /**
  * What a template or a variable value can make the renderer do: no JavaScript, and no request
@@ -30,7 +33,7 @@ describe('rendering security', () => {
       variables: [{ name: 'note', type: 'string', required: true }],
       components: [component('text', { text: 'Note: {{note}}' }), component('heading', { text: '{{note}}', level: 2 })],
     });
-    const out = await renderDocument({ pdfRenderer: pool }, { template, variables: { note: payload }, format: 'pdf' });
+    const out = await renderDocument({ evaluator, pdfRenderer: pool }, { tenant: 'test', template, variables: { note: payload }, format: 'pdf' });
     const text = await pdfText(out.body);
     expect(text).toContain("Note: <script>document.body.innerHTML='SCRIPT-RAN'</script>");
     expect(text).toContain(`<img src="${recorder.origin}/from-variable">`);
@@ -39,7 +42,7 @@ describe('rendering security', () => {
 
   it('does not fetch a template image from a host that is not allow-listed', async () => {
     const template = buildTemplate({ components: [component('image', { src: `${recorder.origin}/template-image.png`, alt: 'Company logo' })] });
-    const out = await renderDocument({ pdfRenderer: pool }, { template, variables: {}, format: 'pdf' });
+    const out = await renderDocument({ evaluator, pdfRenderer: pool }, { tenant: 'test', template, variables: {}, format: 'pdf' });
     expect(await pdfText(out.body)).toContain('Company logo');
     expect(recorder.hits).toEqual([]);
   });
@@ -48,7 +51,7 @@ describe('rendering security', () => {
     const allowing = testPool({ imageAllowlist: [recorder.host], poolSize: 1 });
     try {
       const template = buildTemplate({ components: [component('image', { src: `${recorder.origin}/template-image.png`, alt: 'Company logo' })] });
-      await renderDocument({ pdfRenderer: allowing, imageAllowlist: [recorder.host] }, { template, variables: {}, format: 'pdf' });
+      await renderDocument({ evaluator, pdfRenderer: allowing, imageAllowlist: [recorder.host] }, { tenant: 'test', template, variables: {}, format: 'pdf' });
       expect(recorder.hits).toEqual(['GET /template-image.png']);
     } finally {
       await allowing.close();

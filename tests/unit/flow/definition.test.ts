@@ -1,9 +1,10 @@
 import { AppError } from '../../../domain/errors';
 import { assertValidDefinition, definitionProblems } from '../../../domain/flow/definition-check';
 import { CompiledGateCache } from '../../../domain/flow/gate-cache';
+import { compileGate, validatePayload } from '../../../domain/flow/engine';
 import type { GateValidationDefinition } from '../../../domain/flow/gate.types';
 import { admission } from '../../../domain/flow/circuit-breaker';
-import { compileSafeRegex, staticRisk } from '../../../domain/flow/safe-regex';
+import { compileUserRegex, toRe2Syntax } from '../../../domain/user-regex';
 import { flowPlan } from '../../../domain/flow/plans';
 
 const base: GateValidationDefinition = { validationMode: 'variables', schema: null, businessRules: [], freetextConfig: null };
@@ -60,28 +61,74 @@ describe('gate definition check', () => {
   });
 });
 
-describe('safe regex', () => {
-  it('runs a catastrophic-looking but linear-engine-safe pattern quickly, refuses what cannot be made safe', () => {
-    expect(compileSafeRegex('x'.repeat(600))).toMatchObject({ ok: false });
-    expect(compileSafeRegex('(a)\\1')).toMatchObject({ ok: false });
-    // The classic ReDoS pattern is harmless on the linear engine: 100,000 characters in well under a second.
-    const classic = compileSafeRegex('^(a+)+$');
-    if (classic.ok) {
-      const start = Date.now();
-      expect(classic.regex.test(`${'a'.repeat(100_000)}b`)).toBe(false);
-      expect(Date.now() - start).toBeLessThan(1000);
+describe('user patterns on the linear-time engine', () => {
+  it('runs the classic catastrophic patterns in linear time', () => {
+    for (const [pattern, text] of [
+      ['^(a+)+$', `${'a'.repeat(100_000)}b`],
+      ['^(a|aa)*b$', 'a'.repeat(100_000)],
+      ['^(\\w+\\s?)*$', `${'word '.repeat(20_000)}!`],
+      ['(x+x+)+y', 'x'.repeat(100_000)],
+    ] as const) {
+      const compiled = compileUserRegex(pattern);
+      if (!compiled.ok) throw new Error(`${pattern} refused: ${compiled.reason}`);
+      const start = performance.now();
+      expect(compiled.regex.test(text)).toBe(false);
+      expect(performance.now() - start).toBeLessThan(500);
     }
-    const ok = compileSafeRegex('^[a-z]+@[a-z]+\\.[a-z]{2,6}$');
-    expect(ok.ok && ok.regex.test('ada@example.org')).toBe(true);
-    const lookahead = compileSafeRegex('^(?=.*\\d).{8,}$');
-    expect(lookahead.ok && lookahead.regex.test('abcdefg1')).toBe(true);
   });
 
-  it('static check flags nested repetition and quantified alternation', () => {
-    expect(staticRisk('^(a+)+$')).toBeDefined();
-    expect(staticRisk('(a|ab)*c')).toBeDefined();
-    expect(staticRisk('^(\\d{3}-)?\\d{4}$')).toBeUndefined();
-    expect(staticRisk('[(a+)+]')).toBeUndefined();
+  it('refuses what RE2 cannot run, with its reason: lookarounds, backreferences, oversized patterns', () => {
+    expect(compileUserRegex('^(?!z)a*a*a*a*a*$')).toMatchObject({ ok: false, reason: expect.stringMatching(/linear-time \(RE2\) engine/) });
+    expect(compileUserRegex('^(?=.*\\d).{8,}$')).toMatchObject({ ok: false });
+    expect(compileUserRegex('(?<=a)b')).toMatchObject({ ok: false });
+    expect(compileUserRegex('(a)\\1')).toMatchObject({ ok: false });
+    expect(compileUserRegex('x'.repeat(600))).toMatchObject({ ok: false, reason: expect.stringMatching(/longer than 512/) });
+    const problems = definitionProblems({ validationMode: 'variables', schema: { type: 'object', properties: { s: { type: 'string', pattern: '^(?!z)a*a*a*a*a*$' } } }, businessRules: [], freetextConfig: null });
+    expect(problems).toEqual([{ field: 'schema.properties.s.pattern', message: expect.stringMatching(/invalid or unsupported Perl syntax/) }]);
+  });
+
+  it('reads ordinary ECMAScript patterns the way a schema author means them', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['^[a-z]+@[a-z]+\\.[a-z]{2,6}$', 'ada@example.org', true],
+      ['^[A-Z]{2}\\d{6}$', 'AB123456', true],
+      ['^[A-Z]{2}\\d{6}$', 'AB12345', false],
+      ['^caf\\u00e9$', 'café', true],
+      ['^\\u{1F600}$', '😀', true],
+      ['^\\p{Lu}', 'Émile', true],
+      ['(?i)^abc$', 'ABC', true],
+    ];
+    for (const [pattern, text, want] of cases) {
+      const compiled = compileUserRegex(pattern);
+      expect(compiled.ok && compiled.regex.test(text)).toBe(want);
+    }
+    expect(toRe2Syntax('a\\\\u0041')).toBe('a\\\\u0041');
+  });
+
+  it('refuses a rule whose regex literal RE2 cannot run, and the engine never runs it', async () => {
+    const rule = { id: 'r', message: 'm', expression: '$contains(name, /^(?!z)a*$/)' };
+    const problems = definitionProblems({ validationMode: 'variables', schema: null, businessRules: [rule], freetextConfig: null });
+    expect(problems).toEqual([{ field: 'businessRules[0].expression', message: expect.stringMatching(/regular expression .* not supported/) }]);
+    // $eval builds a regex at run time: the same engine refuses it, as a rule error.
+    const gate = compileGate({ validationMode: 'variables', schema: null, freetextConfig: null, businessRules: [{ id: 'e', message: 'm', expression: '$eval("$contains(name, /(?=a)/)")' }] });
+    const outcome = await validatePayload(gate, { name: 'a' });
+    expect(outcome.steps[1]).toMatchObject({ status: 'error', errors: [{ message: expect.stringMatching(/refused/) }] });
+  });
+
+  it('matches, replaces and splits with JSONata regexes on the linear engine', async () => {
+    const gate = compileGate({
+      validationMode: 'variables',
+      schema: null,
+      freetextConfig: null,
+      businessRules: [
+        { id: 'match', message: 'm', expression: '$count($match(s, /a(b)?/)) = 3' },
+        { id: 'replace', message: 'm', expression: '$replace(s, /A/i, "x") = "xb-xb-x"' },
+        { id: 'split', message: 'm', expression: '$split(s, /-/) = ["ab", "ab", "a"]' },
+        { id: 'groups', message: 'm', expression: '$match(s, /a(b)/)[0].groups[0] = "b"' },
+        { id: 'redos', message: 'm', expression: '$contains(long, /^(a+)+$/) = false' },
+      ],
+    });
+    const outcome = await validatePayload(gate, { s: 'ab-ab-a', long: `${'a'.repeat(50_000)}!` });
+    expect(outcome.steps.map((step) => step.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass', 'pass']);
   });
 });
 

@@ -150,10 +150,19 @@ describe('business rules', () => {
     expect(out.steps[1].status).toBe('error');
   });
 
-  it('refuses a catastrophic regex inside a rule at run time', async () => {
+  it('runs a catastrophic-looking regex inside a rule on the linear engine: an answer, not a hang', async () => {
     const g = compileGate(def({ schema: null, businessRules: [{ id: 're', expression: '$contains(s, /^(a+)+$/i)', message: 'x' }] }));
-    const out = await validatePayload(g, { s: `${'a'.repeat(40)}b` });
-    expect(out.steps[1].status).toBe('error');
+    const out = await validatePayload(g, { s: `${'a'.repeat(100_000)}b` });
+    expect(out.steps[1]).toMatchObject({ status: 'fail', errors: [{ message: 'x' }] });
+    expect(out.durationMs).toBeLessThan(1000);
+  });
+
+  it('stops a runaway rule at the budget with an error step that says so', async () => {
+    const g = compileGate(def({ schema: null, businessRules: [{ id: 'loop', expression: '($f := function($n){ $f($n + 1) }; $f(0))', message: 'x' }, { id: 'after', expression: 'true', message: 'y' }] }));
+    const out = await validatePayload(g, {}, { deadline: performance.now() + 100, budgetMs: 100 });
+    expect(out.steps.slice(1).map((s) => s.status)).toEqual(['error', 'error']);
+    expect(out.steps[1].errors[0].message).toMatch(/evaluation budget exceeded \(100 ms for the whole validation\)/);
+    expect(out.steps[2].errors[0].message).toMatch(/evaluation budget exceeded/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { AppError } from '../../../domain/errors';
-import { applyVariableInput, evaluateCalculated, resolveVariables } from '../../../domain/templates/variables';
+import { applyVariableInput, calculateInline, resolveVariables } from '../../../domain/templates/variables';
 import type { TemplateVariable } from '../../../domain/templates/template.types';
 import { buildInvoiceTemplate, invoiceVariables } from '../../support/rendering-fixtures';
 
@@ -87,19 +87,19 @@ describe('variables', () => {
     expect(data.rate).toBe(1);
   });
 
-  it('turns a failing or runaway expression into ERR_VALID_002 naming the variable', async () => {
-    await expect(evaluateCalculated([{ name: 'bad', expression: '$sum("a")' }], {})).rejects.toMatchObject({
+  it('turns a failing expression into ERR_VALID_002 and a runaway one into ERR_LIMIT_008, naming the variable', async () => {
+    await expect(calculateInline([{ name: 'bad', expression: '$sum("a")' }], {})).rejects.toMatchObject({
       code: 'ERR_VALID_002',
       relatedInfo: { field: 'bad' },
     });
     const runaway = '($f := function($n){ $f($n + 1) }; $f(0))';
-    await expect(evaluateCalculated([{ name: 'loop', expression: runaway }], {})).rejects.toMatchObject({ code: 'ERR_VALID_002' });
+    await expect(calculateInline([{ name: 'loop', expression: runaway }], {})).rejects.toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { field: 'loop' } });
   });
 
   it('cannot reach JavaScript from an expression', async () => {
-    const out = await evaluateCalculated([{ name: 'x', expression: '$eval("1+1")' }, { name: 'y', expression: 'constructor' }], {});
+    const out = await calculateInline([{ name: 'x', expression: '$eval("1+1")' }, { name: 'y', expression: 'constructor' }], {});
     expect(out.x).toBe(2); // JSONata's own $eval: JSONata, not JavaScript
     expect(out.y).toBeNull();
-    await expect(evaluateCalculated([{ name: 'z', expression: '$eval("process.exit(1)")' }], {})).resolves.toMatchObject({ z: null });
+    await expect(calculateInline([{ name: 'z', expression: '$eval("process.exit(1)")' }], {})).resolves.toMatchObject({ z: null });
   });
 });

@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { setPriority } from 'node:os';
+import workerpool from 'workerpool';
+import { AppError } from '../../domain/errors';
+import { validatePayload } from '../../domain/flow/engine';
+import { CompiledGateCache } from '../../domain/flow/gate-cache';
+import type { CalculatedVariable } from '../../domain/templates/template.types';
+import { compileCalculated, evaluateCompiledCalculated, type CompiledCalculated } from '../../domain/templates/variables';
+import type { EvalProgress, EvalResult, EvalTask } from './eval-task';
+
+/**
+ * One evaluation process (a workerpool child, eval-pool.ts). It evaluates one task at a time and
+ * keeps what it compiled: gates by id and schema version, calculated variables by the hash of their
+ * expressions (so by template version). It runs below normal priority, so that when the machine is
+ * busy the processes that answer HTTP and poll Temporal come first.
+ */
+
+try {
+  setPriority(10);
+} catch {
+  // Not permitted here: the process keeps its priority.
+}
+
+const gates = new CompiledGateCache(500);
+const calculations = new Map<string, CompiledCalculated[]>();
+
+function compiledCalculations(calculated: CalculatedVariable[]): CompiledCalculated[] {
+  const key = createHash('sha256').update(JSON.stringify(calculated.map((c) => [c.name, c.expression]))).digest('base64url');
+  let compiled = calculations.get(key);
+  if (compiled) {
+    calculations.delete(key);
+  } else {
+    compiled = compileCalculated(calculated);
+    if (calculations.size >= 500) calculations.delete(calculations.keys().next().value as string);
+  }
+  calculations.set(key, compiled);
+  return compiled;
+}
+
+const report = (progress: EvalProgress) => workerpool.workerEmit(progress);
+
+async function evaluate(task: EvalTask): Promise<EvalResult> {
+  const budget = { deadline: performance.now() + task.budgetMs, budgetMs: task.budgetMs, report };
+  try {
+    if (task.kind === 'validate') {
+      const gate = gates.get(task.gateId, task.version, () => task.definition);
+      return { ok: true, outcome: await validatePayload(gate, task.payload, budget) };
+    }
+    return { ok: true, values: await evaluateCompiledCalculated(compiledCalculations(task.calculated), task.scope, budget) };
+  } catch (err) {
+    if (err instanceof AppError) return { ok: false, error: { code: err.code, message: err.message, relatedInfo: err.relatedInfo } };
+    throw err;
+  }
+}
+
+workerpool.worker({ evaluate });
