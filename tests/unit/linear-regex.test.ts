@@ -29,6 +29,7 @@ import { parseDuration } from '../../domain/webhooks/delivery';
 import { findLinks } from '../../activities/mail/outbox-mailer';
 import { contentDisposition } from '../../activities/storage/storage';
 import { embeddedIPv4, isInternalAddress } from '../../activities/http/outbound';
+import { sheetName } from '../../activities/rendering/excel-renderer';
 
 /**
  * Every pattern of ours that reads tenant text must be linear (issue 10). Each case feeds about
@@ -402,6 +403,23 @@ describe('other text patterns over 100 KB', () => {
     expect(timed(() => findLinks('http://'.repeat(N / 7)))).toEqual(['http://'.repeat(N / 7)]);
     expect(timed(() => findLinks('http:/'.repeat(N / 6)))).toEqual([]);
     expect(timed(() => findLinks(`see https://a.example/x ${'h'.repeat(N)}`))).toEqual(['https://a.example/x']);
+  });
+
+  it('sheetName (worksheet names from section titles)', () => {
+    // `/^'+|'+$/g` took about 10 s on the first of these.
+    expect(timed(() => sheetName(`a${"'".repeat(N)}x`, new Set()))).toBe('a');
+    expect(timed(() => sheetName(`${"'".repeat(N)}b${"'".repeat(N)}`, new Set()))).toBe('b');
+    expect(timed(() => sheetName(" '".repeat(N / 2), new Set()))).toBe('Sheet');
+    expect(timed(() => sheetName(`${'[:*?/'.repeat(N / 5)}c`, new Set()))).toBe('c');
+    expect(sheetName("'Q1 report'", new Set())).toBe('Q1 report');
+    expect(sheetName('Budget: 2024/25', new Set())).toBe('Budget  2024 25');
+    const used = new Set<string>();
+    expect([sheetName('Lines', used), sheetName('lines', used), sheetName('x'.repeat(40), used), sheetName('x'.repeat(40), used)]).toEqual([
+      'Lines',
+      'lines 2',
+      'x'.repeat(31),
+      `${'x'.repeat(29)} 2`,
+    ]);
   });
 
   it('isInternalAddress and embeddedIPv4 (zone ids, trailing dotted quads)', () => {
