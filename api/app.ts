@@ -4,6 +4,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../worker/services';
 import { authenticate, type CredentialResolver } from './middleware/authenticate';
 import { errorRenderer } from './middleware/errors';
+import { jsonDepthLimit } from './middleware/json-depth';
 import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
@@ -100,6 +101,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       formidable: { maxFileSize: 10 * 1024 * 1024, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },
     }),
   );
+  app.use(jsonDepthLimit);
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return Object.assign(app, {
     shutdown: async () => {

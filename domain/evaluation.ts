@@ -1,3 +1,4 @@
+import type { CheckArgs, CheckName, CheckResult } from './checks';
 import type { GateValidationDefinition, ValidationOutcome } from './flow/gate.types';
 import type { CalculatedVariable } from './templates/template.types';
 
@@ -30,5 +31,10 @@ export interface Evaluator {
   validate(req: ValidateRequest): Promise<ValidationOutcome>;
   /** The calculated values; AppError ERR_VALID_002 for a failing expression, ERR_LIMIT_008 past the budget. */
   calculate(req: CalculateRequest): Promise<Record<string, unknown>>;
+  /**
+   * One of the checks of what tenants save (domain/checks.ts). An AppError the check throws keeps
+   * its code; past the budget, AppError ERR_LIMIT_008.
+   */
+  check<N extends CheckName>(tenant: string, name: N, ...args: CheckArgs<N>): Promise<CheckResult<N>>;
   close(): Promise<void>;
 }

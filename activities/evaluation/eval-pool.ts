@@ -1,4 +1,5 @@
 import workerpool from 'workerpool';
+import type { CheckArgs, CheckName, CheckResult } from '../../domain/checks';
 import { AppError, type ErrorCode } from '../../domain/errors';
 import type { CalculateRequest, Evaluator, ValidateRequest } from '../../domain/evaluation';
 import { FairScheduler } from '../../domain/fair-scheduler';
@@ -96,6 +97,19 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       if (!result.ok) throw failure(result.error);
       if (!('values' in result)) throw new Error('evaluation worker answered a calculation without values');
       return result.values;
+    },
+
+    async check<N extends CheckName>(tenant: string, name: N, ...args: CheckArgs<N>): Promise<CheckResult<N>> {
+      const result = await dispatch(tenant, { kind: 'check', name, args });
+      if ('interrupted' in result) {
+        const message = result.memory
+          ? `The definition could not be checked within the evaluation memory limit (${options.maxHeapMb} MB)`
+          : `The definition could not be checked within the evaluation budget (${budgetMs} ms)`;
+        throw new AppError('ERR_LIMIT_008', message, { check: name, limitMs: budgetMs });
+      }
+      if (!result.ok) throw failure(result.error);
+      if (!('checked' in result)) throw new Error('evaluation worker answered a check without a result');
+      return result.checked as CheckResult<N>;
     },
 
     async close() {

@@ -1,3 +1,4 @@
+import type { CheckName } from '../../domain/checks';
 import type { GateValidationDefinition, ValidationOutcome } from '../../domain/flow/gate.types';
 import type { CalculatedVariable } from '../../domain/templates/template.types';
 
@@ -5,13 +6,15 @@ import type { CalculatedVariable } from '../../domain/templates/template.types';
 
 export type EvalWork =
   | { kind: 'validate'; gateId: string; version: number; definition: GateValidationDefinition; payload: unknown }
-  | { kind: 'calculate'; calculated: CalculatedVariable[]; scope: Record<string, unknown> };
+  | { kind: 'calculate'; calculated: CalculatedVariable[]; scope: Record<string, unknown> }
+  | { kind: 'check'; name: CheckName; args: unknown[] };
 
 export type EvalTask = EvalWork & { budgetMs: number };
 
 export type EvalResult =
   | { ok: true; outcome: ValidationOutcome }
   | { ok: true; values: Record<string, unknown> }
+  | { ok: true; checked: unknown }
   | { ok: false; error: { code: string; message: string; relatedInfo?: Record<string, unknown> } };
 
 /**

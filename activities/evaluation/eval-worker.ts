@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setPriority } from 'node:os';
 import workerpool from 'workerpool';
+import { CHECKS } from '../../domain/checks';
 import { AppError } from '../../domain/errors';
 import { validatePayload } from '../../domain/flow/engine';
 import { CompiledGateCache } from '../../domain/flow/gate-cache';
@@ -45,6 +46,10 @@ async function evaluate(task: EvalTask): Promise<EvalResult> {
     if (task.kind === 'validate') {
       const gate = gates.get(task.gateId, task.version, () => task.definition);
       return { ok: true, outcome: await validatePayload(gate, task.payload, budget) };
+    }
+    if (task.kind === 'check') {
+      const check = CHECKS[task.name] as (...args: unknown[]) => unknown;
+      return { ok: true, checked: check(...task.args) };
     }
     return { ok: true, values: await evaluateCompiledCalculated(compiledCalculations(task.calculated), task.scope, budget) };
   } catch (err) {

@@ -13,48 +13,49 @@ import { importGateSchema } from './gate-templates';
  * project; a dashboard JWT on its active project (viewer reads, member writes; docs/flow.md).
  */
 export function gateRoutes(deps: FlowApiDeps): Router {
-  const { db, read, write } = deps;
+  const { read, write } = deps;
+  const gateDeps = { db: deps.db, evaluator: deps.submissions.evaluator };
   const router = new Router({ prefix: '/api/flow/gates' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
   router.post('/', write, async (ctx) => {
     const input = validate(schema.createGateSchema, ctx.request.body);
     ctx.status = 201;
-    ctx.body = presenter.presentGate(await gates.createGate({ db }, projectId(ctx), input));
+    ctx.body = presenter.presentGate(await gates.createGate(gateDeps, projectId(ctx), input));
   });
 
   router.get('/', read, async (ctx) => {
     const query = validate(schema.listGatesSchema, ctx.query);
-    const { gates: page, total } = await gates.listGates({ db }, projectId(ctx), query);
+    const { gates: page, total } = await gates.listGates(gateDeps, projectId(ctx), query);
     ctx.body = presenter.presentPage(page, total, query.page, query.limit, presenter.presentGate);
   });
 
   router.get('/:id', read, async (ctx) => {
-    ctx.body = presenter.presentGate(await gates.getGate({ db }, projectId(ctx), ctx.params.id));
+    ctx.body = presenter.presentGate(await gates.getGate(gateDeps, projectId(ctx), ctx.params.id));
   });
 
   router.put('/:id', write, async (ctx) => {
     const input = validate(schema.updateGateSchema, ctx.request.body);
-    ctx.body = presenter.presentGate(await gates.updateGate({ db }, projectId(ctx), ctx.params.id, input));
+    ctx.body = presenter.presentGate(await gates.updateGate(gateDeps, projectId(ctx), ctx.params.id, input));
   });
 
   router.delete('/:id', write, async (ctx) => {
-    await gates.deleteGate({ db }, projectId(ctx), ctx.params.id);
+    await gates.deleteGate(gateDeps, projectId(ctx), ctx.params.id);
     ctx.status = 204;
   });
 
   router.put('/:id/schema', write, async (ctx) => {
     const input = validate(schema.putSchemaSchema, ctx.request.body);
-    ctx.body = presenter.presentGate(await gates.putGateSchema({ db }, projectId(ctx), ctx.params.id, input));
+    ctx.body = presenter.presentGate(await gates.putGateSchema(gateDeps, projectId(ctx), ctx.params.id, input));
   });
 
   router.post('/:id/import-schema', write, async (ctx) => {
     const { templateId } = validate(schema.importSchemaSchema, ctx.request.body);
-    ctx.body = presenter.presentGate(await importGateSchema({ db }, projectId(ctx), ctx.params.id, templateId));
+    ctx.body = presenter.presentGate(await importGateSchema(gateDeps, projectId(ctx), ctx.params.id, templateId));
   });
 
   router.get('/:id/versions', read, async (ctx) => {
-    const versions = await gates.listGateVersions({ db }, projectId(ctx), ctx.params.id);
+    const versions = await gates.listGateVersions(gateDeps, projectId(ctx), ctx.params.id);
     ctx.body = { data: versions.map(presenter.presentVersion) };
   });
 

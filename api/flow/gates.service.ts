@@ -4,7 +4,8 @@ import { GateEntity } from '../../db/flow/gate.entity';
 import { GateSchemaVersionEntity, type SchemaVersionSource } from '../../db/flow/gate-schema-version.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
 import { AppError } from '../../domain/errors';
-import { assertValidDefinition } from '../../domain/flow/definition-check';
+import { assertNoProblems } from '../../domain/flow/definition-check';
+import type { Evaluator } from '../../domain/evaluation';
 import { GATE_SHORT_ID_PREFIX, gateSlug, isUuid, newGateShortId } from '../../domain/flow/flow-ids';
 import type { GateValidationDefinition } from '../../domain/flow/gate.types';
 import { flowPlan } from '../../domain/flow/plans';
@@ -19,6 +20,13 @@ import { resolveRenderTemplate } from './gate-templates';
 
 export interface GateDeps {
   db: DataSource;
+  /** Checks definitions (patterns, rules) in the evaluation workers, within the budget. */
+  evaluator: Evaluator;
+}
+
+/** 422 FLOW.GATE_VALIDATION_FAILED listing every problem of the definition, if it has any. */
+async function checkDefinition(deps: GateDeps, projectId: string, gate: GateEntity): Promise<void> {
+  assertNoProblems(await deps.evaluator.check(projectId, 'gateDefinition', definitionOf(gate)));
 }
 
 /** The query for a live gate of the project by UUID, shortId (`fgate_…`) or slug; a ref of no such form matches nothing. */
@@ -128,7 +136,7 @@ export async function createGate(deps: GateDeps, projectId: string, input: Creat
   const { schema: _schema, businessRules: _rules, ...settings } = input;
   applySettings(gate, settings);
   await checkSettings(deps.db, projectId, gate);
-  assertValidDefinition(definitionOf(gate));
+  await checkDefinition(deps, projectId, gate);
 
   for (let attempt = 0; ; attempt += 1) {
     try {
@@ -185,7 +193,7 @@ export async function updateGate(deps: GateDeps, projectId: string, ref: string,
     await checkSettings(m, projectId, gate);
     const definitionChanged = JSON.stringify([gate.validationMode, gate.freetextConfig]) !== before;
     if (definitionChanged) {
-      assertValidDefinition(definitionOf(gate));
+      await checkDefinition(deps, projectId, gate);
       gate.schemaVersion += 1;
       await insertVersion(m, gate, 'settings');
     }
@@ -220,7 +228,7 @@ export async function putGateSchema(
     const gate = await findGate(m, projectId, ref, true);
     gate.schema = change.schema;
     if (change.businessRules !== undefined) gate.businessRules = change.businessRules;
-    assertValidDefinition(definitionOf(gate));
+    await checkDefinition(deps, projectId, gate);
     gate.schemaVersion += 1;
     gate.updatedAt = new Date();
     await insertVersion(m, gate, source, sourceTemplateId);

@@ -14,6 +14,7 @@ import { actorOf, templateGuards } from './template-guards';
 /** Export, import, preview, analytics and automation fields of templates. */
 export function templateIoRoutes(services: Services, prefix: string): Router {
   const { db, config } = services;
+  const deps = { db, evaluator: services.evaluator };
   const router = new Router({ prefix });
   const { read, write } = templateGuards(db);
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
@@ -25,13 +26,13 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     if (!file) throw new AppError('ERR_TMPL_015', 'No file uploaded for import: send it as the multipart field `file`', { field: 'file' });
     const fields = validate(schema.importFieldsSchema, ctx.request.body);
     const text = await readFile(file.filepath, 'utf8');
-    const result = await io.importTemplate({ db }, actorOf(ctx.state.scope as Scope), text, fields.duplicateHandling);
+    const result = await io.importTemplate(deps, actorOf(ctx.state.scope as Scope), text, fields.duplicateHandling);
     ctx.status = result.status === 'created' ? 201 : 200;
     ctx.body = result;
   });
 
   router.get('/:id/export', read, async (ctx) => {
-    const { slug, file } = await io.exportTemplate({ db }, projectId(ctx), ctx.params.id);
+    const { slug, file } = await io.exportTemplate(deps, projectId(ctx), ctx.params.id);
     ctx.set('Content-Disposition', `attachment; filename="${slug}.json"`);
     ctx.type = 'application/json';
     ctx.body = `${JSON.stringify(file, null, 2)}\n`;
@@ -39,7 +40,7 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
 
   router.post('/:id/preview', read, async (ctx) => {
     const input = validate(schema.previewSchema, ctx.request.body, { format: 'ERR_TMPL_009' });
-    const { template, document } = await io.previewTemplate({ db, render }, projectId(ctx), ctx.params.id, input);
+    const { template, document } = await io.previewTemplate({ ...deps, render }, projectId(ctx), ctx.params.id, input);
     ctx.set('Content-Disposition', `inline; filename="${template.slug}.${document.fileExtension}"`);
     if (document.pageCount !== undefined) ctx.set('X-Page-Count', String(document.pageCount));
     ctx.type = document.contentType;
@@ -48,11 +49,11 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
 
   router.get('/:id/analytics', read, async (ctx) => {
     const query = validate(schema.analyticsSchema, ctx.query);
-    ctx.body = presenter.presentAnalytics(await analytics.templateAnalytics({ db }, projectId(ctx), ctx.params.id, query));
+    ctx.body = presenter.presentAnalytics(await analytics.templateAnalytics(deps, projectId(ctx), ctx.params.id, query));
   });
 
   router.get('/:id/automation-fields', read, async (ctx) => {
-    ctx.body = { fields: await io.templateAutomationFields({ db }, projectId(ctx), ctx.params.id) };
+    ctx.body = { fields: await io.templateAutomationFields(deps, projectId(ctx), ctx.params.id) };
   });
 
   return router;

@@ -5,7 +5,7 @@ import { updateTemplateRow } from '../../db/templates/template-rows';
 import { renderDocument, type RenderDeps, type RenderedDocument } from '../../activities/rendering/render-document';
 import { AppError } from '../../domain/errors';
 import { automationFields, type AutomationField } from '../../domain/templates/automation-fields';
-import { parseTemplateFile, toTemplateFile, type TemplateFile } from '../../domain/templates/template-file';
+import { toTemplateFile, type TemplateFile } from '../../domain/templates/template-file';
 import type { TemplateType } from '../../domain/templates/template.types';
 import type { DuplicateHandling, PreviewInput } from './templates.schema';
 import { type Actor, freeName, insertTemplate, type TemplateDeps } from './template-store.service';
@@ -30,7 +30,7 @@ export interface ImportResult {
  * published versions stay; publish to make the import live).
  */
 export async function importTemplate(deps: TemplateDeps, actor: Actor, text: string, handling: DuplicateHandling): Promise<ImportResult> {
-  const file = parseTemplateFile(text);
+  const file = await deps.evaluator.check(actor.projectId, 'templateFile', text);
   const fields = { description: file.description, outputFormats: file.outputFormats, draft: file.definition };
   const existing = await findByName(deps, actor.projectId, file.name);
   if (existing && handling === 'skip') {

@@ -5,7 +5,8 @@ import type { Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { insertTemplateRow } from '../../db/templates/template-rows';
 import { AppError } from '../../domain/errors';
-import { isOutputFormat, OUTPUT_FORMATS, validateDefinition } from '../../domain/templates/template-definition';
+import type { Evaluator } from '../../domain/evaluation';
+import { isOutputFormat, OUTPUT_FORMATS } from '../../domain/templates/template-definition';
 import { newShortId, suffixedSlug, templateSlug } from '../../domain/templates/template-ids';
 import type { TemplateDefinition, TemplateType } from '../../domain/templates/template.types';
 
@@ -16,6 +17,8 @@ import type { TemplateDefinition, TemplateType } from '../../domain/templates/te
 
 export interface TemplateDeps {
   db: DataSource;
+  /** Checks definitions in the evaluation workers, within the budget (domain/checks.ts). */
+  evaluator: Evaluator;
 }
 
 /** Who acts, in which project; `userId` is absent for API keys (they only read templates). */
@@ -54,8 +57,8 @@ export function checkOutputFormats(formats: unknown[]): TemplateType[] {
  * Refuses a definition the validators find errors in: 400 ERR_TMPL_008, the first problem in
  * the message and `relatedInfo.path`, every problem in `relatedInfo.errors`.
  */
-export function assertValidDefinition(def: TemplateDefinition, formats: readonly TemplateType[]): void {
-  const result = validateDefinition(def, formats);
+export async function assertValidDefinition(deps: TemplateDeps, projectId: string, def: TemplateDefinition, formats: readonly TemplateType[]): Promise<void> {
+  const result = await deps.evaluator.check(projectId, 'templateDefinition', def, [...formats]);
   if (result.valid) return;
   const first = result.errors[0];
   throw new AppError('ERR_TMPL_008', `Template schema validation failed: ${first.path}: ${first.message}`, {

@@ -9,31 +9,31 @@ import { actorOf, templateGuards } from './template-guards';
 
 /** Publish, versions, one version's state, restore (spec, "Templates"; "Versioning" §2). */
 export function templateVersionRoutes(services: Services, prefix: string): Router {
-  const { db } = services;
+  const deps = { db: services.db, evaluator: services.evaluator };
   const router = new Router({ prefix });
-  const { read, write } = templateGuards(db);
+  const { read, write } = templateGuards(deps.db);
 
   router.post('/:id/publish', write, async (ctx) => {
     const input = validate(schema.publishSchema, ctx.request.body);
-    const version = await versions.publishTemplate({ db }, actorOf(ctx.state.scope as Scope), ctx.params.id, input.releaseNotes);
+    const version = await versions.publishTemplate(deps, actorOf(ctx.state.scope as Scope), ctx.params.id, input.releaseNotes);
     ctx.status = 201;
     ctx.body = presenter.presentPublished(version);
   });
 
   router.get('/:id/versions', read, async (ctx) => {
-    const records = await versions.listVersions({ db }, (ctx.state.scope as Scope).projectId, ctx.params.id);
+    const records = await versions.listVersions(deps, (ctx.state.scope as Scope).projectId, ctx.params.id);
     ctx.body = records.map(presenter.presentVersion);
   });
 
   router.get('/:id/versions/:versionId', read, async (ctx) => {
-    const { template, ...record } = await versions.getVersion({ db }, (ctx.state.scope as Scope).projectId, ctx.params.id, ctx.params.versionId);
+    const { template, ...record } = await versions.getVersion(deps, (ctx.state.scope as Scope).projectId, ctx.params.id, ctx.params.versionId);
     ctx.body = presenter.presentVersionState(template, record);
   });
 
   router.post('/:id/versions/:versionId/restore', write, async (ctx) => {
     const input = validate(schema.publishSchema, ctx.request.body);
     const actor = actorOf(ctx.state.scope as Scope);
-    const result = await versions.restoreVersion({ db }, actor, ctx.params.id, ctx.params.versionId, input.releaseNotes);
+    const result = await versions.restoreVersion(deps, actor, ctx.params.id, ctx.params.versionId, input.releaseNotes);
     ctx.body = {
       success: true,
       newVersion: result.newVersion,

@@ -64,7 +64,7 @@ export async function publishTemplate(deps: TemplateDeps, actor: Actor, ref: str
       }
     }
     // Saved drafts were valid when saved; checking again keeps a version from outliving a validator fix.
-    assertValidDefinition(template.draft, template.outputFormats);
+    await assertValidDefinition(deps, actor.projectId, template.draft, template.outputFormats);
     const version = await nextVersion(m, actor, template, {
       definition: template.draft,
       outputFormats: template.outputFormats,
@@ -161,7 +161,7 @@ export async function restoreVersion(
   return deps.db.transaction(async (m) => {
     const template = await findTemplate(m, actor.projectId, ref, { lock: true });
     const { version: old } = await findVersion(m, template, param);
-    assertValidDefinition(old.definition, old.outputFormats);
+    await assertValidDefinition(deps, actor.projectId, old.definition, old.outputFormats);
     await updateTemplateRow(m, template.id, { draft: old.definition, outputFormats: old.outputFormats, updatedAt: new Date() });
     const version = await nextVersion(m, actor, template, {
       definition: old.definition,

@@ -3,7 +3,6 @@ import type { Context } from 'koa';
 import type { Services } from '../../worker/services';
 import { AppError } from '../../domain/errors';
 import { isOutputFormat } from '../../domain/templates/template-definition';
-import { validateTemplateSchema, validateTemplateVariables } from '../../domain/templates/template.schema';
 import type { Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import * as presenter from './templates.presenter';
@@ -32,15 +31,15 @@ export function templateRouters(services: Services): Router[] {
 
 /** Create, list, read, edit, delete, duplicate, bulk delete, and the two validation checks. */
 export function templateRoutes(services: Services, prefix: string): Router {
-  const { db } = services;
+  const deps = { db: services.db, evaluator: services.evaluator };
   const router = new Router({ prefix });
-  const { read, write } = templateGuards(db);
+  const { read, write } = templateGuards(deps.db);
   const scope = (ctx: Context) => ctx.state.scope as Scope;
 
   // Static paths before `/:id` ones (path-to-regexp would otherwise read them as ids).
   router.post('/bulk-delete', write, async (ctx) => {
     const input = validate(schema.bulkDeleteSchema, ctx.request.body);
-    ctx.body = await templates.bulkDeleteTemplates({ db }, actorOf(scope(ctx)), input.ids);
+    ctx.body = await templates.bulkDeleteTemplates(deps, actorOf(scope(ctx)), input.ids);
   });
 
   router.post('/validate-schema', read, async (ctx) => {
@@ -50,45 +49,43 @@ export function templateRoutes(services: Services, prefix: string): Router {
     }
     // Placeholders are checked against the variables only when those are themselves valid
     // (validate-variables reports their problems); a broken list would only add noise here.
-    const given = input.variables !== undefined || input.constants !== undefined || input.calculatedVariables !== undefined;
-    const context = given && validateTemplateVariables(input).valid ? input : undefined;
-    ctx.body = validateTemplateSchema(input.schema, input.templateType, context);
+    ctx.body = await services.evaluator.check(scope(ctx).projectId, 'templateSchema', input, input.templateType);
   });
 
   router.post('/validate-variables', read, async (ctx) => {
     const input = validate(schema.validateVariablesSchema, ctx.request.body);
-    ctx.body = validateTemplateVariables(input);
+    ctx.body = await services.evaluator.check(scope(ctx).projectId, 'templateVariables', input);
   });
 
   router.post('/', write, async (ctx) => {
     const input = validate(schema.createTemplateSchema, ctx.request.body);
-    const template = await templates.createTemplate({ db }, actorOf(scope(ctx)), input);
+    const template = await templates.createTemplate(deps, actorOf(scope(ctx)), input);
     ctx.status = 201;
     ctx.body = presenter.presentCreatedTemplate(template);
   });
 
   router.get('/', read, async (ctx) => {
     const query = validate(schema.listTemplatesSchema, ctx.query);
-    const { templates: page, total } = await templates.listTemplates({ db }, scope(ctx).projectId, query);
+    const { templates: page, total } = await templates.listTemplates(deps, scope(ctx).projectId, query);
     ctx.body = presenter.presentTemplateList(page, total, query.page, query.limit);
   });
 
   router.get('/:id', read, async (ctx) => {
-    ctx.body = presenter.presentTemplate(await templates.getTemplate({ db }, scope(ctx).projectId, ctx.params.id));
+    ctx.body = presenter.presentTemplate(await templates.getTemplate(deps, scope(ctx).projectId, ctx.params.id));
   });
 
   router.put('/:id', write, async (ctx) => {
     const patch = validate(schema.updateTemplateSchema, ctx.request.body);
-    ctx.body = presenter.presentTemplate(await templates.updateTemplate({ db }, actorOf(scope(ctx)), ctx.params.id, patch));
+    ctx.body = presenter.presentTemplate(await templates.updateTemplate(deps, actorOf(scope(ctx)), ctx.params.id, patch));
   });
 
   router.delete('/:id', write, async (ctx) => {
-    await templates.deleteTemplate({ db }, actorOf(scope(ctx)), ctx.params.id);
+    await templates.deleteTemplate(deps, actorOf(scope(ctx)), ctx.params.id);
     ctx.body = { success: true, message: 'Template deleted' };
   });
 
   router.post('/:id/duplicate', write, async (ctx) => {
-    const copy = await templates.duplicateTemplate({ db }, actorOf(scope(ctx)), ctx.params.id);
+    const copy = await templates.duplicateTemplate(deps, actorOf(scope(ctx)), ctx.params.id);
     ctx.status = 201;
     ctx.body = presenter.presentTemplate(copy);
   });

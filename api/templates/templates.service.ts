@@ -31,7 +31,7 @@ export type { Actor, TemplateDeps } from './template-store.service';
 export async function createTemplate(deps: TemplateDeps, actor: Actor, input: CreateTemplateInput): Promise<TemplateEntity> {
   const outputFormats = checkOutputFormats(input.outputFormats);
   const draft = pickDefinition(input as TemplateDefinition);
-  assertValidDefinition(draft, outputFormats);
+  await assertValidDefinition(deps, actor.projectId, draft, outputFormats);
   return insertTemplate(deps, actor, {
     name: input.name,
     description: input.description || null,
@@ -95,7 +95,7 @@ export async function updateTemplate(deps: TemplateDeps, actor: Actor, ref: stri
       const outputFormats = patch.outputFormats ? checkOutputFormats(patch.outputFormats) : current.outputFormats;
       const given = Object.fromEntries(DEFINITION_FIELDS.filter((f) => patch[f] !== undefined).map((f) => [f, patch[f]]));
       const draft = pickDefinition({ ...current.draft, ...given } as TemplateDefinition);
-      if (Object.keys(given).length > 0 || patch.outputFormats) assertValidDefinition(draft, outputFormats);
+      if (Object.keys(given).length > 0 || patch.outputFormats) await assertValidDefinition(deps, actor.projectId, draft, outputFormats);
       if (patch.name !== undefined && (await nameExists(m, actor.projectId, patch.name, current.id))) throw nameTaken(patch.name);
       await updateTemplateRow(m, current.id, {
         name: patch.name ?? current.name,

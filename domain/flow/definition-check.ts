@@ -180,7 +180,11 @@ export function definitionProblems(def: GateValidationDefinition): DefinitionPro
 
 /** Throws 422 FLOW.GATE_VALIDATION_FAILED listing the problems, if any. */
 export function assertValidDefinition(def: GateValidationDefinition): void {
-  const details = definitionProblems(def);
+  assertNoProblems(definitionProblems(def));
+}
+
+/** Throws 422 FLOW.GATE_VALIDATION_FAILED listing the problems (from definitionProblems), if any. */
+export function assertNoProblems(details: DefinitionProblem[]): void {
   if (details.length > 0) {
     throw new AppError('FLOW.GATE_VALIDATION_FAILED', `Gate definition invalid: ${details[0].field} ${details[0].message}`, { details });
   }
