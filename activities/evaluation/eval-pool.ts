@@ -7,7 +7,7 @@ import { interruptedOutcome } from '../../domain/flow/engine';
 import { budgetMessage } from '../../domain/flow/rules';
 import { calculatedBudgetMessage } from '../../domain/templates/variables';
 import { threadFile } from '../threads';
-import type { EvalProgress, EvalResult, EvalWork } from './eval-task';
+import { STARTED, type EvalProgress, type EvalResult, type EvalWork } from './eval-task';
 
 export interface EvalPoolOptions {
   /** Worker processes (EVAL_POOL_SIZE). */
@@ -24,6 +24,9 @@ export interface EvalPoolOptions {
  * as one enormous string operation.
  */
 const KILL_GRACE_MS = 100;
+
+/** How long a task may wait for a worker to load its code and start it (a safety net, not a budget). */
+const START_TIMEOUT_MS = 30_000;
 
 /**
  * The evaluation pool (domain/evaluation.ts): worker *processes* (workerpool), each with its own
@@ -56,14 +59,25 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
   function dispatch(tenant: string, work: EvalWork): Promise<EvalResult | Interrupted> {
     return scheduler.submit(tenant, async () => {
       const progress: EvalProgress[] = [];
+      let killTimer: NodeJS.Timeout | undefined;
+      // The budget counts from the moment the worker starts the task (its first report), not from
+      // dispatch: a worker that replaces a killed one first has to load its code.
+      const task = pool.exec('evaluate', [{ ...work, budgetMs }], {
+        on: (p: EvalProgress) => {
+          if (p.at === STARTED && progress.length === 0) killTimer = setTimeout(() => task.cancel(), budgetMs + KILL_GRACE_MS);
+          progress.push(p);
+        },
+      });
       try {
-        return (await pool
-          .exec('evaluate', [{ ...work, budgetMs }], { on: (p: EvalProgress) => progress.push(p) })
-          .timeout(budgetMs + KILL_GRACE_MS)) as EvalResult;
+        return (await task.timeout(budgetMs + START_TIMEOUT_MS)) as EvalResult;
       } catch (err) {
-        if (err instanceof workerpool.Promise.TimeoutError) return { interrupted: true, memory: false, progress };
+        if (err instanceof workerpool.Promise.CancellationError || err instanceof workerpool.Promise.TimeoutError) {
+          return { interrupted: true, memory: false, progress };
+        }
         if (/terminated unexpectedly/i.test(String((err as Error).message))) return { interrupted: true, memory: true, progress };
         throw err;
+      } finally {
+        clearTimeout(killTimer);
       }
     });
   }

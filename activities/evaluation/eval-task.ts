@@ -22,6 +22,9 @@ export type EvalResult =
  * to kill the process: `at` is the step running (validation: 0 the schema layer, i + 1 rule i;
  * calculation: the variable's index), `done` the status a rule ended with.
  */
+/** The first report of every task: the worker has started it (`at` of a later report is never negative). */
+export const STARTED = -1;
+
 export interface EvalProgress {
   at: number;
   done?: { rule: number; status: 'pass' | 'fail' | 'error' | 'skipped' };

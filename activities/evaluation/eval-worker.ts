@@ -7,7 +7,7 @@ import { validatePayload } from '../../domain/flow/engine';
 import { CompiledGateCache } from '../../domain/flow/gate-cache';
 import type { CalculatedVariable } from '../../domain/templates/template.types';
 import { compileCalculated, evaluateCompiledCalculated, type CompiledCalculated } from '../../domain/templates/variables';
-import type { EvalProgress, EvalResult, EvalTask } from './eval-task';
+import { STARTED, type EvalProgress, type EvalResult, type EvalTask } from './eval-task';
 
 /**
  * One evaluation process (a workerpool child, eval-pool.ts). It evaluates one task at a time and
@@ -41,6 +41,7 @@ function compiledCalculations(calculated: CalculatedVariable[]): CompiledCalcula
 const report = (progress: EvalProgress) => workerpool.workerEmit(progress);
 
 async function evaluate(task: EvalTask): Promise<EvalResult> {
+  report({ at: STARTED });
   const budget = { deadline: performance.now() + task.budgetMs, budgetMs: task.budgetMs, report };
   try {
     if (task.kind === 'validate') {
