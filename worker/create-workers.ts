@@ -5,7 +5,7 @@ import { createFlowRenderActivities } from '../activities/flow/flow-render.activ
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, flowRunWorkflowInput, startFlowRunSweeper } from './flow-run-starter';
-import type { Services } from './services';
+import { renderLimitsOf, type Services } from './services';
 
 export interface WorkerSet {
   run(): Promise<void>;
@@ -46,7 +46,8 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
     storage: services.storage,
     pdfRenderer: () => services.pdfRenderer,
     evaluator: services.evaluator,
-    limits: config.rendering.limits,
+    excelRenderer: services.excelRenderer,
+    limits: renderLimitsOf(config),
     imageAllowlist: config.rendering.imageHostAllowlist,
   };
   const render = await Worker.create({

@@ -7,7 +7,9 @@ import type { DataSource } from 'typeorm';
 import { createEvalPool } from '../activities/evaluation/eval-pool';
 import { createMailer } from '../activities/mail';
 import { createChromiumPool } from '../activities/rendering/chromium-pool';
+import { ExcelThreads, type ExcelRenderer } from '../activities/rendering/excel-threads';
 import type { PdfRenderer } from '../activities/rendering/pdf-renderer';
+import type { RenderDeps } from '../activities/rendering/render-document';
 import type { Mailer } from '../activities/mail/mailer';
 import { createStorage } from '../activities/storage';
 import type { ArtefactStorage } from '../activities/storage/storage';
@@ -15,6 +17,7 @@ import { openDatabase } from '../db/data-source';
 import type { Config } from '../domain/config';
 import type { Evaluator } from '../domain/evaluation';
 import { createLogger, type Logger } from '../domain/logger';
+import type { RenderLimits } from '../domain/templates/template.types';
 import { taskQueues, type TaskQueues } from '../domain/temporal-names';
 import { connectTemporalClient } from './temporal';
 
@@ -36,6 +39,8 @@ export interface Services {
    * here but launched by its first render, so roles that never print start no browser.
    */
   pdfRenderer: PdfRenderer;
+  /** The process's Excel threads (RENDER_POOL_SIZE of them, started on first use): workbooks are built there. */
+  excelRenderer: ExcelRenderer;
   /** The process's evaluation threads: every user expression and pattern runs there (docs/security.md). */
   evaluator: Evaluator;
   /** HMAC key for access tokens and signed local download URLs. */
@@ -53,6 +58,7 @@ export async function createServices(config: Config, logger = createLogger(confi
   const storage = createStorage(config, { signingSecret: secret });
   const mailer = createMailer(config, { log: logger });
   const pdfRenderer = createChromiumPool(config.rendering, config.browser.executablePath);
+  const excelRenderer = new ExcelThreads({ size: config.rendering.poolSize });
   const evaluator = createEvalPool(config.evaluation);
   return {
     config,
@@ -64,15 +70,34 @@ export async function createServices(config: Config, logger = createLogger(confi
     mailer,
     redis,
     pdfRenderer,
+    excelRenderer,
     evaluator,
     secret,
     async close() {
       await pdfRenderer.close();
+      await excelRenderer.close();
       await evaluator.close();
       await temporal.connection.close();
       redis?.disconnect();
       await db.destroy();
     },
+  };
+}
+
+/** The configured render limits: pages, rows, loop iterations and HTML size. */
+export function renderLimitsOf(config: Config): RenderLimits {
+  return { ...config.rendering.limits, maxHtmlBytes: config.rendering.maxHtmlBytes };
+}
+
+/** What renderDocument needs from a process (previews in the API, the render activities in the render worker). */
+export function renderDepsOf(services: Services): RenderDeps {
+  const { config } = services;
+  return {
+    pdfRenderer: services.pdfRenderer,
+    evaluator: services.evaluator,
+    excelRenderer: services.excelRenderer,
+    limits: renderLimitsOf(config),
+    imageAllowlist: config.rendering.imageHostAllowlist,
   };
 }
 

@@ -9,6 +9,7 @@ import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits } from '../../domain/templates/template.types';
 import { renderDocument } from '../rendering/render-document';
+import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
 import { finishJob, outcomeOf, type JobOutcome } from './job-records';
@@ -18,6 +19,7 @@ export interface RenderJobDeps {
   storage: ArtefactStorage;
   pdfRenderer: () => PdfRenderer;
   evaluator: Evaluator;
+  excelRenderer?: ExcelRenderer;
   limits: RenderLimits;
   imageAllowlist: string[];
 }
@@ -47,7 +49,7 @@ export function createRenderJobActivity(deps: RenderJobDeps) {
     const beat = setInterval(() => heartbeat(), 2000);
     try {
       const doc = await renderDocument(
-        { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+        { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
         { tenant: job.projectId, template: version.definition, variables: job.variables, format: job.format, watermark: job.billing === 'free', title: job.filename ?? undefined },
       );
       const key = artefactKey(job.projectId, job.id, job.format);

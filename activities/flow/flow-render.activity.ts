@@ -11,6 +11,7 @@ import { webhookSignature } from '../../domain/signing';
 import type { RenderLimits } from '../../domain/templates/template.types';
 import { USER_AGENTS } from '../../domain/webhooks/delivery';
 import { createOutboundGuard, type OutboundGuard } from '../http/outbound';
+import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import { CONTENT_TYPES, renderDocument } from '../rendering/render-document';
 import type { ArtefactStorage } from '../storage/storage';
@@ -44,6 +45,7 @@ export interface FlowRenderDeps {
   storage: ArtefactStorage;
   pdfRenderer: () => PdfRenderer;
   evaluator: Evaluator;
+  excelRenderer?: ExcelRenderer;
   limits: RenderLimits;
   imageAllowlist: string[];
 }
@@ -62,7 +64,7 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
       const beat = setInterval(() => heartbeat(), 2000);
       try {
         const doc = await renderDocument(
-          { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+          { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
           { tenant: run.projectId, template: published.definition, variables, format, title: `${gate.name} ${run.shortId}` },
         ).catch(permanent);
         const key = flowArtefactKey(run.projectId, run.id, doc.fileExtension);

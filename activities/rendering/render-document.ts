@@ -2,19 +2,24 @@ import { buildHtml, limitsOf } from '../../domain/templates/build-html';
 import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
 import type { Evaluator } from '../../domain/evaluation';
 import { resolveVariables } from '../../domain/templates/variables';
-import { renderExcel } from './excel-renderer';
+import { sharedExcelThreads, type ExcelRenderer } from './excel-threads';
 import type { PdfRenderer } from './pdf-renderer';
 
 /**
  * One entry point for turning a template and generation input into a file, used by the
  * generation activities and by the preview endpoint. Errors are AppErrors: ERR_VALID_002/005 for
- * bad input, ERR_LIMIT_001/003/007/008 for limits, ERR_TMPL_008 for a template that cannot render.
+ * bad input, ERR_LIMIT_001/003/007/008/009 for limits, ERR_TMPL_008 for a template that cannot render.
+ * Nothing heavy runs on the caller's event loop: calculated variables evaluate in the evaluation
+ * processes, workbooks are built on Excel threads, PDFs are printed by Chromium.
  */
 
 export interface RenderDeps {
   pdfRenderer: PdfRenderer;
   /** Evaluates calculated variables off this thread, within the budget (domain/evaluation.ts). */
   evaluator: Evaluator;
+  /** Builds workbooks off this thread; default a process-wide single thread (sharedExcelThreads). */
+  excelRenderer?: ExcelRenderer;
+  /** Page, row, loop and HTML-size limits; unset ones take DEFAULT_RENDER_LIMITS. */
   limits?: Partial<RenderLimits>;
   imageAllowlist?: readonly string[];
 }
@@ -51,7 +56,8 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
   );
   const { schema } = input.template;
   if (input.format === 'excel') {
-    const body = await renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
+    const excel = deps.excelRenderer ?? sharedExcelThreads();
+    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
     return { body, contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
   }
   const doc = await buildHtml(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });

@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import type { Services } from '../../worker/services';
+import { renderDepsOf, type Services } from '../../worker/services';
 import { AppError } from '../../domain/errors';
 import type { Scope } from '../middleware/guards';
 import { validate } from '../validation';
@@ -18,7 +18,8 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   const router = new Router({ prefix });
   const { read, write } = templateGuards(db);
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
-  const render = { pdfRenderer: services.pdfRenderer, evaluator: services.evaluator, limits: config.rendering.limits, imageAllowlist: config.rendering.imageHostAllowlist };
+  // The configured limits (HTML size included), the Chromium pool and the Excel threads of this process.
+  const render = renderDepsOf(services);
 
   router.post('/import', removeUploads, write, async (ctx) => {
     const upload = ctx.request.files?.file;

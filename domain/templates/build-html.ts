@@ -50,12 +50,42 @@ export function limitsOf(limits?: Partial<RenderLimits>): RenderLimits {
   return { ...DEFAULT_RENDER_LIMITS, ...(limits ?? {}) };
 }
 
+function htmlTooLarge(max: number, componentId?: string): AppError {
+  return new AppError('ERR_LIMIT_009', `Rendered HTML exceeds the limit of ${max} bytes`, { limit: max, ...(componentId ? { componentId } : {}) });
+}
+
+/**
+ * Bytes of HTML produced so far. Every component but a repeat is charged as it is rendered (a
+ * repeat only wraps what its children were charged), so the sum never exceeds the page's real
+ * size, and a template whose loops multiply its output stops at the limit instead of building
+ * the whole page first.
+ */
+class HtmlBudget {
+  private used = 0;
+
+  constructor(readonly max: number) {}
+
+  charge(html: string, componentId: string): void {
+    this.used += Buffer.byteLength(html, 'utf8');
+    if (this.used > this.max) throw htmlTooLarge(this.max, componentId);
+  }
+}
+
 /** Renders a component list in a scope; shared by sections and repeats. */
-async function renderComponents(components: Component[], scope: Record<string, unknown>, base: Omit<RenderContext, 'scope'>): Promise<string> {
+async function renderComponents(components: Component[], scope: Record<string, unknown>, base: Omit<RenderContext, 'scope'>, size: HtmlBudget): Promise<string> {
   const parts: string[] = [];
   for (const c of components) {
     if (!isComponentType(c.type)) throw new AppError('ERR_TMPL_008', `Unknown component type '${String(c.type)}'`, { componentId: c.id });
-    parts.push(await COMPONENTS[c.type].html(c.id, normalizeProps(c), { ...base, scope }));
+    let html: string;
+    try {
+      html = await COMPONENTS[c.type].html(c.id, normalizeProps(c), { ...base, scope });
+    } catch (err) {
+      // One component's text outgrew the longest string V8 can hold: far past any limit.
+      if (err instanceof RangeError && /invalid string length/i.test(err.message)) throw htmlTooLarge(size.max, c.id);
+      throw err;
+    }
+    if (c.type !== 'repeat') size.charge(html, c.id);
+    parts.push(html);
   }
   return parts.join('\n');
 }
@@ -91,17 +121,18 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
   const limits = limitsOf(options.limits);
   const format = formatOptionsOf(schema);
   const imageAllowlist = options.imageAllowlist ?? [];
+  const size = new HtmlBudget(limits.maxHtmlBytes);
   const base: Omit<RenderContext, 'scope'> = {
     format,
     budget: new LoopBudget(limits.maxLoopIterations),
     imageAllowlist,
-    renderChildren: (components, scope) => renderComponents(components, scope, base),
+    renderChildren: (components, scope) => renderComponents(components, scope, base, size),
   };
 
   const sections: string[] = [];
   for (const s of schema.sections) {
     const title = s.title ? `<h2 class="fw-section-title">${interpolateHtml(s.title, data, format)}</h2>` : '';
-    sections.push(`<section class="fw-section">${title}${await renderComponents(s.components, data, base)}</section>`);
+    sections.push(`<section class="fw-section">${title}${await renderComponents(s.components, data, base, size)}</section>`);
   }
 
   const watermarkText = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || '';
@@ -124,13 +155,19 @@ ${sections.join('\n')}
 </body>
 </html>`;
 
+  const headerTemplate = headerFooterTemplate(schema.header, data, format, `0 ${margins.right} 0 ${margins.left}`);
+  const footerTemplate = headerFooterTemplate(schema.footer, data, format, `0 ${margins.right} 0 ${margins.left}`);
+  // Everything Chromium is handed counts: the page (section titles, markup, stylesheet) and the header and footer.
+  const bytes = Buffer.byteLength(html, 'utf8') + Buffer.byteLength(headerTemplate, 'utf8') + Buffer.byteLength(footerTemplate, 'utf8');
+  if (bytes > limits.maxHtmlBytes) throw htmlTooLarge(limits.maxHtmlBytes);
+
   return {
     html,
     pageSize: schema.pageSize,
     landscape: schema.orientation === 'landscape',
     margins,
     displayHeaderFooter,
-    headerTemplate: headerFooterTemplate(schema.header, data, format, `0 ${margins.right} 0 ${margins.left}`),
-    footerTemplate: headerFooterTemplate(schema.footer, data, format, `0 ${margins.right} 0 ${margins.left}`),
+    headerTemplate,
+    footerTemplate,
   };
 }

@@ -161,12 +161,15 @@ export interface RenderLimits {
   maxPdfPages: number;
   maxExcelRows: number;
   maxLoopIterations: number;
+  /** Largest HTML (UTF-8 bytes, page plus header and footer) a template may produce for Chromium (ERR_LIMIT_009). */
+  maxHtmlBytes: number;
 }
 
 export const DEFAULT_RENDER_LIMITS: RenderLimits = {
   maxPdfPages: 200,
   maxExcelRows: 100_000,
   maxLoopIterations: 10_000,
+  maxHtmlBytes: 10 * 1024 * 1024,
 };
 
 export interface ValidationIssue {

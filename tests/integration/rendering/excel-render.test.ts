@@ -4,6 +4,7 @@ import type { PdfRenderer } from '../../../activities/rendering/pdf-renderer';
 import { buildInvoiceTemplate, buildTemplate, component, invoiceVariables } from '../../support/rendering-fixtures';
 import { PNG_1PX } from '../../support/rendering-pdf';
 import { useEvaluator } from '../../support/evaluation';
+import { startLoopProbe } from '../../support/loop-probe';
 
 const evaluator = useEvaluator();
 
@@ -123,6 +124,49 @@ describe('Excel rendering', () => {
     await expect(render(60)).resolves.toMatchObject({ fileExtension: 'xlsx' });
     await expect(render(50)).rejects.toMatchObject({ code: 'ERR_LIMIT_003', status: 400, relatedInfo: { limit: 50 } });
   });
+
+  it('builds a 99,990-row workbook off the event loop: a 10 ms probe is never held 100 ms, and numbers stay numbers', async () => {
+    const t = buildTemplate({
+      components: [
+        component('table', {
+          dataSource: 'rows',
+          columns: [
+            { header: 'Name', field: 'name' },
+            { header: 'Qty', field: 'qty', format: 'number' },
+            { header: 'Price', field: 'price', format: 'currency' },
+          ],
+        }),
+      ],
+    });
+    const n = 99_990;
+    const rows = Array.from({ length: n }, (_, i) => ({ name: `Row ${i}`, qty: i, price: i * 1.5 }));
+    const probe = startLoopProbe(10);
+    const out = await renderDocument(
+      { evaluator, pdfRenderer: noPdf, limits: { maxExcelRows: 100_000, maxLoopIterations: 100_000 } },
+      { tenant: 'test', template: t, variables: { rows }, format: 'excel' },
+    ).finally(() => probe.stop());
+    const loop = probe.stop();
+    // The build takes seconds and the loop ticked through all of it. Built on this thread, one gap
+    // lasted the whole build (about 10 s, 5 s of it this thread's CPU time). A gap of 100 ms or more
+    // is tolerated only where this thread was mostly off the CPU: the machine was busy, not the loop.
+    expect(loop.ticks).toBeGreaterThan(100);
+    expect(loop.maxBusyMs).toBeLessThan(100);
+    expect(loop.longGaps.filter(([gap, busy]) => gap >= 100 && busy >= gap / 2)).toEqual([]);
+
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(out.body as unknown as ExcelJS.Buffer);
+    const ws = wb.worksheets[0];
+    expect((ws.getRow(1).values as unknown[]).slice(1)).toEqual(['Name', 'Qty', 'Price']);
+    expect(ws.actualRowCount).toBe(n + 1);
+    for (const i of [0, 1, 54_321, n - 1]) {
+      const row = ws.getRow(i + 2);
+      expect(row.getCell(1).value).toBe(`Row ${i}`);
+      expect(row.getCell(2).value).toBe(i);
+      expect(row.getCell(2).type).toBe(ExcelJS.ValueType.Number);
+      expect(row.getCell(3).value).toBe(i * 1.5);
+      expect(row.getCell(3).type).toBe(ExcelJS.ValueType.Number);
+    }
+  }, 120_000);
 
   it('applies the loop limit to workbooks too', async () => {
     const t = buildTemplate({ components: [component('repeat', { dataSource: 'xs', components: [component('text', { text: '{{item}}' })] })] });
