@@ -35,6 +35,7 @@ export async function createWorkers(services: Services, opts: { workflowBundlePa
         publicUrl: config.publicUrl,
         emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
         outboundAllowlist: config.outbound.allowlist,
+        customRenderMaxBytes: config.rendering.maxCustomRenderBytes,
         downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
         flowMinuteMs: config.flowApprovals.minuteMs,
       }),

@@ -79,18 +79,31 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
 }
 export type FlowRenderActivities = ReturnType<typeof createFlowRenderActivities>;
 
-/** The largest document a custom render API may answer with. */
-const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
+/** Default of CUSTOM_RENDER_MAX_BYTES (config.rendering.maxCustomRenderBytes). */
+const DEFAULT_MAX_RESPONSE_BYTES = 20 * 1024 * 1024;
 const RENDER_API_TIMEOUT_MS = 30_000;
+/** How much of an error answer's body is read, for the run's error message. */
+const ERROR_BODY_BYTES = 256;
+
+export interface FlowRenderApiDeps {
+  db: DataSource;
+  storage: ArtefactStorage;
+  outboundAllowlist: string[];
+  /** Largest answer read from the API (CUSTOM_RENDER_MAX_BYTES); past it the run fails with ERR_LIMIT_010. */
+  maxResponseBytes?: number;
+}
 
 /**
  * `custom_api`: POSTs the validated payload (its JSON, as the body) to `renderConfig.url`, signed
  * like a webhook when `renderConfig.secret` is set (`X-Service-Signature: v1=…` over
  * `<timestamp>.<body>`). The answer is the document itself (application/pdf or the xlsx type) or
- * JSON `{url}` naming one, fetched through the same outbound guard. Main task queue.
+ * JSON `{url}` naming one, fetched through the same outbound guard. Every answer is read with a
+ * byte cap while it streams: one that says (Content-Length) or turns out to be larger stops being
+ * read and fails the run at once (ERR_LIMIT_010, not retried). Main task queue.
  */
-export function createFlowRenderApiActivity(deps: { db: DataSource; storage: ArtefactStorage; outboundAllowlist: string[] }) {
+export function createFlowRenderApiActivity(deps: FlowRenderApiDeps) {
   const guard = createOutboundGuard(deps.outboundAllowlist, { timeoutMs: RENDER_API_TIMEOUT_MS });
+  const maxBytes = deps.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   return async function callFlowRenderApi(input: { runId: string }): Promise<{ artefactKey: string }> {
     const { run, gate } = await loadRun(deps.db, input.runId);
     if (run.artefactKey) return { artefactKey: run.artefactKey };
@@ -109,10 +122,10 @@ export function createFlowRenderApiActivity(deps: { db: DataSource; storage: Art
     if (typeof config.secret === 'string' && config.secret) headers['X-Service-Signature'] = webhookSignature(config.secret, timestamp, body);
 
     const res = await guard.guardedFetch(config.url, { method: 'POST', headers, body }).catch(permanentIfRefused);
-    let doc = await readDocument(res, true);
+    let doc = await readDocument(res, true, maxBytes).catch(permanent);
     if ('url' in doc) {
       const linked = await guard.guardedFetch(doc.url, { method: 'GET' }).catch(permanentIfRefused);
-      doc = await readDocument(linked, false);
+      doc = await readDocument(linked, false, maxBytes).catch(permanent);
       if ('url' in doc) throw new Error('The document URL answered JSON, not a document');
     }
     const key = flowArtefactKey(run.projectId, run.id, doc.ext);
@@ -130,22 +143,68 @@ function permanentIfRefused(err: unknown): never {
 
 type ReadDocument = { body: Buffer; contentType: string; ext: 'pdf' | 'xlsx' } | { url: string };
 
-async function readDocument(res: Response, allowUrl: boolean): Promise<ReadDocument> {
+function tooLarge(maxBytes: number, declared?: number): AppError {
+  const said = declared === undefined ? '' : ` (its Content-Length says ${declared})`;
+  return new AppError('ERR_LIMIT_010', `Render API response exceeds the limit of ${maxBytes} bytes${said}`, { limit: maxBytes });
+}
+
+/**
+ * The body, read chunk by chunk and never past `maxBytes`: a declared Content-Length over the cap
+ * is refused before reading, and a body that grows past it is cancelled (the connection closes)
+ * once it does. With `truncate`, the first `maxBytes` are returned instead of an error.
+ */
+export async function readCapped(res: Response, maxBytes: number, { truncate = false } = {}): Promise<Buffer> {
+  const declared = res.headers.get('content-length');
+  if (!truncate && declared !== null && Number(declared) > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw tooLarge(maxBytes, Number(declared));
+  }
+  if (!res.body) return Buffer.alloc(0);
+  const reader = res.body.getReader();
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (total + value.byteLength > maxBytes) {
+        if (!truncate) throw tooLarge(maxBytes);
+        chunks.push(Buffer.from(value.buffer, value.byteOffset, maxBytes - total));
+        total = maxBytes;
+        break;
+      }
+      chunks.push(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+      total += value.byteLength;
+    }
+  } finally {
+    // Stops the transfer when we stopped early (cap reached, error); a no-op after the last chunk.
+    await reader.cancel().catch(() => undefined);
+  }
+  return Buffer.concat(chunks, total);
+}
+
+async function readDocument(res: Response, allowUrl: boolean, maxBytes: number): Promise<ReadDocument> {
   if (!res.ok) {
-    const text = (await res.text().catch(() => '')).slice(0, 256).replace(/\s+/g, ' ').trim();
+    const text = (await readCapped(res, ERROR_BODY_BYTES, { truncate: true }).catch(() => Buffer.alloc(0))).toString('utf8').replace(/\s+/g, ' ').trim();
     throw new Error(`Render API answered HTTP ${res.status}${text ? `: ${text}` : ''}`);
   }
   const type = (res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (Number(res.headers.get('content-length') ?? 0) > MAX_DOCUMENT_BYTES) throw new Error('Render API document is larger than 50 MB');
   if (allowUrl && type === 'application/json') {
-    const json = (await res.json().catch(() => null)) as { url?: unknown } | null;
+    let json: { url?: unknown } | null = null;
+    try {
+      json = JSON.parse((await readCapped(res, maxBytes)).toString('utf8')) as { url?: unknown } | null;
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+    }
     if (!json || typeof json.url !== 'string') throw new Error('Render API answered JSON without a `url`');
     return { url: json.url };
   }
   const ext = type === CONTENT_TYPES.pdf ? 'pdf' : type === CONTENT_TYPES.xlsx ? 'xlsx' : undefined;
-  if (!ext) throw new Error(`Render API answered ${type || 'no content type'}, not a PDF or XLSX document`);
-  const body = Buffer.from(await res.arrayBuffer());
+  if (!ext) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new Error(`Render API answered ${type || 'no content type'}, not a PDF or XLSX document`);
+  }
+  const body = await readCapped(res, maxBytes);
   if (body.length === 0) throw new Error('Render API answered an empty document');
-  if (body.length > MAX_DOCUMENT_BYTES) throw new Error('Render API document is larger than 50 MB');
   return { body, contentType: CONTENT_TYPES[ext], ext };
 }

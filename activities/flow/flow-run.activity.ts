@@ -13,6 +13,8 @@ export interface FlowActivityDeps {
   storage: ArtefactStorage;
   /** OUTBOUND_ALLOWLIST: private hosts a custom render API may live on. */
   outboundAllowlist: string[];
+  /** CUSTOM_RENDER_MAX_BYTES: the largest answer read from a custom render API (ERR_LIMIT_010). */
+  customRenderMaxBytes?: number;
   /** Lifetime of the signed `artefactUrl` sent in `flow.run.completed` (DOWNLOAD_URL_TTL_SECONDS). */
   downloadUrlTtlSeconds?: number;
 }
@@ -64,7 +66,7 @@ export function createFlowRunActivities(deps: FlowActivityDeps) {
       await updateRun(deps.db, input);
     },
 
-    callFlowRenderApi: createFlowRenderApiActivity(deps),
+    callFlowRenderApi: createFlowRenderApiActivity({ ...deps, maxResponseBytes: deps.customRenderMaxBytes }),
 
     /**
      * Records the `flow.run.completed` deliveries, one per delivery channel of the gate (as the
