@@ -8,10 +8,10 @@ import { startApiServer } from '../api/server';
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { compileGate, validatePayload } from '../domain/flow/engine';
-import type { ObjectSchema, Property } from '../domain/flow/gate.types';
 import { createWorkers } from '../worker/create-workers';
 import { createServices } from '../worker/services';
 import { installTemporalLogging, startProductWorkflow } from '../worker/temporal';
+import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema } from './bench-gate';
 import { freePort } from './embedded-postgres';
 import { startEmbeddedTemporal } from './embedded-temporal';
 
@@ -28,67 +28,6 @@ import { startEmbeddedTemporal } from './embedded-temporal';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-/** 20 fields of every kind, nested object and array included. */
-function benchSchema(): ObjectSchema {
-  const properties: Record<string, Property> = {
-    customer: { type: 'string', required: true, minLength: 2, maxLength: 100 },
-    email: { type: 'string', required: true, format: 'email' },
-    website: { type: 'string', format: 'url' },
-    issued: { type: 'string', required: true, format: 'date' },
-    due: { type: 'string', format: 'date-time' },
-    reference: { type: 'string', format: 'uuid' },
-    code: { type: 'string', pattern: '^[A-Z]{3}-\\d{4}$' },
-    currency: { type: 'string', enum: ['EUR', 'USD', 'GBP'] },
-    total: { type: 'number', required: true, min: 0 },
-    discount: { type: 'number', min: 0, max: 100 },
-    quantity: { type: 'integer', min: 1 },
-    paid: { type: 'boolean' },
-    notes: { type: 'string', maxLength: 2000 },
-    address: { type: 'object', properties: { street: { type: 'string', required: true }, city: { type: 'string', required: true }, zip: { type: 'string', pattern: '^\\d{5}$' } } },
-    items: { type: 'array', required: true, minLength: 1, maxLength: 100, items: { type: 'object', properties: { sku: { type: 'string', required: true }, price: { type: 'number', min: 0 }, qty: { type: 'integer', min: 1 } } } },
-    tags: { type: 'array', items: { type: 'string', maxLength: 30 } },
-    priority: { type: 'integer', enum: [1, 2, 3] },
-    region: { type: 'string', enum: ['north', 'south', 'east', 'west'] },
-    vat: { type: 'number', min: 0, max: 50 },
-    approved: { type: 'boolean' },
-  };
-  return { type: 'object', properties };
-}
-
-const RULES = [
-  { id: 'total-matches', expression: '$abs($sum(items.(price * qty)) - total) < 0.01', message: 'total must equal the items' },
-  { id: 'discount-cap', expression: 'discount <= 50 or paid = true', message: 'discount above 50% needs payment' },
-  { id: 'due-after-issue', expression: '$not($exists(due)) or $substring(due, 0, 10) >= issued', message: 'due before issue date' },
-  { id: 'eur-vat', expression: "currency != 'EUR' or vat >= 0", message: 'EUR invoices need VAT' },
-  { id: 'item-count', expression: '$count(items) <= 100', message: 'too many items' },
-];
-
-const PAYLOAD = {
-  customer: 'Ada Lovelace',
-  email: 'ada@example.com',
-  website: 'https://example.com',
-  issued: '2026-01-10',
-  due: '2026-02-10T00:00:00Z',
-  reference: '3f2504e0-4f89-11d3-9a0c-0305e82c3301',
-  code: 'INV-2026',
-  currency: 'EUR',
-  total: 65,
-  discount: 10,
-  quantity: 3,
-  paid: false,
-  notes: 'Thanks for your business',
-  address: { street: '1 Analytical Way', city: 'London', zip: '12345' },
-  items: [
-    { sku: 'A', price: 10, qty: 2 },
-    { sku: 'B', price: 15, qty: 3 },
-  ],
-  tags: ['q1', 'priority'],
-  priority: 2,
-  region: 'north',
-  vat: 20,
-  approved: true,
-};
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const fmt = (n: number, d = 1) => n.toFixed(d);
