@@ -1,5 +1,5 @@
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startApiServer } from '../api/server';
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
@@ -7,12 +7,15 @@ import { createWorkers } from '../worker/create-workers';
 import { runRole } from '../worker/run-role';
 import { createServices } from '../worker/services';
 import { ensureSearchAttributes, installTemporalLogging } from '../worker/temporal';
+import { startChildRole } from './child-role';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { startEmbeddedTemporal } from './embedded-temporal';
 
 /**
- * `npm start`: the whole service in one process tree — the HTTP API, a Temporal worker, and every
- * backing service that is not configured, embedded (contract §1). Ctrl-C stops everything.
+ * `npm start`: the whole service in one process tree — the HTTP API and the main Temporal worker in
+ * this process, the render worker as a child process (its own event loop and heap, so a render that
+ * crashes or stalls it cannot stop the main queue; restarted if it dies), and every backing service
+ * that is not configured, embedded (contract §1). Ctrl-C stops everything.
  */
 runRole('formwork', async () => {
   const base = loadConfig();
@@ -40,14 +43,18 @@ runRole('formwork', async () => {
     const services = await createServices(config, logger);
     stops.unshift(() => services.close());
     if (base.temporal.address) await ensureSearchAttributes(services.temporal, logger);
-    const workers = await createWorkers(services);
+    const workers = await createWorkers(services, { queues: ['main'] });
     const running = workers.run();
     stops.unshift(async () => {
       await workers.shutdown();
       await running;
     });
+    // The render queue's worker: the same environment (embedded database and Temporal included).
+    const renderWorker = startChildRole({ name: 'render-worker', file: join(__dirname, '..', 'worker', 'render-main.js'), env });
+    stops.unshift(renderWorker.stop);
     const api = await startApiServer(services);
     stops.unshift(api.close);
+    await renderWorker.ready;
 
     process.stdout.write(
       [
@@ -55,6 +62,7 @@ runRole('formwork', async () => {
         'Formwork is running.',
         `  API:          ${config.publicUrl}  (health: ${config.publicUrl}/api/health)`,
         `  Temporal UI:  ${uiUrl ?? `(external cluster at ${config.temporal.address})`}`,
+        `  Workers:      main queue in this process, render queue in a child process (pid ${renderWorker.pid})`,
         `  Data:         ${dataDir}`,
         `  Storage:      ${config.storage.s3 ? `s3://${config.storage.s3.bucket}` : `${dataDir}/artefacts`}`,
         `  E-mail:       ${config.mail.smtpUrl ? 'SMTP' : `log + ${dataDir}/outbox`}`,

@@ -13,74 +13,107 @@ export interface WorkerSet {
 }
 
 /**
- * One Worker per task queue. Workflows come from a prebuilt bundle when one is given (tests build
- * it once per run), otherwise they are bundled from `workflows/` at start-up.
+ * The task queues a process polls. `main`: workflows and light activities (database, mail,
+ * webhooks, approvals, custom render APIs); `render`: Chromium and ExcelJS (document renders and
+ * Flow native renders). Production runs them in separate processes (`npm run start:worker`,
+ * `npm run start:render-worker`), so a render that crashes or stalls its process cannot stop the
+ * main queue; tests may poll both in one process.
  */
-export async function createWorkers(services: Services, opts: { workflowBundlePath?: string; schedules?: boolean } = {}): Promise<WorkerSet> {
+export type QueueRole = 'main' | 'render';
+
+export interface CreateWorkersOptions {
+  /** The queues this process polls (default both: the in-process test setup). */
+  queues?: readonly QueueRole[];
+  /** A prebuilt workflow bundle (tests build it once per run); otherwise bundled from `workflows/`. */
+  workflowBundlePath?: string;
+  /** Create the maintenance schedule (main queue only; default true). */
+  schedules?: boolean;
+}
+
+/** One Worker per task queue this process polls. */
+export async function createWorkers(services: Services, opts: CreateWorkersOptions = {}): Promise<WorkerSet> {
   const { config, db, mailer, taskQueues } = services;
+  const queues = new Set<QueueRole>(opts.queues ?? ['main', 'render']);
+  if (queues.size === 0) throw new Error('createWorkers: no task queue to poll');
   const connection = await NativeConnection.connect({ address: config.temporal.address! });
-  const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = opts.workflowBundlePath
-    ? { workflowBundle: { codePath: opts.workflowBundlePath } }
-    : { workflowsPath: require.resolve('../workflows') };
-  const main = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: taskQueues.main,
-    ...workflows,
-    activities: {
-      ...createActivities({
+  const workers: Worker[] = [];
+  try {
+    if (queues.has('main')) {
+      const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = opts.workflowBundlePath
+        ? { workflowBundle: { codePath: opts.workflowBundlePath } }
+        : { workflowsPath: require.resolve('../workflows') };
+      workers.push(
+        await Worker.create({
+          connection,
+          namespace: config.temporal.namespace,
+          taskQueue: taskQueues.main,
+          ...workflows,
+          activities: {
+            ...createActivities({
+              db,
+              mailer,
+              storage: services.storage,
+              publicUrl: config.publicUrl,
+              emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
+              outboundAllowlist: config.outbound.allowlist,
+              customRenderMaxBytes: config.rendering.maxCustomRenderBytes,
+              downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
+              flowMinuteMs: config.flowApprovals.minuteMs,
+            }),
+            ...createDocumentActivities(documentActivityDeps(services)),
+          },
+        }),
+      );
+    }
+    if (queues.has('render')) {
+      const renderDeps = {
         db,
-        mailer,
         storage: services.storage,
-        publicUrl: config.publicUrl,
-        emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
-        outboundAllowlist: config.outbound.allowlist,
-        customRenderMaxBytes: config.rendering.maxCustomRenderBytes,
-        downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
-        flowMinuteMs: config.flowApprovals.minuteMs,
-      }),
-      ...createDocumentActivities(documentActivityDeps(services)),
-    },
-  });
-  const renderDeps = {
-    db,
-    storage: services.storage,
-    pdfRenderer: () => services.pdfRenderer,
-    evaluator: services.evaluator,
-    excelRenderer: services.excelRenderer,
-    limits: renderLimitsOf(config),
-    imageAllowlist: config.rendering.imageHostAllowlist,
-  };
-  const render = await Worker.create({
-    connection,
-    namespace: config.temporal.namespace,
-    taskQueue: taskQueues.render,
-    activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps) },
-    // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
-    // other tasks load their job or store their artefact; beyond that they would only queue.
-    maxConcurrentActivityTaskExecutions: config.rendering.poolSize * 2,
-  });
-  const workers = [main, render];
-  if (opts.schedules !== false) await ensureMaintenanceSchedule(services);
+        pdfRenderer: () => services.pdfRenderer,
+        evaluator: services.evaluator,
+        excelRenderer: services.excelRenderer,
+        limits: renderLimitsOf(config),
+        imageAllowlist: config.rendering.imageHostAllowlist,
+      };
+      workers.push(
+        await Worker.create({
+          connection,
+          namespace: config.temporal.namespace,
+          taskQueue: taskQueues.render,
+          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps) },
+          // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
+          // other tasks load their job or store their artefact; beyond that they would only queue.
+          maxConcurrentActivityTaskExecutions: config.rendering.poolSize * 2,
+        }),
+      );
+    }
+  } catch (err) {
+    await connection.close().catch(() => undefined);
+    throw err;
+  }
+  const main = queues.has('main');
+  if (main && opts.schedules !== false) await ensureMaintenanceSchedule(services);
   let running: Promise<unknown> | undefined;
-  // Starts Flow run workflows an API replica accepted but could not start (docs/flow.md).
-  const flowRuns = createFlowRunStarter({
-    db,
-    temporal: services.temporal,
-    taskQueue: taskQueues.main,
-    logger: services.logger,
-    workflowInput: flowRunWorkflowInput(services),
-  });
+  // Starts Flow run workflows an API replica accepted but could not start (docs/flow.md): a main-queue duty.
+  const flowRuns = main
+    ? createFlowRunStarter({
+        db,
+        temporal: services.temporal,
+        taskQueue: taskQueues.main,
+        logger: services.logger,
+        workflowInput: flowRunWorkflowInput(services),
+      })
+    : undefined;
   let stopFlowSweep: (() => void) | undefined;
   return {
     run() {
-      stopFlowSweep ??= startFlowRunSweeper(flowRuns, services.logger);
+      if (flowRuns) stopFlowSweep ??= startFlowRunSweeper(flowRuns, services.logger);
       running ??= Promise.all(workers.map((w) => w.run()));
       return running.then(() => undefined);
     },
     async shutdown() {
       stopFlowSweep?.();
-      flowRuns.stop();
+      flowRuns?.stop();
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();

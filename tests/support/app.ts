@@ -7,7 +7,7 @@ import type { AppOptions } from '../../api/app';
 import { loadConfig } from '../../domain/config';
 import { createLogger } from '../../domain/logger';
 import { freePort } from '../../scripts/embedded-postgres';
-import { createWorkers, type WorkerSet } from '../../worker/create-workers';
+import { createWorkers, type QueueRole, type WorkerSet } from '../../worker/create-workers';
 import { createServices, type Services } from '../../worker/services';
 import { installTemporalLogging } from '../../worker/temporal';
 import { createTestDatabase } from './database';
@@ -16,6 +16,8 @@ import { startSmtpServer, type SmtpTestServer } from './smtp-server';
 export interface TestApp {
   url: string;
   services: Services;
+  /** The environment the app was configured from: what another process role needs to join it. */
+  env: Record<string, string>;
   smtp?: SmtpTestServer;
   dataDir: string;
   request: RequestFn;
@@ -46,6 +48,8 @@ export interface TestAppOptions {
   smtp?: boolean;
   /** Run a Temporal worker in-process (default true). */
   worker?: boolean;
+  /** The task queues the in-process worker polls (default both; `['main']` when a render-worker process joins). */
+  queues?: QueueRole[];
   appOptions?: AppOptions;
   /** Create the maintenance schedule (default false: tests run maintenance directly). */
   schedules?: boolean;
@@ -62,7 +66,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const dataDir = await mkdtemp(join(tmpdir(), 'formwork-test-'));
   const smtp = opts.smtp === false ? undefined : await startSmtpServer();
   const port = await freePort();
-  const config = loadConfig({
+  const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -70,7 +74,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
     DATABASE_POOL_SIZE: '5',
-    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    ...(process.env.TEST_TEMPORAL_ADDRESS ? { TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS } : {}),
     TEMPORAL_TASK_QUEUE_PREFIX: `t-${randomBytes(4).toString('hex')}`,
     JWT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -80,11 +84,12 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     RATE_LIMIT_API_KEY: '100000',
     ...(smtp ? { SMTP_URL: smtp.url } : {}),
     ...opts.env,
-  });
+  };
+  const config = loadConfig(env);
   const services = await createServices(config, createLogger(config.logLevel));
   let workers: WorkerSet | undefined;
   const startWorker = async () => {
-    workers = await createWorkers(services, { workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, schedules: opts.schedules ?? false });
+    workers = await createWorkers(services, { queues: opts.queues, workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, schedules: opts.schedules ?? false });
     void workers.run();
   };
   const stopWorker = async () => {
@@ -97,6 +102,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   return {
     url: api.url,
     services,
+    env,
     smtp,
     dataDir,
     request,
