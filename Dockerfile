@@ -1,4 +1,5 @@
-# One image, two roles: `npm run start:api` or `npm run start:worker` (see docker-compose.yml).
+# One image, three roles: `npm run start:api`, `npm run start:worker` or `npm run start:render-worker`
+# (see docker-compose.yml). Only the render worker uses Chromium (and the API, for previews).
 FROM node:20-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends chromium fonts-noto-cjk fonts-dejavu-core ca-certificates \
