@@ -2,6 +2,8 @@
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
+  // tests/hostile runs in a pass of its own (jest.hostile.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/hostile/'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
   globalSetup: '<rootDir>/tests/support/global-setup.ts',

@@ -1,3 +1,5 @@
+import type { ChildProcess } from 'node:child_process';
+import { setPriority } from 'node:os';
 import workerpool from 'workerpool';
 import type { CheckArgs, CheckName, CheckResult } from '../../domain/checks';
 import { AppError, type ErrorCode } from '../../domain/errors';
@@ -23,10 +25,35 @@ export interface EvalPoolOptions {
  * budget (JSONata checks the clock at every step); this only ends what cannot be interrupted, such
  * as one enormous string operation.
  */
-const KILL_GRACE_MS = 100;
+const KILL_GRACE_MS = 250;
+
+/**
+ * Priorities: every worker runs at WORKER_NICE (below HTTP and Temporal polling); a task still
+ * running after DEMOTE_AFTER_MS is moved to DEMOTED_NICE, so an expensive evaluation takes CPU only
+ * from what nobody else needs, and quick ones (every honest validation) keep theirs.
+ */
+const WORKER_NICE = 10;
+const DEMOTED_NICE = 19;
+const DEMOTE_AFTER_MS = 50;
+
+function renice(pid: number, nice: number): boolean {
+  try {
+    setPriority(pid, nice);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** How long a task may wait for a worker to load its code and start it (a safety net, not a budget). */
 const START_TIMEOUT_MS = 30_000;
+
+/**
+ * Checks of saved definitions are our own code, linear in their input (at most JSON_BODY_LIMIT):
+ * they run in the workers to keep the request loop free, and get a budget this many times the
+ * expressions' one, so that a large honest template can be saved on a busy machine.
+ */
+export const CHECK_BUDGET_FACTOR = 10;
 
 /**
  * The evaluation pool (domain/evaluation.ts): worker *processes* (workerpool), each with its own
@@ -48,23 +75,31 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     forkOpts: {
       execArgv: [`--max-old-space-size=${options.maxHeapMb}`, '--max-semi-space-size=8', '--stack-size=2000'],
     },
-    workerTerminateTimeout: 1000,
+    // A killed task's worker is asked to clean up and, busy as it is, terminated this soon after.
+    workerTerminateTimeout: 100,
   });
   const scheduler = new FairScheduler(options.poolSize);
   const budgetMs = options.timeoutMs;
+  const checkBudgetMs = budgetMs * CHECK_BUDGET_FACTOR;
 
   type Interrupted = { interrupted: true; memory: boolean; progress: EvalProgress[] };
 
   /** Runs a task in a worker; resolves to the worker's result or to how it was interrupted. */
-  function dispatch(tenant: string, work: EvalWork): Promise<EvalResult | Interrupted> {
+  function dispatch(tenant: string, work: EvalWork, budgetMs = options.timeoutMs): Promise<EvalResult | Interrupted> {
     return scheduler.submit(tenant, async () => {
       const progress: EvalProgress[] = [];
       let killTimer: NodeJS.Timeout | undefined;
       // The budget counts from the moment the worker starts the task (its first report), not from
       // dispatch: a worker that replaces a killed one first has to load its code.
+      let demoteTimer: NodeJS.Timeout | undefined;
+      let demoted: number | undefined;
       const task = pool.exec('evaluate', [{ ...work, budgetMs }], {
         on: (p: EvalProgress) => {
-          if (p.at === STARTED && progress.length === 0) killTimer = setTimeout(() => task.cancel(), budgetMs + KILL_GRACE_MS);
+          if (p.at === STARTED && progress.length === 0) {
+            killTimer = setTimeout(() => task.cancel(), budgetMs + KILL_GRACE_MS);
+            const pid = p.pid;
+            if (pid) demoteTimer = setTimeout(() => (demoted = renice(pid, DEMOTED_NICE) ? pid : undefined), DEMOTE_AFTER_MS);
+          }
           progress.push(p);
         },
       });
@@ -78,6 +113,10 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
         throw err;
       } finally {
         clearTimeout(killTimer);
+        clearTimeout(demoteTimer);
+        // Back to the workers' priority for the next task (needs CAP_SYS_NICE; without it the worker
+        // stays below the others until it is replaced).
+        if (demoted) renice(demoted, WORKER_NICE);
       }
     });
   }
@@ -114,12 +153,12 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     },
 
     async check<N extends CheckName>(tenant: string, name: N, ...args: CheckArgs<N>): Promise<CheckResult<N>> {
-      const result = await dispatch(tenant, { kind: 'check', name, args });
+      const result = await dispatch(tenant, { kind: 'check', name, args }, checkBudgetMs);
       if ('interrupted' in result) {
         const message = result.memory
           ? `The definition could not be checked within the evaluation memory limit (${options.maxHeapMb} MB)`
-          : `The definition could not be checked within the evaluation budget (${budgetMs} ms)`;
-        throw new AppError('ERR_LIMIT_008', message, { check: name, limitMs: budgetMs });
+          : `The definition could not be checked within the evaluation budget (${checkBudgetMs} ms)`;
+        throw new AppError('ERR_LIMIT_008', message, { check: name, limitMs: checkBudgetMs });
       }
       if (!result.ok) throw failure(result.error);
       if (!('checked' in result)) throw new Error('evaluation worker answered a check without a result');
@@ -127,7 +166,11 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     },
 
     async close() {
-      await pool.terminate(true);
+      // workerpool waits for an 'exit' that a worker which already died on its own never sends
+      // again: give it a moment, then make sure no worker process outlives the pool.
+      const children = (pool as unknown as { workers?: Array<{ worker?: ChildProcess | null }> }).workers?.map((w) => w.worker) ?? [];
+      await Promise.race([pool.terminate(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      for (const child of children) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
 }

@@ -27,5 +27,7 @@ export const STARTED = -1;
 
 export interface EvalProgress {
   at: number;
+  /** With STARTED: the worker's process id (the pool lowers the priority of a long task). */
+  pid?: number;
   done?: { rule: number; status: 'pass' | 'fail' | 'error' | 'skipped' };
 }

@@ -1,5 +1,5 @@
+import './lower-priority';
 import { createHash } from 'node:crypto';
-import { setPriority } from 'node:os';
 import workerpool from 'workerpool';
 import { CHECKS } from '../../domain/checks';
 import { AppError } from '../../domain/errors';
@@ -12,15 +12,8 @@ import { STARTED, type EvalProgress, type EvalResult, type EvalTask } from './ev
 /**
  * One evaluation process (a workerpool child, eval-pool.ts). It evaluates one task at a time and
  * keeps what it compiled: gates by id and schema version, calculated variables by the hash of their
- * expressions (so by template version). It runs below normal priority, so that when the machine is
- * busy the processes that answer HTTP and poll Temporal come first.
+ * expressions (so by template version). It runs below normal priority (lower-priority.ts).
  */
-
-try {
-  setPriority(10);
-} catch {
-  // Not permitted here: the process keeps its priority.
-}
 
 const gates = new CompiledGateCache(500);
 const calculations = new Map<string, CompiledCalculated[]>();
@@ -41,7 +34,7 @@ function compiledCalculations(calculated: CalculatedVariable[]): CompiledCalcula
 const report = (progress: EvalProgress) => workerpool.workerEmit(progress);
 
 async function evaluate(task: EvalTask): Promise<EvalResult> {
-  report({ at: STARTED });
+  report({ at: STARTED, pid: process.pid });
   const budget = { deadline: performance.now() + task.budgetMs, budgetMs: task.budgetMs, report };
   try {
     if (task.kind === 'validate') {

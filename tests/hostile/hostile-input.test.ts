@@ -1,0 +1,269 @@
+import { Worker } from 'node:worker_threads';
+import type { TestApp } from '../support/app';
+import { startApiProcess, type ApiProcess } from '../support/api-process';
+import { createGate, flowWorkspace, type FlowWorkspace } from '../support/flow';
+import { buildTemplate } from '../support/templates';
+
+/**
+ * Hostile input against the real service (issue "Untrusted input never stalls the service"):
+ * every case gets a catalogued 4xx or a rule `error` step within its budget, and a probe calling
+ * GET /api/health every 50 ms meanwhile never waits 100 ms. The API is the real API role in a process
+ * of its own (as deployed), so the probe measures it and not this test's own work; and this file
+ * runs in its own Jest pass (jest.hostile.config.js) after the others, on an otherwise idle machine.
+ */
+
+const BUDGET_MS = 1000;
+/** A hostile request's own deadline: the budget, the kill grace and the cost of replacing a worker. */
+const ANSWER_MS = BUDGET_MS + 1500;
+const RUNAWAY = '($f := function($n){ $f($n + 1) }; $f(0))';
+const json = { 'content-type': 'application/json' };
+
+/**
+ * GET `url` every 50 ms from a thread of its own, so that what this test does on its own event loop
+ * (sending a megabyte, reading answers) never delays the probe: it times the service alone.
+ */
+function startProbe(url: string, onLatency: (ms: number) => void, onError: (message: string) => void): Worker {
+  const code = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    setInterval(() => {
+      const start = performance.now();
+      fetch(workerData.url)
+        .then(async (res) => { await res.arrayBuffer(); parentPort.postMessage({ ms: performance.now() - start }); })
+        .catch((err) => parentPort.postMessage({ error: String(err && err.message) }));
+    }, 50);`;
+  const worker = new Worker(code, { eval: true, workerData: { url } });
+  worker.on('message', (m: { ms?: number; error?: string }) => (m.error !== undefined ? onError(m.error) : onLatency(m.ms!)));
+  return worker;
+}
+
+/**
+ * Large bodies, serialised before the probe starts: the test client shares this process's event
+ * loop with the API, and the probe is to measure the service, not the client building 3 MB.
+ */
+function buildBodies() {
+  const sections = Array.from({ length: 3 }, (_, s) => ({
+    id: `s${s}`,
+    title: 'T',
+    components: Array.from({ length: 700 }, (_, i) => ({ id: `c${i}-${s}`, type: 'text', props: { text: `Hello {{customer}} ${'x'.repeat(400)}` } })),
+  }));
+  const spacesText = `{{${' '.repeat(99_998)}`;
+  return {
+    bigTemplate: JSON.stringify({ templateType: 'pdf', schema: { pageSize: 'A4', sections } }),
+    spaces: JSON.stringify({ templateType: 'pdf', schema: { pageSize: 'A4', sections: [{ id: 's', title: spacesText, components: [{ id: 't', type: 'text', props: { text: spacesText } }] }] } }),
+    deep: `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`,
+    freetext: 'xyz aaaa '.repeat(111_112).slice(0, 1_000_000),
+    redos: JSON.stringify({ a: `${'a'.repeat(100_000)}!`, b: `${'a'.repeat(100_000)}!`, c: `${'word '.repeat(20_000)}!` }),
+  };
+}
+
+describe('hostile input never stalls the service', () => {
+  let api: ApiProcess;
+  let app: TestApp;
+  let ws: FlowWorkspace;
+  let honest: FlowWorkspace;
+  const latencies: number[] = [];
+  const probeErrors: string[] = [];
+  let probe: Worker | undefined;
+  const bodies = buildBodies();
+
+  beforeAll(async () => {
+    api = await startApiProcess({ EVAL_TIMEOUT_MS: String(BUDGET_MS), EVAL_POOL_SIZE: '2', RENDER_HTML_MAX_BYTES: String(512 * 1024) });
+    app = api.app;
+    ws = await flowWorkspace(app, 'scale');
+    honest = await flowWorkspace(app, 'scale');
+    // Warm the evaluation workers, then start probing.
+    await app.request('POST', '/api/templates/validate-variables', { token: ws.user.accessToken, body: { variables: [] } });
+    probe = startProbe(
+      `${app.url}/api/health`,
+      (ms) => latencies.push(ms),
+      (message) => probeErrors.push(message),
+    );
+  });
+
+  afterAll(async () => {
+    await probe?.terminate();
+    await api?.close();
+  });
+
+  /** Sends a request and checks it was answered within `ms`. */
+  async function timed<T>(ms: number, send: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    const res = await send();
+    expect(performance.now() - start).toBeLessThan(ms);
+    return res;
+  }
+
+  const test = (gateId: string, body: unknown, headers?: Record<string, string>) =>
+    timed(ANSWER_MS, () =>
+      app.request('POST', `/api/flow/gates/${gateId}/test`, typeof body === 'string' && headers ? { token: ws.key, rawBody: body, headers } : { token: ws.key, body }),
+    );
+
+  const ruleGate = (name: string, expressions: string[], schema?: unknown) =>
+    createGate(app, ws.key, { name, schema, businessRules: expressions.map((expression, i) => ({ id: `r${i}`, expression, message: `rule ${i}` })) });
+
+  it('refuses, when saved, patterns the linear engine cannot run: schema, freetext and rule regexes (422 naming the field)', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ name: 'la', schema: { type: 'object', properties: { s: { type: 'string', pattern: '^(?!z)a*a*a*a*a*$' } } } }, 'schema.properties.s.pattern'],
+      [{ name: 'lb', schema: { type: 'object', properties: { s: { type: 'string', pattern: '(?<=a)b' } } } }, 'schema.properties.s.pattern'],
+      [{ name: 'br', schema: { type: 'object', properties: { s: { type: 'string', pattern: '(a)\\1' } } } }, 'schema.properties.s.pattern'],
+      [{ name: 'ft', validationMode: 'freetext', freetextConfig: { forbiddenPatterns: ['(?=secret)'] } }, 'freetextConfig.forbiddenPatterns[0]'],
+      [{ name: 'rx', businessRules: [{ id: 'r', expression: '$contains(s, /^(?!z)a+$/)', message: 'm' }] }, 'businessRules[0].expression'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await timed(ANSWER_MS, () => app.request('POST', '/api/flow/gates', { token: ws.key, body }));
+      expect(res.status).toBe(422);
+      expect(res.body.code).toBe('FLOW.GATE_VALIDATION_FAILED');
+      expect(res.body.relatedInfo.details).toEqual([{ field, message: expect.stringMatching(/linear-time \(RE2\) engine|not supported/) }]);
+    }
+  });
+
+  it('runs nested quantifiers and catastrophic alternation over 100,000 characters in linear time', async () => {
+    const gate = await createGate(app, ws.key, {
+      name: 'redos',
+      schema: {
+        type: 'object',
+        properties: {
+          a: { type: 'string', pattern: '^(a+)+$' },
+          b: { type: 'string', pattern: '^(a|aa)*$' },
+          c: { type: 'string', pattern: '^(\\w+\\s?)*$' },
+        },
+      },
+      businessRules: [{ id: 'm', expression: '$count($match(a, /(a|aa)+b/)) = 0', message: 'no match' }],
+    });
+    const res = await test(gate.id, bodies.redos, json);
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]).toMatchObject({ name: 'schema', status: 'fail' });
+    expect(res.body.steps[0].errors.map((e: { field: string; code: string }) => [e.field, e.code])).toEqual([
+      ['a', 'PATTERN'],
+      ['b', 'PATTERN'],
+      ['c', 'PATTERN'],
+    ]);
+  });
+
+  it('stops 20 runaway rules within one budget for the whole validation, each an error step that says so', async () => {
+    const gate = await ruleGate('runaway', Array.from({ length: 20 }, () => RUNAWAY));
+    const start = performance.now();
+    const res = await test(gate.id, {});
+    expect(performance.now() - start).toBeLessThan(ANSWER_MS);
+    expect(res.status).toBe(200);
+    expect(res.body.valid).toBe(false);
+    expect(res.body.steps.slice(1).map((s: { status: string }) => s.status)).toEqual(Array(20).fill('error'));
+    expect(res.body.steps[1].errors[0].message).toMatch(/evaluation budget exceeded \(1000 ms for the whole validation\)/);
+  });
+
+  it('ends $pad/$string/$join bombs and deep recursion as rule errors, and the run is validation_failed', async () => {
+    const gate = await ruleGate('bombs', [
+      '$length($uppercase($pad("", 200000000))) > 0',
+      '$length($string([1..9000000])) > 0',
+      '$length($join([1..5000000].$string(), ",")) > 0',
+      '($f := function($n){ $n = 0 ? 0 : 1 + $f($n - 1) }; $f(100000)) > 0',
+      '$sort([1..100000], function($a, $b){ $a < $b })[0] = 1',
+    ]);
+    const res = await test(gate.id, {});
+    expect(res.status).toBe(200);
+    const statuses = res.body.steps.slice(1).map((s: { status: string }) => s.status);
+    expect(statuses).toEqual(['error', 'error', 'error', 'error', 'error']);
+    const run = await timed(ANSWER_MS, () => app.request('POST', `/api/flow/gates/${gate.id}/validate`, { token: ws.key, body: {} }));
+    expect(run.status).toBe(422);
+    expect(run.body).toMatchObject({ status: 'validation_failed', error: { layer: 'business_rules' } });
+    const stored = await app.request('GET', `/api/flow/runs/${run.body.runId}`, { token: ws.key });
+    expect(stored.body).toMatchObject({ status: 'validation_failed' });
+  });
+
+  it('checks a 1 MB freetext payload against 50 patterns within the budget', async () => {
+    const patterns = (n: number, word: string) => Array.from({ length: n }, (_, i) => `(${word}${i}|x+y+z+)+q`);
+    const gate = await createGate(app, ws.key, {
+      name: 'freetext',
+      validationMode: 'freetext',
+      freetextConfig: { requiredPatterns: patterns(20, 'need'), forbiddenPatterns: patterns(20, 'ban') },
+      businessRules: Array.from({ length: 10 }, (_, i) => ({ id: `re${i}`, expression: `$contains(text, /(a|aa)+c${i}/)`, message: `m${i}` })),
+    });
+    const res = await test(gate.id, bodies.freetext, { 'content-type': 'text/plain' });
+    expect(res.status).toBe(200);
+    expect(res.body.steps[0]).toMatchObject({ name: 'freetext', status: 'fail' });
+    expect(res.body.steps[0].errors).toHaveLength(20); // every required pattern is missing; no forbidden one matches
+  });
+
+  it('answers JSON nested 10,000 levels with 400 ERR_REQ_005, not 500', async () => {
+    const gate = await ruleGate('deep', ['true']);
+    for (const path of [`/api/flow/gates/${gate.id}/test`, `/api/flow/gates/${gate.id}/validate`, '/api/templates']) {
+      const res = await timed(ANSWER_MS, () => app.request('POST', path, { token: path === '/api/templates' ? ws.user.accessToken : ws.key, rawBody: bodies.deep, headers: json }));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_REQ_005' });
+    }
+  });
+
+  it('refuses a calculated variable whose regex RE2 cannot run (400 ERR_TMPL_008 naming the field)', async () => {
+    const res = await timed(ANSWER_MS, () =>
+      app.request('POST', '/api/templates', { token: ws.user.accessToken, body: buildTemplate({ calculatedVariables: [{ name: 'total', expression: '$replace("a", /(?=a)/, "b")' }] }) }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'ERR_TMPL_008', relatedInfo: { path: 'calculatedVariables[0].expression' } });
+    expect(res.body.message).toMatch(/not supported by the linear-time \(RE2\) engine/);
+  });
+
+  it('stops 200 runaway calculated variables within one budget per document: 400 ERR_LIMIT_008 naming the variable', async () => {
+    const calculatedVariables = Array.from({ length: 200 }, (_, i) => ({ name: `v${i}`, expression: RUNAWAY }));
+    const created = await app.request('POST', '/api/templates', { token: ws.user.accessToken, body: buildTemplate({ calculatedVariables }) });
+    expect(created.status).toBe(201);
+    const res = await timed(ANSWER_MS, () =>
+      app.request('POST', `/api/templates/${created.body.id}/preview`, { token: ws.user.accessToken, body: { variables: { customer: 'Ada' }, format: 'pdf' } }),
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { field: 'v0' } });
+    const bomb = await app.request('POST', '/api/templates', {
+      token: ws.user.accessToken,
+      body: buildTemplate({ calculatedVariables: [{ name: 'big', expression: '$uppercase($pad("", 200000000))' }] }),
+    });
+    const boom = await timed(ANSWER_MS, () => app.request('POST', `/api/templates/${bomb.body.id}/preview`, { token: ws.user.accessToken, body: { variables: { customer: 'Ada' } } }));
+    expect(boom.status).toBe(400);
+    expect(boom.body).toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { field: 'big' } });
+  });
+
+  it('answers a template whose loops multiply output with a catalogued 400', async () => {
+    const nested = (depth: number): unknown =>
+      depth === 0
+        ? { id: `t${depth}`, type: 'text', props: { text: `{{item}} ${'x'.repeat(200)}` } }
+        : { id: `r${depth}`, type: 'repeat', props: { dataSource: 'rows', as: 'item', components: [nested(depth - 1)] } };
+    const created = await app.request('POST', '/api/templates', {
+      token: ws.user.accessToken,
+      body: buildTemplate({
+        schema: { pageSize: 'A4', sections: [{ id: 'main', components: [nested(4)] }] },
+        variables: [{ name: 'rows', type: 'array', required: true }],
+        calculatedVariables: [],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const rows = Array.from({ length: 9 }, (_, i) => i);
+    const res = await timed(ANSWER_MS * 2, () => app.request('POST', `/api/templates/${created.body.id}/preview`, { token: ws.user.accessToken, body: { variables: { rows } } }));
+    expect(res.status).toBe(400);
+    expect(['ERR_LIMIT_007', 'ERR_LIMIT_009']).toContain(res.body.code);
+  });
+
+  it('checks a 1 MB template and {{ followed by 99,998 spaces without holding the request loop', async () => {
+    const big = await timed(ANSWER_MS * 2, () => app.request('POST', '/api/templates/validate-schema', { token: ws.user.accessToken, rawBody: bodies.bigTemplate, headers: json }));
+    expect(big.status).toBe(200);
+    expect(big.body.errors).toEqual([{ path: 'sections', message: 'more than 2000 components' }]);
+    const res = await timed(ANSWER_MS, () => app.request('POST', '/api/templates/validate-schema', { token: ws.user.accessToken, rawBody: bodies.spaces, headers: json }));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ valid: false });
+  });
+
+  it('keeps a fair share for other projects while one project floods the evaluators with runaway rules', async () => {
+    const flood = await ruleGate('flood', [RUNAWAY]);
+    const fine = await createGate(app, honest.key, { name: 'fine', businessRules: [{ id: 'ok', expression: 'a = 1', message: 'a must be 1' }] });
+    // Both workers ready (an earlier case may have had one killed and replaced).
+    await Promise.all([1, 2].map(() => app.request('POST', `/api/flow/gates/${fine.id}/test`, { token: honest.key, body: { a: 1 } })));
+    const floods = Array.from({ length: 4 }, () => app.request('POST', `/api/flow/gates/${flood.id}/test`, { token: ws.key, body: {} }));
+    // The flood holds one worker at a time; the other project's validation is answered meanwhile.
+    const res = await timed(BUDGET_MS / 2, () => app.request('POST', `/api/flow/gates/${fine.id}/test`, { token: honest.key, body: { a: 1 } }));
+    expect(res.body).toMatchObject({ valid: true });
+    for (const answer of await Promise.all(floods)) expect(answer.body.steps[1].status).toBe('error');
+  });
+
+  it('never kept the health probe waiting 100 ms', () => {
+    expect(probeErrors).toEqual([]);
+    expect(latencies.length).toBeGreaterThan(20);
+    expect(Math.max(...latencies)).toBeLessThan(100);
+  });
+});

@@ -1,0 +1,83 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { freePort } from '../../scripts/embedded-postgres';
+import type { TestApp } from './app';
+import { makeRequest } from './app';
+import { createTestDatabase } from './database';
+import { waitFor } from './wait';
+
+/**
+ * The real API role (`node dist/api/main.js`, as `npm run start:api` runs it) in a process of its
+ * own, against a fresh database and the run's Temporal server: what a client of a deployed API sees,
+ * measured without the test's own work on the same event loop. `app` offers what the flow and
+ * identity helpers use (requests, and SQL for the few rows they set directly).
+ */
+export interface ApiProcess {
+  url: string;
+  app: TestApp;
+  output(): string;
+  close(): Promise<void>;
+}
+
+const ENTRY = join(__dirname, '..', '..', 'dist', 'api', 'main.js');
+
+export async function startApiProcess(env: Record<string, string> = {}): Promise<ApiProcess> {
+  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run \`npm run build\` first`);
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(join(tmpdir(), 'formwork-api-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [ENTRY], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: url,
+      DATA_DIR: dataDir,
+      DATABASE_URL: database.url,
+      DATABASE_POOL_SIZE: '5',
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE_PREFIX: `t-${randomBytes(4).toString('hex')}`,
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      LOG_LEVEL: 'error',
+      RATE_LIMIT_ANONYMOUS: '100000',
+      RATE_LIMIT_JWT: '100000',
+      RATE_LIMIT_API_KEY: '100000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (printed += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const sql = new Client({ connectionString: database.url });
+  const close = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+    await sql.end().catch(() => undefined);
+    await database.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the API process exited:\n${printed}`);
+        return (await fetch(`${url}/api/health`).catch(() => undefined))?.ok;
+      },
+      { timeoutMs: 30_000, what: 'the API process to answer /api/health' },
+    );
+    await sql.connect();
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const app = { url, request: makeRequest(url), services: { db: { query: async (text: string, params?: unknown[]) => (await sql.query(text, params)).rows } } } as unknown as TestApp;
+  return { url, app, output: () => printed, close };
+}
