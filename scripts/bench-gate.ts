@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { ObjectSchema, Property } from '../domain/flow/gate.types';
 
 /**
@@ -65,3 +66,23 @@ export const BENCH_PAYLOAD = {
   vat: 20,
   approved: true,
 };
+
+/** The environment a benchmark's in-process service runs with: its own database, data dir and task queues, no rate limits. */
+export function benchEnv(opts: { dataDir: string; databaseUrl: string; port: number; temporalAddress: string }): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    NODE_ENV: 'development',
+    PORT: String(opts.port),
+    HOST: '127.0.0.1',
+    DATA_DIR: opts.dataDir,
+    DATABASE_URL: opts.databaseUrl,
+    DATABASE_POOL_SIZE: '10',
+    TEMPORAL_ADDRESS: opts.temporalAddress,
+    TEMPORAL_TASK_QUEUE_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_API_KEY: '1000000000',
+    RATE_LIMIT_JWT: '1000000000',
+    RATE_LIMIT_ANONYMOUS: '1000000000',
+  };
+}

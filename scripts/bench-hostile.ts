@@ -4,7 +4,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { BENCH_PAYLOAD, BENCH_RULES, benchSchema } from './bench-gate';
+import { BENCH_PAYLOAD, BENCH_RULES, benchSchema, benchEnv } from './bench-gate';
 
 /**
  * `npm run bench:hostile`: does one tenant's hostile input slow down another tenant's honest
@@ -350,22 +350,7 @@ async function main(): Promise<void> {
       ? undefined
       : await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
     const port = await freePort();
-    const config = loadConfig({
-      ...process.env,
-      NODE_ENV: 'development',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      DATABASE_URL: dbUrl.toString(),
-      DATABASE_POOL_SIZE: '10',
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? temporal!.address,
-      TEMPORAL_TASK_QUEUE_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_API_KEY: '1000000000',
-      RATE_LIMIT_JWT: '1000000000',
-      RATE_LIMIT_ANONYMOUS: '1000000000',
-    });
+    const config = loadConfig(benchEnv({ dataDir, databaseUrl: dbUrl.toString(), port, temporalAddress: process.env.TEMPORAL_ADDRESS ?? temporal!.address }));
     services = await createServices(config, createLogger('silent'));
     api = await startApiServer(services, {}, port, '127.0.0.1');
     const { url } = api;

@@ -11,7 +11,7 @@ import { compileGate, validatePayload } from '../domain/flow/engine';
 import { createWorkers } from '../worker/create-workers';
 import { createServices } from '../worker/services';
 import { installTemporalLogging, startProductWorkflow } from '../worker/temporal';
-import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema } from './bench-gate';
+import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema, benchEnv } from './bench-gate';
 import { freePort } from './embedded-postgres';
 import { startEmbeddedTemporal } from './embedded-temporal';
 
@@ -84,22 +84,7 @@ async function main(): Promise<void> {
     ? undefined
     : await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
   const port = await freePort();
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'development',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    DATABASE_URL: dbUrl.toString(),
-    DATABASE_POOL_SIZE: '10',
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? temporal!.address,
-    TEMPORAL_TASK_QUEUE_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_API_KEY: '1000000000',
-    RATE_LIMIT_JWT: '1000000000',
-    RATE_LIMIT_ANONYMOUS: '1000000000',
-  });
+  const config = loadConfig(benchEnv({ dataDir, databaseUrl: dbUrl.toString(), port, temporalAddress: process.env.TEMPORAL_ADDRESS ?? temporal!.address }));
   const services = await createServices(config, createLogger('silent'));
   const workers = await createWorkers(services);
   void workers.run();

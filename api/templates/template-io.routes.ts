@@ -13,7 +13,7 @@ import { actorOf, templateGuards } from './template-guards';
 
 /** Export, import, preview, analytics and automation fields of templates. */
 export function templateIoRoutes(services: Services, prefix: string): Router {
-  const { db, config } = services;
+  const { db } = services;
   const deps = { db, evaluator: services.evaluator };
   const router = new Router({ prefix });
   const { read, write } = templateGuards(db);
