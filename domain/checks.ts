@@ -3,11 +3,12 @@ import type { GateValidationDefinition } from './flow/gate.types';
 import { validateDefinition } from './templates/template-definition';
 import { parseTemplateFile } from './templates/template-file';
 import { validateTemplateSchema, validateTemplateVariables } from './templates/template.schema';
-import type { TemplateDefinition, TemplateType } from './templates/template.types';
+import { buildHtml, type BuildHtmlOptions } from './templates/build-html';
+import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } from './templates/template.types';
 
 /**
  * The checks of what tenants save (gate definitions with their patterns and rules, template
- * definitions, template files). Their cost grows with the input (a 10 MB template takes about a
+ * definitions, template files), and the HTML of a template. Their cost grows with the input (a 10 MB template takes about a
  * second to check), so they run in the evaluation workers like the expressions themselves
  * (Evaluator.check), under the same budget. Pure functions of JSON in, JSON out.
  */
@@ -22,8 +23,13 @@ export const CHECKS = {
   },
   templateVariables: (input: { variables?: unknown; constants?: unknown; calculatedVariables?: unknown }) => validateTemplateVariables(input),
   templateFile: (text: string) => parseTemplateFile(text),
+  /**
+   * The HTML a PDF is printed from: tenant loops and text make it (up to RENDER_HTML_MAX_BYTES), so
+   * it is built here too, not on the loop that serves previews or polls the render queue.
+   */
+  templateHtml: (schema: TemplateSchema, data: ResolvedData, options: BuildHtmlOptions) => buildHtml(schema, data, options),
 };
 
 export type CheckName = keyof typeof CHECKS;
 export type CheckArgs<N extends CheckName> = Parameters<(typeof CHECKS)[N]>;
-export type CheckResult<N extends CheckName> = ReturnType<(typeof CHECKS)[N]>;
+export type CheckResult<N extends CheckName> = Awaited<ReturnType<(typeof CHECKS)[N]>>;

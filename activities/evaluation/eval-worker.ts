@@ -43,7 +43,7 @@ async function evaluate(task: EvalTask): Promise<EvalResult> {
     }
     if (task.kind === 'check') {
       const check = CHECKS[task.name] as (...args: unknown[]) => unknown;
-      return { ok: true, checked: check(...task.args) };
+      return { ok: true, checked: await check(...task.args) };
     }
     return { ok: true, values: await evaluateCompiledCalculated(compiledCalculations(task.calculated), task.scope, budget) };
   } catch (err) {

@@ -1,4 +1,4 @@
-import { buildHtml, limitsOf } from '../../domain/templates/build-html';
+import { limitsOf } from '../../domain/templates/build-html';
 import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
 import type { Evaluator } from '../../domain/evaluation';
 import { resolveVariables } from '../../domain/templates/variables';
@@ -60,7 +60,8 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
     const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
     return { body, contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
   }
-  const doc = await buildHtml(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
+  // Built in the evaluation workers: tenant loops and text decide how much HTML this is.
+  const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
   const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages });
   return { body: pdf, contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
 }
