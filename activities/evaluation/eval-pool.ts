@@ -67,8 +67,10 @@ export const CHECK_BUDGET_FACTOR = 10;
 export function createEvalPool(options: EvalPoolOptions): Evaluator {
   const pool = workerpool.pool(threadFile('evaluation/eval-worker'), {
     workerType: 'process',
-    minWorkers: options.poolSize,
-    maxWorkers: options.poolSize,
+    // One process more than the scheduler hands out: when a worker is killed, the spare takes the
+    // next task while the replacement starts, instead of that task waiting for a process to boot.
+    minWorkers: options.poolSize + 1,
+    maxWorkers: options.poolSize + 1,
     maxQueueSize: Infinity,
     // The V8 report of a worker that ran out of heap goes to our log, not to the service's stderr.
     emitStdStreams: true,

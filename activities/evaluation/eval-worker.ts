@@ -1,7 +1,6 @@
 import './lower-priority';
 import { createHash } from 'node:crypto';
 import workerpool from 'workerpool';
-import { CHECKS } from '../../domain/checks';
 import { AppError } from '../../domain/errors';
 import { validatePayload } from '../../domain/flow/engine';
 import { CompiledGateCache } from '../../domain/flow/gate-cache';
@@ -42,6 +41,9 @@ async function evaluate(task: EvalTask): Promise<EvalResult> {
       return { ok: true, outcome: await validatePayload(gate, task.payload, budget) };
     }
     if (task.kind === 'check') {
+      // Loaded on first use: the template checks (Joi schemas of every component) are most of what
+      // a worker would otherwise load at start, and a worker replacing a killed one starts sooner.
+      const { CHECKS } = await import('../../domain/checks');
       const check = CHECKS[task.name] as (...args: unknown[]) => unknown;
       return { ok: true, checked: await check(...task.args) };
     }
