@@ -1,16 +1,23 @@
 import { AppError } from './errors';
 
 /**
- * Shares a few slots (evaluation threads) among tenants: each tenant has its own FIFO, slots go
+ * Shares a few slots (evaluation workers) among tenants: each tenant has its own FIFO, slots go
  * round-robin to the tenants with work waiting, and one tenant holds at most `perTenant` slots at
- * once, so a tenant flooding the service with expensive work waits behind itself while everyone
- * else keeps a free slot. A tenant with more than `maxQueued` jobs waiting is answered at once
- * with a catalogued 429 instead of growing the queue.
+ * once, so a tenant flooding the service waits behind itself while everyone else keeps a free slot.
+ * A tenant whose recent jobs were expensive (more than HEAVY_MS of slot time, decaying by half every
+ * HALF_LIFE_MS) holds at most one slot: cheap work, such as every honest validation, keeps the rest.
+ * A tenant with more than `maxQueued` jobs waiting is answered at once with a catalogued 429
+ * instead of growing the queue.
  */
+const HEAVY_MS = 1000;
+const HALF_LIFE_MS = 10_000;
+
 export class FairScheduler {
   private readonly queues = new Map<string, Array<() => void>>();
   private readonly running = new Map<string, number>();
   private busy = 0;
+  /** Recent slot time per tenant: [decayed milliseconds, when last updated]. */
+  private readonly costs = new Map<string, [number, number]>();
 
   constructor(
     private readonly slots: number,
@@ -25,9 +32,11 @@ export class FairScheduler {
     }
     return new Promise<T>((resolve, reject) => {
       queue.push(() => {
+        const started = Date.now();
         job()
           .then(resolve, reject)
           .finally(() => {
+            this.charge(tenant, Date.now() - started);
             this.busy -= 1;
             const n = (this.running.get(tenant) ?? 1) - 1;
             if (n === 0) this.running.delete(tenant);
@@ -47,6 +56,22 @@ export class FairScheduler {
     return n;
   }
 
+  private cost(tenant: string, now = Date.now()): number {
+    const entry = this.costs.get(tenant);
+    return entry ? entry[0] * 0.5 ** ((now - entry[1]) / HALF_LIFE_MS) : 0;
+  }
+
+  private charge(tenant: string, ms: number): void {
+    const now = Date.now();
+    const cost = this.cost(tenant, now) + ms;
+    if (cost < 1) this.costs.delete(tenant);
+    else this.costs.set(tenant, [cost, now]);
+  }
+
+  private limitOf(tenant: string): number {
+    return this.cost(tenant) > HEAVY_MS ? 1 : this.perTenant;
+  }
+
   private pump(): void {
     let progressed = true;
     while (this.busy < this.slots && progressed) {
@@ -54,7 +79,7 @@ export class FairScheduler {
       for (const tenant of [...this.queues.keys()]) {
         if (this.busy >= this.slots) break;
         const queue = this.queues.get(tenant)!;
-        if ((this.running.get(tenant) ?? 0) >= this.perTenant) continue;
+        if ((this.running.get(tenant) ?? 0) >= this.limitOf(tenant)) continue;
         const start = queue.shift()!;
         // Re-inserting moves the tenant behind the others: round-robin.
         this.queues.delete(tenant);

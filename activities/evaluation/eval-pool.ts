@@ -67,8 +67,8 @@ export const CHECK_BUDGET_FACTOR = 10;
 export function createEvalPool(options: EvalPoolOptions): Evaluator {
   const pool = workerpool.pool(threadFile('evaluation/eval-worker'), {
     workerType: 'process',
-    // One process more than the scheduler hands out: when a worker is killed, the spare takes the
-    // next task while the replacement starts, instead of that task waiting for a process to boot.
+    // One process more than EVAL_POOL_SIZE: a cheap tenant can use all but one while an expensive
+    // one holds a single worker, and a killed worker's replacement starts while the others serve.
     minWorkers: options.poolSize + 1,
     maxWorkers: options.poolSize + 1,
     maxQueueSize: Infinity,
@@ -82,7 +82,8 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     // A killed task's worker is asked to clean up and, busy as it is, terminated this soon after.
     workerTerminateTimeout: 100,
   });
-  const scheduler = new FairScheduler(options.poolSize);
+  // Every process is a slot; a tenant holds at most all but one of them, an expensive one only one.
+  const scheduler = new FairScheduler(options.poolSize + 1);
   const budgetMs = options.timeoutMs;
   const checkBudgetMs = budgetMs * CHECK_BUDGET_FACTOR;
 

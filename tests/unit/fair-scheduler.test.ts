@@ -1,0 +1,71 @@
+import { FairScheduler } from '../../domain/fair-scheduler';
+
+/** A job the test finishes by hand. */
+function gate() {
+  let open!: () => void;
+  const done = new Promise<void>((resolve) => (open = resolve));
+  return { job: () => done, open };
+}
+
+const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('fair scheduler', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('keeps a slot free for other tenants while one floods, and serves tenants round-robin', async () => {
+    const s = new FairScheduler(3);
+    const started: string[] = [];
+    const flood = Array.from({ length: 5 }, () => gate());
+    flood.forEach((g, i) => void s.submit('flood', () => (started.push(`flood${i}`), g.job())));
+    await flush();
+    expect(started).toEqual(['flood0', 'flood1']); // all but one slot
+    const other = gate();
+    const answer = s.submit('other', () => (started.push('other'), other.job()));
+    await flush();
+    expect(started).toEqual(['flood0', 'flood1', 'other']);
+    other.open();
+    await answer;
+    flood[0].open();
+    await flush();
+    expect(started).toEqual(['flood0', 'flood1', 'other', 'flood2']);
+    expect(s.waiting).toBe(2);
+  });
+
+  it('holds a tenant whose recent jobs were expensive to one slot, and lets its cost decay', async () => {
+    let now = 1_000_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    const s = new FairScheduler(3);
+    const first = gate();
+    const running = s.submit('heavy', first.job);
+    now += 1500; // the job ran 1.5 s
+    first.open();
+    await running;
+    const started: number[] = [];
+    const next = [gate(), gate()];
+    next.forEach((g, i) => void s.submit('heavy', () => (started.push(i), g.job())));
+    await flush();
+    expect(started).toEqual([0]); // one slot only
+    next[0].open();
+    await flush();
+    expect(started).toEqual([0, 1]);
+    next[1].open();
+    await flush();
+    now += 60_000; // six half-lives later it is cheap again
+    const again = [gate(), gate()];
+    const ran: number[] = [];
+    again.forEach((g, i) => void s.submit('heavy', () => (ran.push(i), g.job())));
+    await flush();
+    expect(ran).toEqual([0, 1]);
+    again.forEach((g) => g.open());
+  });
+
+  it('answers a tenant with too many jobs waiting with 429 ERR_QUOTA_003 at once', async () => {
+    const s = new FairScheduler(1, 1, 2);
+    const g = gate();
+    void s.submit('t', g.job);
+    void s.submit('t', g.job);
+    void s.submit('t', g.job);
+    await expect(s.submit('t', g.job)).rejects.toMatchObject({ code: 'ERR_QUOTA_003', status: 429, relatedInfo: { retryAfter: 1 } });
+    g.open();
+  });
+});
