@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import type { ObjectSchema, Property } from '../domain/flow/gate.types';
 
 /**
@@ -85,4 +86,19 @@ export function benchEnv(opts: { dataDir: string; databaseUrl: string; port: num
     RATE_LIMIT_JWT: '1000000000',
     RATE_LIMIT_ANONYMOUS: '1000000000',
   };
+}
+
+/** A fresh database for one benchmark run on BENCH_DATABASE_ADMIN_URL's server, and its removal. */
+export async function benchDatabase(): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const adminUrl = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `formwork_bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new PgClient({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(sql).finally(() => c.end());
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -4,7 +4,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { BENCH_PAYLOAD, BENCH_RULES, benchSchema, benchEnv } from './bench-gate';
+import { BENCH_PAYLOAD, BENCH_RULES, benchSchema, benchEnv, benchDatabase } from './bench-gate';
 
 /**
  * `npm run bench:hostile`: does one tenant's hostile input slow down another tenant's honest
@@ -35,7 +35,6 @@ import { BENCH_PAYLOAD, BENCH_RULES, benchSchema, benchEnv } from './bench-gate'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const HOSTILE_CLIENTS = Number(process.env.BENCH_HOSTILE ?? 4);
-const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** No single request may hold a client longer than this (a hang is reported as `timeout`). */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Sampling interval of the event-loop delay histogram; the delay is what exceeds it. */
@@ -321,7 +320,6 @@ const loopLine = (l: EventLoopDelay) => `  API event-loop delay  : p50 ${fmt(l.p
 async function main(): Promise<void> {
   // The service's modules are loaded here, not at the top: the client threads run this file too
   // and need none of them.
-  const { Client: PgClient } = await import('pg');
   const { startApiServer } = await import('../api/server');
   const { loadConfig } = await import('../domain/config');
   const { createLogger } = await import('../domain/logger');
@@ -331,15 +329,7 @@ async function main(): Promise<void> {
   const { startEmbeddedTemporal } = await import('./embedded-temporal');
 
   installTemporalLogging('error');
-  const dbName = `formwork_bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const c = new PgClient({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(sql).finally(() => c.end());
-  };
-  await admin(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const database = await benchDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'formwork-bench-'));
   let temporal: Awaited<ReturnType<typeof startEmbeddedTemporal>> | undefined;
   let services: Awaited<ReturnType<typeof createServices>> | undefined;
@@ -350,7 +340,7 @@ async function main(): Promise<void> {
       ? undefined
       : await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
     const port = await freePort();
-    const config = loadConfig(benchEnv({ dataDir, databaseUrl: dbUrl.toString(), port, temporalAddress: process.env.TEMPORAL_ADDRESS ?? temporal!.address }));
+    const config = loadConfig(benchEnv({ dataDir, databaseUrl: database.url, port, temporalAddress: process.env.TEMPORAL_ADDRESS ?? temporal!.address }));
     services = await createServices(config, createLogger('silent'));
     api = await startApiServer(services, {}, port, '127.0.0.1');
     const { url } = api;
@@ -457,7 +447,7 @@ async function main(): Promise<void> {
     await bounded('API server close', async () => api?.close());
     await bounded('services.close()', async () => services?.close());
     await bounded('Temporal dev server stop', async () => temporal?.stop());
-    await bounded('DROP DATABASE', () => admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`));
+    await bounded('DROP DATABASE', () => database.drop());
     await rm(dataDir, { recursive: true, force: true });
     if (teardown.length > 0) report.push(`  teardown: ${teardown.join('; ')}`);
   }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client as PgClient } from 'pg';
 import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { startApiServer } from '../api/server';
 import { loadConfig } from '../domain/config';
@@ -11,7 +10,7 @@ import { compileGate, validatePayload } from '../domain/flow/engine';
 import { createWorkers } from '../worker/create-workers';
 import { createServices } from '../worker/services';
 import { installTemporalLogging, startProductWorkflow } from '../worker/temporal';
-import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema, benchEnv } from './bench-gate';
+import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema, benchEnv, benchDatabase } from './bench-gate';
 import { freePort } from './embedded-postgres';
 import { startEmbeddedTemporal } from './embedded-temporal';
 
@@ -27,7 +26,6 @@ import { startEmbeddedTemporal } from './embedded-temporal';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const ADMIN_URL = process.env.BENCH_DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const fmt = (n: number, d = 1) => n.toFixed(d);
@@ -70,21 +68,14 @@ async function load(url: string, key: string, seconds: number): Promise<{ rps: n
 
 async function main(): Promise<void> {
   installTemporalLogging('error');
-  const dbName = `formwork_bench_${randomBytes(5).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const c = new PgClient({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(sql).finally(() => c.end());
-  };
-  await admin(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const database = await benchDatabase();
+
   const dataDir = await mkdtemp(join(tmpdir(), 'formwork-bench-'));
   const temporal = process.env.TEMPORAL_ADDRESS
     ? undefined
     : await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
   const port = await freePort();
-  const config = loadConfig(benchEnv({ dataDir, databaseUrl: dbUrl.toString(), port, temporalAddress: process.env.TEMPORAL_ADDRESS ?? temporal!.address }));
+  const config = loadConfig(benchEnv({ dataDir, databaseUrl: database.url, port, temporalAddress: process.env.TEMPORAL_ADDRESS ?? temporal!.address }));
   const services = await createServices(config, createLogger('silent'));
   const workers = await createWorkers(services);
   void workers.run();
@@ -124,7 +115,7 @@ async function main(): Promise<void> {
       const t = performance.now();
       await startProductWorkflow(services.temporal, 'flowRunWorkflow', {
         taskQueue: `${services.taskQueues.main}-idle`,
-        workflowId: `bench-start-${dbName}-${i}`,
+        workflowId: `bench-start-${database.name}-${i}`,
         args: [{ runId: '00000000-0000-0000-0000-000000000000' }],
         kind: 'bench',
         entityId: String(i),
@@ -152,7 +143,7 @@ async function main(): Promise<void> {
     await workers.shutdown();
     await services.close();
     await temporal?.stop();
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await database.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
   // After teardown, so the dev server's shutdown chatter does not bury the figures.

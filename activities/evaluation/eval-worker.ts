@@ -4,6 +4,7 @@ import workerpool from 'workerpool';
 import { AppError } from '../../domain/errors';
 import { validatePayload } from '../../domain/flow/engine';
 import { CompiledGateCache } from '../../domain/flow/gate-cache';
+import { LruCache } from '../../domain/lru-cache';
 import type { CalculatedVariable } from '../../domain/templates/template.types';
 import { compileCalculated, evaluateCompiledCalculated, type CompiledCalculated } from '../../domain/templates/variables';
 import { STARTED, type EvalProgress, type EvalResult, type EvalTask } from './eval-task';
@@ -15,19 +16,11 @@ import { STARTED, type EvalProgress, type EvalResult, type EvalTask } from './ev
  */
 
 const gates = new CompiledGateCache(500);
-const calculations = new Map<string, CompiledCalculated[]>();
+const calculations = new LruCache<CompiledCalculated[]>(500);
 
 function compiledCalculations(calculated: CalculatedVariable[]): CompiledCalculated[] {
   const key = createHash('sha256').update(JSON.stringify(calculated.map((c) => [c.name, c.expression]))).digest('base64url');
-  let compiled = calculations.get(key);
-  if (compiled) {
-    calculations.delete(key);
-  } else {
-    compiled = compileCalculated(calculated);
-    if (calculations.size >= 500) calculations.delete(calculations.keys().next().value as string);
-  }
-  calculations.set(key, compiled);
-  return compiled;
+  return calculations.get(key, () => compileCalculated(calculated));
 }
 
 const report = (progress: EvalProgress) => workerpool.workerEmit(progress);

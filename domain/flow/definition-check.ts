@@ -178,11 +178,6 @@ export function definitionProblems(def: GateValidationDefinition): DefinitionPro
   return c.problems;
 }
 
-/** Throws 422 FLOW.GATE_VALIDATION_FAILED listing the problems, if any. */
-export function assertValidDefinition(def: GateValidationDefinition): void {
-  assertNoProblems(definitionProblems(def));
-}
-
 /** Throws 422 FLOW.GATE_VALIDATION_FAILED listing the problems (from definitionProblems), if any. */
 export function assertNoProblems(details: DefinitionProblem[]): void {
   if (details.length > 0) {

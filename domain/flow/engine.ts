@@ -50,7 +50,7 @@ const stepName = (mode: GateValidationDefinition['validationMode']) => (mode ===
 
 export async function validatePayload(gate: CompiledGate, payload: unknown, budget?: ValidationBudget): Promise<ValidationOutcome> {
   const start = performance.now();
-  const limits = budget ?? { deadline: start + DIRECT_BUDGET_MS, budgetMs: DIRECT_BUDGET_MS };
+  const limits = { ...(budget ?? { deadline: start + DIRECT_BUDGET_MS, budgetMs: DIRECT_BUDGET_MS }), exceeded: false };
   const report = budget?.report;
   report?.({ at: 0 });
   const shapeErrors = gate.checkShape(payload);

@@ -54,18 +54,21 @@ export function failedRule(rule: BusinessRule, durationMs = 0): ValidationStep {
 
 /**
  * Runs one rule with what is left of the validation's budget (`budget.deadline`, a
- * performance.now() instant). A rule reached after the deadline is an `error` without running.
+ * performance.now() instant). A rule reached after the deadline, or after a rule the budget
+ * stopped (`budget.exceeded`, set here), is an `error` without running.
  */
-export async function runRule(compiled: CompiledRule, input: unknown, budget: { deadline: number; budgetMs: number }): Promise<ValidationStep> {
+export async function runRule(compiled: CompiledRule, input: unknown, budget: { deadline: number; budgetMs: number; exceeded?: boolean }): Promise<ValidationStep> {
   const { rule } = compiled;
   const start = performance.now();
   const left = budget.deadline - start;
-  if (left <= 0) return erroredRule(rule, budgetMessage(budget.budgetMs));
+  // JSONata's clock has millisecond steps: a rule it stopped may end a fraction before the deadline.
+  if (left <= 0 || budget.exceeded) return erroredRule(rule, budgetMessage(budget.budgetMs));
   let result: unknown;
   try {
     result = await compiled.evaluate(input, left);
   } catch (err) {
     const e = err as { message?: string; code?: string };
+    if (e.code === 'D1012') budget.exceeded = true;
     const reason = e.code === 'D1012' ? budgetMessage(budget.budgetMs) : (e.message ?? 'evaluation failed');
     return erroredRule(rule, reason, elapsed(start));
   }

@@ -1,5 +1,5 @@
 import { AppError } from '../../../domain/errors';
-import { assertValidDefinition, definitionProblems } from '../../../domain/flow/definition-check';
+import { assertNoProblems, definitionProblems } from '../../../domain/flow/definition-check';
 import { CompiledGateCache } from '../../../domain/flow/gate-cache';
 import { compileGate, validatePayload } from '../../../domain/flow/engine';
 import type { GateValidationDefinition } from '../../../domain/flow/gate.types';
@@ -50,7 +50,7 @@ describe('gate definition check', () => {
 
   it('throws 422 FLOW.GATE_VALIDATION_FAILED with the details', () => {
     try {
-      assertValidDefinition(withSchema({ x: { type: 'wat' } }));
+      assertNoProblems(definitionProblems(withSchema({ x: { type: 'wat' } })));
       throw new Error('not thrown');
     } catch (err) {
       expect(err).toBeInstanceOf(AppError);
