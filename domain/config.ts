@@ -131,6 +131,7 @@ export function loadConfig(env: Env = process.env) {
     const variable = String(d.path[0] ?? d.context?.key ?? 'environment');
     throw new ConfigError(variable, d.message.replace(/^"[^"]*"\s*/, ''));
   }
+  refusePlaceholders(v);
   const production = v.NODE_ENV === 'production';
   if (production && !v.JWT_SECRET) throw new ConfigError('JWT_SECRET', 'is required in production');
   if (v.S3_BUCKET && Boolean(v.S3_ACCESS_KEY_ID) !== Boolean(v.S3_SECRET_ACCESS_KEY)) {
@@ -265,6 +266,29 @@ export function loadConfig(env: Env = process.env) {
 }
 
 export type Config = ReturnType<typeof loadConfig>;
+
+/** Secrets and credentials that must never hold an example value (docs/security.md, "Deployment"). */
+export const PLACEHOLDER_CHECKED = ['JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
+
+/**
+ * The values example files show (the old docker-compose.yml defaults, MinIO's well-known root
+ * login) and the usual "fill me in" words. A deployment that copied one has no secret at all, so
+ * the process refuses to start, in every environment.
+ */
+const PLACEHOLDER_WORDS = /change[-_ ]?(it|me|this)|replace[-_ ]?me|placeholder|your[-_ ]?(own[-_ ]?)?(secret|key|password)|^<.*>$|^\.\.\.$/i;
+const PLACEHOLDER_VALUES = new Set(['secret', 'password', 'passw0rd', 'minioadmin', 'formwork', 'formwork-secret', 'admin', 'root', 'test', 'example', 'default', 'xxx', 'todo']);
+
+function refusePlaceholders(v: Record<string, unknown>): void {
+  for (const name of PLACEHOLDER_CHECKED) {
+    const value = v[name];
+    if (typeof value !== 'string' || value === '') continue;
+    for (const part of value.split(',').map((s) => s.trim())) {
+      if (PLACEHOLDER_WORDS.test(part) || PLACEHOLDER_VALUES.has(part.toLowerCase())) {
+        throw new ConfigError(name, 'holds a placeholder value from an example: set a random secret of your own');
+      }
+    }
+  }
+}
 
 function retryDelays(text: string): number[] {
   try {

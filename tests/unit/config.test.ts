@@ -32,6 +32,33 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required in production/);
   });
 
+  it('refuses placeholder secrets and credentials from the examples, in every environment', () => {
+    // The value docker-compose.yml used to default to, and the usual example words.
+    const refused: Array<[string, string]> = [
+      ['JWT_SECRET', 'change-me-to-a-long-random-string-of-48-chars'],
+      ['JWT_SECRET', 'CHANGEME-changeme-changeme-changeme-1234'],
+      ['JWT_SECRET', 'replace-me-with-at-least-32-characters!!'],
+      ['JWT_SECRET', '<your-secret-of-at-least-32-characters>'],
+      ['ENCRYPTION_KEY', 'change-me'],
+      ['ENCRYPTION_KEY_PREVIOUS', 'placeholder'],
+      ['S3_ACCESS_KEY_ID', 'minioadmin'],
+      ['S3_SECRET_ACCESS_KEY', 'minioadmin'],
+      ['S3_SECRET_ACCESS_KEY', 'formwork-secret'],
+      ['S3_SECRET_ACCESS_KEY', 'Secret'],
+      ['S3_SECRET_ACCESS_KEY', 'password'],
+    ];
+    for (const [name, value] of refused) {
+      const env = { S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKREALKEY1', S3_SECRET_ACCESS_KEY: 'r4nd0m-Secret-Value-9f8e', [name]: value };
+      for (const NODE_ENV of ['development', 'production', 'test']) {
+        expect(() => loadConfig({ ...env, NODE_ENV })).toThrow(new RegExp(`^Invalid configuration: ${name} holds a placeholder value`));
+      }
+    }
+    // Real, random values pass.
+    const c = loadConfig({ JWT_SECRET: 'a3F9kQ2mZ7xW1pR8tY4uV6bN0cL5jH2g', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'AKIA4EXAMPLEREALKEY', S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz' });
+    expect(c.auth.jwtSecret).toBe('a3F9kQ2mZ7xW1pR8tY4uV6bN0cL5jH2g');
+    expect(c.storage.s3?.secretAccessKey).toBe('wJalrXUtnFEMI/K7MDENG/bPxRfiCYzz');
+  });
+
   it('parses the outbound allow-list and S3 settings', () => {
     const c = loadConfig({ OUTBOUND_ALLOWLIST: '127.0.0.1, 10.0.0.0/8', S3_BUCKET: 'b', S3_ENDPOINT: 'http://localhost:9000' });
     expect(c.outbound.allowlist).toEqual(['127.0.0.1', '10.0.0.0/8']);

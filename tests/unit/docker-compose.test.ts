@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -8,7 +9,18 @@ import { join } from 'node:path';
  */
 describe('docker-compose.yml', () => {
   const file = join(__dirname, '../../docker-compose.yml');
-  const compose = (...args: string[]) => execFileSync('docker-compose', ['-f', file, ...args], { encoding: 'utf8' });
+  const secrets = { JWT_SECRET: 'jwt-from-the-operator-0123456789abcdef', ENCRYPTION_KEY: 'key-from-the-operator', MINIO_ROOT_USER: 'operator-user', MINIO_ROOT_PASSWORD: 'operator-password-42' };
+  const run = (env: Record<string, string>, ...args: string[]) =>
+    execFileSync('docker-compose', ['-f', file, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: 'pipe' });
+  const compose = (...args: string[]) => run(secrets, ...args);
+  const refusal = (env: Record<string, string>): string => {
+    try {
+      run(env, 'config');
+    } catch (err) {
+      return String((err as { stderr?: string }).stderr);
+    }
+    throw new Error('docker-compose accepted the file');
+  };
 
   it('parses and declares the whole stack', () => {
     expect(compose('config', '--services').trim().split('\n').sort()).toEqual(
@@ -25,6 +37,43 @@ describe('docker-compose.yml', () => {
       expect(section).toContain('S3_ENDPOINT: http://minio:9000');
       expect(section).toContain('REDIS_URL: redis://redis:6379');
     }
+  });
+
+  it('has no default secrets: each one unset stops compose with a message naming it', () => {
+    for (const name of Object.keys(secrets)) {
+      const { [name]: _unset, ...rest } = secrets as Record<string, string>;
+      expect(refusal(rest)).toContain(`set ${name}`);
+    }
+    expect(refusal({ ...secrets, JWT_SECRET: '' })).toContain('set JWT_SECRET');
+    const text = readFileSync(file, 'utf8');
+    expect(text).not.toMatch(/change-?me|minioadmin|formwork-secret/i);
+    expect(text).not.toMatch(/\$\{(JWT_SECRET|ENCRYPTION_KEY|MINIO_ROOT_USER|MINIO_ROOT_PASSWORD):?-/);
+  });
+
+  it('hands the operator\'s secrets and MinIO credentials to every role and to MinIO', () => {
+    const resolved = compose('config');
+    for (const role of ['api', 'worker', 'render-worker']) {
+      const section = resolved.slice(resolved.indexOf(`  ${role}:`)).split(/\n  \S/)[0];
+      expect(section).toContain(`JWT_SECRET: ${secrets.JWT_SECRET}`);
+      expect(section).toContain(`ENCRYPTION_KEY: ${secrets.ENCRYPTION_KEY}`);
+      expect(section).toContain(`S3_ACCESS_KEY_ID: ${secrets.MINIO_ROOT_USER}`);
+      expect(section).toContain(`S3_SECRET_ACCESS_KEY: ${secrets.MINIO_ROOT_PASSWORD}`);
+    }
+    const minio = resolved.slice(resolved.indexOf('  minio:')).split(/\n  \S/)[0];
+    expect(minio).toContain(`MINIO_ROOT_USER: ${secrets.MINIO_ROOT_USER}`);
+    expect(minio).toContain(`MINIO_ROOT_PASSWORD: ${secrets.MINIO_ROOT_PASSWORD}`);
+  });
+
+  it('publishes only the API beyond 127.0.0.1 (Temporal, its UI and MinIO stay on the host)', () => {
+    const resolved = compose('config');
+    const section = (name: string) => resolved.slice(resolved.indexOf(`\n  ${name}:\n`) + 1).split(/\n  \S/)[0];
+    const ports = (name: string) => [...section(name).matchAll(/^ {4}- (\S+\/tcp)$/gm)].map((m) => m[1]);
+    expect(ports('temporal')).toEqual(['127.0.0.1:7233:7233/tcp']);
+    expect(ports('temporal-ui')).toEqual(['127.0.0.1:8080:8080/tcp']);
+    expect(ports('minio')).toEqual(['127.0.0.1:9000:9000/tcp', '127.0.0.1:9001:9001/tcp']);
+    // The long form (`published:`, every interface) is what a port without a host address becomes: the API's only.
+    expect(section('api')).toMatch(/published: 3000\n\s+target: 3000/);
+    expect(resolved.match(/published:/g)).toHaveLength(1);
   });
 
   it('runs each role with its own entry point', () => {
