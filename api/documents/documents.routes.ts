@@ -7,7 +7,7 @@ import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import { documentAnalytics, periodOf } from './analytics.service';
 import { generateBatch, getBatch } from './batches.service';
-import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from './documents.presenter';
+import { csvCell, EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from './documents.presenter';
 import * as schema from './documents.schema';
 import { generate, type Caller } from './documents.service';
 import * as jobs from './jobs.service';
@@ -68,7 +68,8 @@ export function documentRoutes(services: Services, prefix: string): Router {
       ctx.body = Readable.from(jsonArray(rows));
     } else {
       ctx.type = 'text/csv; charset=utf-8';
-      ctx.body = rows.pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }));
+      // Every string cell through csvCell: filenames, metadata and messages are caller text (CSV injection).
+      ctx.body = rows.pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS], cast: { string: csvCell } }));
     }
   });
 

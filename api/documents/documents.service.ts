@@ -99,7 +99,7 @@ export async function generate(deps: DocumentDeps, caller: Caller, input: Genera
     return row;
   });
   await startJobWorkflow(deps, job);
-  return { job, estimatedWaitSeconds: await estimateWait(deps) };
+  return { job, estimatedWaitSeconds: await estimateWait(deps, job) };
 }
 
 /** Starts a job's workflow (id = job id); throws if Temporal refuses or is unreachable. */
@@ -131,12 +131,17 @@ export function jobWorkflowOptions(deps: Pick<DocumentDeps, 'taskQueues' | 'conf
 }
 
 /** From the open jobs ahead and the recent average render time. */
-async function estimateWait(deps: DocumentDeps): Promise<number> {
-  const [{ open, avg_ms }] = await deps.db.query(
-    `SELECT (SELECT count(*)::int FROM document_jobs WHERE status IN ('queued','processing')) AS open,
+/**
+ * The caller's own queue position: its project's other open jobs, at its project's recent pace.
+ * Other tenants' jobs never count, so the answer says nothing about anyone else's load.
+ */
+async function estimateWait(deps: DocumentDeps, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<number> {
+  const [{ ahead, avg_ms }] = await deps.db.query(
+    `SELECT (SELECT count(*)::int FROM document_jobs WHERE project_id = $1 AND status IN ('queued','processing') AND id <> $2) AS ahead,
             (SELECT avg(generation_ms)::float FROM (SELECT generation_ms FROM document_jobs
-               WHERE status = 'completed' AND generation_ms IS NOT NULL ORDER BY completed_at DESC LIMIT 50) r) AS avg_ms`,
+               WHERE project_id = $1 AND status = 'completed' AND generation_ms IS NOT NULL ORDER BY completed_at DESC LIMIT 50) r) AS avg_ms`,
+    [job.projectId, job.id],
   );
-  return estimateWaitSeconds(Math.max(0, open - 1), avg_ms, deps.config.rendering.poolSize);
+  return estimateWaitSeconds(ahead, avg_ms, deps.config.rendering.poolSize);
 }
 
