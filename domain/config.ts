@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import Joi from 'joi';
 import { parseRetryDelays } from './webhooks/delivery';
+import { decodeKey } from './secret-box';
 
 /**
  * Configuration is read once, at start-up, from the environment. Each area owns a fragment:
@@ -27,6 +28,12 @@ const fragments = {
     JWT_TTL_SECONDS: seconds(900),
     REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 24 * 3600),
     EMAIL_TOKEN_TTL_SECONDS: seconds(24 * 3600),
+  },
+  encryption: {
+    /** Base64 of 32 random bytes; checked by loadConfig (encryptionKeys). */
+    ENCRYPTION_KEY: Joi.string(),
+    /** Comma-separated previous keys, still accepted for decryption during a rotation. */
+    ENCRYPTION_KEY_PREVIOUS: Joi.string().allow('').default(''),
   },
   database: {
     DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
@@ -134,6 +141,8 @@ export function loadConfig(env: Env = process.env) {
   refusePlaceholders(v);
   const production = v.NODE_ENV === 'production';
   if (production && !v.JWT_SECRET) throw new ConfigError('JWT_SECRET', 'is required in production');
+  const encryption = encryptionKeys(v.ENCRYPTION_KEY as string | undefined, v.ENCRYPTION_KEY_PREVIOUS as string);
+  if (production && !encryption.key) throw new ConfigError('ENCRYPTION_KEY', 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)');
   if (v.S3_BUCKET && Boolean(v.S3_ACCESS_KEY_ID) !== Boolean(v.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('S3_SECRET_ACCESS_KEY', 'must be set together with S3_ACCESS_KEY_ID');
   }
@@ -154,6 +163,12 @@ export function loadConfig(env: Env = process.env) {
       jwtTtlSeconds: v.JWT_TTL_SECONDS as number,
       refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS as number,
       emailTokenTtlSeconds: v.EMAIL_TOKEN_TTL_SECONDS as number,
+    },
+    encryption: {
+      /** Base64 of the 32-byte AES-256-GCM key of secrets at rest; unset outside production: generated once and kept under DATA_DIR. */
+      key: encryption.key,
+      /** Keys that only decrypt (a rotation in progress: `npm run admin -- rotate-encryption-key`). */
+      previousKeys: encryption.previousKeys,
     },
     database: {
       /** Unset: an embedded Postgres-compatible store under DATA_DIR (npm start only). */
@@ -288,6 +303,15 @@ function refusePlaceholders(v: Record<string, unknown>): void {
       }
     }
   }
+}
+
+function encryptionKeys(key: string | undefined, previous: string): { key: string | undefined; previousKeys: string[] } {
+  if (key !== undefined && !decodeKey(key)) throw new ConfigError('ENCRYPTION_KEY', 'must be the base64 of exactly 32 bytes (openssl rand -base64 32)');
+  const previousKeys = previous.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const k of previousKeys) {
+    if (!decodeKey(k)) throw new ConfigError('ENCRYPTION_KEY_PREVIOUS', 'must be a comma-separated list of base64 32-byte keys');
+  }
+  return { key: key?.trim(), previousKeys };
 }
 
 function retryDelays(text: string): number[] {

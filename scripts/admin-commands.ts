@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { addCredits, creditBalance, freeDocumentsUsed } from '../db/documents/billing';
+import { reencryptStoredSecrets } from '../db/secrets-at-rest';
+import type { Keyring } from '../domain/secret-box';
 import { FLOW_PLANS } from '../domain/flow/plans';
 
 /**
@@ -11,6 +13,8 @@ export const ADMIN_USAGE = [
   '  grant-credits --project <id|slug> --amount <n> [--reason <text>]   add document credits',
   '  set-plan      --project <id|slug> --plan <free|starter|growth|scale>',
   '  show          --project <id|slug>                                 plan, credits, free documents used',
+  '  rotate-encryption-key                                             re-encrypt every stored secret with ENCRYPTION_KEY',
+  '                (old keys in ENCRYPTION_KEY_PREVIOUS; docs/security.md)',
 ].join('\n');
 
 export class AdminUsageError extends Error {}
@@ -36,8 +40,20 @@ async function findProject(db: DataSource, ref: string | undefined): Promise<{ i
   return rows[0];
 }
 
-export async function runAdminCommand(db: DataSource, argv: string[]): Promise<string> {
+export interface AdminContext {
+  /** The configured keys of secrets at rest (worker/encryption-keys.ts, loadKeyring). */
+  keyring?: Keyring;
+}
+
+export async function runAdminCommand(db: DataSource, argv: string[], context: AdminContext = {}): Promise<string> {
   const { command, options } = parseArgs(argv);
+  if (command === 'rotate-encryption-key') {
+    if (!context.keyring) throw new AdminUsageError('no encryption key loaded');
+    const counts = await reencryptStoredSecrets(db, context.keyring, 'rotate');
+    const total = Object.values(counts).reduce((a, b) => a + b, 0);
+    const detail = Object.entries(counts).map(([column, n]) => `${column} ${n}`).join(', ');
+    return `re-encrypted ${total} rows with key ${context.keyring.current.id} (${detail}); ENCRYPTION_KEY_PREVIOUS can now be removed`;
+  }
   const project = await findProject(db, options.project);
   switch (command) {
     case 'grant-credits': {

@@ -14,11 +14,13 @@ import type { Mailer } from '../activities/mail/mailer';
 import { createStorage } from '../activities/storage';
 import type { ArtefactStorage } from '../activities/storage/storage';
 import { openDatabase } from '../db/data-source';
+import { reencryptStoredSecrets } from '../db/secrets-at-rest';
 import type { Config } from '../domain/config';
 import type { Evaluator } from '../domain/evaluation';
 import { createLogger, type Logger } from '../domain/logger';
 import type { RenderLimits } from '../domain/templates/template.types';
 import { taskQueues, type TaskQueues } from '../domain/temporal-names';
+import { loadKeyring } from './encryption-keys';
 import { connectTemporalClient } from './temporal';
 
 /**
@@ -52,7 +54,11 @@ export async function createServices(config: Config, logger = createLogger(confi
   if (!config.database.url) throw new Error('DATABASE_URL is not set (npm start provides an embedded database)');
   if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is not set (npm start provides a dev server)');
   const secret = config.auth.jwtSecret ?? (await persistedSecret(config.dataDir));
+  const keyring = await loadKeyring(config);
   const db = await openDatabase(config.database.url, config.database.poolSize);
+  // Rows written before secrets were encrypted (or by hand) are encrypted now; idempotent, so every role may run it.
+  const encrypted = await reencryptStoredSecrets(db, keyring, 'plaintext');
+  if (Object.values(encrypted).some((n) => n > 0)) logger.info('encrypted plaintext secrets at rest', encrypted);
   const temporal = await connectTemporalClient(config.temporal.address, config.temporal.namespace);
   const redis = config.limits.redisUrl ? new Redis(config.limits.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : undefined;
   const storage = createStorage(config, { signingSecret: secret });

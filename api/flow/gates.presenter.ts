@@ -1,14 +1,13 @@
-import type { DeliveryChannel, GateEntity } from '../../db/flow/gate.entity';
+import type { GateEntity } from '../../db/flow/gate.entity';
 import type { GateSchemaVersionEntity } from '../../db/flow/gate-schema-version.entity';
+import { maskChannel, maskRenderConfig } from './gate-secrets';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** Delivery secrets are shown once, in the request that set them; afterwards only a hint. */
-function maskChannel(c: DeliveryChannel) {
-  return { ...c, secret: `${c.secret.slice(0, 4)}…` };
-}
-
-/** The full gate: every field of the spec's Gate table plus its identity, version and circuit. */
+/**
+ * The full gate: every field of the spec's Gate table plus its identity, version and circuit.
+ * Secrets are write-only: `renderConfig.secret`, channel secrets and header values read `{"set": true}`.
+ */
 export function presentGate(g: GateEntity) {
   return {
     id: g.id,
@@ -24,7 +23,7 @@ export function presentGate(g: GateEntity) {
     schemaVersion: g.schemaVersion,
     renderMode: g.renderMode,
     renderTemplateId: g.renderTemplateId,
-    renderConfig: g.renderConfig,
+    renderConfig: maskRenderConfig(g.renderConfig),
     approvalMode: g.approvalMode,
     approvalConfig: g.approvalConfig,
     deliveryChannels: g.deliveryChannels.map(maskChannel),

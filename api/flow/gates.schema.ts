@@ -1,6 +1,7 @@
 import Joi from 'joi';
-import type { ApprovalConfig, ApprovalMode, DeliveryChannel, GateStatus, NotificationMode, RenderMode } from '../../db/flow/gate.entity';
+import type { ApprovalConfig, ApprovalMode, GateStatus, NotificationMode, RenderMode } from '../../db/flow/gate.entity';
 import type { BusinessRule, FreetextConfig, ObjectSchema, ValidationMode } from '../../domain/flow/gate.types';
+import type { DeliveryChannelInput } from './gate-secrets';
 
 /**
  * Request shapes of the gate endpoints (spec, Gate table and Limits §4). Joi checks the outer
@@ -30,12 +31,19 @@ const approvalConfig = Joi.object<ApprovalConfig>({
   onTimeout: Joi.string().valid('reject', 'approve').required(),
 });
 
-const deliveryChannel = Joi.object<DeliveryChannel>({
+/** Write-only secrets (api/flow/gate-secrets.ts): the value, or `{"set": true}` to keep the stored one. */
+const storedSecret = Joi.object({ set: Joi.boolean().valid(true).required() });
+
+const deliveryChannel = Joi.object<DeliveryChannelInput>({
   type: Joi.string().valid('webhook').required(),
   url: Joi.string().uri({ scheme: ['http', 'https'] }).max(2048).required(),
-  secret: Joi.string().min(8).max(256).required(),
-  headers: Joi.object().pattern(/^[A-Za-z0-9-]{1,100}$/, Joi.string().max(1000)).max(20),
+  /** Required for a new channel; a stored channel with the same url keeps its secret (checked in gate-secrets.ts). */
+  secret: Joi.alternatives(Joi.string().min(8).max(256), storedSecret),
+  headers: Joi.object().pattern(/^[A-Za-z0-9-]{1,100}$/, Joi.alternatives(Joi.string().max(1000), storedSecret)).max(20),
 });
+
+/** Free-form, but its `secret` (the custom render API's signing key) is a string, `null` (remove) or `{"set": true}`. */
+const renderConfig = Joi.object({ secret: Joi.alternatives(Joi.string().min(1).max(256), storedSecret).allow(null) }).unknown(true);
 
 export interface GateSettingsInput {
   name?: string;
@@ -47,7 +55,7 @@ export interface GateSettingsInput {
   renderConfig?: Record<string, unknown> | null;
   approvalMode?: ApprovalMode;
   approvalConfig?: ApprovalConfig | null;
-  deliveryChannels?: DeliveryChannel[];
+  deliveryChannels?: DeliveryChannelInput[];
   maxSubmissionsPerMinute?: number | null;
   notificationMode?: NotificationMode;
   notificationDigestMinutes?: number;
@@ -62,7 +70,7 @@ const settings = {
   freetextConfig: freetextConfig.allow(null),
   renderMode: Joi.string().valid('none', 'native', 'custom_api'),
   renderTemplateId: Joi.string().max(200).allow(null),
-  renderConfig: Joi.object().unknown(true).allow(null),
+  renderConfig: renderConfig.allow(null),
   approvalMode: Joi.string().valid('auto', 'manual'),
   approvalConfig: approvalConfig.allow(null),
   deliveryChannels: Joi.array().items(deliveryChannel).max(10),

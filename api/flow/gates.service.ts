@@ -12,6 +12,7 @@ import { flowPlan } from '../../domain/flow/plans';
 import { randomBase62 } from '../../domain/signing';
 import type { CreateGateInput, GateSettingsInput, ListGatesQuery, UpdateGateInput } from './gates.schema';
 import { resolveRenderTemplate } from './gate-templates';
+import { resolveGateSecrets } from './gate-secrets';
 
 /**
  * Gates of one workspace (spec, "Flow gates"). Every function takes the caller's project: a gate
@@ -134,7 +135,7 @@ export async function createGate(deps: GateDeps, projectId: string, input: Creat
     deletedAt: null,
   } satisfies GateEntity);
   const { schema: _schema, businessRules: _rules, ...settings } = input;
-  applySettings(gate, settings);
+  applySettings(gate, resolveGateSecrets(undefined, settings));
   await checkSettings(deps.db, projectId, gate);
   await checkDefinition(deps, projectId, gate);
 
@@ -189,7 +190,8 @@ export async function updateGate(deps: GateDeps, projectId: string, ref: string,
     const gate = await findGate(m, projectId, ref, true);
     const before = JSON.stringify([gate.validationMode, gate.freetextConfig]);
     const wasEnabled = gate.circuitBreakerEnabled;
-    applySettings(gate, input);
+    // Write-only secrets left out (or sent back as `{"set": true}`) keep their stored values.
+    applySettings(gate, resolveGateSecrets(gate, input));
     await checkSettings(m, projectId, gate);
     const definitionChanged = JSON.stringify([gate.validationMode, gate.freetextConfig]) !== before;
     if (definitionChanged) {

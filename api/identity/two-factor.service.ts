@@ -6,8 +6,9 @@ import { BackupCodeEntity } from '../../db/identity/backup-code.entity';
 import type { UserEntity } from '../../db/identity/user.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { generateBackupCodes, hashBackupCode } from '../../domain/identity/backup-codes';
+import { backupCodeMatches, generateBackupCodes, hashBackupCode } from '../../domain/identity/backup-codes';
 import { verifyPassword } from '../../domain/identity/passwords';
+import { sealSecret } from '../../domain/secret-box';
 import type { SecondFactorCheck } from './auth.service';
 
 /**
@@ -33,7 +34,8 @@ export async function beginTwoFactorSetup(db: DataSource, user: UserEntity): Pro
   const otpauthUrl = speakeasy.otpauthURL({ secret, encoding: 'base32', label: `${ISSUER}:${encodeURIComponent(user.email)}`, issuer: ISSUER, algorithm: 'sha1', digits: 6, period: STEP_SECONDS });
   const qrCode = await QRCode.toDataURL(otpauthUrl, { type: 'image/png', errorCorrectionLevel: 'M', margin: 2, width: 256 });
   const backupCodes = await db.transaction(async (m) => {
-    await m.query(`UPDATE users SET two_factor_secret = $2, two_factor_last_step = NULL, updated_at = now() WHERE id = $1`, [user.id, secret]);
+    // Encrypted at rest like the entity column (db/secret-columns.ts): this raw update bypasses its transformer.
+    await m.query(`UPDATE users SET two_factor_secret = $2, two_factor_last_step = NULL, updated_at = now() WHERE id = $1`, [user.id, sealSecret(secret)]);
     return replaceBackupCodes(m, user.id);
   });
   return { qrCode, secret, otpauthUrl, backupCodes };
@@ -101,14 +103,12 @@ async function acceptTotp(db: DataSource, user: UserEntity, code: string): Promi
   return rows.length === 1;
 }
 
-/** Marks the code used in the same statement that finds it, so two logins cannot share one code. */
+/** Finds the code, then claims it with a conditional update (still unused), so two logins cannot share one code. */
 async function consumeBackupCode(db: DataSource, userId: string, typed: string): Promise<boolean> {
-  const hash = hashBackupCode(typed);
-  if (!hash) return false;
-  const rows = await modifyReturning<{ id: string }>(
-    db,
-    `UPDATE backup_codes SET used_at = now() WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING id`,
-    [userId, hash],
-  );
+  // Hashes are salted per code (domain/identity/backup-codes.ts): the match is found among the user's unused codes (at most 10).
+  const unused: Array<{ id: string; code_hash: string }> = await db.query(`SELECT id, code_hash FROM backup_codes WHERE user_id = $1 AND used_at IS NULL`, [userId]);
+  const match = unused.find((row) => backupCodeMatches(typed, row.code_hash));
+  if (!match) return false;
+  const rows = await modifyReturning<{ id: string }>(db, `UPDATE backup_codes SET used_at = now() WHERE id = $1 AND used_at IS NULL RETURNING id`, [match.id]);
   return rows.length === 1;
 }

@@ -1,6 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { CircuitState } from '../../domain/flow/circuit-breaker';
 import type { BusinessRule, FreetextConfig, ObjectSchema, ValidationMode } from '../../domain/flow/gate.types';
+import { sealedChannels, sealedRenderConfig } from '../secret-columns';
 
 export type GateStatus = 'active' | 'paused' | 'archived';
 export type RenderMode = 'none' | 'native' | 'custom_api';
@@ -17,8 +18,9 @@ export interface ApprovalConfig {
 export interface DeliveryChannel {
   type: 'webhook';
   url: string;
-  /** HMAC key of the delivery signature; shown masked after it is saved. */
+  /** HMAC key of the delivery signature; encrypted at rest, write-only (presented as `{set: true}`). */
   secret: string;
+  /** Extra request headers; values encrypted at rest and write-only like the secret. */
   headers?: Record<string, string>;
 }
 
@@ -42,10 +44,11 @@ export class GateEntity {
   @Column('integer', { name: 'schema_version' }) schemaVersion: number;
   @Column('text', { name: 'render_mode' }) renderMode: RenderMode;
   @Column('text', { name: 'render_template_id', nullable: true }) renderTemplateId: string | null;
-  @Column('jsonb', { name: 'render_config', nullable: true }) renderConfig: Record<string, unknown> | null;
+  /** Its `secret` is encrypted at rest (db/secret-columns.ts) and write-only. */
+  @Column('jsonb', { name: 'render_config', nullable: true, transformer: sealedRenderConfig }) renderConfig: Record<string, unknown> | null;
   @Column('text', { name: 'approval_mode' }) approvalMode: ApprovalMode;
   @Column('jsonb', { name: 'approval_config', nullable: true }) approvalConfig: ApprovalConfig | null;
-  @Column('jsonb', { name: 'delivery_channels' }) deliveryChannels: DeliveryChannel[];
+  @Column('jsonb', { name: 'delivery_channels', transformer: sealedChannels }) deliveryChannels: DeliveryChannel[];
   /** Null: no per-gate limit beyond the API key's own. */
   @Column('integer', { name: 'max_submissions_per_minute', nullable: true }) maxSubmissionsPerMinute: number | null;
   @Column('text', { name: 'notification_mode' }) notificationMode: NotificationMode;

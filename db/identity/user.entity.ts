@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { sealedText } from '../secret-columns';
 
 export interface EmailPreferences {
   marketingEmails: boolean;
@@ -19,8 +20,8 @@ export class UserEntity {
   @Column('jsonb', { name: 'email_preferences' }) emailPreferences: EmailPreferences;
   @Column('text', { name: 'avatar_key', nullable: true }) avatarKey: string | null;
   @Column('boolean', { name: 'two_factor_enabled', default: false }) twoFactorEnabled: boolean;
-  /** TOTP seed (base32). It must be readable to check codes, so it cannot be hashed. */
-  @Column('text', { name: 'two_factor_secret', nullable: true }) twoFactorSecret: string | null;
+  /** TOTP seed (base32). It must be readable to check codes, so it cannot be hashed: encrypted at rest (db/secret-columns.ts). */
+  @Column('text', { name: 'two_factor_secret', nullable: true, transformer: sealedText }) twoFactorSecret: string | null;
   /** Last TOTP time step accepted, so a code cannot be replayed within its validity window. */
   @Column('bigint', { name: 'two_factor_last_step', nullable: true, transformer: { to: (v: number | null) => v, from: (v: string | null) => (v === null ? null : Number(v)) } })
   twoFactorLastStep: number | null;

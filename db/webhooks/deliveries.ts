@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { mapHeaderValues, sealSecret } from '../../domain/secret-box';
 import type { DeliverySource, WebhookEnvelope } from '../../domain/webhooks/delivery';
 import type { Queryable } from '../sql';
 
@@ -12,7 +13,7 @@ import type { Queryable } from '../sql';
 /** A Flow delivery channel (spec, Gate `deliveryChannels`), or any explicit target. */
 export interface DeliveryTarget {
   url: string;
-  /** Signing secret of the channel; stored on the delivery row. */
+  /** Signing secret of the channel; stored on the delivery row, encrypted (domain/secret-box.ts). */
   secret: string;
   /** Extra request headers; the service's own headers always win. */
   headers?: Record<string, string>;
@@ -74,8 +75,9 @@ export async function createDeliveries(db: Queryable, rows: NewDelivery[]): Prom
   const params: unknown[] = [];
   const values = rows.map((r, i) => {
     const at = params.length;
-    params.push(ids[i], r.projectId, r.source, r.subscriptionId ?? null, r.runId ?? null, r.url, r.secret ?? null);
-    params.push(r.headers ? JSON.stringify(r.headers) : null, r.eventId, r.eventType, JSON.stringify(r.payload));
+    // Secret and header values are encrypted at rest, as the entity's transformers would (db/secret-columns.ts).
+    params.push(ids[i], r.projectId, r.source, r.subscriptionId ?? null, r.runId ?? null, r.url, r.secret ? sealSecret(r.secret) : null);
+    params.push(r.headers ? JSON.stringify(mapHeaderValues(r.headers, sealSecret)) : null, r.eventId, r.eventType, JSON.stringify(r.payload));
     const p = (n: number) => `$${at + n}`;
     return `(${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)}, ${p(8)}::jsonb, ${p(9)}, ${p(10)}, ${p(11)}::json)`;
   });

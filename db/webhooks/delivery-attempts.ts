@@ -1,3 +1,4 @@
+import { mapHeaderValues, unsealSecret } from '../../domain/secret-box';
 import type { DeliverySource, DeliveryStatus } from '../../domain/webhooks/delivery';
 import { modifyReturning, type Queryable } from '../sql';
 
@@ -36,7 +37,10 @@ export async function loadDeliveryTarget(db: Queryable, deliveryId: string): Pro
       WHERE d.id = $1`,
     [deliveryId],
   );
-  return rows[0];
+  const row = rows[0];
+  if (!row) return undefined;
+  // Stored encrypted (db/secret-columns.ts); a raw query gets no transformer, so decrypt here.
+  return { ...row, secret: row.secret === null ? null : unsealSecret(row.secret), headers: mapHeaderValues(row.headers, unsealSecret) ?? null };
 }
 
 /** Shows the delivery as in flight while the request runs; a completed one is left alone. */

@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { sealedHeaders, sealedText } from '../secret-columns';
 import type { DeliveryAttempt, DeliverySource, DeliveryStatus } from '../../domain/webhooks/delivery';
 
 /**
@@ -14,10 +15,10 @@ export class WebhookDeliveryEntity {
   @Column('text', { name: 'run_id', nullable: true }) runId: string | null;
   /** The URL of the last attempt (document deliveries follow their subscription's current URL). */
   @Column('text') url: string;
-  /** Flow channels only: the channel's signing secret. Never presented. */
-  @Column('text', { nullable: true }) secret: string | null;
-  /** Flow channels only: extra request headers of the channel. */
-  @Column('jsonb', { nullable: true }) headers: Record<string, string> | null;
+  /** Flow channels only: the channel's signing secret, encrypted at rest. Never presented. */
+  @Column('text', { nullable: true, transformer: sealedText }) secret: string | null;
+  /** Flow channels only: extra request headers of the channel, values encrypted at rest. */
+  @Column('jsonb', { nullable: true, transformer: sealedHeaders }) headers: Record<string, string> | null;
   /** `X-Service-Event-Id`: the event id, or for Flow the run id. */
   @Column('text', { name: 'event_id' }) eventId: string;
   @Column('text', { name: 'event_type' }) eventType: string;

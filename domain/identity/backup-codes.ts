@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { sha256Hex } from '../signing';
 
 /**
@@ -30,8 +30,42 @@ export function normalizeBackupCode(typed: string): string | undefined {
   return code;
 }
 
-/** What is stored: codes carry 50 random bits, so a fast hash cannot be reversed by guessing. */
+/**
+ * What is stored: `s1:<salt>:<HMAC-SHA-256(salt, code)>` with 16 random bytes of salt per code, so
+ * one precomputed table cannot serve every stored hash, and equal codes never hash alike. Codes
+ * carry 50 random bits, so a fast keyed hash cannot be reversed by guessing.
+ */
 export function hashBackupCode(typed: string): string | undefined {
   const code = normalizeBackupCode(typed);
-  return code === undefined ? undefined : sha256Hex(`backup-code:${code}`);
+  if (code === undefined) return undefined;
+  const salt = randomBytes(16).toString('base64url');
+  return `${SALTED}${salt}:${saltedDigest(salt, code)}`;
+}
+
+const SALTED = 's1:';
+
+function saltedDigest(salt: string, code: string): string {
+  return createHmac('sha256', salt).update(`backup-code:${code}`).digest('hex');
+}
+
+/**
+ * Whether a typed code is the one stored. Hashes stored before salting (bare SHA-256 hex, no
+ * `s1:` prefix) are still accepted: such a code keeps working until it is used or the codes are
+ * regenerated (docs/security.md, "Credentials: secrets at rest").
+ */
+export function backupCodeMatches(typed: string, stored: string): boolean {
+  const code = normalizeBackupCode(typed);
+  if (code === undefined) return false;
+  let expected: string;
+  let actual: string;
+  if (stored.startsWith(SALTED)) {
+    const [salt, digest] = stored.slice(SALTED.length).split(':');
+    if (!salt || !digest) return false;
+    expected = saltedDigest(salt, code);
+    actual = digest;
+  } else {
+    expected = sha256Hex(`backup-code:${code}`);
+    actual = stored;
+  }
+  return actual.length === expected.length && timingSafeEqual(Buffer.from(actual), Buffer.from(expected));
 }

@@ -44,7 +44,8 @@ describe('Flow gates API', () => {
       circuit: { state: 'closed', consecutiveFailures: 0, openUntil: null },
     });
     expect(gate.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(gate.deliveryChannels[0].secret).toBe('supe…');
+    // Write-only (docs/security.md, "Credentials: secrets at rest"): not even a prefix comes back.
+    expect(gate.deliveryChannels[0].secret).toEqual({ set: true });
     for (const ref of [gate.id, gate.shortId, gate.slug]) {
       const res = await app.request('GET', `/api/flow/gates/${ref}`, { token: ws.key });
       expect(res.status).toBe(200);

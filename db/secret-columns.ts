@@ -1,0 +1,48 @@
+import type { ValueTransformer } from 'typeorm';
+import { mapHeaderValues, sealSecret, unsealSecret } from '../domain/secret-box';
+import type { DeliveryChannel } from './flow/gate.entity';
+
+/**
+ * Column transformers of secrets at rest (domain/secret-box.ts): entities hold plaintext, the
+ * database holds `enc:v1:…` ciphertext. Reading a legacy plaintext value returns it unchanged;
+ * the start-up step (db/secrets-at-rest.ts) encrypts such rows.
+ */
+
+const sealText = (v: string | null | undefined) => (typeof v === 'string' ? sealSecret(v) : v);
+const unsealText = (v: string | null | undefined) => (typeof v === 'string' ? unsealSecret(v) : v);
+
+/** A text column holding one secret (TOTP seed, webhook signing secret). */
+export const sealedText: ValueTransformer = { to: sealText, from: unsealText };
+
+/** A header map (jsonb) whose values are secrets. */
+export const sealedHeaders: ValueTransformer = {
+  to: (v: Record<string, string> | null | undefined) => (v ? mapHeaderValues(v, sealSecret) : v),
+  from: (v: Record<string, string> | null | undefined) => (v ? mapHeaderValues(v, unsealSecret) : v),
+};
+
+type RenderConfig = Record<string, unknown> | null | undefined;
+
+/** A gate's `renderConfig` (jsonb): its `secret` (the custom render API's signing key) is sealed. */
+export function mapRenderConfigSecret(v: RenderConfig, f: (s: string) => string): RenderConfig {
+  return v && typeof v.secret === 'string' ? { ...v, secret: f(v.secret) } : v;
+}
+
+export const sealedRenderConfig: ValueTransformer = {
+  to: (v: RenderConfig) => mapRenderConfigSecret(v, sealSecret),
+  from: (v: RenderConfig) => mapRenderConfigSecret(v, unsealSecret),
+};
+
+/** A gate's delivery channels (jsonb): each channel's `secret` and header values are sealed. */
+export function mapChannelSecrets(v: DeliveryChannel[] | null | undefined, f: (s: string) => string): DeliveryChannel[] | null | undefined {
+  if (!Array.isArray(v)) return v;
+  return v.map((c) => {
+    const out: DeliveryChannel = { ...c, secret: typeof c.secret === 'string' ? f(c.secret) : c.secret };
+    if (c.headers) out.headers = mapHeaderValues(c.headers, f);
+    return out;
+  });
+}
+
+export const sealedChannels: ValueTransformer = {
+  to: (v: DeliveryChannel[] | null | undefined) => mapChannelSecrets(v, sealSecret),
+  from: (v: DeliveryChannel[] | null | undefined) => mapChannelSecrets(v, unsealSecret),
+};
