@@ -1,10 +1,16 @@
+import type { CreatorState } from '../../db/identity/api-key-creators';
 import type { ApiKeyEntity } from '../../db/identity/api-key.entity';
+import { apiKeyInactiveReason } from '../../domain/identity/api-key-state';
 import type { ApiKeyStats } from './api-keys.service';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The spec's API key object. `keyPrefix` is the only key text ever shown after creation. */
-export function presentApiKey(key: ApiKeyEntity) {
+/**
+ * The spec's API key object. `keyPrefix` is the only key text ever shown after creation.
+ * `isActive` is the key's own switch (revoke / PATCH); `inactiveReason` says why the key does not
+ * work right now (null when it does), including the creator conditions `isActive` cannot show.
+ */
+export function presentApiKey(key: ApiKeyEntity, creator: CreatorState) {
   return {
     id: key.id,
     teamId: key.projectId,
@@ -13,6 +19,7 @@ export function presentApiKey(key: ApiKeyEntity) {
     keyPrefix: key.keyPrefix,
     permissions: key.permissions,
     isActive: key.isActive,
+    inactiveReason: apiKeyInactiveReason({ isActive: key.isActive, expiresAt: key.expiresAt, ...creator }),
     expiresAt: iso(key.expiresAt),
     lastUsedAt: iso(key.lastUsedAt),
     createdAt: key.createdAt.toISOString(),
@@ -22,7 +29,8 @@ export function presentApiKey(key: ApiKeyEntity) {
 
 /** The create response: the key object plus the full key, which is never retrievable again. */
 export function presentCreatedApiKey(key: ApiKeyEntity, plainKey: string) {
-  return { ...presentApiKey(key), plainKey };
+  // The creator is the caller, a member of the project with a live account.
+  return { ...presentApiKey(key, { creatorIsMember: true, creatorPendingDeletion: false }), plainKey };
 }
 
 /** The revoke response of the spec: `id`, `name`, `isActive`, `updatedAt`. */

@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { creatorStates, type CreatorState } from '../../db/identity/api-key-creators';
+import type { ApiKeyEntity } from '../../db/identity/api-key.entity';
 import type { Services } from '../../worker/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
@@ -12,11 +14,16 @@ import * as keys from './api-keys.service';
  * `admin` role there (owners included; docs/identity.md); API keys themselves are refused with
  * ERR_AUTH_005 by the guard, which leaves no way for a key to mint or widen another key.
  */
+/** A key deleted between the page query and the state query: shown as not working. */
+const GONE_CREATOR: CreatorState = { creatorIsMember: false, creatorPendingDeletion: false };
+
 export function apiKeyRoutes(services: Services): Router {
   const { db } = services;
   const router = new Router({ prefix: '/api/api-keys' });
   const admin = requireProject(db, { role: 'admin' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
+  /** The key object with `inactiveReason`, which needs its creator's state. */
+  const present = async (key: ApiKeyEntity) => presenter.presentApiKey(key, (await creatorStates(db, [key.id])).get(key.id) ?? GONE_CREATOR);
 
   router.post('/', admin, async (ctx) => {
     const input = validate(schema.createApiKeySchema, ctx.request.body);
@@ -28,9 +35,10 @@ export function apiKeyRoutes(services: Services): Router {
   router.get('/', admin, async (ctx) => {
     const query = validate(schema.listApiKeysSchema, ctx.query);
     const { keys: page, total } = await keys.listApiKeys({ db }, scope(ctx).projectId, query);
+    const states = await creatorStates(db, page.map((key) => key.id));
     const totalPages = Math.ceil(total / query.limit);
     ctx.body = {
-      data: page.map(presenter.presentApiKey),
+      data: page.map((key) => presenter.presentApiKey(key, states.get(key.id) ?? GONE_CREATOR)),
       meta: {
         total,
         page: query.page,
@@ -43,12 +51,12 @@ export function apiKeyRoutes(services: Services): Router {
   });
 
   router.get('/:id', admin, async (ctx) => {
-    ctx.body = presenter.presentApiKey(await keys.getApiKey({ db }, scope(ctx).projectId, ctx.params.id));
+    ctx.body = await present(await keys.getApiKey({ db }, scope(ctx).projectId, ctx.params.id));
   });
 
   router.patch('/:id', admin, async (ctx) => {
     const patch = validate(schema.updateApiKeySchema, ctx.request.body);
-    ctx.body = presenter.presentApiKey(await keys.updateApiKey({ db }, scope(ctx).projectId, ctx.params.id, patch));
+    ctx.body = await present(await keys.updateApiKey({ db }, scope(ctx).projectId, ctx.params.id, patch));
   });
 
   router.post('/:id/revoke', admin, async (ctx) => {

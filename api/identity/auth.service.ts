@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { consumeEmailToken } from '../../db/identity/email-tokens';
+import { consumeEmailToken, voidEmailTokens } from '../../db/identity/email-tokens';
 import { MembershipEntity } from '../../db/identity/membership.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
 import { UserEntity } from '../../db/identity/user.entity';
@@ -107,7 +107,7 @@ export async function forgotPassword(deps: AuthDeps, email: string): Promise<voi
   if (user && !user.deletionStatus) await sendAccountEmail(deps, user.id, 'reset_password');
 }
 
-/** A reset also signs the user out everywhere: every refresh token is revoked. */
+/** A reset also signs the user out everywhere (every session ends) and voids the user's other reset links. */
 export async function resetPassword(db: DataSource, token: string, newPassword: string): Promise<void> {
   const passwordHash = await hashPassword(newPassword);
   await db.transaction(async (m) => {
@@ -115,5 +115,6 @@ export async function resetPassword(db: DataSource, token: string, newPassword: 
     if (!userId) throw new AppError('ERR_AUTH_007');
     await m.query(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [userId, passwordHash]);
     await revokeAllRefreshTokens(m, userId);
+    await voidEmailTokens(m, userId, 'reset_password');
   });
 }

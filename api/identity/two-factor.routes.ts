@@ -3,6 +3,7 @@ import type { Services } from '../../worker/services';
 import { loadUser } from '../middleware/guards';
 import { validate } from '../validation';
 import * as schema from './users.schema';
+import { sessionTokenDeps } from './tokens.service';
 import * as twoFactor from './two-factor.service';
 
 /** Spec "Users (JWT only)", `/api/users/me/2fa/*`: TOTP with backup codes. */
@@ -24,14 +25,15 @@ export function twoFactorRoutes(services: Services): Router {
   router.post('/verify', async (ctx) => {
     const user = await loadUser(db, ctx);
     const { code } = validate(schema.twoFactorCodeSchema, ctx.request.body);
-    await twoFactor.completeTwoFactorSetup(db, user, code);
-    ctx.body = { success: true };
+    const tokens = await twoFactor.completeTwoFactorSetup(db, sessionTokenDeps(services), user, code);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { success: true, ...tokens };
   });
 
   router.post('/disable', async (ctx) => {
     const user = await loadUser(db, ctx);
-    const { password } = validate(schema.passwordOnlySchema, ctx.request.body);
-    await twoFactor.disableTwoFactor(db, user, password);
+    const { password, code } = validate(schema.disableTwoFactorSchema, ctx.request.body);
+    await twoFactor.disableTwoFactor(db, user, password, code);
     ctx.body = { success: true };
   });
 

@@ -10,6 +10,7 @@ import { backupCodeMatches, generateBackupCodes, hashBackupCode } from '../../do
 import { verifyPassword } from '../../domain/identity/passwords';
 import { sealSecret } from '../../domain/secret-box';
 import type { SecondFactorCheck } from './auth.service';
+import { issueTokens, revokeAllRefreshTokens, type TokenDeps, type TokenPair } from './tokens.service';
 
 /**
  * TOTP (RFC 6238: SHA-1, 6 digits, 30 s) with single-use backup codes. `enable` stores a new
@@ -41,14 +42,28 @@ export async function beginTwoFactorSetup(db: DataSource, user: UserEntity): Pro
   return { qrCode, secret, otpauthUrl, backupCodes };
 }
 
-export async function completeTwoFactorSetup(db: DataSource, user: UserEntity, code: string): Promise<void> {
+/**
+ * Turns 2FA on. Every session signed in without the second factor ends with it (their access
+ * tokens fail at once); the caller gets a fresh session in the answer.
+ */
+export async function completeTwoFactorSetup(db: DataSource, tokens: TokenDeps, user: UserEntity, code: string): Promise<TokenPair> {
   if (!user.twoFactorSecret) throw new AppError('ERR_AUTH_014', 'Two-factor setup has not been started: call POST /api/users/me/2fa/enable first');
   if (!(await acceptTotp(db, user, code))) throw new AppError('ERR_AUTH_012');
-  await db.query(`UPDATE users SET two_factor_enabled = true, updated_at = now() WHERE id = $1`, [user.id]);
+  return db.transaction(async (m) => {
+    await m.query(`UPDATE users SET two_factor_enabled = true, updated_at = now() WHERE id = $1`, [user.id]);
+    await revokeAllRefreshTokens(m, user.id);
+    return issueTokens(tokens, user.id, undefined, m);
+  });
 }
 
-export async function disableTwoFactor(db: DataSource, user: UserEntity, password: string): Promise<void> {
+/**
+ * Needs the password and, while 2FA is on, a current code (TOTP or an unused backup code), so a
+ * stolen session alone cannot strip the second factor. A half-done setup is cancelled with the
+ * password alone.
+ */
+export async function disableTwoFactor(db: DataSource, user: UserEntity, password: string, code: string | undefined): Promise<void> {
   await requirePassword(user, password);
+  await createSecondFactorCheck(db)(user, code);
   await db.transaction(async (m) => {
     await m.query(`UPDATE users SET two_factor_enabled = false, two_factor_secret = NULL, two_factor_last_step = NULL, updated_at = now() WHERE id = $1`, [user.id]);
     await m.query(`DELETE FROM backup_codes WHERE user_id = $1`, [user.id]);

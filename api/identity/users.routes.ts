@@ -25,8 +25,9 @@ export function userRoutes(services: Services): Router {
 
   router.post('/change-password', async (ctx) => {
     const user = await loadUser(db, ctx);
-    await users.changePassword(services, user, validate(schema.changePasswordSchema, ctx.request.body));
-    ctx.body = { message: 'Password changed; other sessions have been signed out' };
+    const tokens = await users.changePassword(services, user, validate(schema.changePasswordSchema, ctx.request.body));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { message: 'Password changed; every session has been signed out, use the new tokens here', ...tokens };
   });
 
   router.patch('/email-preferences', async (ctx) => {

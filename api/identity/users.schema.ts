@@ -39,3 +39,6 @@ export const restoreAccountSchema = Joi.object({
 export const passwordOnlySchema = Joi.object({ password: password.required() });
 
 export const twoFactorCodeSchema = Joi.object({ code: Joi.string().trim().max(32).required() });
+
+/** `code` (TOTP or backup code) is checked by the service: needed only while 2FA is on. */
+export const disableTwoFactorSchema = Joi.object({ password: password.required(), code: Joi.string().trim().max(32) });

@@ -1,3 +1,4 @@
+import { voidEmailTokens } from '../../db/identity/email-tokens';
 import { UserEntity, type EmailPreferences } from '../../db/identity/user.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
@@ -6,7 +7,7 @@ import { hashPassword, verifyPassword } from '../../domain/identity/passwords';
 import { normalizeTimeZone } from '../../domain/identity/time-zones';
 import { randomBase62 } from '../../domain/signing';
 import type { Services } from '../../worker/services';
-import { revokeAllRefreshTokens } from './tokens.service';
+import { issueTokens, revokeAllRefreshTokens, sessionTokenDeps, type TokenPair } from './tokens.service';
 
 export type UserDeps = Pick<Services, 'db' | 'storage' | 'config' | 'logger'>;
 
@@ -31,13 +32,19 @@ export async function updateProfile(deps: UserDeps, user: UserEntity, input: { n
   return repo.findOneByOrFail({ id: user.id });
 }
 
-/** Signs the user out everywhere else: every refresh token is revoked with the password change. */
-export async function changePassword(deps: UserDeps, user: UserEntity, input: { currentPassword: string; newPassword: string }): Promise<void> {
+/**
+ * Ends every session, this one included (its tokens may be what leaked), and answers a fresh
+ * session for the caller: their earlier access and refresh tokens fail at once. Outstanding
+ * password-reset links die with the old password.
+ */
+export async function changePassword(deps: UserDeps & Pick<Services, 'secret'>, user: UserEntity, input: { currentPassword: string; newPassword: string }): Promise<TokenPair> {
   if (!(await verifyPassword(input.currentPassword, user.passwordHash))) throw new AppError('ERR_AUTH_002', undefined, { field: 'currentPassword' });
   const passwordHash = await hashPassword(input.newPassword);
-  await deps.db.transaction(async (m) => {
+  return deps.db.transaction(async (m) => {
     await m.query(`UPDATE users SET password_hash = $2, updated_at = now() WHERE id = $1`, [user.id, passwordHash]);
     await revokeAllRefreshTokens(m, user.id);
+    await voidEmailTokens(m, user.id, 'reset_password');
+    return issueTokens(sessionTokenDeps(deps), user.id, undefined, m);
   });
 }
 

@@ -1,8 +1,9 @@
 import type { Context, Next } from 'koa';
 import type { DataSource } from 'typeorm';
-import { ApiKeyEntity } from '../../db/identity/api-key.entity';
+import { findKeyForCall } from '../../db/identity/api-key-creators';
 import { AppError } from '../../domain/errors';
-import { looksLikeApiKey } from '../../domain/identity/api-keys';
+import { apiKeyInactiveReason, INACTIVE_KEY_MESSAGES } from '../../domain/identity/api-key-state';
+import { looksLikeApiKey, type ApiKeyPermissions } from '../../domain/identity/api-keys';
 import { verifyAccessToken } from '../../domain/identity/jwt';
 import type { Principal } from '../../domain/identity/principal';
 import { sha256Hex } from '../../domain/signing';
@@ -48,13 +49,19 @@ async function resolve(deps: AuthenticateDeps, token: string): Promise<Principal
   if (looksLikeApiKey(token)) return resolveApiKey(deps, token);
   const resolver = deps.resolvers?.find((r) => r.matches(token));
   if (resolver) return resolver.resolve(token);
-  return { kind: 'jwt', userId: verifyAccessToken(deps.jwtSecret, token).userId };
+  const { userId, sessionId } = verifyAccessToken(deps.jwtSecret, token);
+  return { kind: 'jwt', userId, sessionId };
 }
 
+/**
+ * One indexed query: the key by its hash, with whether its creator is still a member of the
+ * project and not deleting their account (a key dies with its creator's place in the project).
+ */
 async function resolveApiKey(deps: AuthenticateDeps, token: string): Promise<Principal> {
-  const key = await deps.db.getRepository(ApiKeyEntity).findOneBy({ keyHash: sha256Hex(token) });
+  const key = await findKeyForCall(deps.db, sha256Hex(token));
   if (!key) throw new AppError('ERR_AKEY_002');
-  if (!key.isActive || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw new AppError('ERR_AKEY_003');
+  const reason = apiKeyInactiveReason(key);
+  if (reason) throw new AppError('ERR_AKEY_003', INACTIVE_KEY_MESSAGES[reason], { reason });
   deps.onApiKeyUse?.(key.id);
-  return { kind: 'apiKey', apiKeyId: key.id, projectId: key.projectId, permissions: key.permissions };
+  return { kind: 'apiKey', apiKeyId: key.id, projectId: key.projectId, permissions: key.permissions as ApiKeyPermissions };
 }

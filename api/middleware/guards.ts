@@ -34,15 +34,29 @@ function deny(required: string, granted: string, message?: string, code: RoleDen
   return new AppError(code, message, { required, granted });
 }
 
-/** Loads the signed-in user; refuses API keys and accounts pending deletion. */
+/**
+ * Loads the signed-in user; refuses API keys and accounts pending deletion. Every JWT call passes
+ * here, so this is where an access token ends with its session: the same single query that loads
+ * the user checks that the token's refresh-token family still has an unrevoked token (a partial
+ * index makes that one index probe). Logout, a password change or reset, enabling 2FA and
+ * account deletion revoke families, and the next call with one of their access tokens is 401.
+ */
 export async function loadUser(db: DataSource, ctx: Context): Promise<UserEntity> {
   const p = principalOf(ctx);
   if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
   if (p.kind !== 'jwt') throw deny('jwt', p.kind, 'This endpoint needs a user session (JWT)');
-  const user = await db.getRepository(UserEntity).findOneBy({ id: p.userId });
+  const { entities, raw } = await db
+    .getRepository(UserEntity)
+    .createQueryBuilder('u')
+    .addSelect('EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = :sessionId AND r.user_id = u.id AND r.revoked_at IS NULL)', 'session_live')
+    .where('u.id = :userId', { userId: p.userId, sessionId: p.sessionId })
+    .getRawAndEntities<{ session_live: boolean }>();
+  const user = entities[0];
   if (!user) throw new AppError('ERR_AUTH_004');
+  // A deletion request ends every session too; its own answer tells the user how to restore.
   if (user.deletionStatus === 'pending') throw new AppError('ERR_USER_004');
   if (user.deletionStatus === 'purging') throw new AppError('ERR_USER_005');
+  if (raw[0]?.session_live !== true) throw new AppError('ERR_AUTH_004', 'Session has ended: sign in again');
   ctx.state.user = user;
   return user;
 }

@@ -32,6 +32,14 @@ export async function consumeEmailToken(db: Queryable, token: string, purpose: E
   return rows[0]?.user_id;
 }
 
+/**
+ * Voids every outstanding token of the user for `purpose` (marks it used), so a reset link sent
+ * before the password changed cannot change it again. Pass the transaction of the change.
+ */
+export async function voidEmailTokens(db: Queryable, userId: string, purpose: EmailTokenPurpose): Promise<void> {
+  await db.query(`UPDATE email_tokens SET used_at = now() WHERE user_id = $1 AND purpose = $2 AND used_at IS NULL`, [userId, purpose]);
+}
+
 /** Whether the token would be accepted now, without using it up (the reset form checks before it shows). */
 export async function consumableEmailToken(db: Queryable, token: string, purpose: EmailTokenPurpose): Promise<boolean> {
   const rows = (await db.query(

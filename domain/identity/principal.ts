@@ -3,9 +3,10 @@ import type { ApiKeyPermissions } from './api-keys';
 /** Who is calling, as resolved from `Authorization: Bearer …`. */
 export type Principal =
   | { kind: 'anonymous' }
-  | { kind: 'jwt'; userId: string }
+  /** `sessionId`: the refresh-token family the access token belongs to (domain/identity/jwt.ts). */
+  | { kind: 'jwt'; userId: string; sessionId: string }
   | { kind: 'apiKey'; apiKeyId: string; projectId: string; permissions: ApiKeyPermissions }
-  | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string };
+  | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string; projectId: string };
 
 export type PrincipalKind = Principal['kind'];
 

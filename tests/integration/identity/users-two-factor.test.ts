@@ -15,11 +15,12 @@ describe('users: two-factor authentication (spec "Two-factor authentication", co
   const login = (user: SignedUpUser, code?: string) =>
     app.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password, ...(code === undefined ? {} : { code }) } });
 
-  /** Enables and verifies 2FA; returns the secret and backup codes. */
+  /** Enables and verifies 2FA; returns the secret and backup codes. `user` continues with the fresh session verify answers. */
   async function enable(user: SignedUpUser): Promise<{ secret: string; backupCodes: string[] }> {
     const res = await app.request('POST', '/api/users/me/2fa/enable', { token: user.accessToken });
     const verify = await app.request('POST', '/api/users/me/2fa/verify', { token: user.accessToken, body: { code: totp(res.body.secret) } });
-    expect(verify.body).toEqual({ success: true });
+    expect(verify.body).toEqual({ success: true, accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: expect.any(Number) });
+    Object.assign(user, { accessToken: verify.body.accessToken, refreshToken: verify.body.refreshToken });
     return res.body;
   }
 
@@ -51,7 +52,9 @@ describe('users: two-factor authentication (spec "Two-factor authentication", co
     // The code an authenticator app computes from the base32 secret (RFC 6238, not speakeasy).
     const ok = await app.request('POST', '/api/users/me/2fa/verify', { token: user.accessToken, body: { code: totp(secret) } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ success: true });
+    expect(ok.body).toMatchObject({ success: true });
+    // Enabling ended the sessions signed in without 2FA (docs/security.md): continue with the fresh one.
+    user.accessToken = ok.body.accessToken;
     expect(await status(user)).toEqual({ enabled: true, backupCodesRemaining: 10 });
     expect((await app.request('GET', '/api/users/me', { token: user.accessToken })).body.twoFactorEnabled).toBe(true);
     const [row] = await app.services.db.query(`SELECT code_hash FROM backup_codes WHERE user_id = $1 LIMIT 1`, [user.id]);
@@ -121,15 +124,15 @@ describe('users: two-factor authentication (spec "Two-factor authentication", co
     expect((await login(user, res.body.backupCodes[2])).status).toBe(200);
   });
 
-  it('disables with the password; login needs no code afterwards; backup codes need 2FA on', async () => {
+  it('disables with the password and a code; login needs no code afterwards; backup codes need 2FA on', async () => {
     const user = await signUp(app);
-    await enable(user);
-    const wrong = await app.request('POST', '/api/users/me/2fa/disable', { token: user.accessToken, body: { password: 'wrong password' } });
+    const { backupCodes } = await enable(user);
+    const wrong = await app.request('POST', '/api/users/me/2fa/disable', { token: user.accessToken, body: { password: 'wrong password', code: backupCodes[0] } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('ERR_AUTH_002');
     expect((await login(user)).status).toBe(401);
 
-    const res = await app.request('POST', '/api/users/me/2fa/disable', { token: user.accessToken, body: { password: user.password } });
+    const res = await app.request('POST', '/api/users/me/2fa/disable', { token: user.accessToken, body: { password: user.password, code: backupCodes[0] } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
     expect(await status(user)).toEqual({ enabled: false, backupCodesRemaining: 0 });

@@ -98,7 +98,7 @@ describe('users: profile, password, e-mail preferences, export (spec "Users (JWT
 
     const ok = await app.request('POST', '/api/users/me/change-password', { token: user.accessToken, body: { currentPassword: user.password, newPassword: 'a new password' } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ message: expect.any(String) });
+    expect(ok.body).toEqual({ message: expect.any(String), accessToken: expect.any(String), refreshToken: expect.any(String), expiresIn: expect.any(Number) });
     expect((await app.request('POST', '/api/auth/refresh', { body: { refreshToken: user.refreshToken } })).status).toBe(401);
     expect((await app.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(401);
     expect((await app.request('POST', '/api/auth/login', { body: { email: user.email, password: 'a new password' } })).status).toBe(200);
