@@ -8,6 +8,7 @@ import { jsonDepthLimit } from './middleware/json-depth';
 import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
+import { securityHeaders } from './middleware/security-headers';
 import { createLimiterFactory } from './rate-limits';
 import { healthRoutes } from './health/health.routes';
 import { authRoutes } from './identity/auth.routes';
@@ -81,6 +82,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 
   app.use(requestId);
+  app.use(securityHeaders(config.production));
   app.use(errorRenderer(logger));
   app.use(requireHttps(config.production));
   const usage = options.onApiKeyUse ? undefined : createApiKeyUsageRecorder({ db, logger, flushMs: config.apiKeys.usageFlushMs });

@@ -8,7 +8,8 @@ const FRESH_FOR_MS = 1000;
 
 /**
  * Contract §1: 200 `{status: "ok", checks}` when every dependency answers, otherwise 503 (the spec
- * error body, with the same `checks` under relatedInfo so an operator sees which one failed).
+ * error body, with the same `checks` under relatedInfo so an operator sees which one failed). A
+ * check is `"ok"` or `"error"`; why it failed is logged, never answered (docs/security.md, "Deployment").
  *
  * The dependencies are checked at most once a second, whatever the request rate: a result under a
  * second old is answered as it is; an older one (up to FRESH_FOR_MS × 10) is answered while a new
@@ -31,7 +32,10 @@ export function healthRoutes(services: Services): Router {
           await withTimeout(check(), 3000);
           return [name, 'ok'] as const;
         } catch (err) {
-          return [name, `error: ${(err as Error).message}`] as const;
+          // The dependency's own message (host names, addresses, driver text) goes to the log only:
+          // anyone may call this endpoint, so the answer says which dependency failed, not why.
+          services.logger.warn('health check failed', { check: name, err });
+          return [name, 'error'] as const;
         }
       }),
     );
