@@ -52,7 +52,8 @@ export type FormworkApp = Koa & {
  */
 export function createApp(services: Services, options: AppOptions = {}): FormworkApp {
   const { config, db, logger } = services;
-  const app = new Koa({ proxy: config.trustProxy });
+  // TRUST_PROXY hops: ctx.ip is the address the outermost trusted proxy saw, whatever the client put in X-Forwarded-For.
+  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: config.proxyHops });
   app.silent = true;
 
   const secondFactor = createSecondFactorCheck(db);
@@ -84,7 +85,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   app.use(requestId);
   app.use(securityHeaders(config.production));
   app.use(errorRenderer(logger));
-  app.use(requireHttps(config.production));
+  app.use(requireHttps(config.production, config.proxyHops));
   const usage = options.onApiKeyUse ? undefined : createApiKeyUsageRecorder({ db, logger, flushMs: config.apiKeys.usageFlushMs });
   const onApiKeyUse = options.onApiKeyUse ?? usage?.record;
   app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse }));

@@ -19,7 +19,8 @@ const fragments = {
     HOST: Joi.string().default('0.0.0.0'),
     PUBLIC_URL: Joi.string().uri({ scheme: ['http', 'https'] }),
     DATA_DIR: Joi.string().default('./data'),
-    TRUST_PROXY: bool.default(false),
+    /** Reverse proxies in front of the service: a number of hops, or `true` (1) / `false` (0). */
+    TRUST_PROXY: Joi.alternatives().try(Joi.number().integer().min(0).max(32), bool).default(false),
     JSON_BODY_LIMIT: Joi.string().pattern(/^\d+(kb|mb)$/i).default('10mb'),
     LOG_LEVEL: Joi.string().valid('debug', 'info', 'warn', 'error', 'silent').default('info'),
   },
@@ -34,6 +35,14 @@ const fragments = {
     ENCRYPTION_KEY: Joi.string(),
     /** Comma-separated previous keys, still accepted for decryption during a rotation. */
     ENCRYPTION_KEY_PREVIOUS: Joi.string().allow('').default(''),
+  },
+  attempts: {
+    /** Failed sign-in steps (password, second factor) before exponential back-off starts, per account. */
+    AUTH_FAILURES_BEFORE_LOCK: Joi.number().integer().min(1).max(100).default(5),
+    /** Reset or verification e-mails one address may ask for before the same back-off applies. */
+    AUTH_EMAILS_BEFORE_LOCK: Joi.number().integer().min(1).max(100).default(3),
+    AUTH_LOCK_SECONDS: Joi.number().integer().min(1).default(60),
+    AUTH_LOCK_MAX_SECONDS: Joi.number().integer().min(1).default(3600),
   },
   database: {
     DATABASE_URL: Joi.string().uri({ scheme: ['postgres', 'postgresql'] }),
@@ -154,7 +163,10 @@ export function loadConfig(env: Env = process.env) {
     host: v.HOST as string,
     publicUrl: ((v.PUBLIC_URL as string | undefined) ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
     dataDir: v.DATA_DIR as string,
-    trustProxy: v.TRUST_PROXY as boolean,
+    /** Whether `X-Forwarded-*` is read at all (TRUST_PROXY above 0). */
+    trustProxy: proxyHops(v.TRUST_PROXY as number | boolean) > 0,
+    /** Trusted proxies in front of the service: the client is this many entries from the right of X-Forwarded-For. */
+    proxyHops: proxyHops(v.TRUST_PROXY as number | boolean),
     jsonBodyLimit: v.JSON_BODY_LIMIT as string,
     logLevel: v.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | 'silent',
     auth: {
@@ -169,6 +181,13 @@ export function loadConfig(env: Env = process.env) {
       key: encryption.key,
       /** Keys that only decrypt (a rotation in progress: `npm run admin -- rotate-encryption-key`). */
       previousKeys: encryption.previousKeys,
+    },
+    attempts: {
+      failuresBeforeLock: v.AUTH_FAILURES_BEFORE_LOCK as number,
+      emailsBeforeLock: v.AUTH_EMAILS_BEFORE_LOCK as number,
+      /** First lock; each further failure doubles it, up to maxLockSeconds. */
+      lockSeconds: v.AUTH_LOCK_SECONDS as number,
+      maxLockSeconds: Math.max(v.AUTH_LOCK_MAX_SECONDS as number, v.AUTH_LOCK_SECONDS as number),
     },
     database: {
       /** Unset: an embedded Postgres-compatible store under DATA_DIR (npm start only). */
@@ -312,6 +331,11 @@ function encryptionKeys(key: string | undefined, previous: string): { key: strin
     if (!decodeKey(k)) throw new ConfigError('ENCRYPTION_KEY_PREVIOUS', 'must be a comma-separated list of base64 32-byte keys');
   }
   return { key: key?.trim(), previousKeys };
+}
+
+/** `true` is one proxy (the usual single load balancer or ingress), `false` none. */
+function proxyHops(value: number | boolean): number {
+  return value === true ? 1 : value === false ? 0 : value;
 }
 
 function retryDelays(text: string): number[] {

@@ -54,6 +54,10 @@ export const ERRORS = {
   ERR_AUTH_013: { status: 409, message: 'Two-factor authentication is already enabled' },
   /** 2FA verify without a started setup, or backup codes asked for while 2FA is off. */
   ERR_AUTH_014: { status: 409, message: 'Two-factor authentication is not enabled' },
+  /** Sign-in step (password, second factor, restore) locked after repeated failures; relatedInfo.retryAfter seconds. */
+  ERR_AUTH_015: { status: 429, message: 'Too many failed attempts; try again later' },
+  /** Reset or verification e-mails asked for too often for this address or account; relatedInfo.retryAfter seconds. */
+  ERR_AUTH_016: { status: 429, message: 'Too many e-mails requested; try again later' },
 
   // --- validation of generation variables ---
   ERR_VALID_002: { status: 400, message: 'Variable validation failed' },

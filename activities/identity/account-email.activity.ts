@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { issueEmailToken } from '../../db/identity/email-tokens';
 import { UserEntity } from '../../db/identity/user.entity';
-import { accountEmail } from '../../domain/identity/emails';
+import { accountEmail, signInLockedEmail } from '../../domain/identity/emails';
 import type { Mailer } from '../mail/mailer';
 import type { AccountEmailInput } from '../../workflows/identity/account-email.workflow';
 
@@ -17,8 +17,20 @@ const PATHS = { verify_email: '/verify-email', reset_password: '/reset-password'
 
 export function createAccountEmailActivity(deps: AccountEmailDeps) {
   return async function sendAccountEmail(input: AccountEmailInput): Promise<void> {
-    const user = await deps.db.getRepository(UserEntity).findOneBy({ id: input.userId });
+    const users = deps.db.getRepository(UserEntity);
+    // A reset asked for by address: an unknown address (or an account being deleted) gets nothing,
+    // found out here, in the background, so the API answered the same either way.
+    if (!input.userId) {
+      const byEmail = input.email ? await users.findOneBy({ email: input.email }) : null;
+      if (!byEmail || byEmail.deletionStatus) return;
+      input = { ...input, userId: byEmail.id };
+    }
+    const user = await users.findOneBy({ id: input.userId });
     if (!user) throw ApplicationFailure.nonRetryable(`user ${input.userId} no longer exists`, 'ERR_USER_001');
+    if (input.purpose === 'sign_in_locked') {
+      await deps.mailer.send(signInLockedEmail(user, input.lockedStep ?? 'password', input.lockSeconds ?? 0));
+      return;
+    }
     if (input.purpose === 'verify_email' && user.emailVerifiedAt) return;
     const token = await issueEmailToken(deps.db, user.id, input.purpose, deps.emailTokenTtlSeconds);
     const link = `${deps.publicUrl}${PATHS[input.purpose]}?token=${encodeURIComponent(token)}`;

@@ -2,14 +2,15 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { UserEntity } from '../../db/identity/user.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { DUMMY_PASSWORD_HASH, verifyPassword } from '../../domain/identity/passwords';
+import { verifyPassword } from '../../domain/identity/passwords';
 import { workflowIds } from '../../domain/temporal-names';
 import type { Services } from '../../worker/services';
 import { startProductWorkflow } from '../../worker/temporal';
 import { restoreAccountSignal, type AccountDeletionInput } from '../../workflows/identity/account-deletion.workflow';
+import { checkPassword } from './auth.service';
 import { revokeAllRefreshTokens } from './tokens.service';
 
-export type AccountDeletionDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'logger'>;
+export type AccountDeletionDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'logger' | 'redis'>;
 
 const CLEAR_DELETION = `deletion_status = NULL, deletion_requested_at = NULL, deletion_reason = NULL, deletion_reason_text = NULL, updated_at = now()`;
 
@@ -71,9 +72,9 @@ async function startDeletionWorkflow(deps: AccountDeletionDeps, input: AccountDe
  * and the account's state is only revealed to someone who proved the password.
  */
 export async function restoreAccount(deps: AccountDeletionDeps, input: { email: string; password: string }): Promise<void> {
-  const user = await deps.db.getRepository(UserEntity).findOneBy({ email: input.email });
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!user || !ok) throw new AppError('ERR_USER_006', 'Account restore failed: wrong e-mail address or password');
+  // The same password attempt limit as login (429 ERR_AUTH_015 when locked).
+  const user = await checkPassword(deps, input.email, input.password);
+  if (!user) throw new AppError('ERR_USER_006', 'Account restore failed: wrong e-mail address or password');
   if (user.deletionStatus === null) throw new AppError('ERR_USER_007');
   if (user.deletionStatus === 'purging') throw new AppError('ERR_USER_005');
 

@@ -3,6 +3,7 @@ import { UserEntity } from '../../db/identity/user.entity';
 import type { Services } from '../../worker/services';
 import { loadUser } from '../middleware/guards';
 import { validate } from '../validation';
+import { attemptLimits } from './attempt-limits';
 import * as schema from './auth.schema';
 import * as auth from './auth.service';
 import { revokeRefreshFamily, rotateRefreshToken } from './tokens.service';
@@ -47,7 +48,10 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
 
   router.post('/resend-verification', async (ctx) => {
     const user = await loadUser(services.db, ctx);
-    if (!user.emailVerifiedAt) await auth.sendAccountEmail(services, user.id, 'verify_email');
+    if (!user.emailVerifiedAt) {
+      await attemptLimits(services).verificationEmail.spend(user.id);
+      await auth.sendAccountEmail(services, user.id, 'verify_email');
+    }
     ctx.body = { message: user.emailVerifiedAt ? 'Email already verified' : 'Verification email sent' };
   });
 

@@ -5,14 +5,15 @@ import { MembershipEntity } from '../../db/identity/membership.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
 import { UserEntity } from '../../db/identity/user.entity';
 import { AppError } from '../../domain/errors';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../domain/identity/passwords';
+import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from '../../domain/identity/passwords';
 import { uniqueSlug } from '../../domain/identity/slugs';
 import { workflowIds } from '../../domain/temporal-names';
 import type { Services } from '../../worker/services';
 import { startProductWorkflow } from '../../worker/temporal';
+import { attemptLimits } from './attempt-limits';
 import { issueTokens, revokeAllRefreshTokens, type TokenDeps, type TokenPair } from './tokens.service';
 
-export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret' | 'config' | 'logger'>;
+export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret' | 'config' | 'logger' | 'redis'>;
 
 export function tokenDeps(deps: AuthDeps): TokenDeps {
   return { db: deps.db, secret: deps.secret, jwtTtlSeconds: deps.config.auth.jwtTtlSeconds, refreshTokenTtlSeconds: deps.config.auth.refreshTokenTtlSeconds };
@@ -74,14 +75,73 @@ export async function signup(deps: AuthDeps, input: { email: string; password: s
 export type SecondFactorCheck = (user: UserEntity, code: string | undefined) => Promise<void>;
 export const noSecondFactor: SecondFactorCheck = async () => undefined;
 
+/**
+ * Password, then second factor, each behind its attempt limit (attempt-limits.ts): the password per
+ * e-mail address, the code per account. Locked: 429 ERR_AUTH_015, even for the right password.
+ */
 export async function login(deps: AuthDeps, input: { email: string; password: string; code?: string }, checkSecondFactor: SecondFactorCheck): Promise<{ user: UserEntity } & TokenPair> {
-  const user = await deps.db.getRepository(UserEntity).findOneBy({ email: input.email });
-  const ok = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
-  if (!user || !ok) throw new AppError('ERR_AUTH_001');
+  const user = await checkPassword(deps, input.email, input.password);
+  if (!user) throw new AppError('ERR_AUTH_001');
   if (user.deletionStatus === 'pending') throw new AppError('ERR_USER_004');
   if (user.deletionStatus === 'purging') throw new AppError('ERR_USER_005');
-  await checkSecondFactor(user, input.code);
+  if (user.twoFactorEnabled && input.code) {
+    // Only a code that was given counts: the first step of a two-step login sends none.
+    const limit = attemptLimits(deps).secondFactor;
+    const attempt = await limit.begin(user.id);
+    try {
+      await checkSecondFactor(user, input.code);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'ERR_AUTH_012') await lockNotice(deps, user, 'second_factor', await limit.failed(user.id, attempt));
+      throw err;
+    }
+    await limit.succeeded(user.id);
+  } else {
+    await checkSecondFactor(user, input.code);
+  }
   return { user, ...(await issueTokens(tokenDeps(deps), user.id)) };
+}
+
+export type SignInDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'logger' | 'redis'>;
+
+/**
+ * The password step of login, the invitation page and restore-account: one attempt limit per
+ * address for all three. The user when the password is right (its hash upgraded to today's cost
+ * when it was made with another), else undefined; an unknown address costs the same hash work.
+ */
+export async function checkPassword(deps: SignInDeps, email: string, password: string): Promise<UserEntity | undefined> {
+  const limit = attemptLimits(deps).password;
+  const subject = email.trim().toLowerCase();
+  const attempt = await limit.begin(subject);
+  const user = await deps.db.getRepository(UserEntity).findOneBy({ email });
+  const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+  if (!user || !ok) {
+    await lockNotice(deps, user, 'password', await limit.failed(subject, attempt));
+    return undefined;
+  }
+  await limit.succeeded(subject);
+  if (needsRehash(user.passwordHash)) {
+    const old = user.passwordHash;
+    user.passwordHash = await hashPassword(password);
+    // Conditional on the old hash, so a password changed meanwhile is not overwritten.
+    await deps.db.query(`UPDATE users SET password_hash = $2 WHERE id = $1 AND password_hash = $3`, [user.id, user.passwordHash, old]);
+  }
+  return user;
+}
+
+/** The e-mail to the owner when a failure first locks a step (`lockSeconds` set); a failed start is only logged. */
+async function lockNotice(deps: SignInDeps, user: UserEntity | null | undefined, step: 'password' | 'second_factor', lockSeconds: number | undefined): Promise<void> {
+  if (!user || lockSeconds === undefined) return;
+  try {
+    await startProductWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
+      taskQueue: deps.taskQueues.main,
+      workflowId: workflowIds.accountEmail(randomUUID()),
+      args: [{ userId: user.id, purpose: 'sign_in_locked', lockedStep: step, lockSeconds }],
+      kind: 'account-email:sign_in_locked',
+      entityId: user.id,
+    });
+  } catch (err) {
+    deps.logger.warn('sign-in lock e-mail not started', { userId: user.id, err });
+  }
 }
 
 /** Starts the workflow that mints a token and e-mails the link (retried through SMTP outages). */
@@ -101,10 +161,21 @@ export async function verifyEmail(db: DataSource, token: string): Promise<void> 
   await db.query(`UPDATE users SET email_verified_at = COALESCE(email_verified_at, now()), updated_at = now() WHERE id = $1`, [userId]);
 }
 
-/** Always answers the same, whether or not the address has an account (no account probing). */
+/**
+ * Always answers the same, in the same time, whether or not the address has an account (no account
+ * probing): the request only counts against the address's e-mail limit and starts the e-mail
+ * workflow with the address; the activity finds out in the background whether there is anyone to send to.
+ */
 export async function forgotPassword(deps: AuthDeps, email: string): Promise<void> {
-  const user = await deps.db.getRepository(UserEntity).findOneBy({ email });
-  if (user && !user.deletionStatus) await sendAccountEmail(deps, user.id, 'reset_password');
+  await attemptLimits(deps).resetEmail.spend(email);
+  const emailId = randomUUID();
+  await startProductWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.accountEmail(emailId),
+    args: [{ email, purpose: 'reset_password' }],
+    kind: 'account-email:reset_password',
+    entityId: emailId,
+  });
 }
 
 /** A reset also signs the user out everywhere (every session ends) and voids the user's other reset links. */

@@ -41,6 +41,12 @@ export function invitationPageRoutes(services: Services, checkSecondFactor: Seco
       );
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
+      if (err.status === 429) {
+        // Sign-in locked (ERR_AUTH_015): the page says so with the wait, and so does the status.
+        const retryAfter = Number(err.relatedInfo?.retryAfter ?? 60);
+        ctx.set('Retry-After', String(retryAfter));
+        return html(ctx, 429, invitationForm(inv, token, `${err.message} (in ${retryAfter} seconds).`));
+      }
       const why = err.code === 'ERR_TEAM_009' ? `This invitation is for ${inv.email}: sign in with that address.` : err.message;
       html(ctx, 400, invitationForm(inv, token, why));
     }

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '../../domain/errors';
+import { clientAddressKey } from '../../domain/identity/client-address';
 import { rateLimitIdentity, type Principal } from '../../domain/identity/principal';
 import type { LimiterFactory } from '../rate-limits';
 
@@ -12,7 +13,8 @@ export interface PerMinuteLimits {
 
 /**
  * Spec Limits §1: a per-minute budget per credential kind, keyed by the credential (API key id,
- * user id) or, unauthenticated, by client address. Every response carries the three
+ * user id) or, unauthenticated, by client address (its /64 for IPv6; behind TRUST_PROXY hops, the
+ * address the outermost trusted proxy saw, docs/security.md). Every response carries the three
  * X-RateLimit-* headers; past the budget, 429 ERR_QUOTA_003 with Retry-After.
  */
 export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory) {
@@ -23,7 +25,7 @@ export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory) 
   };
   return async function limit(ctx: Context, next: Next): Promise<void> {
     if (ctx.path === '/api/health') return next();
-    const { kind, key } = rateLimitIdentity(ctx.state.principal as Principal, ctx.ip);
+    const { kind, key } = rateLimitIdentity(ctx.state.principal as Principal, clientAddressKey(ctx.ip));
     const limiter = limiters[kind];
     let res: RateLimiterRes;
     let exceeded = false;

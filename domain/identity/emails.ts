@@ -37,3 +37,27 @@ export function accountEmail(purpose: AccountEmailPurpose, to: { email: string; 
     html: layout('Reset your password', lines, { label: 'Choose a new password', url: link }),
   };
 }
+
+/** What was locked: the password step (login, invitation page, restore) or the two-factor step. */
+export type LockedStep = 'password' | 'second_factor';
+
+/** Sent once when repeated failures first lock a sign-in step of the account (docs/security.md). */
+export function signInLockedEmail(to: { email: string; name: string }, step: LockedStep, lockSeconds: number): EmailMessage {
+  const wait = lockSeconds >= 120 ? `${Math.round(lockSeconds / 60)} minutes` : `${lockSeconds} seconds`;
+  const what =
+    step === 'password'
+      ? 'Someone entered a wrong password for your Formwork account several times in a row.'
+      : 'Someone entered your correct password but a wrong two-factor code several times in a row. Your password may be known to someone else: change it now.';
+  const lines = [
+    `Hello ${to.name},`,
+    what,
+    `To protect the account, signing in is paused for ${wait}; every further failure doubles the wait. Nothing else in your account has changed.`,
+    'If it was you, wait and try again. If it was not you, choose a new password ("Forgot password" on the sign-in page; a reset also signs out every session) and turn on two-factor authentication.',
+  ];
+  return {
+    to: to.email,
+    subject: 'Sign-in to your account was paused',
+    text: `${lines.join('\n\n')}\n`,
+    html: layout('Sign-in to your account was paused', lines),
+  };
+}

@@ -48,7 +48,7 @@ describe('accounts: signup, login, refresh, logout (contract §2)', () => {
   it('stores only a slow hash of the password', async () => {
     const user = await signUp(app);
     const [row] = await app.services.db.query(`SELECT password_hash FROM users WHERE id = $1`, [user.id]);
-    expect(row.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(row.password_hash).toMatch(/^scrypt\$16384\$8\$5\$/);
     expect(row.password_hash).not.toContain(user.password);
   });
 
