@@ -246,3 +246,32 @@ describe('password hash cost', () => {
     expect((await app.request('POST', '/api/auth/login', { body: { email: input.email, password: input.password } })).status).toBe(200);
   });
 });
+
+describe('attempt limits with REDIS_URL', () => {
+  // Two API replicas of one deployment: the same Redis and the same key prefix (TEMPORAL_TASK_QUEUE_PREFIX).
+  const env = { REDIS_URL: 'redis://127.0.0.1:6379', TEMPORAL_TASK_QUEUE_PREFIX: `t-${randomBytes(4).toString('hex')}`, AUTH_LOCK_SECONDS: '30' };
+  let first: TestApp;
+  let second: TestApp;
+  beforeAll(async () => {
+    first = await startTestApp({ worker: false, smtp: false, env });
+    second = await startTestApp({ worker: false, smtp: false, env });
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+  });
+
+  it('shares the count and the lock between replicas', async () => {
+    const email = `nobody-${randomBytes(4).toString('hex')}@example.com`;
+    for (let i = 0; i < 5; i++) {
+      const replica = i % 2 === 0 ? first : second;
+      expect((await replica.request('POST', '/api/auth/login', { body: { email, password: `guess ${i}` } })).status).toBe(401);
+    }
+    for (const replica of [first, second]) {
+      const locked = await replica.request('POST', '/api/auth/login', { body: { email, password: 'guess 5' } });
+      expect(locked.status).toBe(429);
+      expect(locked.body.code).toBe('ERR_AUTH_015');
+      expect(locked.body.relatedInfo.retryAfter).toBeGreaterThan(25);
+    }
+  });
+});
