@@ -4,6 +4,7 @@ import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../worker/services';
 import { authenticate, type CredentialResolver } from './middleware/authenticate';
 import { errorRenderer } from './middleware/errors';
+import { exceptFlowSubmissions } from './flow/submission-body';
 import { jsonDepthLimit } from './middleware/json-depth';
 import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
@@ -90,8 +91,9 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const onApiKeyUse = options.onApiKeyUse ?? usage?.record;
   app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse }));
   app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix)));
+  // Flow submissions read their own body after their guard, with the 1 MB limit (api/flow/submission-body.ts).
   app.use(
-    koaBody({
+    exceptFlowSubmissions(koaBody({
       jsonLimit: config.jsonBodyLimit,
       textLimit: config.jsonBodyLimit,
       formLimit: config.jsonBodyLimit,
@@ -102,7 +104,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       multipart: true,
       // An empty upload reaches the route, which can say what is wrong with it (e.g. ERR_TMPL_016).
       formidable: { maxFileSize: 10 * 1024 * 1024, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },
-    }),
+    })),
   );
   app.use(jsonDepthLimit);
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());

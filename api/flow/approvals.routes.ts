@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
+import type { DataSource } from 'typeorm';
+import { AppError } from '../../domain/errors';
 import type { Services } from '../../worker/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
@@ -13,9 +15,23 @@ export function approvalDeps(services: Services): ApprovalDeps {
 }
 
 /**
- * Spec, "Flow approvals" (API key, workspace-scoped like every Flow route). "Pending approvals of
- * the authenticated user" is, for an API key, every pending approval of the key's workspace;
- * `?email=` narrows it to one approver. Deciding through the API acts for the approver on record.
+ * The person behind the call (spec: "pending approvals of the authenticated user"): the signed-in
+ * user for a JWT, the user who created the key for an API key. Their current e-mail is the
+ * approver address they list and decide for; an unverified address decides nothing.
+ */
+async function caller(db: DataSource, ctx: Context): Promise<{ email: string; verified: boolean }> {
+  const scope = ctx.state.scope as Scope;
+  const [row]: Array<{ email: string; verified: boolean }> = scope.apiKeyId
+    ? await db.query(`SELECT u.email, u.email_verified_at IS NOT NULL AS verified FROM api_keys k JOIN users u ON u.id = k.created_by WHERE k.id = $1`, [scope.apiKeyId])
+    : await db.query(`SELECT email, email_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`, [scope.userId]);
+  if (!row) throw new AppError('ERR_AUTH_004');
+  return { email: row.email.toLowerCase(), verified: row.verified };
+}
+
+/**
+ * Spec, "Flow approvals" (API key, workspace-scoped like every Flow route). Approvals are decided
+ * by people (docs/security.md, "Approvals"): the list holds the pending approvals of the caller's
+ * e-mail in the workspace, and a decision is accepted only from the approver on record.
  */
 export function approvalRoutes(services: Services): Router {
   const deps = approvalDeps(services);
@@ -26,7 +42,8 @@ export function approvalRoutes(services: Services): Router {
 
   router.get('/', read, async (ctx) => {
     const query = validate(listApprovalsSchema, ctx.query);
-    const { approvals, total } = await listPendingApprovals(deps.db, { projectId: projectId(ctx) }, query);
+    const { email } = await caller(deps.db, ctx);
+    const { approvals, total } = await listPendingApprovals(deps.db, { projectId: projectId(ctx), email }, query);
     ctx.body = presentPage(approvals, total, query.page, query.limit, presentApproval);
   });
 
@@ -40,7 +57,9 @@ export function approvalRoutes(services: Services): Router {
   ] as const) {
     router.post(`/:id/${action}`, write, async (ctx) => {
       const body = validate(decisionSchema, ctx.request.body);
-      ctx.body = await decideApproval(deps, { projectId: projectId(ctx) }, { approvalId: ctx.params.id, decision, comment: body.comment });
+      const me = await caller(deps.db, ctx);
+      if (!me.verified) throw new AppError('ERR_AUTH_006', 'Verify your e-mail address before deciding approvals');
+      ctx.body = await decideApproval(deps, { projectId: projectId(ctx) }, { approvalId: ctx.params.id, decision, comment: body.comment, approver: me.email });
     });
   }
   return router;

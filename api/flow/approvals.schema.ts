@@ -9,13 +9,10 @@ export const decisionSchema = Joi.object<DecisionInput>({ comment: Joi.string().
 export interface ListApprovalsQuery {
   page: number;
   limit: number;
-  /** Only the approvals of this approver (case-insensitive). */
-  email?: string;
 }
 export const listApprovalsSchema = Joi.object<ListApprovalsQuery>({
   page: Joi.number().integer().min(1).default(1),
   limit: Joi.number().integer().min(1).max(100).default(25),
-  email: Joi.string().trim().lowercase().max(320),
 });
 
 export interface MagicLinkInput {

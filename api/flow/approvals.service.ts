@@ -21,8 +21,15 @@ export interface ApprovalDeps {
   logger: Logger;
 }
 
-/** Who may see or decide an approval: the workspace (API key, JWT) or the approver (review token). */
-export type ApprovalScope = { projectId: string } | { email: string };
+/**
+ * Whose approvals a call sees: always one workspace (the API caller's project, or the project whose
+ * magic link started a review session), and, when `email` is set, only that approver's approvals
+ * (the signed-in user's or the key creator's e-mail on the API; the review session's e-mail).
+ */
+export interface ApprovalScope {
+  projectId: string;
+  email?: string;
+}
 
 const SELECT_APPROVAL = `
   SELECT a.id, a.run_id, r.short_id AS run_short_id, r.status AS run_status, a.gate_id, g.name AS gate_name,
@@ -30,21 +37,22 @@ const SELECT_APPROVAL = `
          a.sent_count, a.last_sent_at, a.created_at
     FROM flow_approvals a JOIN flow_runs r ON r.id = a.run_id JOIN flow_gates g ON g.id = a.gate_id`;
 
-function scopeSql(scope: ApprovalScope, param: number): { sql: string; value: string } {
-  return 'projectId' in scope ? { sql: `a.project_id = $${param}`, value: scope.projectId } : { sql: `a.approver_email = $${param}`, value: scope.email };
+function scopeSql(scope: ApprovalScope, param: number): { sql: string; values: string[] } {
+  if (scope.email === undefined) return { sql: `a.project_id = $${param}`, values: [scope.projectId] };
+  return { sql: `a.project_id = $${param} AND a.approver_email = lower($${param + 1})`, values: [scope.projectId, scope.email] };
 }
 
 /** Pending approvals in the scope, oldest first (what waits longest comes first). */
-export async function listPendingApprovals(db: DataSource, scope: ApprovalScope, query: Pick<ListApprovalsQuery, 'page' | 'limit' | 'email'>) {
+export async function listPendingApprovals(db: DataSource, scope: ApprovalScope & { email: string }, query: Pick<ListApprovalsQuery, 'page' | 'limit'>) {
   const s = scopeSql(scope, 1);
-  const where = `WHERE ${s.sql} AND a.status = 'pending' AND ($2::text IS NULL OR a.approver_email = $2)`;
-  const params = [s.value, query.email ?? null];
-  const approvals: ApprovalRow[] = await db.query(`${SELECT_APPROVAL} ${where} ORDER BY a.created_at, a.approver_email LIMIT $3 OFFSET $4`, [
-    ...params,
+  const where = `WHERE ${s.sql} AND a.status = 'pending'`;
+  const n0 = s.values.length;
+  const approvals: ApprovalRow[] = await db.query(`${SELECT_APPROVAL} ${where} ORDER BY a.created_at, a.approver_email LIMIT $${n0 + 1} OFFSET $${n0 + 2}`, [
+    ...s.values,
     query.limit,
     (query.page - 1) * query.limit,
   ]);
-  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM flow_approvals a ${where}`, params);
+  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM flow_approvals a ${where}`, s.values);
   return { approvals, total: n as number };
 }
 
@@ -52,28 +60,36 @@ export async function listPendingApprovals(db: DataSource, scope: ApprovalScope,
 export async function getApproval(db: DataSource, scope: ApprovalScope, id: string): Promise<ApprovalRow> {
   if (!isUuid(id)) throw new AppError('FLOW.APPROVAL_NOT_FOUND', undefined, { approvalId: id });
   const s = scopeSql(scope, 2);
-  const [row] = await db.query(`${SELECT_APPROVAL} WHERE a.id = $1 AND ${s.sql}`, [id, s.value]);
+  const [row] = await db.query(`${SELECT_APPROVAL} WHERE a.id = $1 AND ${s.sql}`, [id, ...s.values]);
   if (!row) throw new AppError('FLOW.APPROVAL_NOT_FOUND', undefined, { approvalId: id });
   return row as ApprovalRow;
 }
 
 /**
- * Records a decision, then tells the run's workflow. The conditional UPDATE is the arbiter: of
- * two decisions racing for one approval exactly one finds it pending; the other gets 409. The
+ * Records a decision, then tells the run's workflow. Only the approver on record decides: the
+ * caller's e-mail (`approver`: the signed-in user's or the API key creator's, verified; or the
+ * review session's) must be the approval's approver e-mail, otherwise 403. Each approval is one
+ * approver of one run (unique per run and e-mail), so an approver decides once and
+ * `requiredApprovals` counts distinct approvers. The conditional UPDATE is the arbiter: of two
+ * decisions racing for one approval exactly one finds it pending; the other gets 409. The
  * workflow re-reads the table when signalled, so a signal lost here (Temporal unreachable) is made
  * up at the next signal, reminder or timeout; the decision itself is already safe.
  */
 export async function decideApproval(
   deps: Pick<ApprovalDeps, 'db' | 'temporal' | 'logger'>,
   scope: ApprovalScope,
-  input: { approvalId: string; decision: 'approved' | 'rejected'; comment?: string },
+  input: { approvalId: string; decision: 'approved' | 'rejected'; comment?: string; approver: string },
 ): Promise<{ success: true; decision: 'approved' | 'rejected' }> {
   const current = await getApproval(deps.db, scope, input.approvalId);
+  const approver = input.approver.trim().toLowerCase();
+  if (current.approver_email !== approver) {
+    throw new AppError('ERR_AUTH_005', 'Only the approver this approval was sent to can decide it', { required: 'approver', granted: 'none', approvalId: current.id });
+  }
   const [row] = await modifyReturning<{ run_id: string; approver_email: string }>(
     deps.db,
     `UPDATE flow_approvals SET status = $2, comment = $3, decided_at = now(), magic_token_hash = NULL
-      WHERE id = $1 AND status = 'pending' RETURNING run_id, approver_email`,
-    [current.id, input.decision, input.comment ? input.comment : null],
+      WHERE id = $1 AND approver_email = $4 AND status = 'pending' RETURNING run_id, approver_email`,
+    [current.id, input.decision, input.comment ? input.comment : null, approver],
   );
   if (!row) throw new AppError('FLOW.APPROVAL_ALREADY_DECIDED', undefined, { approvalId: current.id, status: (await getApproval(deps.db, scope, current.id)).status });
   await revokeIdleReviewTokens(deps.db, [row.approver_email]);

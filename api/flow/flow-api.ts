@@ -18,9 +18,11 @@ import type { SubmissionDeps } from './submissions.service';
  * The Flow API's shared parts, built once per app: the compiled-gate cache, per-gate rate
  * limiters, the run-workflow starter, and the access rule of every Flow route.
  *
- * Access: any active API key of the workspace (spec: Flow takes API keys, scoped to the key's
- * project), and also the dashboard's JWT on its active project (contract §2: viewers read,
- * members "run gates"). Review tokens are refused.
+ * Access: any active API key of the workspace reads gates and runs and submits (spec: Flow takes
+ * API keys, scoped to the key's project); changing a gate's configuration (create, update,
+ * delete, schema, import-schema: delivery channels and render configuration live there) needs the
+ * key's `manage_gates` flag (docs/security.md, "Permissions"). The dashboard's JWT acts on its
+ * active project (contract §2: viewers read, members "run gates" and edit them). Review tokens are refused.
  */
 export interface FlowApiDeps {
   db: DataSource;
@@ -29,6 +31,8 @@ export interface FlowApiDeps {
   submissions: SubmissionDeps;
   read: Middleware;
   write: Middleware;
+  /** Gate configuration: a member's JWT, or an API key with `manage_gates`. */
+  manage: Middleware;
 }
 
 export interface FlowApi {
@@ -60,6 +64,7 @@ export function createFlowApi(services: Services): FlowApi {
     submissions: { db, evaluator: services.evaluator, gateLimiter, starter },
     read: requireProject(db, { role: 'viewer', permission: true }) as Middleware,
     write: requireProject(db, { role: 'member', permission: true }) as Middleware,
+    manage: requireProject(db, { role: 'member', permission: 'manage_gates' }) as Middleware,
   };
   return {
     routers: [

@@ -11,14 +11,15 @@ import { importGateSchema } from './gate-templates';
 /**
  * Spec, "Flow gates": CRUD, schema versions and import. Workspace-scoped: an API key acts on its
  * project; a dashboard JWT on its active project (viewer reads, member writes; docs/flow.md).
+ * Changing a gate needs an API key's `manage_gates` flag; reading needs any key of the workspace.
  */
 export function gateRoutes(deps: FlowApiDeps): Router {
-  const { read, write } = deps;
+  const { read, manage } = deps;
   const gateDeps = { db: deps.db, evaluator: deps.submissions.evaluator };
   const router = new Router({ prefix: '/api/flow/gates' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
-  router.post('/', write, async (ctx) => {
+  router.post('/', manage, async (ctx) => {
     const input = validate(schema.createGateSchema, ctx.request.body);
     ctx.status = 201;
     ctx.body = presenter.presentGate(await gates.createGate(gateDeps, projectId(ctx), input));
@@ -34,22 +35,22 @@ export function gateRoutes(deps: FlowApiDeps): Router {
     ctx.body = presenter.presentGate(await gates.getGate(gateDeps, projectId(ctx), ctx.params.id));
   });
 
-  router.put('/:id', write, async (ctx) => {
+  router.put('/:id', manage, async (ctx) => {
     const input = validate(schema.updateGateSchema, ctx.request.body);
     ctx.body = presenter.presentGate(await gates.updateGate(gateDeps, projectId(ctx), ctx.params.id, input));
   });
 
-  router.delete('/:id', write, async (ctx) => {
+  router.delete('/:id', manage, async (ctx) => {
     await gates.deleteGate(gateDeps, projectId(ctx), ctx.params.id);
     ctx.status = 204;
   });
 
-  router.put('/:id/schema', write, async (ctx) => {
+  router.put('/:id/schema', manage, async (ctx) => {
     const input = validate(schema.putSchemaSchema, ctx.request.body);
     ctx.body = presenter.presentGate(await gates.putGateSchema(gateDeps, projectId(ctx), ctx.params.id, input));
   });
 
-  router.post('/:id/import-schema', write, async (ctx) => {
+  router.post('/:id/import-schema', manage, async (ctx) => {
     const { templateId } = validate(schema.importSchemaSchema, ctx.request.body);
     ctx.body = presenter.presentGate(await importGateSchema(gateDeps, projectId(ctx), ctx.params.id, templateId));
   });

@@ -61,8 +61,10 @@ async function checkSettings(db: DataSource | EntityManager, projectId: string, 
   if (gate.approvalMode === 'manual') {
     const config = gate.approvalConfig;
     if (!config) throw new AppError('ERR_VALID_005', "approvalConfig is required when approvalMode is 'manual'", { field: 'approvalConfig' });
-    if ((config.requiredApprovals ?? 1) > config.approvers.length) {
-      throw new AppError('ERR_VALID_001', 'requiredApprovals cannot exceed the number of approvers', { field: 'approvalConfig.requiredApprovals' });
+    // requiredApprovals counts people: the same address twice (in any case) is one approver.
+    const distinct = new Set(config.approvers.map((a) => a.email.trim().toLowerCase())).size;
+    if ((config.requiredApprovals ?? 1) > distinct) {
+      throw new AppError('ERR_VALID_001', 'requiredApprovals cannot exceed the number of distinct approvers', { field: 'approvalConfig.requiredApprovals' });
     }
     const max = (await projectPlan(db, projectId)).maxApproversPerGate;
     if (max !== null && config.approvers.length > max) throw new AppError('ERR_FLOW_LIMIT_004', undefined, { limit: max });

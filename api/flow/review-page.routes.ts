@@ -34,8 +34,8 @@ export function reviewPageRoutes(services: Services): Router {
   router.get('/', async (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     if (token) return void (ctx.body = confirmEmailPage(token));
-    const { email } = await session(ctx);
-    ctx.body = inboxPage((await listPendingApprovals(db, { email }, { page: 1, limit: 100 })).approvals);
+    const { email, projectId } = await session(ctx);
+    ctx.body = inboxPage((await listPendingApprovals(db, { email, projectId }, { page: 1, limit: 100 })).approvals);
   });
 
   router.post('/', async (ctx) => {
@@ -61,18 +61,18 @@ export function reviewPageRoutes(services: Services): Router {
   });
 
   router.get('/approvals/:id', async (ctx) => {
-    const { email } = await session(ctx);
-    const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, email, ctx.params.id);
+    const { email, projectId } = await session(ctx);
+    const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, { email, projectId }, ctx.params.id);
     ctx.body = approvalPage(approval, payload, artefactUrl);
   });
 
   router.post('/approvals/:id/decision', async (ctx) => {
-    const { email } = await session(ctx);
+    const { email, projectId } = await session(ctx);
     const body = ctx.request.body as Record<string, unknown>;
     const decision = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : null;
     if (!decision) throw new AppError('ERR_VALID_001', "decision must be 'approve' or 'reject'", { field: 'decision' });
     const { comment } = validate(decisionSchema, { comment: body.comment || undefined });
-    await decideApproval(deps, { email }, { approvalId: ctx.params.id, decision, comment });
+    await decideApproval(deps, { email, projectId }, { approvalId: ctx.params.id, decision, comment, approver: email });
     ctx.body = resultPage(decision === 'approved' ? 'Approved' : 'Rejected', `Thank you. Your decision (${decision}) is recorded.`, 'ok');
   });
   return router;

@@ -46,15 +46,15 @@ export function reviewRoutes(services: Services): Router {
   });
 
   router.get('/inbox', async (ctx) => {
-    const { email } = reviewer(ctx);
-    const query = validate(listApprovalsSchema.fork(['email'], (s) => s.forbidden()), ctx.query);
-    const { approvals, total } = await listPendingApprovals(services.db, { email }, query);
+    const { email, projectId } = reviewer(ctx);
+    const query = validate(listApprovalsSchema, ctx.query);
+    const { approvals, total } = await listPendingApprovals(services.db, { email, projectId }, query);
     ctx.body = presentPage(approvals, total, query.page, query.limit, presentApproval);
   });
 
   router.get('/approvals/:id', async (ctx) => {
-    const { email } = reviewer(ctx);
-    const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, email, ctx.params.id);
+    const { email, projectId } = reviewer(ctx);
+    const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, { email, projectId }, ctx.params.id);
     ctx.body = presentReviewApproval(approval, { payload, artefactUrl });
   });
 
@@ -63,9 +63,9 @@ export function reviewRoutes(services: Services): Router {
     ['reject', 'rejected'],
   ] as const) {
     router.post(`/approvals/:id/${action}`, async (ctx) => {
-      const { email } = reviewer(ctx);
+      const { email, projectId } = reviewer(ctx);
       const body = validate(decisionSchema, ctx.request.body);
-      ctx.body = await decideApproval(deps, { email }, { approvalId: ctx.params.id, decision, comment: body.comment });
+      ctx.body = await decideApproval(deps, { email, projectId }, { approvalId: ctx.params.id, decision, comment: body.comment, approver: email });
     });
   }
   return router;

@@ -13,13 +13,16 @@ import { getApproval } from './approvals.service';
 
 /**
  * External approvers (docs/flow.md, "Review"): a magic-link token plus the approver's e-mail buys
- * a review token (`fmrv_…`) bound to that e-mail. Only hashes of both are stored.
+ * a review token (`fmrv_…`) bound to that e-mail and to the project of the link's approval: it
+ * opens that e-mail's approvals in that project only, never another tenant's (docs/security.md,
+ * "Approvals"). Only hashes of both are stored.
  */
 export const REVIEW_TOKEN_PREFIX = 'fmrv_';
 
 interface MagicApproval {
   id: string;
   run_id: string;
+  project_id: string;
   approver_email: string;
   magic_token_expires_at: Date;
 }
@@ -27,7 +30,7 @@ interface MagicApproval {
 /** The pending approval a magic-link token belongs to, if the e-mail is its approver's; one 401 otherwise. */
 async function approvalOfMagicLink(db: DataSource, input: MagicLinkInput): Promise<MagicApproval> {
   const [row]: MagicApproval[] = await db.query(
-    `SELECT id, run_id, approver_email, magic_token_expires_at FROM flow_approvals
+    `SELECT id, run_id, project_id, approver_email, magic_token_expires_at FROM flow_approvals
       WHERE magic_token_hash = $1 AND status = 'pending' AND magic_token_expires_at > now()`,
     [sha256Hex(input.token)],
   );
@@ -42,8 +45,8 @@ export async function authenticateReviewer(db: DataSource, ttlSeconds: number, i
   const expiresIn = Math.max(1, Math.min(ttlSeconds, windowLeft));
   const reviewToken = REVIEW_TOKEN_PREFIX + randomToken(32);
   await db.query(
-    `INSERT INTO flow_review_tokens (id, email, token_hash, expires_at) VALUES ($1, $2, $3, now() + $4 * interval '1 second')`,
-    [randomUUID(), approval.approver_email, sha256Hex(reviewToken), expiresIn],
+    `INSERT INTO flow_review_tokens (id, email, project_id, token_hash, expires_at) VALUES ($1, $2, $3, $4, now() + $5 * interval '1 second')`,
+    [randomUUID(), approval.approver_email, approval.project_id, sha256Hex(reviewToken), expiresIn],
   );
   return { reviewToken, expiresIn, approvalId: approval.id };
 }
@@ -57,13 +60,16 @@ export function reviewTokenResolver(db: DataSource): CredentialResolver {
 }
 
 export async function resolveReviewToken(db: DataSource, token: string): Promise<Principal & { kind: 'review' }> {
-  const [row]: Array<{ id: string; email: string }> = await db.query(
-    `SELECT id, email FROM flow_review_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
+  const [row]: Array<{ id: string; email: string; project_id: string }> = await db.query(
+    `SELECT id, email, project_id FROM flow_review_tokens WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
     [sha256Hex(token)],
   );
   if (!row) throw new AppError('FLOW.REVIEW_TOKEN_INVALID');
-  const pending: Array<{ id: string }> = await db.query(`SELECT id FROM flow_approvals WHERE approver_email = $1 AND status = 'pending'`, [row.email]);
-  return { kind: 'review', reviewerId: row.id, email: row.email, approvalIds: pending.map((p) => p.id) };
+  const pending: Array<{ id: string }> = await db.query(
+    `SELECT id FROM flow_approvals WHERE approver_email = $1 AND project_id = $2 AND status = 'pending'`,
+    [row.email, row.project_id],
+  );
+  return { kind: 'review', reviewerId: row.id, email: row.email, projectId: row.project_id, approvalIds: pending.map((p) => p.id) };
 }
 
 /** Spec: POST /api/flow/review/resend: a fresh magic link to that approver (the old link stops working). */
@@ -82,10 +88,10 @@ export async function resendMagicLink(deps: ApprovalMailDeps & { limiter: RateLi
 /** The approval with what the approver decides on: payload and, if rendered, a signed artefact URL. */
 export async function reviewApprovalDetail(
   deps: { db: DataSource; storage: ArtefactStorage; downloadUrlTtlSeconds: number },
-  email: string,
+  scope: { projectId: string; email: string },
   id: string,
 ): Promise<{ approval: ApprovalRow; payload: unknown; artefactUrl: string | null }> {
-  const approval = await getApproval(deps.db, { email }, id);
+  const approval = await getApproval(deps.db, scope, id);
   const [run]: Array<{ input_payload: unknown; artefact_key: string | null }> = await deps.db.query(
     `SELECT input_payload, artefact_key FROM flow_runs WHERE id = $1`,
     [approval.run_id],

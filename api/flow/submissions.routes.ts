@@ -6,21 +6,15 @@ import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
 import { presentRun, presentTestResult, presentValidateResult } from './runs.presenter';
 import { submitRunSchema } from './runs.schema';
-import { MAX_PAYLOAD_BYTES, submitRun, testGate } from './submissions.service';
+import { readSubmissionBody, submissionBytes } from './submission-body';
+import { submitRun, testGate } from './submissions.service';
 
 /**
  * Submissions: POST /gates/:id/test (dry run), /gates/:id/validate (records a run, the spec's
  * 200/422 bodies) and /gates/:gateId/runs (records a run, answers 202 with it: render, approval
- * and delivery continue in the background; docs/flow.md).
+ * and delivery continue in the background; docs/flow.md). Each reads its body only after the
+ * guard, with the 1 MB limit counted on the decoded bytes as they arrive (submission-body.ts).
  */
-
-/** Size of the body as received; koa-body keeps the raw text for JSON and text bodies. */
-function rawBytes(ctx: Context): number {
-  const req = ctx.request as unknown as { rawBody?: unknown; body?: Record<symbol, unknown> };
-  const raw = req.rawBody ?? (req.body && typeof req.body === 'object' ? req.body[Symbol.for('unparsedBody')] : undefined);
-  if (typeof raw === 'string') return Buffer.byteLength(raw);
-  return Number(ctx.get('content-length')) || 0;
-}
 
 /**
  * The raw payload of test and validate: a JSON object (variables mode) or, in freetext mode, a
@@ -52,15 +46,15 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
   const router = new Router({ prefix: '/api/flow/gates' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
-  router.post('/:id/test', write, async (ctx) => {
-    ctx.body = presentTestResult(await testGate(deps.submissions, projectId(ctx), ctx.params.id, payloadOf(ctx), rawBytes(ctx)));
+  router.post('/:id/test', write, readSubmissionBody, async (ctx) => {
+    ctx.body = presentTestResult(await testGate(deps.submissions, projectId(ctx), ctx.params.id, payloadOf(ctx), submissionBytes(ctx)));
   });
 
-  router.post('/:id/validate', write, withRetryAfter, async (ctx) => {
+  router.post('/:id/validate', write, readSubmissionBody, withRetryAfter, async (ctx) => {
     const { run } = await submitRun(deps.submissions, projectId(ctx), {
       gateRef: ctx.params.id,
       payload: payloadOf(ctx),
-      rawBytes: rawBytes(ctx),
+      rawBytes: submissionBytes(ctx),
       source: 'rest',
     });
     const answer = presentValidateResult(run);
@@ -68,10 +62,9 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
     ctx.body = answer.body;
   });
 
-  router.post('/:gateId/runs', write, withRetryAfter, async (ctx) => {
-    const bytes = rawBytes(ctx);
-    // The size limit is answered before the body's shape: a 2 MB body gets 413, not a field error.
-    if (bytes > MAX_PAYLOAD_BYTES) throw new AppError('ERR_FLOW_RUN_005', undefined, { limit: MAX_PAYLOAD_BYTES });
+  router.post('/:gateId/runs', write, readSubmissionBody, withRetryAfter, async (ctx) => {
+    // The size limit was answered while reading, before the body's shape: a 2 MB body gets 413, not a field error.
+    const bytes = submissionBytes(ctx);
     const input = validate(submitRunSchema, ctx.request.body, { payload: 'ERR_VALID_005' });
     const { run } = await submitRun(deps.submissions, projectId(ctx), {
       gateRef: ctx.params.gateId,

@@ -1,14 +1,18 @@
 import { randomBase62 } from '../signing';
 
-export const API_KEY_PERMISSIONS = ['generate_documents', 'read_documents', 'read_templates', 'manage_webhooks'] as const;
+/** The spec's four flags, and `manage_gates` (Flow gate configuration; docs/identity.md, docs/security.md "Permissions"). */
+export const API_KEY_PERMISSIONS = ['generate_documents', 'read_documents', 'read_templates', 'manage_webhooks', 'manage_gates'] as const;
 export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
 export type ApiKeyPermissions = Record<ApiKeyPermission, boolean>;
 
 export const API_KEY_PREFIX = 'fm_live_';
 
-/** Contract §2: omitted → the three everyday flags; an object → the flags it omits are false. */
+/**
+ * Contract §2: omitted → the three everyday flags, and `manage_gates` (a client that knows only the
+ * spec's flags keeps the Flow access the spec gives every key); an object → the flags it omits are false.
+ */
 export function resolvePermissions(given?: Partial<ApiKeyPermissions>): ApiKeyPermissions {
-  if (!given) return { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false };
+  if (!given) return { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true };
   return Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, given[p] === true])) as ApiKeyPermissions;
 }
 

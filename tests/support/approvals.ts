@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { addTeamProject, createKey } from './api-keys';
 import type { TestApp } from './app';
-import { linkToken } from './factories';
+import { linkToken, signUp } from './factories';
 import { createGate, type FlowWorkspace } from './flow';
 import type { ParsedMail } from './smtp-server';
 import { waitFor } from './wait';
@@ -43,9 +44,43 @@ export async function approvalMail(app: TestApp, email: string, n = 1, subject =
 
 export const magicToken = (mail: ParsedMail) => linkToken(mail, '/review');
 
-/** The workspace's pending approvals of one approver (API key). */
-export async function pendingApprovals(app: TestApp, ws: FlowWorkspace, email: string): Promise<any[]> {
-  const res = await app.request('GET', `/api/flow/approvals?email=${encodeURIComponent(email)}`, { token: ws.key });
+/** An approver who is a person of the workspace: a verified user with that e-mail, member of its project. */
+export interface Approver {
+  email: string;
+  userId: string;
+  /** The user's JWT. */
+  token: string;
+  /** X-Team-Id of the workspace, for calls made with the JWT. */
+  headers: Record<string, string>;
+}
+
+/**
+ * Signs `email` up (verified directly, like flowWorkspace) and makes it a member of the workspace's
+ * project, so the person can list and decide their approvals with their own JWT.
+ */
+export async function approverIn(app: TestApp, ws: FlowWorkspace, email: string, role: 'member' | 'viewer' | 'admin' = 'member'): Promise<Approver> {
+  const user = await signUp(app, { overrides: { email } });
+  await app.services.db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [user.id]);
+  await app.services.db.query(`INSERT INTO memberships (project_id, user_id, role) VALUES ($1, $2, $3)`, [ws.projectId, user.id, role]);
+  return { email, userId: user.id, token: user.accessToken, headers: { 'X-Team-Id': ws.projectId } };
+}
+
+/**
+ * A Flow workspace that is a team project (people other than the owner can be members of it):
+ * a verified owner, the team project on `plan`, and an API key the owner created in it.
+ */
+export async function teamFlowWorkspace(app: TestApp, plan?: string): Promise<FlowWorkspace> {
+  const user = await signUp(app);
+  await app.services.db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [user.id]);
+  const projectId = await addTeamProject(app.services.db, user.id);
+  const created = await createKey(app, user.accessToken, undefined, projectId);
+  if (plan) await app.services.db.query(`UPDATE projects SET plan = $1 WHERE id = $2`, [plan, projectId]);
+  return { user, key: created.plainKey, projectId };
+}
+
+/** The approver's own pending approvals (their JWT in the workspace). */
+export async function myApprovals(app: TestApp, who: Approver): Promise<any[]> {
+  const res = await app.request('GET', '/api/flow/approvals', { token: who.token, headers: who.headers });
   if (res.status !== 200) throw new Error(`list approvals failed: ${res.status} ${res.text}`);
   return res.body.data;
 }

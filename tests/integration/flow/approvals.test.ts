@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../../support/app';
-import { approvalMail, approverEmail, magicToken, manualGate, pendingApprovals, runOf, submit, waitForRunStatus } from '../../support/approvals';
+import { approvalMail, approverEmail, approverIn, magicToken, manualGate, myApprovals, runOf, submit, teamFlowWorkspace, waitForRunStatus, type Approver } from '../../support/approvals';
+import { createKey } from '../../support/api-keys';
 import { flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { waitFor } from '../../support/wait';
 
@@ -10,7 +11,7 @@ describe('Flow approvals (API key)', () => {
 
   beforeAll(async () => {
     app = await startTestApp({ env: { FLOW_MINUTE_MS: '1000' } });
-    ws = await flowWorkspace(app, 'starter');
+    ws = await teamFlowWorkspace(app, 'starter');
   });
   afterAll(() => app.close());
 
@@ -20,9 +21,21 @@ describe('Flow approvals (API key)', () => {
     await waitForRunStatus(app, ws, runId, ['review_required']);
     return { gate, runId };
   };
-  const approvalOf = async (email: string) => (await waitFor(async () => (await pendingApprovals(app, ws, email))[0], { what: `approval of ${email}` })) as any;
-  const decide = (id: string, action: 'approve' | 'reject', body: Record<string, unknown> = {}) =>
-    app.request('POST', `/api/flow/approvals/${id}/${action}`, { token: ws.key, body });
+  // Approvals are decided by people: each approver address belongs to a member of the workspace.
+  const people = new Map<string, Promise<Approver>>();
+  const person = (email: string) => {
+    const key = email.toLowerCase();
+    if (!people.has(key)) people.set(key, approverIn(app, ws, key));
+    return people.get(key)!;
+  };
+  const approvalOf = async (email: string) => {
+    const who = await person(email);
+    return (await waitFor(async () => (await myApprovals(app, who))[0], { what: `approval of ${email}` })) as any;
+  };
+  const decide = async (email: string, id: string, action: 'approve' | 'reject', body: Record<string, unknown> = {}) => {
+    const who = await person(email);
+    return app.request('POST', `/api/flow/approvals/${id}/${action}`, { token: who.token, headers: who.headers, body });
+  };
 
   it('e-mails a magic link, lists the pending approval, and an approval moves the run on', async () => {
     const email = approverEmail();
@@ -34,27 +47,27 @@ describe('Flow approvals (API key)', () => {
     expect(approval).toMatchObject({ runId, gateId: gate.id, gateName: gate.name, approverEmail: email, status: 'pending', sentCount: 1 });
     expect((await runOf(app, ws, runId)).status).toBe('review_required');
 
-    const res = await decide(approval.id, 'approve', { comment: 'Looks right' });
+    const res = await decide(email, approval.id, 'approve', { comment: 'Looks right' });
     expect([res.status, res.body]).toEqual([200, { success: true, decision: 'approved' }]);
     await waitForRunStatus(app, ws, runId, ['completed']);
     const [row] = await app.services.db.query(`SELECT status, comment, magic_token_hash FROM flow_approvals WHERE id = $1`, [approval.id]);
     expect(row).toEqual({ status: 'approved', comment: 'Looks right', magic_token_hash: null });
-    expect(await pendingApprovals(app, ws, email)).toEqual([]);
+    expect(await myApprovals(app, await person(email))).toEqual([]);
   });
 
   it('rejects with one rejection; a second decision is 409; unknown ids are 404', async () => {
     const [a, b] = [approverEmail(), approverEmail()];
     const { runId } = await reviewing([a, b], { requiredApprovals: 2 });
     const approval = await approvalOf(a);
-    expect((await decide(approval.id, 'reject', { comment: 'No' })).body).toEqual({ success: true, decision: 'rejected' });
-    const again = await decide(approval.id, 'approve');
+    expect((await decide(a, approval.id, 'reject', { comment: 'No' })).body).toEqual({ success: true, decision: 'rejected' });
+    const again = await decide(a, approval.id, 'approve');
     expect([again.status, again.body.code]).toEqual([409, 'FLOW.APPROVAL_ALREADY_DECIDED']);
     const run = await waitForRunStatus(app, ws, runId, ['rejected']);
     expect(run.status).toBe('rejected');
     const [other] = await app.services.db.query(`SELECT status FROM flow_approvals WHERE run_id = $1 AND approver_email = $2`, [runId, b]);
     expect(other.status).toBe('expired');
     for (const id of ['00000000-0000-4000-8000-000000000000', 'nope']) {
-      const res = await decide(id, 'approve');
+      const res = await decide(a, id, 'approve');
       expect([res.status, res.body.code]).toEqual([404, 'FLOW.APPROVAL_NOT_FOUND']);
     }
   });
@@ -63,7 +76,7 @@ describe('Flow approvals (API key)', () => {
     const email = approverEmail();
     await reviewing([email]);
     const approval = await approvalOf(email);
-    const long = await decide(approval.id, 'approve', { comment: 'x'.repeat(1001) });
+    const long = await decide(email, approval.id, 'approve', { comment: 'x'.repeat(1001) });
     expect(long.status).toBe(400);
     const other = await flowWorkspace(app);
     const foreign = await app.request('POST', `/api/flow/approvals/${approval.id}/approve`, { token: other.key, body: {} });
@@ -71,14 +84,72 @@ describe('Flow approvals (API key)', () => {
     expect((await app.request('GET', '/api/flow/approvals', { token: other.key })).body.data).toEqual([]);
   });
 
+  it('only the approver on record decides: a non-approver member, the owner\'s key and a fellow approver get 403', async () => {
+    const [a, b] = [approverEmail(), approverEmail()];
+    const { runId } = await reviewing([a, b], { requiredApprovals: 2 });
+    const mine = await approvalOf(a);
+    await approvalOf(b);
+    // Each person lists only their own approvals; the owner (no approver) lists none.
+    expect((await myApprovals(app, await person(a))).map((x) => x.approverEmail)).toEqual([a]);
+    expect((await app.request('GET', '/api/flow/approvals', { token: ws.key })).body.data).toEqual([]);
+    const outsider = await approverIn(app, ws, approverEmail('outsider'));
+    const attempts = [
+      await app.request('POST', `/api/flow/approvals/${mine.id}/approve`, { token: outsider.token, headers: outsider.headers, body: {} }),
+      await app.request('POST', `/api/flow/approvals/${mine.id}/approve`, { token: ws.key, body: {} }),
+      await app.request('POST', `/api/flow/approvals/${mine.id}/approve`, { token: ws.user.accessToken, headers: { 'X-Team-Id': ws.projectId }, body: {} }),
+      await decide(b, mine.id, 'approve'),
+    ];
+    for (const res of attempts) {
+      expect([res.status, res.body.code, res.body.relatedInfo?.required]).toEqual([403, 'ERR_AUTH_005', 'approver']);
+    }
+    // Nothing was recorded for a, and b's own decision cannot count twice.
+    const [row] = await app.services.db.query(`SELECT status FROM flow_approvals WHERE id = $1`, [mine.id]);
+    expect(row.status).toBe('pending');
+    const bId = (await approvalOf(b)).id;
+    expect((await decide(b, bId, 'approve')).status).toBe(200);
+    expect((await decide(b, bId, 'approve')).status).toBe(409);
+    expect((await runOf(app, ws, runId)).status).toBe('review_required');
+    expect((await decide(a, mine.id, 'approve')).status).toBe(200);
+    await waitForRunStatus(app, ws, runId, ['completed']);
+  });
+
+  it('an API key acts for the user who created it; an unverified address decides nothing', async () => {
+    const a = approverEmail();
+    const admin = await approverIn(app, ws, a, 'admin');
+    people.set(a, Promise.resolve(admin));
+    const key = (await createKey(app, admin.token, { name: 'approver key' }, ws.projectId)).plainKey;
+    const { runId } = await reviewing([a]);
+    const [listed] = await waitFor(async () => {
+      const data = (await app.request('GET', '/api/flow/approvals', { token: key })).body.data;
+      return data.length > 0 ? data : undefined;
+    });
+    expect(listed).toMatchObject({ runId, approverEmail: a, status: 'pending' });
+    await app.services.db.query(`UPDATE users SET email_verified_at = NULL WHERE id = $1`, [admin.userId]);
+    const unverified = await app.request('POST', `/api/flow/approvals/${listed.id}/approve`, { token: key, body: {} });
+    expect([unverified.status, unverified.body.code]).toEqual([403, 'ERR_AUTH_006']);
+    await app.services.db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [admin.userId]);
+    const res = await app.request('POST', `/api/flow/approvals/${listed.id}/approve`, { token: key, body: { comment: 'by key' } });
+    expect([res.status, res.body]).toEqual([200, { success: true, decision: 'approved' }]);
+    await waitForRunStatus(app, ws, runId, ['completed']);
+  });
+
+  it('requiredApprovals counts distinct approvers: one address twice (any case) is one person', async () => {
+    const a = approverEmail();
+    const res = await app.request('POST', '/api/flow/gates', {
+      token: ws.key,
+      body: { name: 'Twice', approvalMode: 'manual', approvalConfig: { approvers: [{ email: a }, { email: a.toUpperCase() }], requiredApprovals: 2, timeoutMinutes: 5, onTimeout: 'reject' } },
+    });
+    expect([res.status, res.body.code, res.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'approvalConfig.requiredApprovals' }]);
+  });
+
   it('needs requiredApprovals approvals: one of two is not enough', async () => {
     const [a, b, c] = [approverEmail(), approverEmail(), approverEmail()];
     const { runId } = await reviewing([a, b, c], { requiredApprovals: 2 });
-    await decide((await approvalOf(a)).id, 'approve');
+    await decide(a, (await approvalOf(a)).id, 'approve');
     // The workflow has re-read the tally (the signal) and is still waiting.
     await waitFor(async () => (await app.services.db.query(`SELECT count(*)::int AS n FROM flow_approvals WHERE run_id = $1 AND status = 'approved'`, [runId]))[0].n === 1);
     expect((await runOf(app, ws, runId)).status).toBe('review_required');
-    await decide((await approvalOf(b)).id, 'approve');
+    await decide(b, (await approvalOf(b)).id, 'approve');
     await waitForRunStatus(app, ws, runId, ['completed']);
     const [rest] = await app.services.db.query(`SELECT status FROM flow_approvals WHERE run_id = $1 AND approver_email = $2`, [runId, c]);
     expect(rest.status).toBe('expired');
@@ -88,7 +159,7 @@ describe('Flow approvals (API key)', () => {
     const email = approverEmail();
     const { runId } = await reviewing([email]);
     const approval = await approvalOf(email);
-    const results = await Promise.all([decide(approval.id, 'approve'), decide(approval.id, 'reject'), decide(approval.id, 'approve')]);
+    const results = await Promise.all([decide(email, approval.id, 'approve'), decide(email, approval.id, 'reject'), decide(email, approval.id, 'approve')]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 409, 409]);
     const winner = results.find((r) => r.status === 200)!.body.decision;
     await waitForRunStatus(app, ws, runId, [winner === 'approved' ? 'completed' : 'rejected']);
@@ -98,7 +169,7 @@ describe('Flow approvals (API key)', () => {
     const [a, b] = [approverEmail(), approverEmail()];
     const { runId } = await reviewing([a, b], { requiredApprovals: 2 });
     await approvalMail(app, a);
-    await decide((await approvalOf(a)).id, 'approve');
+    await decide(a, (await approvalOf(a)).id, 'approve');
     const res = await app.request('POST', `/api/flow/approvals/resend/${runId}`, { token: ws.key });
     expect([res.status, res.body]).toEqual([200, { success: true, sentCount: 1, totalApprovers: 2 }]);
     const second = await approvalMail(app, b, 2);
@@ -107,7 +178,7 @@ describe('Flow approvals (API key)', () => {
     expect((await approvalOf(b)).sentCount).toBe(2);
     const missing = await app.request('POST', `/api/flow/approvals/resend/00000000-0000-4000-8000-000000000000`, { token: ws.key });
     expect([missing.status, missing.body.code]).toEqual([404, 'FLOW.RUN_NOT_FOUND']);
-    await decide((await approvalOf(b)).id, 'approve');
+    await decide(b, (await approvalOf(b)).id, 'approve');
     await waitForRunStatus(app, ws, runId, ['completed']);
     const done = await app.request('POST', `/api/flow/approvals/resend/${runId}`, { token: ws.key });
     expect([done.status, done.body.code]).toEqual([409, 'FLOW.RUN_NOT_IN_REVIEW']);
@@ -132,7 +203,7 @@ describe('Flow approvals (API key)', () => {
     const { runId } = await reviewing([email]);
     await app.stopWorker();
     try {
-      const res = await decide((await approvalOf(email)).id, 'approve', { comment: 'while the worker was away' });
+      const res = await decide(email, (await approvalOf(email)).id, 'approve', { comment: 'while the worker was away' });
       expect(res.status).toBe(200);
       expect((await runOf(app, ws, runId)).status).toBe('review_required');
     } finally {

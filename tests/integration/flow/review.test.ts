@@ -104,6 +104,39 @@ describe('Flow review (external approvers)', () => {
     expect(stored[0].n).toBe(0);
   });
 
+  it('a review token opens only the approvals of its e-mail in the project whose link minted it', async () => {
+    const email = approverEmail('two-tenants');
+    const other = await flowWorkspace(app, 'starter');
+    const mine = await inReview([email]);
+    const foreignGate = await manualGate(app, other, { approvers: [{ email }], timeoutMinutes: 120, onTimeout: 'reject' });
+    const foreignRun = await submit(app, other, foreignGate);
+    const foreignToken = magicToken(await approvalMail(app, email, 2));
+    const [{ id: foreignId }] = await app.services.db.query(`SELECT id FROM flow_approvals WHERE run_id = $1`, [foreignRun]);
+
+    const reviewToken = await signIn(mine.tokens[0], email);
+    const inbox = await app.request('GET', '/api/flow/review/inbox', { token: reviewToken });
+    expect(inbox.body.data.map((a: any) => a.runId)).toEqual([mine.runId]);
+    expect(inbox.body.meta.total).toBe(1);
+    for (const [method, path] of [
+      ['GET', `/api/flow/review/approvals/${foreignId}`],
+      ['POST', `/api/flow/review/approvals/${foreignId}/approve`],
+    ]) {
+      const res = await app.request(method, path, { token: reviewToken, body: method === 'POST' ? {} : undefined });
+      expect([res.status, res.body.code]).toEqual([404, 'FLOW.APPROVAL_NOT_FOUND']);
+    }
+    const [row] = await app.services.db.query(`SELECT status FROM flow_approvals WHERE id = $1`, [foreignId]);
+    expect(row.status).toBe('pending');
+    // The other project's own link opens its approval, and only that one.
+    const otherToken = await signIn(foreignToken, email);
+    const otherInbox = await app.request('GET', '/api/flow/review/inbox', { token: otherToken });
+    expect(otherInbox.body.data.map((a: any) => a.id)).toEqual([foreignId]);
+    const res = await app.request('POST', `/api/flow/review/approvals/${foreignId}/reject`, { token: otherToken, body: {} });
+    expect(res.body).toEqual({ success: true, decision: 'rejected' });
+    await waitForRunStatus(app, other, foreignRun, ['rejected']);
+    // Deciding there did not end the first session: its own approval is still pending in it.
+    expect((await app.request('GET', '/api/flow/review/inbox', { token: reviewToken })).body.data.map((a: any) => a.runId)).toEqual([mine.runId]);
+  });
+
   it('re-sends the magic link on request, rate limited per e-mail', async () => {
     const email = approverEmail();
     let { tokens: [token] } = await inReview([email]);
