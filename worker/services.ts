@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { createEvalPool } from '../activities/evaluation/eval-pool';
+import { createEvalHost } from '../activities/evaluation/eval-host';
 import { createMailer } from '../activities/mail';
 import { createChromiumPool } from '../activities/rendering/chromium-pool';
 import { ExcelThreads, type ExcelRenderer } from '../activities/rendering/excel-threads';
@@ -65,7 +65,7 @@ export async function createServices(config: Config, logger = createLogger(confi
   const mailer = createMailer(config, { log: logger });
   const pdfRenderer = createChromiumPool(config.rendering, config.browser.executablePath);
   const excelRenderer = new ExcelThreads({ size: config.rendering.poolSize });
-  const evaluator = createEvalPool(config.evaluation);
+  const evaluator = createEvalHost(config.evaluation);
   return {
     config,
     logger,
