@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import Joi from 'joi';
 import { parseRetryDelays } from './webhooks/delivery';
 import { decodeKey } from './secret-box';
@@ -91,6 +91,7 @@ const fragments = {
     DOCUMENT_RETENTION_SECONDS: Joi.number().integer().min(60).default(7 * 24 * 3600),
     BATCH_MAX_DOCUMENTS: Joi.number().integer().min(1).max(10_000).default(5000),
     BATCH_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
+    BATCH_CHUNK_SIZE: Joi.number().integer().min(1).max(1000).default(250),
     MAINTENANCE_INTERVAL_SECONDS: Joi.number().integer().min(5).default(300),
   },
   teams: {
@@ -112,6 +113,16 @@ const fragments = {
     IMAGE_HOST_ALLOWLIST: Joi.string().allow('').default(''),
     RENDER_HTML_MAX_BYTES: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
     CUSTOM_RENDER_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
+    RENDER_OUTPUT_MAX_BYTES: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
+  },
+  /** Uploads, output and mail (docs/security.md, "Uploads, output and mail"). */
+  abuse: {
+    UPLOAD_MAX_BYTES: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
+    UPLOAD_FIELDS_MAX_BYTES: Joi.number().integer().min(1024).default(64 * 1024),
+    UPLOAD_TMP_DIR: Joi.string(),
+    PREVIEW_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
+    RESEND_PER_RECIPIENT_PER_HOUR: Joi.number().integer().min(1).default(5),
+    RESEND_PER_PROJECT_PER_HOUR: Joi.number().integer().min(1).default(50),
   },
   evaluation: {
     EVAL_POOL_SIZE: Joi.number().integer().min(1).max(64).default(availableParallelism()),
@@ -152,6 +163,8 @@ export function loadConfig(env: Env = process.env) {
   if (production && !v.JWT_SECRET) throw new ConfigError('JWT_SECRET', 'is required in production');
   const encryption = encryptionKeys(v.ENCRYPTION_KEY as string | undefined, v.ENCRYPTION_KEY_PREVIOUS as string);
   if (production && !encryption.key) throw new ConfigError('ENCRYPTION_KEY', 'is required in production (base64 of 32 random bytes: openssl rand -base64 32)');
+  // Without SMTP, reset links and magic links would go to the log and DATA_DIR/outbox: development only.
+  if (production && !v.SMTP_URL) throw new ConfigError('SMTP_URL', 'is required in production (the log-and-outbox mailer is for development)');
   if (v.S3_BUCKET && Boolean(v.S3_ACCESS_KEY_ID) !== Boolean(v.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('S3_SECRET_ACCESS_KEY', 'must be set together with S3_ACCESS_KEY_ID');
   }
@@ -246,6 +259,8 @@ export function loadConfig(env: Env = process.env) {
       batchMaxDocuments: v.BATCH_MAX_DOCUMENTS as number,
       /** Documents of one batch rendering at once (bounded further by the render workers). */
       batchConcurrency: v.BATCH_CONCURRENCY as number,
+      /** Documents a batch workflow run lists and handles before it continues as new (history size). */
+      batchChunkSize: v.BATCH_CHUNK_SIZE as number,
       /** How often the maintenance schedule runs (retention, stranded jobs). */
       maintenanceIntervalSeconds: v.MAINTENANCE_INTERVAL_SECONDS as number,
     },
@@ -279,6 +294,24 @@ export function loadConfig(env: Env = process.env) {
       maxHtmlBytes: v.RENDER_HTML_MAX_BYTES as number,
       /** Largest response a Flow gate's custom render API may send, read with this cap while it streams (ERR_LIMIT_010). */
       maxCustomRenderBytes: v.CUSTOM_RENDER_MAX_BYTES as number,
+      /** Largest rendered file (PDF or XLSX bytes) a preview or a generation may produce (ERR_LIMIT_011). */
+      maxOutputBytes: v.RENDER_OUTPUT_MAX_BYTES as number,
+    },
+    uploads: {
+      /** Largest uploaded file, and largest total of files, in one multipart request (413 ERR_REQ_002). */
+      maxFileBytes: v.UPLOAD_MAX_BYTES as number,
+      /** Largest total of a multipart form's text fields (413 ERR_REQ_002). */
+      maxFieldsBytes: v.UPLOAD_FIELDS_MAX_BYTES as number,
+      /** Where a request's upload lives until the request ends (then it is deleted). */
+      tmpDir: (v.UPLOAD_TMP_DIR as string | undefined) ?? tmpdir(),
+    },
+    mailAbuse: {
+      /** Template previews per project and minute (429 ERR_LIMIT_014). */
+      previewsPerMinute: v.PREVIEW_RATE_LIMIT_PER_MINUTE as number,
+      /** Approval-link and verification re-sends one address may receive per hour (429 ERR_LIMIT_012). */
+      resendsPerRecipientPerHour: v.RESEND_PER_RECIPIENT_PER_HOUR as number,
+      /** Approval-link re-sends one project may trigger per hour (429 ERR_LIMIT_013). */
+      resendsPerProjectPerHour: v.RESEND_PER_PROJECT_PER_HOUR as number,
     },
     evaluation: {
       /** Worker threads that evaluate user expressions and patterns (docs/security.md). */
@@ -301,6 +334,20 @@ export function loadConfig(env: Env = process.env) {
 
 export type Config = ReturnType<typeof loadConfig>;
 
+function encryptionKeys(key: string | undefined, previous: string): { key: string | undefined; previousKeys: string[] } {
+  if (key !== undefined && !decodeKey(key)) throw new ConfigError('ENCRYPTION_KEY', 'must be the base64 of exactly 32 bytes (openssl rand -base64 32)');
+  const previousKeys = previous.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const k of previousKeys) {
+    if (!decodeKey(k)) throw new ConfigError('ENCRYPTION_KEY_PREVIOUS', 'must be a comma-separated list of base64 32-byte keys');
+  }
+  return { key: key?.trim(), previousKeys };
+}
+
+/** `true` is one proxy (the usual single load balancer or ingress), `false` none. */
+function proxyHops(value: number | boolean): number {
+  return value === true ? 1 : value === false ? 0 : value;
+}
+
 /** Secrets and credentials that must never hold an example value (docs/security.md, "Deployment"). */
 export const PLACEHOLDER_CHECKED = ['JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
 
@@ -322,20 +369,6 @@ function refusePlaceholders(v: Record<string, unknown>): void {
       }
     }
   }
-}
-
-function encryptionKeys(key: string | undefined, previous: string): { key: string | undefined; previousKeys: string[] } {
-  if (key !== undefined && !decodeKey(key)) throw new ConfigError('ENCRYPTION_KEY', 'must be the base64 of exactly 32 bytes (openssl rand -base64 32)');
-  const previousKeys = previous.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const k of previousKeys) {
-    if (!decodeKey(k)) throw new ConfigError('ENCRYPTION_KEY_PREVIOUS', 'must be a comma-separated list of base64 32-byte keys');
-  }
-  return { key: key?.trim(), previousKeys };
-}
-
-/** `true` is one proxy (the usual single load balancer or ingress), `false` none. */
-function proxyHops(value: number | boolean): number {
-  return value === true ? 1 : value === false ? 0 : value;
 }
 
 function retryDelays(text: string): number[] {

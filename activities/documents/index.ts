@@ -65,6 +65,20 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return deps.prepareDeliveries(job.projectId, event(type, job.id, await jobEventData(job, deps.storage, deps.downloadUrlTtlSeconds)));
     },
 
+    /**
+     * The next chunk of a batch: jobs after `afterIndex` in batch order (keyset, not OFFSET, so jobs
+     * deleted while the batch runs never shift the rest past the workflow: with OFFSET, deleting
+     * k listed jobs made the next chunk skip k jobs, left queued forever and never refunded).
+     */
+    async listBatchJobs(input: { batchId: string; afterIndex: number; limit: number }): Promise<Array<{ id: string; batchIndex: number }>> {
+      const rows: Array<{ id: string; batch_index: number }> = await deps.db.query(
+        `SELECT id, batch_index FROM document_jobs WHERE batch_id = $1 AND batch_index > $2 ORDER BY batch_index LIMIT $3`,
+        [input.batchId, input.afterIndex, input.limit],
+      );
+      return rows.map((r) => ({ id: r.id, batchIndex: r.batch_index }));
+    },
+
+    /** Pre-keyset form, kept so workflow histories that scheduled it still replay; new runs use listBatchJobs. */
     async listBatchJobIds(input: { batchId: string; offset: number; limit: number }): Promise<string[]> {
       const rows: Array<{ id: string }> = await deps.db.query(
         `SELECT id FROM document_jobs WHERE batch_id = $1 ORDER BY batch_index LIMIT $2 OFFSET $3`,

@@ -61,7 +61,7 @@ export function launchBatchWorkflow(deps: Pick<DocumentDeps, 'temporal' | 'taskQ
   return startProductWorkflow(deps.temporal, 'generateBatchWorkflow', {
     taskQueue: deps.taskQueues.main,
     workflowId: batch.id,
-    args: [{ batchId: batch.id, concurrency: deps.config.documents.batchConcurrency, ...jobWorkflowOptions(deps) }],
+    args: [{ batchId: batch.id, concurrency: deps.config.documents.batchConcurrency, chunkSize: deps.config.documents.batchChunkSize, ...jobWorkflowOptions(deps) }],
     kind: 'batch',
     projectId: batch.projectId,
     entityId: batch.id,

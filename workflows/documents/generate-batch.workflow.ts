@@ -1,4 +1,4 @@
-import { continueAsNew, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
 import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 import { processJob, type JobWorkflowOptions } from './process-job';
@@ -9,13 +9,19 @@ export interface GenerateBatchInput extends JobWorkflowOptions {
   concurrency: number;
   /** Documents handled per workflow run before continuing as new (keeps history small). */
   chunkSize?: number;
+  /** Where the next run starts: after this `batch_index` (absent: from the start). */
+  afterIndex?: number;
+  /** Position of runs continued before the keyset cursor; read once, as `afterIndex = offset - 1`. */
   offset?: number;
 }
 
-const { listBatchJobIds, completeBatch } = proxyActivities<DocumentActivities>({
+const { listBatchJobs, listBatchJobIds, completeBatch } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
 });
+
+/** Runs that list by keyset (batch_index) instead of OFFSET; see listBatchJobs. */
+const KEYSET_PATCH = 'batch-keyset-cursor';
 
 /**
  * A batch; the workflow id is the batch id. Its documents are activities of this workflow (not
@@ -27,8 +33,20 @@ const { listBatchJobIds, completeBatch } = proxyActivities<DocumentActivities>({
  */
 export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<void> {
   const chunkSize = input.chunkSize ?? 250;
-  const offset = input.offset ?? 0;
-  const ids = await listBatchJobIds({ batchId: input.batchId, offset, limit: chunkSize });
+  let ids: string[];
+  let nextRun: Partial<GenerateBatchInput>;
+  if (patched(KEYSET_PATCH)) {
+    // The chunk after the last batch_index seen: jobs deleted meanwhile shift nothing.
+    const afterIndex = input.afterIndex ?? (input.offset ? input.offset - 1 : -1);
+    const chunk = await listBatchJobs({ batchId: input.batchId, afterIndex, limit: chunkSize });
+    ids = chunk.map((j) => j.id);
+    nextRun = { afterIndex: chunk.length > 0 ? chunk[chunk.length - 1].batchIndex : afterIndex, offset: undefined };
+  } else {
+    // Replay of a run started before the keyset cursor (its history lists by OFFSET).
+    const offset = input.offset ?? 0;
+    ids = await listBatchJobIds({ batchId: input.batchId, offset, limit: chunkSize });
+    nextRun = { offset: offset + chunkSize };
+  }
 
   let next = 0;
   const lane = async () => {
@@ -39,7 +57,7 @@ export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<
   };
   await Promise.all(Array.from({ length: Math.min(input.concurrency, ids.length) }, lane));
 
-  if (ids.length === chunkSize) await continueAsNew<typeof generateBatchWorkflow>({ ...input, offset: offset + chunkSize });
+  if (ids.length === chunkSize) await continueAsNew<typeof generateBatchWorkflow>({ ...input, ...nextRun });
   const deliveryIds = await completeBatch({ batchId: input.batchId });
   await dispatchDeliveries(deliveryIds, input.webhookRetryDelaysMs, { wait: false });
 }
