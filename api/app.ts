@@ -9,6 +9,7 @@ import { jsonDepthLimit } from './middleware/json-depth';
 import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
+import { refuseStrayMultipart } from './middleware/uploads';
 import { securityHeaders } from './middleware/security-headers';
 import { createLimiterFactory } from './rate-limits';
 import { healthRoutes } from './health/health.routes';
@@ -101,11 +102,11 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       includeUnparsed: true,
       // The spec has DELETE calls with bodies (bulk job delete, account deletion).
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-      multipart: true,
-      // An empty upload reaches the route, which can say what is wrong with it (e.g. ERR_TMPL_016).
-      formidable: { maxFileSize: 10 * 1024 * 1024, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 },
+      // Multipart bodies are parsed only by the file routes, after their guards (api/middleware/uploads.ts).
+      multipart: false,
     })),
   );
+  app.use(refuseStrayMultipart);
   app.use(jsonDepthLimit);
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return Object.assign(app, {

@@ -98,6 +98,14 @@ export const ERRORS = {
   ERR_LIMIT_009: { status: 400, message: 'Rendered HTML size limit exceeded' },
   /** A custom render API answered with more than CUSTOM_RENDER_MAX_BYTES. */
   ERR_LIMIT_010: { status: 400, message: 'Custom render response too large' },
+  /** The rendered file (PDF or XLSX) is larger than RENDER_OUTPUT_MAX_BYTES. */
+  ERR_LIMIT_011: { status: 400, message: 'Rendered document size limit exceeded' },
+  /** One address was sent as many approval links or verification e-mails as RESEND_PER_RECIPIENT_PER_HOUR allows. */
+  ERR_LIMIT_012: { status: 429, message: 'Too many e-mails re-sent to this address; try again later' },
+  /** One project re-sent as many approval e-mails as RESEND_PER_PROJECT_PER_HOUR allows. */
+  ERR_LIMIT_013: { status: 429, message: 'Too many e-mails re-sent for this project; try again later' },
+  /** One project asked for more template previews than PREVIEW_RATE_LIMIT_PER_MINUTE allows. */
+  ERR_LIMIT_014: { status: 429, message: 'Preview rate limit exceeded for this project' },
 
   // --- projects (teams) ---
   ERR_TEAM_001: { status: 404, message: 'Project not found' },

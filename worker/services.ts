@@ -90,9 +90,9 @@ export async function createServices(config: Config, logger = createLogger(confi
   };
 }
 
-/** The configured render limits: pages, rows, loop iterations and HTML size. */
+/** The configured render limits: pages, rows, loop iterations, HTML size and output size. */
 export function renderLimitsOf(config: Config): RenderLimits {
-  return { ...config.rendering.limits, maxHtmlBytes: config.rendering.maxHtmlBytes };
+  return { ...config.rendering.limits, maxHtmlBytes: config.rendering.maxHtmlBytes, maxOutputBytes: config.rendering.maxOutputBytes };
 }
 
 /** What renderDocument needs from a process (previews in the API, the render activities in the render worker). */

@@ -1,3 +1,4 @@
+import { AppError } from '../../domain/errors';
 import { limitsOf } from '../../domain/templates/build-html';
 import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
 import type { Evaluator } from '../../domain/evaluation';
@@ -8,7 +9,7 @@ import type { PdfRenderer } from './pdf-renderer';
 /**
  * One entry point for turning a template and generation input into a file, used by the
  * generation activities and by the preview endpoint. Errors are AppErrors: ERR_VALID_002/005 for
- * bad input, ERR_LIMIT_001/003/007/008/009 for limits, ERR_TMPL_008 for a template that cannot render.
+ * bad input, ERR_LIMIT_001/003/007/008/009/011 for limits, ERR_TMPL_008 for a template that cannot render.
  * Nothing heavy runs on the caller's event loop: calculated variables evaluate in the evaluation
  * processes, workbooks are built on Excel threads, PDFs are printed by Chromium.
  */
@@ -58,10 +59,21 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
   if (input.format === 'excel') {
     const excel = deps.excelRenderer ?? sharedExcelThreads();
     const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
-    return { body, contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
+    return { body: withinOutputLimit(body, limits.maxOutputBytes), contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
   }
   // Built in the evaluation workers: tenant loops and text decide how much HTML this is.
   const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
   const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages });
-  return { body: pdf, contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
+  return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
+}
+
+/**
+ * RENDER_OUTPUT_MAX_BYTES: a file over it is neither answered (preview) nor stored (generation).
+ * Pages, rows and HTML are bounded before, but images and fonts can still make a few pages huge.
+ */
+function withinOutputLimit(body: Buffer, max: number): Buffer {
+  if (body.length > max) {
+    throw new AppError('ERR_LIMIT_011', `Rendered document is ${body.length} bytes, over the limit of ${max} bytes`, { limit: max, size: body.length });
+  }
+  return body;
 }

@@ -4,6 +4,8 @@ import type { DataSource } from 'typeorm';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../worker/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { requireVerifiedSender } from '../middleware/verified-sender';
+import { resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { presentPage } from './gates.presenter';
 import { presentApproval } from './approvals.presenter';
@@ -47,8 +49,10 @@ export function approvalRoutes(services: Services): Router {
     ctx.body = presentPage(approvals, total, query.page, query.limit, presentApproval);
   });
 
+  const resendLimits = resendLimiters(services);
   router.post('/resend/:runId', write, async (ctx) => {
-    ctx.body = await resendRunApprovals(deps, projectId(ctx), ctx.params.runId);
+    await requireVerifiedSender(deps.db, ctx.state.scope as Scope, 're-sending approval e-mails');
+    ctx.body = await resendRunApprovals({ ...deps, limits: resendLimits }, projectId(ctx), ctx.params.runId);
   });
 
   for (const [action, decision] of [

@@ -12,6 +12,7 @@ import { approvalDecisionSignal } from '../../workflows/flow/approval-signals';
 import type { ApprovalRow } from './approvals.presenter';
 import type { ListApprovalsQuery } from './approvals.schema';
 import { getRun } from './runs.service';
+import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 
 export interface ApprovalDeps {
   db: DataSource;
@@ -101,11 +102,33 @@ export async function decideApproval(
   return { success: true, decision: input.decision };
 }
 
-/** Spec: re-sends approval e-mails to every pending approver of a run in `review_required`. */
-export async function resendRunApprovals(deps: Pick<ApprovalDeps, 'db' | 'mailer' | 'publicUrl'>, projectId: string, runRef: string) {
+/**
+ * Spec: re-sends approval e-mails to every pending approver of a run in `review_required`.
+ * Rate limited (docs/security.md, "Uploads, output and mail"): one point of the project's hourly
+ * budget per call (ERR_LIMIT_013), one of each approver's; an approver whose budget is spent is
+ * skipped, and a call that could e-mail nobody is refused (ERR_LIMIT_012).
+ */
+export async function resendRunApprovals(deps: Pick<ApprovalDeps, 'db' | 'mailer' | 'publicUrl'> & { limits: ResendLimiters }, projectId: string, runRef: string) {
   const run = await getRun(deps.db, projectId, runRef);
   if (run.status !== 'review_required') throw new AppError('FLOW.RUN_NOT_IN_REVIEW', undefined, { runId: run.id, status: run.status });
-  const sentCount = await sendApprovalLinks(deps, run.id, 'resend');
+  await consumeOrRefuse(deps.limits.perProject, projectId, 'ERR_LIMIT_013');
+  const pending: Array<{ approver_email: string }> = await deps.db.query(
+    `SELECT approver_email FROM flow_approvals WHERE run_id = $1 AND status = 'pending' AND magic_token_expires_at > now() ORDER BY approver_email`,
+    [run.id],
+  );
+  let sentCount = 0;
+  let refused: AppError | undefined;
+  for (const { approver_email: email } of pending) {
+    try {
+      await consumeOrRefuse(deps.limits.perRecipient, email.toLowerCase(), 'ERR_LIMIT_012');
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      refused = err;
+      continue;
+    }
+    sentCount += await sendApprovalLinks(deps, run.id, 'resend', { email });
+  }
+  if (sentCount === 0 && refused) throw refused;
   const [{ n }] = await deps.db.query(`SELECT count(*)::int AS n FROM flow_approvals WHERE run_id = $1`, [run.id]);
   return { success: true, sentCount, totalApprovers: n as number };
 }

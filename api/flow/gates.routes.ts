@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Scope } from '../middleware/guards';
+import { requireVerifiedSender } from '../middleware/verified-sender';
 import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
 import * as presenter from './gates.presenter';
@@ -21,6 +22,8 @@ export function gateRoutes(deps: FlowApiDeps): Router {
 
   router.post('/', manage, async (ctx) => {
     const input = validate(schema.createGateSchema, ctx.request.body);
+    // Approvers are e-mailed by the gate's runs: only a verified account may name them.
+    if (input.approvalConfig?.approvers?.length) await requireVerifiedSender(deps.db, ctx.state.scope as Scope, 'naming approvers who will be e-mailed');
     ctx.status = 201;
     ctx.body = presenter.presentGate(await gates.createGate(gateDeps, projectId(ctx), input));
   });
@@ -37,6 +40,7 @@ export function gateRoutes(deps: FlowApiDeps): Router {
 
   router.put('/:id', manage, async (ctx) => {
     const input = validate(schema.updateGateSchema, ctx.request.body);
+    if (input.approvalConfig?.approvers?.length) await requireVerifiedSender(deps.db, ctx.state.scope as Scope, 'naming approvers who will be e-mailed');
     ctx.body = presenter.presentGate(await gates.updateGate(gateDeps, projectId(ctx), ctx.params.id, input));
   });
 

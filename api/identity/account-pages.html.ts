@@ -26,6 +26,21 @@ export function messagePage(title: string, message: string, kind: 'ok' | 'error'
   return page(title, `<p class="${kind}" role="${kind === 'error' ? 'alert' : 'status'}">${escapeHtml(message)}</p>`);
 }
 
+/**
+ * What the verification link opens: one button that POSTs the token. Opening the link changes
+ * nothing, so a mail scanner or link preview that fetches it does not confirm the address.
+ */
+export function verifyEmailForm(token: string): string {
+  return page(
+    'Confirm your e-mail address',
+    `<p>Press the button to confirm that this e-mail address is yours.</p>
+<form method="post" action="/verify-email">
+<input type="hidden" name="token" value="${escapeHtml(token)}">
+<button type="submit">Confirm my e-mail address</button>
+</form>`,
+  );
+}
+
 /** The new-password form; the token travels in a hidden field, the error (if any) above the fields. */
 export function resetPasswordForm(token: string, error?: string): string {
   const alert = error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '';

@@ -4,7 +4,7 @@ import { consumableEmailToken } from '../../db/identity/email-tokens';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../worker/services';
 import { resetPassword, verifyEmail } from './auth.service';
-import { messagePage, resetPasswordForm } from './account-pages.html';
+import { messagePage, resetPasswordForm, verifyEmailForm } from './account-pages.html';
 
 const EXPIRED_LINK = 'This link is invalid, has already been used or has expired.';
 
@@ -16,8 +16,19 @@ export function accountPageRoutes(services: Services): Router {
   const router = new Router();
   const { db } = services;
 
+  // Looked at, not used up: mail scanners follow links, so only the page's button (a POST) confirms.
   router.get('/verify-email', async (ctx) => {
     const token = queryToken(ctx);
+    if (!token || !(await consumableEmailToken(db, token, 'verify_email'))) {
+      html(ctx, 400, messagePage('Could not confirm your e-mail address', `${EXPIRED_LINK} Sign in and ask for a new confirmation e-mail.`, 'error'));
+      return;
+    }
+    html(ctx, 200, verifyEmailForm(token));
+  });
+
+  router.post('/verify-email', async (ctx) => {
+    const form = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const token = typeof form.token === 'string' && form.token.length > 0 && form.token.length <= 200 ? form.token : undefined;
     try {
       if (!token) throw new AppError('ERR_AUTH_007');
       await verifyEmail(db, token);

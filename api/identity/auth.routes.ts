@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { UserEntity } from '../../db/identity/user.entity';
 import type { Services } from '../../worker/services';
 import { loadUser } from '../middleware/guards';
+import { consumeOrRefuse, resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { attemptLimits } from './attempt-limits';
 import * as schema from './auth.schema';
@@ -50,6 +51,8 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
     const user = await loadUser(services.db, ctx);
     if (!user.emailVerifiedAt) {
       await attemptLimits(services).verificationEmail.spend(user.id);
+      // RESEND_PER_RECIPIENT_PER_HOUR: the same budget per address as approval-link re-sends.
+      await consumeOrRefuse(resendLimiters(services).perRecipient, user.email.toLowerCase(), 'ERR_LIMIT_012');
       await auth.sendAccountEmail(services, user.id, 'verify_email');
     }
     ctx.body = { message: user.emailVerifiedAt ? 'Email already verified' : 'Verification email sent' };

@@ -1,9 +1,11 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import { renderDepsOf, type Services } from '../../worker/services';
 import { AppError } from '../../domain/errors';
 import type { Scope } from '../middleware/guards';
+import { multipartUpload } from '../middleware/uploads';
+import { consumeOrRefuse, previewLimiter } from '../rate-limits';
 import { validate } from '../validation';
 import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
@@ -21,7 +23,8 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   // The configured limits (HTML size included), the Chromium pool and the Excel threads of this process.
   const render = renderDepsOf(services);
 
-  router.post('/import', removeUploads, write, async (ctx) => {
+  // The upload is read only once the caller is known to be a member; it is deleted when the request ends.
+  router.post('/import', write, multipartUpload(services.config.uploads, `${prefix}/import`), async (ctx) => {
     const upload = ctx.request.files?.file;
     const file = Array.isArray(upload) ? upload[0] : upload;
     if (!file) throw new AppError('ERR_TMPL_015', 'No file uploaded for import: send it as the multipart field `file`', { field: 'file' });
@@ -39,8 +42,11 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     ctx.body = `${JSON.stringify(file, null, 2)}\n`;
   });
 
+  const previews = previewLimiter(services);
   router.post('/:id/preview', read, async (ctx) => {
     const input = validate(schema.previewSchema, ctx.request.body, { format: 'ERR_TMPL_009' });
+    // Renders are the expensive thing: every caller of a project shares its per-minute budget.
+    await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
     const { template, document } = await io.previewTemplate({ ...deps, render }, projectId(ctx), ctx.params.id, input);
     ctx.set('Content-Disposition', `inline; filename="${template.slug}.${document.fileExtension}"`);
     if (document.pageCount !== undefined) ctx.set('X-Page-Count', String(document.pageCount));
@@ -58,17 +64,4 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   });
 
   return router;
-}
-
-/**
- * koa-body has written any upload to the temp directory before the route runs; it is read once,
- * so it is removed whatever happens (a refused credential included) instead of collecting there.
- */
-async function removeUploads(ctx: Context, next: Next): Promise<void> {
-  try {
-    await next();
-  } finally {
-    const uploads = Object.values(ctx.request.files ?? {}).flat();
-    await Promise.all(uploads.map((f) => rm(f.filepath, { force: true })));
-  }
 }

@@ -163,6 +163,8 @@ export interface RenderLimits {
   maxLoopIterations: number;
   /** Largest HTML (UTF-8 bytes, page plus header and footer) a template may produce for Chromium (ERR_LIMIT_009). */
   maxHtmlBytes: number;
+  /** Largest rendered file (PDF or XLSX bytes) a render may return (ERR_LIMIT_011). */
+  maxOutputBytes: number;
 }
 
 export const DEFAULT_RENDER_LIMITS: RenderLimits = {
@@ -170,6 +172,7 @@ export const DEFAULT_RENDER_LIMITS: RenderLimits = {
   maxExcelRows: 100_000,
   maxLoopIterations: 10_000,
   maxHtmlBytes: 10 * 1024 * 1024,
+  maxOutputBytes: 50 * 1024 * 1024,
 };
 
 export interface ValidationIssue {

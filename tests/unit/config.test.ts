@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig } from '../../domain/config';
 
@@ -17,7 +18,10 @@ describe('loadConfig', () => {
       imageHostAllowlist: [],
       maxHtmlBytes: 10 * 1024 * 1024,
       maxCustomRenderBytes: 20 * 1024 * 1024,
+      maxOutputBytes: 50 * 1024 * 1024,
     });
+    expect(c.uploads).toMatchObject({ maxFileBytes: 10 * 1024 * 1024, maxFieldsBytes: 64 * 1024 });
+    expect(c.mailAbuse).toEqual({ previewsPerMinute: 30, resendsPerRecipientPerHour: 5, resendsPerProjectPerHour: 50 });
     expect(c.evaluation).toEqual({ poolSize: availableParallelism(), timeoutMs: 1000, maxHeapMb: 64 });
     expect(() => loadConfig({ EVAL_TIMEOUT_MS: '5' })).toThrow(/EVAL_TIMEOUT_MS/);
   });
@@ -30,6 +34,15 @@ describe('loadConfig', () => {
 
   it('requires JWT_SECRET in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/JWT_SECRET is required in production/);
+  });
+
+  it('requires SMTP_URL in production; development keeps the log-and-outbox mailer', () => {
+    // Every other production requirement met, so only the mail setting is missing.
+    const production = { NODE_ENV: 'production', JWT_SECRET: 'a3F9kQ2mZ7xW1pR8tY4uV6bN0cL5jH2g', ENCRYPTION_KEY: randomBytes(32).toString('base64') };
+    expect(() => loadConfig(production)).toThrow(ConfigError);
+    expect(() => loadConfig(production)).toThrow(/^Invalid configuration: SMTP_URL is required in production/);
+    expect(loadConfig({ ...production, SMTP_URL: 'smtps://u:p@mail.example.com:465' }).mail.smtpUrl).toBe('smtps://u:p@mail.example.com:465');
+    expect(loadConfig({ NODE_ENV: 'development' }).mail.smtpUrl).toBeUndefined();
   });
 
   it('refuses placeholder secrets and credentials from the examples, in every environment', () => {

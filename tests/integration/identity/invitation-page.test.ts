@@ -15,7 +15,7 @@ describe('invitation page', () => {
 
   it('shows the invitation from the e-mailed link and joins the invitee after sign-in', async () => {
     const owner = await signUp(app, { verified: true });
-    const invitee = await signUp(app);
+    const invitee = await signUp(app, { verified: true });
     const team = await createTeam(app, owner, { name: 'Accounts <Payable>' });
     const inv = await invite(app, owner, team.id, invitee.email, 'viewer');
     const { mail, token } = await invitationMail(app, inv.id);
@@ -28,6 +28,10 @@ describe('invitation page', () => {
     expect(html).toContain('Accounts &lt;Payable&gt;');
     expect(html).toContain('<strong>viewer</strong>');
     expect(html).not.toContain('<script');
+    expect(html).toContain(`<form method="post" action="/invitations/${inv.id}">`);
+    // Opening the link (a mail scanner does) answers nothing.
+    expect((await fetch(link)).status).toBe(200);
+    expect((await app.services.db.query(`SELECT status FROM invitations WHERE id = $1`, [inv.id]))[0].status).toBe('pending');
 
     const wrong = await form(`/invitations/${inv.id}`, { token, email: invitee.email, password: 'not the password', decision: 'accept' });
     expect(wrong.status).toBe(400);
@@ -40,6 +44,20 @@ describe('invitation page', () => {
     expect(m.role).toBe('viewer');
 
     expect((await fetch(link)).status).toBe(404);
+  });
+
+  it('does not let an unverified account join, even with the right token and password', async () => {
+    const owner = await signUp(app, { verified: true });
+    const invitee = await signUp(app);
+    const team = await createTeam(app, owner);
+    const inv = await invite(app, owner, team.id, invitee.email);
+    const { token } = await invitationMail(app, inv.id);
+    const res = await form(`/invitations/${inv.id}`, { token, email: invitee.email, password: invitee.password, decision: 'accept' });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain('Verify your e-mail address before accepting an invitation');
+    expect(await app.services.db.query(`SELECT 1 FROM memberships WHERE project_id = $1 AND user_id = $2`, [team.id, invitee.id])).toEqual([]);
+    const [row] = await app.services.db.query(`SELECT status FROM invitations WHERE id = $1`, [inv.id]);
+    expect(row.status).toBe('pending');
   });
 
   it('refuses a wrong token and lets the invitee decline', async () => {

@@ -2,7 +2,7 @@ import { createInvitationEmailActivity } from '../../../activities/identity/invi
 import type { Mailer, MailMessage } from '../../../activities/mail/mailer';
 import { sha256Hex } from '../../../domain/signing';
 import { startTestApp, type TestApp } from '../../support/app';
-import { buildSignup, signUp, type SignedUpUser } from '../../support/factories';
+import { buildSignup, linkToken, signUp, type SignedUpUser } from '../../support/factories';
 import { addMember, createTeam, inTeam, invitationMail, invite } from '../../support/teams';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
@@ -80,6 +80,14 @@ describe('project invitations', () => {
     const wrong = await app.request('POST', `/api/teams/invitations/${inv.id}/accept`, { token: newcomer.accessToken, body: { token: 'guess' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.code).toBe('ERR_AUTH_007');
+
+    // The right token is not enough: joining needs a verified account with the invited address.
+    const unverified = await app.request('POST', `/api/teams/invitations/${inv.id}/accept`, { token: newcomer.accessToken, body: { token } });
+    expect(unverified.status).toBe(403);
+    expect(unverified.body.code).toBe('ERR_AUTH_006');
+    expect(await app.services.db.query(`SELECT 1 FROM memberships WHERE project_id = $1 AND user_id = $2`, [team.id, newcomer.id])).toEqual([]);
+    const confirm = await app.smtp!.waitForMessage((m) => m.to.includes(input.email) && /confirm/i.test(m.subject));
+    expect((await app.request('POST', '/api/auth/verify-email', { body: { token: linkToken(confirm, '/verify-email') } })).status).toBe(200);
 
     const ok = await app.request('POST', `/api/teams/invitations/${inv.id}/accept`, { token: newcomer.accessToken, body: { token } });
     expect(ok.status).toBe(200);

@@ -28,21 +28,47 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
     expect(res.text).not.toMatch(/<script/i);
   }
 
-  it('verifies the e-mail address from the link in the sign-up e-mail, once', async () => {
+  it('verifies the e-mail address from the link in the sign-up e-mail only when the page\'s button is pressed, once', async () => {
     const user = await signUp(app);
     const link = await emailedLink(user, 'Confirm your e-mail address', '/verify-email');
     expect(link.startsWith(`${app.url}/verify-email?token=`)).toBe(true);
+    const token = new URL(link).searchParams.get('token')!;
+    const emailVerified = async () => (await app.request('GET', '/api/users/me', { token: user.accessToken })).body.emailVerified;
 
-    const page = await fetch(link);
-    const text = await page.text();
-    expect(page.status).toBe(200);
-    expectSafeHtml({ status: page.status, headers: page.headers, text });
-    expect(text).toContain('E-mail address confirmed');
-    expect((await app.request('GET', '/api/users/me', { token: user.accessToken })).body.emailVerified).toBe(true);
+    // Opening the link (as a mail scanner does, even several times) only shows a form that POSTs the token.
+    for (let i = 0; i < 2; i++) {
+      const page = await fetch(link);
+      const text = await page.text();
+      expect(page.status).toBe(200);
+      expectSafeHtml({ status: page.status, headers: page.headers, text });
+      expect(text).toContain('<form method="post" action="/verify-email">');
+      expect(text).toContain(`<input type="hidden" name="token" value="${token}">`);
+      expect(text).not.toContain('<script');
+    }
+    expect(await emailVerified()).toBe(false);
 
-    const again = await fetch(link);
+    const confirm = () =>
+      app.request('POST', '/verify-email', { rawBody: new URLSearchParams({ token }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const confirmed = await confirm();
+    expect(confirmed.status).toBe(200);
+    expectSafeHtml(confirmed);
+    expect(confirmed.text).toContain('E-mail address confirmed');
+    expect(await emailVerified()).toBe(true);
+
+    const again = await confirm();
     expect(again.status).toBe(400);
-    expect(await again.text()).toContain('Could not confirm your e-mail address');
+    expect(again.text).toContain('Could not confirm your e-mail address');
+    const reopened = await fetch(link);
+    expect(reopened.status).toBe(400);
+    expect(await reopened.text()).toContain('Could not confirm your e-mail address');
+  });
+
+  it('refuses a forged verification token posted from the page', async () => {
+    const res = await app.request('POST', '/verify-email', { rawBody: new URLSearchParams({ token: '<b>forged</b>' }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(400);
+    expectSafeHtml(res);
+    expect(res.text).toContain('invalid, has already been used or has expired');
+    expect(res.text).not.toContain('<b>forged</b>');
   });
 
   it('shows a failure page for a missing or unknown verification token', async () => {
