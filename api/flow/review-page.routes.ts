@@ -9,6 +9,7 @@ import { approvalDeps } from './approvals.routes';
 import { approvalPage, confirmEmailPage, inboxPage, resultPage } from './review-page.html';
 import { authenticateReviewer, resendMagicLink, resolveReviewToken, reviewApprovalDetail } from './review.service';
 import { reviewResendLimiter } from './review.routes';
+import { resendLimiters } from '../rate-limits';
 
 const COOKIE = 'fm_review';
 
@@ -56,7 +57,7 @@ export function reviewPageRoutes(services: Services): Router {
   router.post('/resend', async (ctx) => {
     const body = ctx.request.body as Record<string, unknown>;
     const input = validate(magicLinkSchema, { token: body.token, email: body.email });
-    await resendMagicLink({ ...deps, limiter }, input);
+    await resendMagicLink({ ...deps, limiter, limits: resendLimiters(services) }, input);
     ctx.body = resultPage('New link sent', 'A new review link is on its way; the previous one no longer works.', 'ok');
   });
 

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import type { Services } from '../../worker/services';
-import { createLimiterFactory } from '../rate-limits';
+import { createLimiterFactory, resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { presentPage } from './gates.presenter';
 import { presentApproval, presentReviewApproval } from './approvals.presenter';
@@ -42,7 +42,7 @@ export function reviewRoutes(services: Services): Router {
 
   router.post('/resend', async (ctx) => {
     const input = validate(magicLinkSchema, ctx.request.body);
-    ctx.body = await resendMagicLink({ ...deps, limiter }, input);
+    ctx.body = await resendMagicLink({ ...deps, limiter, limits: resendLimiters(services) }, input);
   });
 
   router.get('/inbox', async (ctx) => {

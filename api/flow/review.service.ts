@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import { randomToken, sha256Hex } from '../../domain/signing';
 import type { CredentialResolver } from '../middleware/authenticate';
+import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { ApprovalRow } from './approvals.presenter';
 import type { MagicLinkInput } from './approvals.schema';
 import { getApproval } from './approvals.service';
@@ -72,8 +73,12 @@ export async function resolveReviewToken(db: DataSource, token: string): Promise
   return { kind: 'review', reviewerId: row.id, email: row.email, projectId: row.project_id, approvalIds: pending.map((p) => p.id) };
 }
 
-/** Spec: POST /api/flow/review/resend: a fresh magic link to that approver (the old link stops working). */
-export async function resendMagicLink(deps: ApprovalMailDeps & { limiter: RateLimiterAbstract }, input: MagicLinkInput): Promise<{ success: true }> {
+/**
+ * Spec: POST /api/flow/review/resend: a fresh magic link to that approver (the old link stops working).
+ * Besides its own per-10-minutes limit, it spends the approver's and the project's hourly re-send
+ * budgets shared with POST /api/flow/approvals/resend (429 ERR_LIMIT_012 / ERR_LIMIT_013).
+ */
+export async function resendMagicLink(deps: ApprovalMailDeps & { limiter: RateLimiterAbstract; limits: ResendLimiters }, input: MagicLinkInput): Promise<{ success: true }> {
   const approval = await approvalOfMagicLink(deps.db, input);
   try {
     await deps.limiter.consume(approval.approver_email);
@@ -81,6 +86,8 @@ export async function resendMagicLink(deps: ApprovalMailDeps & { limiter: RateLi
     if (err instanceof Error) throw err;
     throw new AppError('ERR_QUOTA_003', 'Too many resend requests for this e-mail; try again later', { retryAfterSeconds: Math.ceil(((err as { msBeforeNext?: number }).msBeforeNext ?? 0) / 1000) });
   }
+  await consumeOrRefuse(deps.limits.perRecipient, approval.approver_email.toLowerCase(), 'ERR_LIMIT_012');
+  await consumeOrRefuse(deps.limits.perProject, approval.project_id, 'ERR_LIMIT_013');
   await sendApprovalLinks(deps, approval.run_id, 'resend', { email: approval.approver_email });
   return { success: true };
 }

@@ -1,5 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app';
-import { approvalMail, approverEmail, manualGate, submit, waitForRunStatus } from '../../support/approvals';
+import { approvalMail, approverEmail, magicToken, manualGate, submit, waitForRunStatus } from '../../support/approvals';
 import { signUp } from '../../support/factories';
 import { flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { personalProjectId } from '../../support/templates';
@@ -95,6 +95,28 @@ describe('Mail abuse: verified senders and re-send limits', () => {
       expect(projectSpent.body).toMatchObject({ code: 'ERR_LIMIT_013', relatedInfo: { limit: PER_PROJECT } });
       expect(mailsTo(first)).toHaveLength(1 + PER_RECIPIENT);
       expect(mailsTo(second)).toHaveLength(1);
+    });
+
+    it('the approver\'s own re-send (POST /api/flow/review/resend) spends the same per-recipient budget', async () => {
+      const own = await flowWorkspace(app);
+      const email = approverEmail('own');
+      const gate = await manualGate(app, own, approval(email));
+      const runId = await submit(app, own, gate);
+      await waitForRunStatus(app, own, runId, ['review_required']);
+      for (let n = 1; n <= PER_RECIPIENT; n++) {
+        const token = magicToken(await approvalMail(app, email, n, /approval/i));
+        const ok = await app.request('POST', '/api/flow/review/resend', { body: { token, email } });
+        expect(ok.status).toBe(200);
+      }
+      const latest = magicToken(await approvalMail(app, email, 1 + PER_RECIPIENT, /approval/i));
+      const refused = await app.request('POST', '/api/flow/review/resend', { body: { token: latest, email } });
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ code: 'ERR_LIMIT_012', relatedInfo: { limit: PER_RECIPIENT } });
+      // The workspace's re-send reaches nobody new either.
+      const workspace = await app.request('POST', `/api/flow/approvals/resend/${runId}`, { token: own.key });
+      expect(workspace.status).toBe(429);
+      expect(workspace.body.code).toBe('ERR_LIMIT_012');
+      expect(mailsTo(email)).toHaveLength(1 + PER_RECIPIENT);
     });
 
     it('needs a verified account behind the call: 403 ERR_AUTH_006', async () => {
