@@ -1,8 +1,7 @@
 import { AppError } from '../../domain/errors';
-import type { CheckName } from '../../domain/checks';
-import type { Evaluator } from '../../domain/evaluation';
-import { createEvalPool, type EvalPoolOptions } from './eval-pool';
+import { createEvalPool, type EvalPoolOptions, type PackedEvaluator } from './eval-pool';
 import type { HostCall, HostReply } from './eval-host';
+import type { Packed } from './eval-task';
 
 /**
  * The evaluation host (eval-host.ts): a process whose only work is the evaluation pool. It takes
@@ -10,16 +9,17 @@ import type { HostCall, HostReply } from './eval-host';
  * that process disconnects (or dies), it ends its workers and exits.
  */
 const options = JSON.parse(process.argv[2] ?? '{}') as EvalPoolOptions;
-const evaluator: Evaluator = createEvalPool(options);
+const evaluator: PackedEvaluator = createEvalPool(options);
 
-function run(call: HostCall): Promise<unknown> {
+/** What the service sent and what the workers answer stay packed: the host forwards bytes. */
+function run(call: HostCall): Promise<Packed<unknown>> {
   switch (call.op) {
     case 'validate':
       return evaluator.validate(call.req);
     case 'calculate':
       return evaluator.calculate(call.req);
     case 'check':
-      return (evaluator.check as (tenant: string, name: CheckName, ...args: unknown[]) => Promise<unknown>)(call.tenant, call.name, ...call.args);
+      return evaluator.check(call.tenant, call.name, call.args);
   }
 }
 

@@ -1,20 +1,21 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { CheckArgs, CheckName, CheckResult } from '../../domain/checks';
 import { AppError, type ErrorCode } from '../../domain/errors';
-import type { CalculateRequest, Evaluator, ValidateRequest } from '../../domain/evaluation';
+import type { Evaluator } from '../../domain/evaluation';
 import { threadFile } from '../threads';
-import type { EvalPoolOptions } from './eval-pool';
+import type { EvalPoolOptions, PackedEvaluator } from './eval-pool';
+import { pack, unpack, type Packed } from './eval-task';
 
 /** A call to the evaluation host (eval-host-main.ts) and its answer. */
 type HostRequest =
-  | { op: 'validate'; req: ValidateRequest }
-  | { op: 'calculate'; req: CalculateRequest }
-  | { op: 'check'; tenant: string; name: CheckName; args: unknown[] };
+  | { op: 'validate'; req: Parameters<PackedEvaluator['validate']>[0] }
+  | { op: 'calculate'; req: Parameters<PackedEvaluator['calculate']>[0] }
+  | { op: 'check'; tenant: string; name: CheckName; args: Packed<unknown[]> };
 
 export type HostCall = HostRequest & { id: number };
 
 export type HostReply =
-  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: true; value: Packed<unknown> }
   | { id: number; ok: false; error: { code?: string; message: string; relatedInfo?: Record<string, unknown> } };
 
 class HostExited extends Error {}
@@ -35,7 +36,7 @@ export function createEvalHost(options: EvalPoolOptions): Evaluator {
   let host: ChildProcess | undefined;
   let closed = false;
   let nextId = 1;
-  const pending = new Map<number, { host: ChildProcess; resolve(value: unknown): void; reject(err: Error): void }>();
+  const pending = new Map<number, { host: ChildProcess; resolve(value: Packed<unknown>): void; reject(err: Error): void }>();
 
   function start(): ChildProcess {
     const child = fork(threadFile('evaluation/eval-host-main'), [JSON.stringify(options)], {
@@ -63,7 +64,7 @@ export function createEvalHost(options: EvalPoolOptions): Evaluator {
     return child;
   }
 
-  function send(call: HostRequest): Promise<unknown> {
+  function send(call: HostRequest): Promise<Packed<unknown>> {
     if (closed) return Promise.reject(new Error('the evaluator is closed'));
     host ??= start();
     const target = host;
@@ -79,20 +80,20 @@ export function createEvalHost(options: EvalPoolOptions): Evaluator {
   }
 
   /** Once more after the host died under the call (it is replaced on the next send). */
-  async function call(message: HostRequest): Promise<unknown> {
+  async function call<T>(message: HostRequest): Promise<T> {
     try {
-      return await send(message);
+      return unpack((await send(message)) as Packed<T>);
     } catch (err) {
-      if (err instanceof HostExited && !closed) return send(message);
+      if (err instanceof HostExited && !closed) return unpack((await send(message)) as Packed<T>);
       throw err;
     }
   }
 
   return {
-    validate: (req) => call({ op: 'validate', req }) as ReturnType<Evaluator['validate']>,
-    calculate: (req) => call({ op: 'calculate', req }) as ReturnType<Evaluator['calculate']>,
+    validate: (req) => call({ op: 'validate', req: { ...req, payload: pack(req.payload) } }),
+    calculate: (req) => call({ op: 'calculate', req: { ...req, scope: pack(req.scope) } }),
     check<N extends CheckName>(tenant: string, name: N, ...args: CheckArgs<N>): Promise<CheckResult<N>> {
-      return call({ op: 'check', tenant, name, args }) as Promise<CheckResult<N>>;
+      return call({ op: 'check', tenant, name, args: pack(args) });
     },
     async close() {
       closed = true;

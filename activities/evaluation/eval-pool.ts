@@ -2,15 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import workerpool from 'workerpool';
-import type { CheckArgs, CheckName, CheckResult } from '../../domain/checks';
+import type { CheckName } from '../../domain/checks';
 import { AppError, type ErrorCode } from '../../domain/errors';
-import type { CalculateRequest, Evaluator, ValidateRequest } from '../../domain/evaluation';
+import type { CalculateRequest, ValidateRequest } from '../../domain/evaluation';
+import type { ValidationOutcome } from '../../domain/flow/gate.types';
 import { FairScheduler } from '../../domain/fair-scheduler';
 import { interruptedOutcome } from '../../domain/flow/engine';
 import { budgetMessage } from '../../domain/flow/rules';
 import { calculatedBudgetMessage } from '../../domain/templates/variables';
 import { threadFile } from '../threads';
-import { STARTED, type EvalProgress, type EvalResult, type EvalWork } from './eval-task';
+import { pack, STARTED, type EvalProgress, type EvalResult, type EvalWork, type Packed } from './eval-task';
 
 export interface EvalPoolOptions {
   /** Worker processes (EVAL_POOL_SIZE). */
@@ -31,7 +32,10 @@ const KILL_GRACE_MS = 250;
 /**
  * Priorities: every worker runs at WORKER_NICE (below HTTP and Temporal polling); a task still
  * running after DEMOTE_AFTER_MS is moved to DEMOTED_NICE, so an expensive evaluation takes CPU only
- * from what nobody else needs, and quick ones (every honest validation) keep theirs.
+ * from what nobody else needs, and quick ones (every honest validation) keep theirs. Moving it back
+ * when the task ends needs CAP_SYS_NICE where RLIMIT_NICE does not allow it; without it the worker
+ * stays at DEMOTED_NICE until it is replaced. (SCHED_IDLE through chrt(1) was tried and did not
+ * measurably help bench:hostile, for two process starts per long task.)
  */
 const WORKER_NICE = 10;
 const DEMOTED_NICE = 19;
@@ -72,6 +76,17 @@ const START_TIMEOUT_MS = 30_000;
 export const CHECK_BUDGET_FACTOR = 10;
 
 /**
+ * The evaluator of domain/evaluation.ts as the evaluation host (eval-host.ts) uses it: what tenants
+ * sent and what comes back stay packed (eval-task.ts) from the service process to the worker and back.
+ */
+export interface PackedEvaluator {
+  validate(req: Omit<ValidateRequest, 'payload'> & { payload: Packed<unknown> }): Promise<Packed<ValidationOutcome>>;
+  calculate(req: Omit<CalculateRequest, 'scope'> & { scope: Packed<Record<string, unknown>> }): Promise<Packed<Record<string, unknown>>>;
+  check(tenant: string, name: CheckName, args: Packed<unknown[]>): Promise<Packed<unknown>>;
+  close(): Promise<void>;
+}
+
+/**
  * The evaluation pool (domain/evaluation.ts): worker *processes* (workerpool), each with its own
  * heap limit, behind a fair scheduler (one tenant cannot occupy every worker), with a kill timer
  * per task that starts when a worker takes it. Processes rather than threads: a worker thread's
@@ -80,7 +95,7 @@ export const CHECK_BUDGET_FACTOR = 10;
  * process that runs out of heap dies alone. A killed or crashed worker is replaced by workerpool;
  * the caller still gets a precise answer, rebuilt from the progress the worker reported.
  */
-export function createEvalPool(options: EvalPoolOptions): Evaluator {
+export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
   const pool = workerpool.pool(threadFile('evaluation/eval-worker'), {
     workerType: 'process',
     // One process more than EVAL_POOL_SIZE: a cheap tenant can use all but one while an expensive
@@ -131,8 +146,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       } finally {
         clearTimeout(killTimer);
         clearTimeout(demoteTimer);
-        // Back to the workers' priority for the next task (needs CAP_SYS_NICE; without it the worker
-        // stays below the others until it is replaced).
+        // Back to the workers' priority for the next task.
         if (demoted) renice(demoted, WORKER_NICE);
       }
     });
@@ -143,19 +157,19 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
     new AppError(error.code as ErrorCode, error.message, error.relatedInfo);
 
   return {
-    async validate(req: ValidateRequest) {
+    async validate(req) {
       const start = performance.now();
       const { tenant, gateId, version, definition, payload } = req;
       const result = await dispatch(tenant, { kind: 'validate', gateId, version, definition, payload });
       if ('interrupted' in result) {
-        return interruptedOutcome(definition, result.progress, limitReason(result.memory), Math.round(performance.now() - start));
+        return pack(interruptedOutcome(definition, result.progress, limitReason(result.memory), Math.round(performance.now() - start)));
       }
       if (!result.ok) throw failure(result.error);
       if (!('outcome' in result)) throw new Error('evaluation worker answered a validation without an outcome');
       return result.outcome;
     },
 
-    async calculate(req: CalculateRequest) {
+    async calculate(req) {
       const { tenant, calculated, scope } = req;
       const result = await dispatch(tenant, { kind: 'calculate', calculated, scope });
       if ('interrupted' in result) {
@@ -169,7 +183,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       return result.values;
     },
 
-    async check<N extends CheckName>(tenant: string, name: N, ...args: CheckArgs<N>): Promise<CheckResult<N>> {
+    async check(tenant, name, args) {
       const result = await dispatch(tenant, { kind: 'check', name, args }, checkBudgetMs);
       if ('interrupted' in result) {
         const message = result.memory
@@ -179,7 +193,7 @@ export function createEvalPool(options: EvalPoolOptions): Evaluator {
       }
       if (!result.ok) throw failure(result.error);
       if (!('checked' in result)) throw new Error('evaluation worker answered a check without a result');
-      return result.checked as CheckResult<N>;
+      return result.checked;
     },
 
     async close() {

@@ -1,20 +1,37 @@
+import { deserialize, serialize } from 'node:v8';
 import type { CheckName } from '../../domain/checks';
 import type { GateValidationDefinition, ValidationOutcome } from '../../domain/flow/gate.types';
 import type { CalculatedVariable } from '../../domain/templates/template.types';
 
+/**
+ * A value serialized (structured clone) once by the process that has it and read only by the one
+ * that uses it: what tenants send (payloads, template data, definitions to check, up to several MB)
+ * and what comes back pass through the evaluation host (eval-host.ts) and the pool as bytes, so the
+ * host copies them instead of building and re-serializing their object graph on the thread every
+ * other request waits on.
+ */
+export interface Packed<T> {
+  packed: Uint8Array;
+  /** Only for the type checker: what the bytes hold. */
+  readonly holds?: T;
+}
+
+export const pack = <T>(value: T): Packed<T> => ({ packed: serialize(value) });
+export const unpack = <T>(value: Packed<T>): T => deserialize(value.packed) as T;
+
 /** What the pool (eval-pool.ts) sends an evaluation process (eval-worker.ts), and what comes back. */
 
 export type EvalWork =
-  | { kind: 'validate'; gateId: string; version: number; definition: GateValidationDefinition; payload: unknown }
-  | { kind: 'calculate'; calculated: CalculatedVariable[]; scope: Record<string, unknown> }
-  | { kind: 'check'; name: CheckName; args: unknown[] };
+  | { kind: 'validate'; gateId: string; version: number; definition: GateValidationDefinition; payload: Packed<unknown> }
+  | { kind: 'calculate'; calculated: CalculatedVariable[]; scope: Packed<Record<string, unknown>> }
+  | { kind: 'check'; name: CheckName; args: Packed<unknown[]> };
 
 export type EvalTask = EvalWork & { budgetMs: number };
 
 export type EvalResult =
-  | { ok: true; outcome: ValidationOutcome }
-  | { ok: true; values: Record<string, unknown> }
-  | { ok: true; checked: unknown }
+  | { ok: true; outcome: Packed<ValidationOutcome> }
+  | { ok: true; values: Packed<Record<string, unknown>> }
+  | { ok: true; checked: Packed<unknown> }
   | { ok: false; error: { code: string; message: string; relatedInfo?: Record<string, unknown> } };
 
 /**

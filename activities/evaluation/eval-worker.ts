@@ -7,7 +7,7 @@ import { CompiledGateCache } from '../../domain/flow/gate-cache';
 import { LruCache } from '../../domain/lru-cache';
 import type { CalculatedVariable } from '../../domain/templates/template.types';
 import { compileCalculated, evaluateCompiledCalculated, type CompiledCalculated } from '../../domain/templates/variables';
-import { STARTED, type EvalProgress, type EvalResult, type EvalTask } from './eval-task';
+import { pack, STARTED, unpack, type EvalProgress, type EvalResult, type EvalTask } from './eval-task';
 
 /**
  * One evaluation process (a workerpool child, eval-pool.ts). It evaluates one task at a time and
@@ -31,16 +31,16 @@ async function evaluate(task: EvalTask): Promise<EvalResult> {
   try {
     if (task.kind === 'validate') {
       const gate = gates.get(task.gateId, task.version, () => task.definition);
-      return { ok: true, outcome: await validatePayload(gate, task.payload, budget) };
+      return { ok: true, outcome: pack(await validatePayload(gate, unpack(task.payload), budget)) };
     }
     if (task.kind === 'check') {
       // Loaded on first use: the template checks (Joi schemas of every component) are most of what
       // a worker would otherwise load at start, and a worker replacing a killed one starts sooner.
       const { CHECKS } = await import('../../domain/checks');
       const check = CHECKS[task.name] as (...args: unknown[]) => unknown;
-      return { ok: true, checked: await check(...task.args) };
+      return { ok: true, checked: pack(await check(...unpack(task.args))) };
     }
-    return { ok: true, values: await evaluateCompiledCalculated(compiledCalculations(task.calculated), task.scope, budget) };
+    return { ok: true, values: pack(await evaluateCompiledCalculated(compiledCalculations(task.calculated), unpack(task.scope), budget)) };
   } catch (err) {
     if (err instanceof AppError) return { ok: false, error: { code: err.code, message: err.message, relatedInfo: err.relatedInfo } };
     throw err;
