@@ -5,6 +5,7 @@ import type { Services } from '../worker/services';
 import { authenticate, type CredentialResolver } from './middleware/authenticate';
 import { errorRenderer } from './middleware/errors';
 import { exceptFlowSubmissions } from './flow/submission-body';
+import { exceptTemplateChecks } from './templates/check-body';
 import { jsonDepthLimit } from './middleware/json-depth';
 import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
@@ -92,9 +93,10 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const onApiKeyUse = options.onApiKeyUse ?? usage?.record;
   app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse }));
   app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix)));
-  // Flow submissions read their own body after their guard, with the 1 MB limit (api/flow/submission-body.ts).
+  // Flow submissions read their own body after their guard, with the 1 MB limit (api/flow/submission-body.ts);
+  // template checks hand their JSON body's bytes to the evaluation workers (api/templates/check-body.ts).
   app.use(
-    exceptFlowSubmissions(koaBody({
+    exceptFlowSubmissions(exceptTemplateChecks(koaBody({
       jsonLimit: config.jsonBodyLimit,
       textLimit: config.jsonBodyLimit,
       formLimit: config.jsonBodyLimit,
@@ -104,7 +106,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
       // Multipart bodies are parsed only by the file routes, after their guards (api/middleware/uploads.ts).
       multipart: false,
-    })),
+    }))),
   );
   app.use(refuseStrayMultipart);
   app.use(jsonDepthLimit);

@@ -1,10 +1,30 @@
+import { AppError } from './errors';
 import { definitionProblems } from './flow/definition-check';
+import { parseJsonBody } from './json-body';
+import { validateSchemaSchema, validateVariablesSchema } from './templates/check-inputs';
 import type { GateValidationDefinition } from './flow/gate.types';
-import { validateDefinition } from './templates/template-definition';
+import { isOutputFormat, validateDefinition } from './templates/template-definition';
 import { parseTemplateFile } from './templates/template-file';
 import { validateTemplateSchema, validateTemplateVariables } from './templates/template.schema';
 import { buildHtml, type BuildHtmlOptions } from './templates/build-html';
 import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } from './templates/template.types';
+import { validate } from './validation';
+
+type TemplateParts = { variables?: unknown; constants?: unknown; calculatedVariables?: unknown };
+
+/** POST /api/templates/validate-schema: placeholders are checked against the variables only when those are valid themselves. */
+function templateSchema(input: TemplateParts & { schema: unknown }, templateType: TemplateType) {
+  const given = input.variables !== undefined || input.constants !== undefined || input.calculatedVariables !== undefined;
+  const context = given && validateTemplateVariables(input).valid ? (input as TemplateDefinition) : undefined;
+  return validateTemplateSchema(input.schema, templateType, context);
+}
+
+/** validate-schema from the request body's bytes: parsed, its shape and templateType checked, then checked. */
+function templateSchemaJson(body: Uint8Array) {
+  const input = validate(validateSchemaSchema, parseJsonBody(body));
+  if (!isOutputFormat(input.templateType)) throw new AppError('ERR_TMPL_009', "templateType must be 'pdf' or 'excel'", { field: 'templateType' });
+  return templateSchema(input, input.templateType);
+}
 
 /**
  * The checks of what tenants save (gate definitions with their patterns and rules, template
@@ -15,13 +35,14 @@ import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } f
 export const CHECKS = {
   gateDefinition: (definition: GateValidationDefinition) => definitionProblems(definition),
   templateDefinition: (definition: TemplateDefinition, formats: TemplateType[]) => validateDefinition(definition, formats),
-  /** POST /api/templates/validate-schema: placeholders are checked against the variables only when those are valid themselves. */
-  templateSchema: (input: { schema: unknown; variables?: unknown; constants?: unknown; calculatedVariables?: unknown }, templateType: TemplateType) => {
-    const given = input.variables !== undefined || input.constants !== undefined || input.calculatedVariables !== undefined;
-    const context = given && validateTemplateVariables(input).valid ? (input as TemplateDefinition) : undefined;
-    return validateTemplateSchema(input.schema, templateType, context);
-  },
-  templateVariables: (input: { variables?: unknown; constants?: unknown; calculatedVariables?: unknown }) => validateTemplateVariables(input),
+  templateSchema,
+  templateVariables: (input: TemplateParts) => validateTemplateVariables(input),
+  /**
+   * The two template checks from the bytes of a JSON request body (api/templates/check-body.ts):
+   * parsing a body of several MB is work too, kept off the loop that serves HTTP.
+   */
+  templateSchemaJson,
+  templateVariablesJson: (body: Uint8Array) => validateTemplateVariables(validate(validateVariablesSchema, parseJsonBody(body))),
   templateFile: (text: string) => parseTemplateFile(text),
   /**
    * The HTML a PDF is printed from: tenant loops and text make it (up to RENDER_HTML_MAX_BYTES), so

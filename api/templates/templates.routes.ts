@@ -8,6 +8,7 @@ import { validate } from '../validation';
 import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
 import * as templates from './templates.service';
+import { isTemplateCheckJson, readJsonBytes } from './check-body';
 import { actorOf, templateGuards } from './template-guards';
 import { templateIoRoutes } from './template-io.routes';
 import { templateVersionRoutes } from './template-versions.routes';
@@ -42,7 +43,12 @@ export function templateRoutes(services: Services, prefix: string): Router {
     ctx.body = await templates.bulkDeleteTemplates(deps, actorOf(scope(ctx)), input.ids);
   });
 
+  // A JSON body is read as bytes and parsed by the worker that checks it (check-body.ts).
   router.post('/validate-schema', read, async (ctx) => {
+    if (isTemplateCheckJson(ctx)) {
+      ctx.body = await services.evaluator.check(scope(ctx).projectId, 'templateSchemaJson', await readJsonBytes(ctx, services.config.jsonBodyLimit));
+      return;
+    }
     const input = validate(schema.validateSchemaSchema, ctx.request.body);
     if (!isOutputFormat(input.templateType)) {
       throw new AppError('ERR_TMPL_009', "templateType must be 'pdf' or 'excel'", { field: 'templateType' });
@@ -53,6 +59,10 @@ export function templateRoutes(services: Services, prefix: string): Router {
   });
 
   router.post('/validate-variables', read, async (ctx) => {
+    if (isTemplateCheckJson(ctx)) {
+      ctx.body = await services.evaluator.check(scope(ctx).projectId, 'templateVariablesJson', await readJsonBytes(ctx, services.config.jsonBodyLimit));
+      return;
+    }
     const input = validate(schema.validateVariablesSchema, ctx.request.body);
     ctx.body = await services.evaluator.check(scope(ctx).projectId, 'templateVariables', input);
   });

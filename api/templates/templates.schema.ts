@@ -88,25 +88,7 @@ export const bulkDeleteSchema = Joi.object<BulkDeleteInput>({
   ids: Joi.array().items(Joi.string().min(1).max(200)).min(1).max(100).required(),
 });
 
-export interface ValidateSchemaInput extends Partial<Pick<TemplateDefinition, 'variables' | 'constants' | 'calculatedVariables'>> {
-  templateType: unknown;
-  schema: unknown;
-}
-
-/** Variables, constants and calculated variables may come along so placeholders are checked too. */
-export const validateSchemaSchema = Joi.object<ValidateSchemaInput>({
-  templateType: Joi.any().required(),
-  schema: Joi.any().required(),
-  variables: Joi.any(),
-  constants: Joi.any(),
-  calculatedVariables: Joi.any(),
-});
-
-export const validateVariablesSchema = Joi.object({
-  variables: Joi.any().required(),
-  constants: Joi.any(),
-  calculatedVariables: Joi.any(),
-});
+export { validateSchemaSchema, validateVariablesSchema, type ValidateSchemaInput } from '../../domain/templates/check-inputs';
 
 export interface PreviewInput {
   variables?: Record<string, unknown>;

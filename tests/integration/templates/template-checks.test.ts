@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { buildInvoiceBody, buildTemplate, createTemplate, publish } from '../../support/templates';
@@ -107,6 +108,43 @@ describe('Templates: list, checks, automation fields, analytics', () => {
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'ERR_TMPL_009', relatedInfo: { field: 'templateType' } });
     expect((await post('/api/templates/validate-schema', { templateType: 'pdf' })).body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'schema' } });
+  });
+
+  it('validate-schema and validate-variables read JSON bodies as bytes: malformed, too deep, compressed, too large, not JSON', async () => {
+    const raw = (path: string, rawBody: string | Buffer, headers: Record<string, string> = {}) =>
+      app.request('POST', path, { token: alice.accessToken, rawBody, headers: { 'content-type': 'application/json', ...headers } });
+    for (const path of ['/api/templates/validate-schema', '/api/templates/validate-variables']) {
+      const malformed = await raw(path, '{"templateType": "pdf",');
+      expect(malformed.status).toBe(400);
+      expect(malformed.body.code).toBe('ERR_REQ_001');
+      const deep = await raw(path, `${'['.repeat(5000)}${']'.repeat(5000)}`);
+      expect(deep.status).toBe(400);
+      expect(deep.body).toMatchObject({ code: 'ERR_REQ_005', relatedInfo: { limit: 100 } });
+      // Decoded past JSON_BODY_LIMIT (10 MB): 11 MB of spaces compress to a few KB.
+      const bomb = gzipSync(Buffer.from(`{"variables": [], "x": "${' '.repeat(11 * 1024 * 1024)}"}`));
+      expect(bomb.length).toBeLessThan(100_000);
+      const tooLarge = await raw(path, bomb, { 'content-encoding': 'gzip' });
+      expect(tooLarge.status).toBe(413);
+      expect(tooLarge.body.code).toBe('ERR_REQ_002');
+      const unknownEncoding = await raw(path, '{}', { 'content-encoding': 'compress' });
+      expect(unknownEncoding.status).toBe(400);
+      expect(unknownEncoding.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'Content-Encoding' } });
+      const corrupt = await raw(path, Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' });
+      expect(corrupt.status).toBe(400);
+      expect(corrupt.body.code).toBe('ERR_REQ_001');
+    }
+    const { schema } = buildTemplate();
+    const zipped = await raw('/api/templates/validate-schema', gzipSync(JSON.stringify({ templateType: 'pdf', schema })), { 'content-encoding': 'gzip' });
+    expect(zipped.status).toBe(200);
+    expect(zipped.body).toEqual({ valid: true, errors: [], warnings: [] });
+    const checked = await raw('/api/templates/validate-schema', gzipSync(JSON.stringify({ templateType: 'pdf', schema, variables: [], constants: {} })), { 'content-encoding': 'gzip' });
+    expect(checked.body.valid).toBe(false);
+    expect(checked.body.errors).toContainEqual({ path: 'sections[0].components[2].props.dataSource', message: expect.any(String) });
+    const unknownField = await raw('/api/templates/validate-variables', JSON.stringify({ variables: [], extra: 1 }));
+    expect(unknownField.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'extra' } });
+    // A body that is not JSON is read by the app-wide parser, as before: its fields are missing.
+    const form = await app.request('POST', '/api/templates/validate-schema', { token: alice.accessToken, rawBody: 'templateType=pdf', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'schema' } });
   });
 
   it('validate-variables: {valid, errors, warnings} over variables, constants and calculated variables', async () => {
