@@ -4,20 +4,25 @@ import { AppError } from './errors';
  * Shares a few slots (evaluation workers) among tenants: each tenant has its own FIFO, slots go
  * round-robin to the tenants with work waiting, and one tenant holds at most `perTenant` slots at
  * once, so a tenant flooding the service waits behind itself while everyone else keeps a free slot.
- * A tenant whose recent jobs were expensive (more than HEAVY_MS of slot time, decaying by half every
- * HALF_LIFE_MS) holds at most one slot: cheap work, such as every honest validation, keeps the rest.
+ * A tenant whose recent jobs were expensive holds at most one slot: more than HEAVY_MS of slot time
+ * and more than EXPENSIVE_JOB_MS per job on average, both decaying by half every HALF_LIFE_MS. Cheap
+ * work, such as every honest validation, keeps the rest, however much of it there is: a busy tenant
+ * is not an expensive one (counting slot time alone capped a project sending 300 cheap validations a
+ * second to one worker). A tenant that hides expensive jobs among many cheap ones keeps all but one
+ * slot, which still leaves everyone else one.
  * A tenant with more than `maxQueued` jobs waiting is answered at once with a catalogued 429
  * instead of growing the queue.
  */
 const HEAVY_MS = 1000;
+const EXPENSIVE_JOB_MS = 50;
 const HALF_LIFE_MS = 10_000;
 
 export class FairScheduler {
   private readonly queues = new Map<string, Array<() => void>>();
   private readonly running = new Map<string, number>();
   private busy = 0;
-  /** Recent slot time per tenant: [decayed milliseconds, when last updated]. */
-  private readonly costs = new Map<string, [number, number]>();
+  /** Recent slot time per tenant: [decayed milliseconds, decayed number of jobs, when last updated]. */
+  private readonly costs = new Map<string, [number, number, number]>();
 
   constructor(
     private readonly slots: number,
@@ -56,20 +61,24 @@ export class FairScheduler {
     return n;
   }
 
-  private cost(tenant: string, now = Date.now()): number {
+  /** Decayed [slot milliseconds, jobs] of a tenant. */
+  private cost(tenant: string, now = Date.now()): [number, number] {
     const entry = this.costs.get(tenant);
-    return entry ? entry[0] * 0.5 ** ((now - entry[1]) / HALF_LIFE_MS) : 0;
+    if (!entry) return [0, 0];
+    const decay = 0.5 ** ((now - entry[2]) / HALF_LIFE_MS);
+    return [entry[0] * decay, entry[1] * decay];
   }
 
   private charge(tenant: string, ms: number): void {
     const now = Date.now();
-    const cost = this.cost(tenant, now) + ms;
-    if (cost < 1) this.costs.delete(tenant);
-    else this.costs.set(tenant, [cost, now]);
+    const [cost, jobs] = this.cost(tenant, now);
+    if (cost + ms < 1) this.costs.delete(tenant);
+    else this.costs.set(tenant, [cost + ms, jobs + 1, now]);
   }
 
   private limitOf(tenant: string): number {
-    return this.cost(tenant) > HEAVY_MS ? 1 : this.perTenant;
+    const [cost, jobs] = this.cost(tenant);
+    return cost > HEAVY_MS && cost > EXPENSIVE_JOB_MS * jobs ? 1 : this.perTenant;
   }
 
   private pump(): void {

@@ -59,6 +59,41 @@ describe('fair scheduler', () => {
     again.forEach((g) => g.open());
   });
 
+  it('keeps all but one slot for a busy tenant whose jobs are cheap, however many it sends', async () => {
+    let now = 1_000_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    const s = new FairScheduler(3);
+    // 1,000 jobs of 4 ms: 4 s of slot time, far more than HEAVY_MS, but each one cheap.
+    for (let i = 0; i < 1000; i += 1) {
+      const g = gate();
+      const done = s.submit('busy', g.job);
+      now += 4;
+      g.open();
+      await done;
+    }
+    const started: number[] = [];
+    const next = [gate(), gate(), gate()];
+    next.forEach((g, i) => void s.submit('busy', () => (started.push(i), g.job())));
+    await flush();
+    expect(started).toEqual([0, 1]);
+    // The same slot time in a few expensive jobs holds the tenant to one slot.
+    next.forEach((g) => g.open());
+    await flush();
+    for (let i = 0; i < 4; i += 1) {
+      const g = gate();
+      const done = s.submit('expensive', g.job);
+      now += 1000;
+      g.open();
+      await done;
+    }
+    const heavy: number[] = [];
+    const more = [gate(), gate()];
+    more.forEach((g, i) => void s.submit('expensive', () => (heavy.push(i), g.job())));
+    await flush();
+    expect(heavy).toEqual([0]);
+    more.forEach((g) => g.open());
+  });
+
   it('answers a tenant with too many jobs waiting with 429 ERR_QUOTA_003 at once', async () => {
     const s = new FairScheduler(1, 1, 2);
     const g = gate();
