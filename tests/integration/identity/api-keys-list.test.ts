@@ -50,7 +50,7 @@ describe('API key list', () => {
     expect(names(res.body)).toEqual(['Charlie', 'bravo', 'echo', 'Alpha', 'delta']);
     expect(res.body.meta).toEqual({ total: 5, page: 1, limit: 20, totalPages: 1, hasNextPage: false, hasPreviousPage: false });
     expect(Object.keys(res.body.data[0]).sort()).toEqual(
-      ['createdAt', 'expiresAt', 'id', 'isActive', 'keyPrefix', 'keyType', 'lastUsedAt', 'name', 'permissions', 'teamId', 'updatedAt'].sort(),
+      ['createdAt', 'expiresAt', 'id', 'inactiveReason', 'isActive', 'keyPrefix', 'keyType', 'lastUsedAt', 'name', 'permissions', 'teamId', 'updatedAt'].sort(),
     );
     expect(res.text).not.toMatch(/fm_live_[0-9A-Za-z]{13}/);
   });

@@ -1,4 +1,4 @@
-import { generateBackupCodes, hashBackupCode, normalizeBackupCode } from '../../../domain/identity/backup-codes';
+import { backupCodeMatches, generateBackupCodes, hashBackupCode, normalizeBackupCode } from '../../../domain/identity/backup-codes';
 import { normalizeTimeZone } from '../../../domain/identity/time-zones';
 
 describe('time zones', () => {
@@ -28,7 +28,11 @@ describe('backup codes', () => {
     expect(normalizeBackupCode('AB1C0-DEF23')).toBe('ab1c0def23');
     expect(normalizeBackupCode(' ab1co def23 ')).toBe('ab1c0def23');
     expect(normalizeBackupCode('abIc0-def23')).toBe('ab1c0def23');
-    expect(hashBackupCode('AB1C0-DEF23')).toBe(hashBackupCode('ab1c0def23'));
+    // Hashes are salted per code: the same code hashes differently, and each hash accepts every spelling.
+    const stored = hashBackupCode('ab1c0def23')!;
+    expect(hashBackupCode('AB1C0-DEF23')).not.toBe(stored);
+    expect(backupCodeMatches('AB1C0-DEF23', stored)).toBe(true);
+    expect(backupCodeMatches('ab1c0-def24', stored)).toBe(false);
   });
 
   it('refuses text that cannot be a code', () => {
