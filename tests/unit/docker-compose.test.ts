@@ -9,7 +9,7 @@ import { join } from 'node:path';
  */
 describe('docker-compose.yml', () => {
   const file = join(__dirname, '../../docker-compose.yml');
-  const secrets = { JWT_SECRET: 'jwt-from-the-operator-0123456789abcdef', ENCRYPTION_KEY: 'key-from-the-operator', MINIO_ROOT_USER: 'operator-user', MINIO_ROOT_PASSWORD: 'operator-password-42' };
+  const secrets = { JWT_SECRET: 'jwt-from-the-operator-0123456789abcdef', ENCRYPTION_KEY: 'key-from-the-operator', MINIO_ROOT_USER: 'operator-user', MINIO_ROOT_PASSWORD: 'operator-password-42', SMTP_URL: 'smtp://relay.example:587' };
   const run = (env: Record<string, string>, ...args: string[]) =>
     execFileSync('docker-compose', ['-f', file, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: 'pipe' });
   const compose = (...args: string[]) => run(secrets, ...args);
@@ -47,7 +47,7 @@ describe('docker-compose.yml', () => {
     expect(refusal({ ...secrets, JWT_SECRET: '' })).toContain('set JWT_SECRET');
     const text = readFileSync(file, 'utf8');
     expect(text).not.toMatch(/change-?me|minioadmin|formwork-secret/i);
-    expect(text).not.toMatch(/\$\{(JWT_SECRET|ENCRYPTION_KEY|MINIO_ROOT_USER|MINIO_ROOT_PASSWORD):?-/);
+    expect(text).not.toMatch(/\$\{(JWT_SECRET|ENCRYPTION_KEY|MINIO_ROOT_USER|MINIO_ROOT_PASSWORD|SMTP_URL):?-/);
   });
 
   it('hands the operator\'s secrets and MinIO credentials to every role and to MinIO', () => {
@@ -56,6 +56,7 @@ describe('docker-compose.yml', () => {
       const section = resolved.slice(resolved.indexOf(`  ${role}:`)).split(/\n  \S/)[0];
       expect(section).toContain(`JWT_SECRET: ${secrets.JWT_SECRET}`);
       expect(section).toContain(`ENCRYPTION_KEY: ${secrets.ENCRYPTION_KEY}`);
+      expect(section).toContain(`SMTP_URL: ${secrets.SMTP_URL}`);
       expect(section).toContain(`S3_ACCESS_KEY_ID: ${secrets.MINIO_ROOT_USER}`);
       expect(section).toContain(`S3_SECRET_ACCESS_KEY: ${secrets.MINIO_ROOT_PASSWORD}`);
     }

@@ -63,14 +63,18 @@ describe('fair scheduler', () => {
     let now = 1_000_000;
     jest.spyOn(Date, 'now').mockImplementation(() => now);
     const s = new FairScheduler(3);
+    /** `count` jobs of `ms` each, one after the other. */
+    const run = async (tenant: string, count: number, ms: number) => {
+      for (let i = 0; i < count; i += 1) {
+        const g = gate();
+        const done = s.submit(tenant, g.job);
+        now += ms;
+        g.open();
+        await done;
+      }
+    };
     // 1,000 jobs of 4 ms: 4 s of slot time, far more than HEAVY_MS, but each one cheap.
-    for (let i = 0; i < 1000; i += 1) {
-      const g = gate();
-      const done = s.submit('busy', g.job);
-      now += 4;
-      g.open();
-      await done;
-    }
+    await run('busy', 1000, 4);
     const started: number[] = [];
     const next = [gate(), gate(), gate()];
     next.forEach((g, i) => void s.submit('busy', () => (started.push(i), g.job())));
@@ -79,13 +83,7 @@ describe('fair scheduler', () => {
     // The same slot time in a few expensive jobs holds the tenant to one slot.
     next.forEach((g) => g.open());
     await flush();
-    for (let i = 0; i < 4; i += 1) {
-      const g = gate();
-      const done = s.submit('expensive', g.job);
-      now += 1000;
-      g.open();
-      await done;
-    }
+    await run('expensive', 4, 1000);
     const heavy: number[] = [];
     const more = [gate(), gate()];
     more.forEach((g, i) => void s.submit('expensive', () => (heavy.push(i), g.job())));
