@@ -1,13 +1,34 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/**
+ * Two projects (README "Test it"):
+ * - unit: tests/unit, pure logic. No Postgres, Temporal, Chromium or external tools, no dist/ build:
+ *   `npm run test:unit` runs in seconds on a machine with none of them.
+ * - integration: tests/integration, the real service with its backing services. Its globalSetup starts
+ *   one Temporal dev server and bundles the workflows; Jest runs it only when an integration test is selected.
+ * `npm test` runs both projects (then the hostile pass, jest.hostile.config.js).
+ */
+const shared = {
+  rootDir: __dirname,
   testEnvironment: 'node',
-  roots: ['<rootDir>/tests'],
-  // tests/hostile runs in a pass of its own (jest.hostile.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/tests/hostile/'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+};
+
+/** @type {import('jest').Config} */
+const integration = {
+  ...shared,
+  displayName: 'integration',
+  roots: ['<rootDir>/tests/integration'],
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
+};
+
+/** @type {import('jest').Config} */
+const unit = { ...shared, displayName: 'unit', roots: ['<rootDir>/tests/unit'] };
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [unit, integration],
+  // Jest reads these from the top level only (not per project); they apply to both projects.
   testTimeout: 60000,
   maxWorkers: 2,
   // Temporal workers and browsers are closed in afterAll; this catches anything left behind.

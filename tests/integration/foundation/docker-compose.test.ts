@@ -8,7 +8,7 @@ import { join } from 'node:path';
  * every backing service.
  */
 describe('docker-compose.yml', () => {
-  const file = join(__dirname, '../../docker-compose.yml');
+  const file = join(__dirname, '../../../docker-compose.yml');
   const secrets = { JWT_SECRET: 'jwt-from-the-operator-0123456789abcdef', ENCRYPTION_KEY: 'key-from-the-operator', MINIO_ROOT_USER: 'operator-user', MINIO_ROOT_PASSWORD: 'operator-password-42', SMTP_URL: 'smtp://relay.example:587' };
   const run = (env: Record<string, string>, ...args: string[]) =>
     execFileSync('docker-compose', ['-f', file, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: 'pipe' });
