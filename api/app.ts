@@ -24,7 +24,7 @@ import { createSecondFactorCheck } from './identity/two-factor.service';
 import { twoFactorRoutes } from './identity/two-factor.routes';
 import { userRoutes } from './identity/users.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
-import { createFileRoutes } from './storage/storage.routes';
+import { createFileRoutes, fileLinkOwner } from './storage/storage.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 import { createFlowApi } from './flow/flow-api';
 import { approvalRoutes } from './flow/approvals.routes';
@@ -92,7 +92,9 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const usage = options.onApiKeyUse ? undefined : createApiKeyUsageRecorder({ db, logger, flushMs: config.apiKeys.usageFlushMs });
   const onApiKeyUse = options.onApiKeyUse ?? usage?.record;
   app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse }));
-  app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix)));
+  // Signed download links spend their project's own budget (RATE_LIMIT_FILE_LINKS), not the anonymous one.
+  const capabilityOwner = services.storage instanceof LocalStorage ? fileLinkOwner(services.storage) : undefined;
+  app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix), capabilityOwner));
   // Flow submissions read their own body after their guard, with the 1 MB limit (api/flow/submission-body.ts);
   // template checks hand their JSON body's bytes to the evaluation workers (api/templates/check-body.ts).
   app.use(

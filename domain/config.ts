@@ -75,6 +75,7 @@ const fragments = {
     RATE_LIMIT_OAUTH: Joi.number().integer().min(1).default(120),
     RATE_LIMIT_JWT: Joi.number().integer().min(1).default(200),
     RATE_LIMIT_ANONYMOUS: Joi.number().integer().min(1).default(30),
+    RATE_LIMIT_FILE_LINKS: Joi.number().integer().min(1).default(3000),
   },
   outbound: {
     OUTBOUND_ALLOWLIST: Joi.string().allow('').default(''),
@@ -240,6 +241,7 @@ export function loadConfig(env: Env = process.env) {
         oauth: v.RATE_LIMIT_OAUTH as number,
         jwt: v.RATE_LIMIT_JWT as number,
         anonymous: v.RATE_LIMIT_ANONYMOUS as number,
+        fileLinks: v.RATE_LIMIT_FILE_LINKS as number,
       },
     },
     outbound: {

@@ -234,6 +234,8 @@ export interface ErrorBody {
   message: string;
   timestamp: string;
   path: string;
+  /** Seconds to wait before trying again: on every answer whose error carries `relatedInfo.retryAfter` (every 429). */
+  retryAfter?: number;
   relatedInfo?: Record<string, unknown>;
 }
 
@@ -245,6 +247,10 @@ export function errorBody(err: AppError, path: string, now = new Date()): ErrorB
     timestamp: now.toISOString(),
     path,
   };
+  // Spec (Flow validate): a rate-limited body carries `retryAfter` in seconds at the top level;
+  // every 429 does, whichever limiter refused. relatedInfo keeps its copy for older clients.
+  const retryAfter = err.relatedInfo?.retryAfter;
+  if (typeof retryAfter === 'number') body.retryAfter = retryAfter;
   if (err.relatedInfo && Object.keys(err.relatedInfo).length > 0) body.relatedInfo = err.relatedInfo;
   return body;
 }

@@ -84,7 +84,7 @@ export async function resendMagicLink(deps: ApprovalMailDeps & { limiter: RateLi
     await deps.limiter.consume(approval.approver_email);
   } catch (err) {
     if (err instanceof Error) throw err;
-    throw new AppError('ERR_QUOTA_003', 'Too many resend requests for this e-mail; try again later', { retryAfterSeconds: Math.ceil(((err as { msBeforeNext?: number }).msBeforeNext ?? 0) / 1000) });
+    throw new AppError('ERR_QUOTA_003', 'Too many resend requests for this e-mail; try again later', { retryAfter: Math.max(1, Math.ceil(((err as { msBeforeNext?: number }).msBeforeNext ?? 0) / 1000)) });
   }
   await consumeOrRefuse(deps.limits.perRecipient, approval.approver_email.toLowerCase(), 'ERR_LIMIT_012');
   await consumeOrRefuse(deps.limits.perProject, approval.project_id, 'ERR_LIMIT_013');

@@ -20,9 +20,10 @@ export function errorRenderer(logger: Logger) {
         logger.error('request failed', { requestId: ctx.state.requestId, path: ctx.path, method: ctx.method, err: thrown });
       }
       ctx.status = err.status;
-      // A 429 thrown deep in a service (e.g. a locked sign-in, ERR_AUTH_015) carries its wait in the header too.
+      // A 429 thrown deep in a service (e.g. a locked sign-in, ERR_AUTH_015) carries its wait in the
+      // header too; the body has it at the top level (errorBody) and in relatedInfo.
       const retryAfter = err.relatedInfo?.retryAfter;
-      if (err.status === 429 && typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
+      if ((err.status === 429 || err.status === 503) && typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
       ctx.type = 'application/json';
       ctx.body = errorBody(err, ctx.originalUrl.split('?')[0]);
     }

@@ -9,24 +9,44 @@ export interface PerMinuteLimits {
   apiKey: number;
   jwt: number;
   anonymous: number;
+  /** RATE_LIMIT_FILE_LINKS: downloads per minute through valid signed links, per owner (project). */
+  fileLinks: number;
 }
+
+/**
+ * For a request that presents a valid signed download link, the owner its budget is counted on
+ * (e.g. `documents/<projectId>`); undefined for anything else, a forged or expired link included.
+ */
+export type CapabilityOwner = (ctx: Context) => string | undefined;
 
 /**
  * Spec Limits §1: a per-minute budget per credential kind, keyed by the credential (API key id,
  * user id) or, unauthenticated, by client address (its /64 for IPv6; behind TRUST_PROXY hops, the
  * address the outermost trusted proxy saw, docs/security.md). Every response carries the three
- * X-RateLimit-* headers; past the budget, 429 ERR_QUOTA_003 with Retry-After.
+ * X-RateLimit-* headers; past the budget, 429 ERR_QUOTA_003 with Retry-After (and `retryAfter` in
+ * the body). A valid signed download link is a capability, not an anonymous call: it spends its
+ * owner's own, generous budget (`fileLinks`), so fetching a batch's documents is not held to the
+ * anonymous 30 a minute. Health probes are not counted but see the caller's current budget.
  */
-export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory) {
+export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory, capabilityOwner?: CapabilityOwner) {
   const limiters = {
     apiKey: makeLimiter('apikey', limits.apiKey, 60),
     jwt: makeLimiter('jwt', limits.jwt, 60),
     anonymous: makeLimiter('anon', limits.anonymous, 60),
+    fileLinks: makeLimiter('file-links', limits.fileLinks, 60),
   };
   return async function limit(ctx: Context, next: Next): Promise<void> {
-    if (ctx.path === '/api/health') return next();
-    const { kind, key } = rateLimitIdentity(ctx.state.principal as Principal, clientAddressKey(ctx.ip));
+    const owner = capabilityOwner?.(ctx);
+    const { kind, key } = owner
+      ? { kind: 'fileLinks' as const, key: owner }
+      : rateLimitIdentity(ctx.state.principal as Principal, clientAddressKey(ctx.ip));
     const limiter = limiters[kind];
+    if (ctx.path === '/api/health') {
+      // Not counted (a load balancer probes often), but the headers show the caller's budget.
+      const seen = await limiter.get(key);
+      setLimitHeaders(ctx, limiter.points, seen ? seen.remainingPoints : limiter.points, seen ? seen.msBeforeNext : limiter.duration * 1000);
+      return next();
+    }
     let res: RateLimiterRes;
     let exceeded = false;
     try {
@@ -36,9 +56,7 @@ export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory) 
       res = rejection;
       exceeded = true;
     }
-    ctx.set('X-RateLimit-Limit', String(limiter.points));
-    ctx.set('X-RateLimit-Remaining', String(Math.max(0, res.remainingPoints)));
-    ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
+    setLimitHeaders(ctx, limiter.points, res.remainingPoints, res.msBeforeNext);
     if (exceeded) {
       const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
       ctx.set('Retry-After', String(retryAfter));
@@ -46,4 +64,10 @@ export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory) 
     }
     await next();
   };
+}
+
+function setLimitHeaders(ctx: Context, points: number, remaining: number, msBeforeNext: number): void {
+  ctx.set('X-RateLimit-Limit', String(points));
+  ctx.set('X-RateLimit-Remaining', String(Math.max(0, remaining)));
+  ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + msBeforeNext) / 1000)));
 }

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { FILES_ROUTE_PREFIX, type LocalStorage } from '../../activities/storage/local-storage';
 import { contentDisposition } from '../../activities/storage/storage';
 
@@ -27,4 +28,25 @@ export function createFileRoutes(storage: LocalStorage): Router {
   });
 
   return router;
+}
+
+/**
+ * For the rate limiter (api/middleware/rate-limit.ts): a request bearing a valid, unexpired signed
+ * link is counted on the link's owner, the first two segments of its key (`documents/<projectId>`,
+ * `flow-runs/<projectId>`, `avatars/<userId>`), under RATE_LIMIT_FILE_LINKS. Anything else, a
+ * forged, edited or expired link included, is left to the caller's ordinary (anonymous) budget.
+ */
+export function fileLinkOwner(storage: LocalStorage): (ctx: Context) => string | undefined {
+  const prefix = `${FILES_ROUTE_PREFIX}/`;
+  return (ctx) => {
+    if (!ctx.path.startsWith(prefix) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return undefined;
+    let key: string;
+    try {
+      key = decodeURIComponent(ctx.path.slice(prefix.length));
+      storage.verifyDownload(key, ctx.query);
+    } catch {
+      return undefined;
+    }
+    return key.split('/').slice(0, 2).join('/');
+  };
 }
