@@ -34,9 +34,11 @@ describe('brute force: attempt limits', () => {
       message: code === 'ERR_AUTH_015' ? 'Too many failed attempts; try again later' : 'Too many e-mails requested; try again later',
       timestamp: expect.any(String),
       path,
+      retryAfter: expect.any(Number),
       relatedInfo: { retryAfter: expect.any(Number) },
     });
     const { retryAfter } = res.body.relatedInfo;
+    expect(res.body.retryAfter).toBe(retryAfter);
     expect(retryAfter).toBeLessThanOrEqual(lock);
     expect(retryAfter).toBeGreaterThan(shorterThan);
     expect(res.headers.get('retry-after')).toBe(String(retryAfter));
