@@ -7,8 +7,8 @@ RUN apt-get update \
 ENV PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_EXECUTABLE_PATH=/usr/bin/chromium NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
-# npm install (locked versions), not npm ci: see README, "Run it".
-RUN npm install --no-audit --no-fund
+# Exactly the locked versions; fails if package-lock.json is out of sync with package.json.
+RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build && npm prune --omit=dev
 USER node

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Builds the command-line tools the service and its tests run as child processes:
+#   bash scripts/install-tools.sh [temporal|versitygw ...]   (no argument: all of them)
 #   temporal   - Temporal CLI, whose dev server `npm start` and the tests use when TEMPORAL_ADDRESS is unset
 #   versitygw  - Versity S3 gateway, the S3-compatible server of the storage tests
 # They are built from source with `go install` because the SDK's own download of the Temporal CLI
 # needs internet access at test time, and pinned versions keep every machine on the same server.
 # Idempotent: a tool already present is left alone (delete it to rebuild).
-# Used by .ci/run and by the first `npm start`. Binaries never go into the repository.
+# Used by .ci/run (all tools) and by the first `npm start` (`temporal` only: the service needs no S3
+# server, and building versitygw costs a newcomer another minute). Binaries never go into the repository.
 set -euo pipefail
 
 TOOLS_DIR="${FORMWORK_TOOLS_DIR:-$HOME/.cache/formwork/bin}"
@@ -14,6 +16,24 @@ TOOLS=(
   "temporal github.com/temporalio/cli/cmd/temporal@v1.5.1"
   "versitygw github.com/versity/versitygw/cmd/versitygw@v1.2.0"
 )
+
+# Keep only the tools named on the command line; none named means all.
+if (($#)); then
+  selected=()
+  for want in "$@"; do
+    found=""
+    for entry in "${TOOLS[@]}"; do
+      read -r name _ <<<"$entry"
+      if [[ "$name" == "$want" ]]; then found="$entry"; break; fi
+    done
+    if [[ -z "$found" ]]; then
+      echo "install-tools: unknown tool '$want' (known: temporal, versitygw)" >&2
+      exit 2
+    fi
+    selected+=("$found")
+  done
+  TOOLS=("${selected[@]}")
+fi
 
 mkdir -p "$TOOLS_DIR"
 
