@@ -75,6 +75,12 @@ export interface ProjectRequirement {
   permission?: ApiKeyPermission | true;
   /** Code for a JWT caller below `role`: ERR_AUTH_005 unless said otherwise. */
   deniedCode?: RoleDeniedCode;
+  /**
+   * With `permission` undefined: the name an API key's refusal reports as `relatedInfo.required`
+   * (with the key's flags as `granted`), instead of `{required: "jwt", granted: "apiKey"}`. Template
+   * writes say `manage_templates`, the name the spec gives for them; no key can hold it.
+   */
+  apiKeyRequired?: string;
 }
 
 export function requireProject(db: DataSource, need: ProjectRequirement) {
@@ -82,7 +88,12 @@ export function requireProject(db: DataSource, need: ProjectRequirement) {
     const p = principalOf(ctx);
     if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
     if (p.kind === 'apiKey') {
-      if (need.permission === undefined) throw deny('jwt', 'apiKey', 'API keys cannot perform this action');
+      if (need.permission === undefined) {
+        if (need.apiKeyRequired) {
+          throw deny(need.apiKeyRequired, grantedPermissions(p.permissions), `API keys cannot perform this action: it needs ${need.apiKeyRequired}, which no API key holds (use a user session)`);
+        }
+        throw deny('jwt', 'apiKey', 'API keys cannot perform this action');
+      }
       if (need.permission !== true && !p.permissions[need.permission]) {
         throw deny(need.permission, grantedPermissions(p.permissions));
       }

@@ -1,4 +1,7 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
 import type { DataSource } from 'typeorm';
+import { AppError } from '../../domain/errors';
 import { requireProject, type Scope } from '../middleware/guards';
 import type { Actor } from './template-store.service';
 
@@ -6,15 +9,40 @@ import type { Actor } from './template-store.service';
  * Who may do what with templates (spec: "JWT; API key is accepted for read operations";
  * contract §2: viewer reads, member creates and uses templates). Reads, renders and checks
  * (GET endpoints, export, preview, validate-*) take a viewer or an API key with `read_templates`;
- * anything that changes a stored template takes a member and refuses API keys (403 ERR_AUTH_005).
+ * anything that changes a stored template takes a member and refuses API keys: 403 ERR_AUTH_005
+ * with `relatedInfo.required: "manage_templates"` (the permission name the spec's errors carry; no
+ * API key flag grants it, so only a member's JWT writes templates) and the key's flags as `granted`.
  */
 export function templateGuards(db: DataSource) {
   return {
     read: requireProject(db, { role: 'viewer', permission: 'read_templates' }),
-    write: requireProject(db, { role: 'member' }),
+    write: requireProject(db, { role: 'member', apiKeyRequired: 'manage_templates' }),
   };
 }
 
 export function actorOf(scope: Scope): Actor {
   return { projectId: scope.projectId, userId: scope.userId };
+}
+
+/** The spec's legacy alias, whose unknown templates are "attachment templates". */
+export const ATTACHMENT_PREFIX = '/api/templates/attachment';
+
+/**
+ * A router for one template prefix. Under `/api/templates/attachment/*` a template that is not
+ * found answers the spec's 404 ERR_TMPL_003 ("attachment template not found") instead of
+ * ERR_TMPL_001, with the same `relatedInfo`; everything else is the same as on `/api/templates`.
+ */
+export function templateRouter(prefix: string): Router {
+  const router = new Router({ prefix });
+  if (prefix === ATTACHMENT_PREFIX) router.use(attachmentNotFound);
+  return router;
+}
+
+async function attachmentNotFound(ctx: Context, next: Next): Promise<void> {
+  try {
+    await next();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'ERR_TMPL_001') throw new AppError('ERR_TMPL_003', undefined, err.relatedInfo);
+    throw err;
+  }
 }

@@ -11,13 +11,13 @@ import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
 import * as analytics from './template-analytics.service';
 import * as io from './template-io.service';
-import { actorOf, templateGuards } from './template-guards';
+import { actorOf, templateGuards, templateRouter } from './template-guards';
 
 /** Export, import, preview, analytics and automation fields of templates. */
 export function templateIoRoutes(services: Services, prefix: string): Router {
   const { db } = services;
   const deps = { db, evaluator: services.evaluator };
-  const router = new Router({ prefix });
+  const router = templateRouter(prefix);
   const { read, write } = templateGuards(db);
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
   // The configured limits (HTML size included), the Chromium pool and the Excel threads of this process.

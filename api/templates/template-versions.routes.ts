@@ -5,12 +5,12 @@ import { validate } from '../validation';
 import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
 import * as versions from './template-versions.service';
-import { actorOf, templateGuards } from './template-guards';
+import { actorOf, templateGuards, templateRouter } from './template-guards';
 
 /** Publish, versions, one version's state, restore (spec, "Templates"; "Versioning" §2). */
 export function templateVersionRoutes(services: Services, prefix: string): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
-  const router = new Router({ prefix });
+  const router = templateRouter(prefix);
   const { read, write } = templateGuards(deps.db);
 
   router.post('/:id/publish', write, async (ctx) => {

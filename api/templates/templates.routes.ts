@@ -9,7 +9,7 @@ import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
 import * as templates from './templates.service';
 import { isTemplateCheckJson, readJsonBytes } from './check-body';
-import { actorOf, templateGuards } from './template-guards';
+import { actorOf, ATTACHMENT_PREFIX, templateGuards, templateRouter } from './template-guards';
 import { templateIoRoutes } from './template-io.routes';
 import { templateVersionRoutes } from './template-versions.routes';
 
@@ -19,7 +19,7 @@ import { templateVersionRoutes } from './template-versions.routes';
  * `/api/templates/:id` would take `/api/templates/attachment` as a template named "attachment"
  * (a slug that is reserved for this reason).
  */
-export const TEMPLATE_PREFIXES = ['/api/templates/attachment', '/api/templates', '/api/v1/templates'] as const;
+export const TEMPLATE_PREFIXES = [ATTACHMENT_PREFIX, '/api/templates', '/api/v1/templates'] as const;
 
 /** Every template router under every prefix, in the order they must be registered. */
 export function templateRouters(services: Services): Router[] {
@@ -33,7 +33,7 @@ export function templateRouters(services: Services): Router[] {
 /** Create, list, read, edit, delete, duplicate, bulk delete, and the two validation checks. */
 export function templateRoutes(services: Services, prefix: string): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
-  const router = new Router({ prefix });
+  const router = templateRouter(prefix);
   const { read, write } = templateGuards(deps.db);
   const scope = (ctx: Context) => ctx.state.scope as Scope;
 

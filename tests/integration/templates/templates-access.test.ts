@@ -71,12 +71,17 @@ describe('Templates: access and isolation', () => {
     for (const [method, path, body] of writes(t.id)) {
       const res = await app.request(method, path, { token: key.plainKey, body });
       expect([path, res.status, res.body.code]).toEqual([path, 403, 'ERR_AUTH_005']);
-      expect(res.body.relatedInfo).toEqual({ required: 'jwt', granted: 'apiKey' });
+      // The spec: the permission name `manage_templates` appears in permission errors. No key flag grants it.
+      expect(res.body.relatedInfo).toEqual({ required: 'manage_templates', granted: 'read_templates,generate_documents' });
     }
     const form = new FormData();
     form.append('file', new Blob([JSON.stringify(buildTemplate())]), 't.json');
     const imported = await fetch(`${app.url}/api/templates/import`, { method: 'POST', headers: { authorization: `Bearer ${key.plainKey}` }, body: form });
     expect(imported.status).toBe(403);
+    expect(await imported.json()).toMatchObject({ code: 'ERR_AUTH_005', relatedInfo: { required: 'manage_templates' } });
+    // No key can be given the flag (docs/identity.md): only a member's JWT writes templates.
+    const claims = await app.request('POST', '/api/api-keys', { token: alice.accessToken, body: { name: 'claims', permissions: { manage_templates: true } } });
+    expect([claims.status, claims.body.code]).toEqual([400, 'ERR_VALID_001']);
     // Nothing changed.
     const after = (await app.request('GET', `/api/templates/${t.id}`, { token: alice.accessToken })).body;
     expect(after).toMatchObject({ latestVersion: 1, description: buildTemplate().description });
@@ -116,6 +121,42 @@ describe('Templates: access and isolation', () => {
     expect(edited.status).toBe(200);
   });
 
+  it('answers an unknown template under /api/templates/attachment/* with 404 ERR_TMPL_003, a known one as /api/templates does', async () => {
+    const t = await createTemplate(app, alice.accessToken, { name: 'Attachment Known' });
+    await publish(app, alice.accessToken, t.id);
+    const unknown = ['no-such-template', 'etpl_nosuchtemplate', randomUUID(), "x' OR '1'='1", '%2e%2e%2fetc'];
+    const routes = (ref: string): Array<[string, string, unknown?]> => [
+      ['GET', `/api/templates/attachment/${ref}`],
+      ['PUT', `/api/templates/attachment/${ref}`, { description: 'changed' }],
+      ['DELETE', `/api/templates/attachment/${ref}`],
+      ['POST', `/api/templates/attachment/${ref}/publish`, {}],
+      ['GET', `/api/templates/attachment/${ref}/export`],
+      ['GET', `/api/templates/attachment/${ref}/versions`],
+      ['GET', `/api/templates/attachment/${ref}/versions/1`],
+      ['POST', `/api/templates/attachment/${ref}/versions/1/restore`, {}],
+      ['POST', `/api/templates/attachment/${ref}/preview`, {}],
+    ];
+    for (const ref of unknown) {
+      for (const [method, path, body] of routes(ref)) {
+        const res = await app.request(method, path, { token: alice.accessToken, body });
+        expect([method, path, res.status, res.body.code]).toEqual([method, path, 404, 'ERR_TMPL_003']);
+        expect(res.body).toMatchObject({ statusCode: 404, message: 'Attachment template not found', path: expect.stringContaining('/api/templates/attachment/') });
+      }
+    }
+    // The same unknown reference outside the alias keeps ERR_TMPL_001.
+    for (const prefix of ['/api/templates', '/api/v1/templates']) {
+      const res = await app.request('GET', `${prefix}/no-such-template`, { token: alice.accessToken });
+      expect([prefix, res.status, res.body.code]).toEqual([prefix, 404, 'ERR_TMPL_001']);
+    }
+    // A known template answers under the alias; its other errors keep their codes.
+    for (const ref of [t.id, t.shortId, t.slug]) {
+      const res = await app.request('GET', `/api/templates/attachment/${ref}`, { token: alice.accessToken });
+      expect([ref, res.status, res.body.id]).toEqual([ref, 200, t.id]);
+    }
+    const noVersion = await app.request('GET', `/api/templates/attachment/${t.id}/versions/9`, { token: alice.accessToken });
+    expect([noVersion.status, noVersion.body.code]).toEqual([404, 'ERR_TMPL_013']);
+  });
+
   it('isolates projects: Bob gets 404 ERR_TMPL_001 for Alice\'s template on every endpoint, by any reference', async () => {
     const t = await createTemplate(app, alice.accessToken, { name: 'Private Plans' });
     const v1 = await publish(app, alice.accessToken, t.id);
@@ -124,7 +165,9 @@ describe('Templates: access and isolation', () => {
       for (const [method, path, body] of [...reads(ref), ...writes(ref), ['POST', `/api/templates/${ref}/preview`, {}] as [string, string, unknown]]) {
         if (!path.includes(ref)) continue;
         const res = await app.request(method, path, { token: bob.accessToken, body });
-        expect([method, path, res.status, res.body.code]).toEqual([method, path, 404, 'ERR_TMPL_001']);
+        // The legacy alias has the spec's own code for it: ERR_TMPL_003 "attachment template not found".
+        const code = path.startsWith('/api/templates/attachment/') ? 'ERR_TMPL_003' : 'ERR_TMPL_001';
+        expect([method, path, res.status, res.body.code]).toEqual([method, path, 404, code]);
       }
       const viaKey = await app.request('GET', `/api/templates/${ref}`, { token: key.plainKey });
       expect(viaKey.body.code).toBe('ERR_TMPL_001');
