@@ -30,20 +30,29 @@ export function documentRoutes(services: Services, prefix: string): Router {
     return ctx.params.jobId as string;
   };
   const statusUrl = (id: string) => `${config.publicUrl}/api/documents/jobs/${id}`;
+  /**
+   * A job, a batch or a retry job is a created resource: 201 with `Location` at its GET URL (the
+   * spec lists no 202). The work itself goes on in the background; the status URL follows it.
+   */
+  const created = (ctx: Context, location: string) => {
+    ctx.status = 201;
+    ctx.set('Location', location);
+  };
 
   router.post('/generate', canGenerate, async (ctx) => {
     const input = validate(schema.generateSchema, ctx.request.body);
     const { job, estimatedWaitSeconds } = await generate(services, caller(ctx), input);
-    ctx.status = 202;
+    created(ctx, statusUrl(job.id));
     ctx.body = { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), estimatedWaitSeconds };
   });
 
   router.post('/generate/batch', canGenerate, async (ctx) => {
     const input = validate(schema.batchSchema(config.documents.batchMaxDocuments), ctx.request.body);
     const { batch, counts } = await generateBatch(services, caller(ctx), input);
-    ctx.status = 202;
+    const batchUrl = `${config.publicUrl}/api/documents/batches/${batch.id}`;
+    created(ctx, batchUrl);
     const body = presentBatch(batch, counts);
-    ctx.body = { ...body, documents: undefined, statusUrl: `${config.publicUrl}/api/documents/batches/${batch.id}` };
+    ctx.body = { ...body, documents: undefined, statusUrl: batchUrl };
   });
 
   router.get('/batches/:batchId', canRead, async (ctx) => {
@@ -92,7 +101,7 @@ export function documentRoutes(services: Services, prefix: string): Router {
 
   router.post('/jobs/:jobId/retry', canGenerate, async (ctx) => {
     const job = await jobs.retryJob(services, caller(ctx), jobId(ctx));
-    ctx.status = 202;
+    created(ctx, statusUrl(job.id));
     ctx.body = { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), message: `Retrying job ${ctx.params.jobId} as a new job` };
   });
 

@@ -35,7 +35,8 @@ export const listJobsSchema = Joi.object({
   offset: Joi.number().integer().min(0).default(0),
   limit: Joi.number().integer().min(1).max(100).default(20),
   status: Joi.string().valid(...JOB_STATUSES),
-  templateId: Joi.string().uuid(),
+  /** Id, shortId or slug (jobs.service.ts listJobs). */
+  templateId: templateRef,
   batchId: Joi.string().uuid(),
 });
 

@@ -29,13 +29,23 @@ export interface GenerateInput {
   useCredit: boolean;
 }
 
-/** Loads the published version and checks the requested format against its outputFormats. */
+/**
+ * Loads the published version and checks the requested format against its outputFormats. An
+ * unknown template is the spec's generation code, 404 ERR_TMPL_002 ("document template not
+ * found"), not the template API's ERR_TMPL_001.
+ */
 export async function publishedTemplateFor(deps: DocumentDeps, projectId: string, ref: string, format: DocumentFormat): Promise<PublishedTemplate> {
-  const published = await loadPublishedVersion(deps.db, projectId, ref);
+  const published = await loadPublishedVersion(deps.db, projectId, ref).catch((err: unknown) => {
+    throw err instanceof AppError && err.code === 'ERR_TMPL_001' ? documentTemplateNotFound(ref) : err;
+  });
   if (!published.outputFormats.includes(format)) {
     throw new AppError('ERR_TMPL_009', `This template renders to ${published.outputFormats.join(' and ')} only`, { field: 'format', allowed: published.outputFormats });
   }
   return published;
+}
+
+export function documentTemplateNotFound(ref: string): AppError {
+  return new AppError('ERR_TMPL_002', undefined, { templateId: ref });
 }
 
 /** Variables are checked (required, types) when the request arrives, not when it renders. */

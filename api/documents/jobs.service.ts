@@ -5,8 +5,10 @@ import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import type { JobStatus } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import type { DownloadLink } from './documents.presenter';
-import { newJob, publishedTemplateFor, reserve, startJobWorkflow, type Caller, type DocumentDeps } from './documents.service';
+import { documentTemplateNotFound, newJob, publishedTemplateFor, reserve, startJobWorkflow, type Caller, type DocumentDeps } from './documents.service';
+import { findTemplate } from '../../db/templates/template-lookup';
 import { TemplateEntity } from '../../db/templates/template.entity';
+import { isUuid } from '../../domain/templates/template-ids';
 
 export const notFound = () => new AppError('ERR_JOB_001');
 export const batchNotFound = () => new AppError('ERR_BATCH_001');
@@ -29,8 +31,22 @@ export interface ListJobsQuery {
   batchId?: string;
 }
 
+/**
+ * `templateId` takes an id, a shortId or a slug, like every other `templateId`. An id filters as
+ * given (jobs of a since-deleted template stay findable by it); a shortId or slug names a live
+ * template of the project, and one that names none matches no job (an empty page, as an unknown id).
+ */
 export async function listJobs(deps: DocumentDeps, projectId: string, q: ListJobsQuery): Promise<{ jobs: DocumentJobEntity[]; total: number }> {
-  const where = { projectId, ...(q.status && { status: q.status }), ...(q.templateId && { templateId: q.templateId }), ...(q.batchId && { batchId: q.batchId }) };
+  let templateId = q.templateId;
+  if (templateId !== undefined && !isUuid(templateId)) {
+    const template = await findTemplate(deps.db, projectId, templateId).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'ERR_TMPL_001') return null;
+      throw err;
+    });
+    if (!template) return { jobs: [], total: 0 };
+    templateId = template.id;
+  }
+  const where = { projectId, ...(q.status && { status: q.status }), ...(templateId && { templateId }), ...(q.batchId && { batchId: q.batchId }) };
   const [jobs, total] = await deps.db.getRepository(DocumentJobEntity).findAndCount({ where, order: { createdAt: 'DESC', id: 'DESC' }, skip: q.offset, take: q.limit });
   return { jobs, total };
 }
@@ -76,7 +92,7 @@ export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string
   const old = await findJob(deps, caller.projectId, jobId);
   if (old.status !== 'failed') throw new AppError('ERR_JOB_002', undefined, { status: old.status });
   const template = await deps.db.getRepository(TemplateEntity).findOneBy({ id: old.templateId, projectId: caller.projectId });
-  if (!template || template.deletedAt) throw new AppError('ERR_TMPL_001');
+  if (!template || template.deletedAt) throw documentTemplateNotFound(old.templateId);
   const published = await publishedTemplateFor(deps, caller.projectId, template.id, old.format);
   const job = await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, 1, old.billing === 'credit', `retry of ${old.id}`);

@@ -7,9 +7,16 @@ export function artefactKey(projectId: string, jobId: string, format: DocumentFo
   return `documents/${projectId}/${jobId}.${FILE_EXTENSIONS[format]}`;
 }
 
-/** The name the browser saves a download under: the requested filename, else the job id. */
+/**
+ * The name the browser saves a download under: the requested filename, else the job id, with the
+ * format's extension. A filename that already ends in it (`a.pdf` for a PDF, any letter case) keeps
+ * its name rather than becoming `a.pdf.pdf`; another extension (`a.xlsx` for a PDF) is just part
+ * of the name.
+ */
 export function downloadName(filename: string | null, jobId: string, format: DocumentFormat): string {
-  return `${filename ?? `document-${jobId}`}.${FILE_EXTENSIONS[format]}`;
+  const ext = `.${FILE_EXTENSIONS[format]}`;
+  const name = filename ?? `document-${jobId}`;
+  return name.toLowerCase().endsWith(ext) && name.length > ext.length ? name : `${name}${ext}`;
 }
 
 /** Request `filename`: a plain name without extension or path separators. */

@@ -26,7 +26,7 @@ describe('batches with jobs deleted mid-run', () => {
   it('finishes every later job and charges nothing for the deleted ones', async () => {
     const documents = Array.from({ length: 12 }, (_, i) => ({ variables: { customer: `Row ${i}` } }));
     const res = await app.request('POST', '/api/documents/generate/batch', { token: p.apiKey, body: { templateId: p.templateId, format: 'excel', documents } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     const batchId = res.body.batchId as string;
     expect(await freeUsed()).toBe(12);
 

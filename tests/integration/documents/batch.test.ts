@@ -53,7 +53,7 @@ describe('batches', () => {
       token: big.apiKey,
       body: { templateId: big.templateId, format: 'excel', documents, metadata: { campaign: 'autumn' } },
     });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ batchId: expect.any(String), status: 'processing', totalJobs: 1000, completedJobs: 0, failedJobs: 0, createdAt: expect.any(String) });
 
     const done = await batchDone(res.body.batchId, big.apiKey);
@@ -79,7 +79,7 @@ describe('batches', () => {
   it('survives a worker stopping mid-batch: a new worker finishes it, every document done exactly once', async () => {
     const documents = Array.from({ length: 40 }, (_, i) => ({ variables: { customer: `Restart ${i}` } }));
     const res = await app.request('POST', '/api/documents/generate/batch', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', documents } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     const batchId = res.body.batchId;
     const completed = async () =>
       (await app.services.db.query(`SELECT count(*)::int AS n FROM document_jobs WHERE batch_id = $1 AND status = 'completed'`, [batchId]))[0].n as number;

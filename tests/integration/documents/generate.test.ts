@@ -19,7 +19,10 @@ describe('document generation', () => {
 
   it('accepts a request at once, renders it on Temporal and offers a signed download', async () => {
     const res = await generate({ templateId: p.templateId, format: 'pdf', variables: letter('Zoë Ångström'), filename: 'letter-42', metadata: { orderId: 'A-42', priority: 2 } });
-    expect(res.status).toBe(202);
+    // A created resource: 201 (the spec lists no 202) with Location at the job's GET URL.
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(`${app.url}/api/documents/jobs/${res.body.jobId}`);
+    expect((await app.request('GET', new URL(res.headers.get('location')!).pathname, { token: p.apiKey })).body.jobId).toBe(res.body.jobId);
     expect(res.body).toEqual({
       jobId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: 'queued',
@@ -44,6 +47,40 @@ describe('document generation', () => {
     expect(await squeezedText(file.body)).toContain('FORMWORKFREE');
   });
 
+  it('does not double the extension of a filename given with it: a.pdf stays a.pdf', async () => {
+    const cases: Array<[string, string, string]> = [
+      ['a.pdf', 'pdf', 'a.pdf'],
+      ['Q3 Report.XLSX', 'excel', 'Q3 Report.XLSX'],
+      // Another format's extension is part of the name.
+      ['notes.xlsx', 'pdf', 'notes.xlsx.pdf'],
+    ];
+    const jobs = await Promise.all(cases.map(([filename, format]) => generate({ templateId: p.templateId, format, variables: letter('Named'), filename })));
+    for (const [i, [filename, , saved]] of cases.entries()) {
+      expect(jobs[i].status).toBe(201);
+      const job = await waitForJob(app, p.apiKey, jobs[i].body.jobId);
+      expect(job).toMatchObject({ status: 'completed', filename });
+      const file = await download(job.downloadUrl);
+      expect(file.status).toBe(200);
+      expect(file.headers.get('content-disposition')).toBe(`attachment; filename="${saved}"; filename*=UTF-8''${encodeURIComponent(saved)}`);
+    }
+  });
+
+  it('creates a batch with 201 and Location at its GET URL; an unknown template is 404 ERR_TMPL_002 and records nothing', async () => {
+    const documents = [{ variables: letter('Batch A') }, { variables: letter('Batch B') }];
+    const res = await generate({ templateId: p.templateSlug, format: 'excel', documents }, p.apiKey, '/api/documents/generate/batch');
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(`${app.url}/api/documents/batches/${res.body.batchId}`);
+    const batch = await app.request('GET', `/api/documents/batches/${res.body.batchId}`, { token: p.apiKey });
+    expect(batch.body).toMatchObject({ batchId: res.body.batchId, totalJobs: 2 });
+
+    const before = await app.services.db.query(`SELECT count(*)::int AS n FROM document_batches`);
+    for (const templateId of ['no-such-template', 'etpl_nosuchtemplate', '00000000-0000-4000-8000-000000000000']) {
+      const unknown = await generate({ templateId, format: 'excel', documents }, p.apiKey, '/api/documents/generate/batch');
+      expect([templateId, unknown.status, unknown.body.code]).toEqual([templateId, 404, 'ERR_TMPL_002']);
+    }
+    expect(await app.services.db.query(`SELECT count(*)::int AS n FROM document_batches`)).toEqual(before);
+  });
+
   it('finds the template by slug and renders Excel with typed cells', async () => {
     const res = await generate({ templateId: p.templateSlug, format: 'excel', variables: letter('Excel Inc') });
     const job = await waitForJob(app, p.apiKey, res.body.jobId);
@@ -59,7 +96,8 @@ describe('document generation', () => {
 
   it('answers on the /api/v1 alias too', async () => {
     const res = await generate({ templateId: p.templateId, format: 'pdf', variables: letter('V1') }, p.apiKey, '/api/v1/documents/generate');
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(`${app.url}/api/documents/jobs/${res.body.jobId}`);
     const job = await app.request('GET', `/api/v1/documents/jobs/${res.body.jobId}`, { token: p.apiKey });
     expect(job.status).toBe(200);
   });
@@ -70,7 +108,11 @@ describe('document generation', () => {
       [{ templateId: p.templateId, format: 'pdf', variables: {} }, 400, 'ERR_VALID_005', { field: 'customer' }],
       [{ templateId: p.templateId, format: 'pdf', variables: { customer: 'x', items: 'not a list' } }, 400, 'ERR_VALID_002'],
       [{ templateId: p.templateId, format: 'word', variables: { customer: 'x' } }, 400, 'ERR_VALID_001', { field: 'format' }],
-      [{ templateId: 'no-such-template', format: 'pdf', variables: { customer: 'x' } }, 404, 'ERR_TMPL_001'],
+      // Generation's own code for an unknown template (spec): ERR_TMPL_002, not the template API's ERR_TMPL_001.
+      [{ templateId: 'no-such-template', format: 'pdf', variables: { customer: 'x' } }, 404, 'ERR_TMPL_002', { templateId: 'no-such-template' }],
+      [{ templateId: 'etpl_nosuchtemplate', format: 'pdf', variables: { customer: 'x' } }, 404, 'ERR_TMPL_002'],
+      [{ templateId: '00000000-0000-4000-8000-000000000000', format: 'pdf', variables: { customer: 'x' } }, 404, 'ERR_TMPL_002'],
+      [{ templateId: "x' OR '1'='1", format: 'pdf', variables: { customer: 'x' } }, 404, 'ERR_TMPL_002'],
       [{ templateId: p.templateId, format: 'pdf', variables: { customer: 'x' }, metadata: { nested: { a: 1 } } }, 400, 'ERR_VALID_001', { field: 'metadata.nested' }],
       [{ templateId: p.templateId, format: 'pdf', variables: { customer: 'x' }, metadata: { big: 'x'.repeat(11 * 1024) } }, 400, 'ERR_VALID_001', { field: 'metadata' }],
       [{ templateId: p.templateId, format: 'pdf', variables: { customer: 'x' }, filename: 'a/b' }, 400, 'ERR_VALID_001', { field: 'filename' }],
@@ -105,7 +147,7 @@ describe('document generation', () => {
 
     const writer = await createKey(app, p.user.accessToken, { name: 'writer', permissions: { generate_documents: true } });
     const ok = await generate({ templateId: p.templateId, format: 'pdf', variables: { customer: 'x' } }, writer.plainKey);
-    expect(ok.status).toBe(202);
+    expect(ok.status).toBe(201);
     const read = await app.request('GET', `/api/documents/jobs/${ok.body.jobId}`, { token: writer.plainKey });
     expect(read.status).toBe(403);
     expect(read.body.relatedInfo.required).toBe('read_documents');
@@ -128,6 +170,7 @@ describe('document generation', () => {
     expect(list.body.jobs.map((j: any) => j.jobId)).not.toContain(res.body.jobId);
     const template = await generate({ templateId: p.templateId, format: 'pdf', variables: { customer: 'x' } }, other.apiKey);
     expect(template.status).toBe(404);
+    expect(template.body.code).toBe('ERR_TMPL_002');
     expect((await app.request('GET', '/api/documents/jobs/not-a-uuid', { token: other.apiKey })).body.code).toBe('ERR_JOB_001');
   });
 
@@ -141,7 +184,7 @@ describe('document generation', () => {
 
   it('lets a signed-in member generate too, and a viewer only read', async () => {
     const res = await generate({ templateId: p.templateId, format: 'excel', variables: { customer: 'from the dashboard' } }, p.user.accessToken);
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     expect((await app.request('GET', `/api/documents/jobs/${res.body.jobId}`, { token: p.user.accessToken })).status).toBe(200);
   });
 });

@@ -42,7 +42,7 @@ describe('HTML size limit through the API', () => {
 
   it('generation: the job fails with ERR_LIMIT_009 and says why; one under the limit completes', async () => {
     const over = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', variables: variables(100) } });
-    expect(over.status).toBe(202);
+    expect(over.status).toBe(201);
     const failed = await waitForJob(app, p.apiKey, over.body.jobId);
     expect(failed.status).toBe('failed');
     expect(failed.errorMessage).toContain(`Rendered HTML exceeds the limit of ${LIMIT} bytes`);

@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { createTemplate, publish } from '../../support/templates';
 import { waitFor } from '../../support/wait';
 
 describe('document jobs: list, export, retry, cancel, delete, analytics', () => {
@@ -14,7 +15,7 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
 
   const generate = async (customer: string, items: unknown[] = [], format = 'excel') => {
     const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format, variables: { customer, items } } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     return res.body.jobId as string;
   };
   const tooMany = Array.from({ length: 5 }, (_, i) => ({ label: `row ${i}`, amount: i }));
@@ -32,7 +33,9 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
     expect(failed.downloadUrl).toBeUndefined();
 
     const retry = await app.request('POST', `/api/documents/jobs/${jobId}/retry`, { token: p.apiKey });
-    expect(retry.status).toBe(202);
+    // The retry job is a created resource: 201 with Location at its GET URL.
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('location')).toBe(`${app.url}/api/documents/jobs/${retry.body.jobId}`);
     expect(retry.body).toMatchObject({ status: 'queued', message: expect.any(String) });
     expect(retry.body.jobId).not.toBe(jobId);
     const again = await waitForJob(app, p.apiKey, retry.body.jobId);
@@ -59,6 +62,46 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
     const bad = await app.request('GET', '/api/documents/jobs?limit=101', { token: p.apiKey });
     expect(bad.status).toBe(400);
     expect(bad.body.relatedInfo.field).toBe('limit');
+  });
+
+  it('refuses to retry a job whose template was deleted: 404 ERR_TMPL_002, and queues nothing', async () => {
+    const doomed = await createTemplate(app, p.user.accessToken, { name: 'Doomed Letter' });
+    await publish(app, p.user.accessToken, doomed.id);
+    const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: doomed.id, format: 'excel', variables: { customer: 'doomed', items: tooMany } } });
+    expect(res.status).toBe(201);
+    expect(await waitForJob(app, p.apiKey, res.body.jobId)).toMatchObject({ status: 'failed' });
+    expect((await app.request('DELETE', `/api/templates/${doomed.id}`, { token: p.user.accessToken })).status).toBe(200);
+    const retry = await app.request('POST', `/api/documents/jobs/${res.body.jobId}/retry`, { token: p.apiKey });
+    expect([retry.status, retry.body.code, retry.body.relatedInfo]).toEqual([404, 'ERR_TMPL_002', { templateId: doomed.id }]);
+    expect(await app.services.db.query(`SELECT count(*)::int AS n FROM document_jobs WHERE retry_of = $1`, [res.body.jobId])).toEqual([{ n: 0 }]);
+  });
+
+  it('filters the list by templateId given as an id, a shortId or a slug, like every templateId', async () => {
+    const other = await createTemplate(app, p.user.accessToken, { name: 'Filtered Letter' });
+    await publish(app, p.user.accessToken, other.id);
+    const otherJob = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: other.slug, format: 'excel', variables: { customer: 'other', items: [] } } });
+    expect(otherJob.status).toBe(201);
+    const mine = await generate('filter mine');
+    const list = (templateId: string) => app.request('GET', `/api/documents/jobs?limit=100&templateId=${encodeURIComponent(templateId)}`, { token: p.apiKey });
+    for (const ref of [other.id, other.shortId, other.slug, other.slug.toUpperCase()]) {
+      const res = await list(ref);
+      expect([ref, res.status, res.body.total, res.body.jobs.map((j: any) => j.jobId)]).toEqual([ref, 200, 1, [otherJob.body.jobId]]);
+    }
+    const byFirst = await list(p.templateSlug);
+    expect(byFirst.status).toBe(200);
+    expect(byFirst.body.jobs.map((j: any) => j.jobId)).toContain(mine);
+    expect(byFirst.body.jobs.map((j: any) => j.jobId)).not.toContain(otherJob.body.jobId);
+    expect(byFirst.body.jobs.every((j: any) => j.templateId === p.templateId)).toBe(true);
+    // A reference that names no template of the project matches no job, as an unknown id does.
+    for (const ref of ['no-such-template', 'etpl_nosuchtemplate', '00000000-0000-4000-8000-000000000000', "x' OR '1'='1"]) {
+      const res = await list(ref);
+      expect([ref, res.status, res.body]).toEqual([ref, 200, { jobs: [], total: 0, offset: 0, limit: 100 }]);
+    }
+    // Another project's template is no template of this project.
+    const stranger = await setupDocumentProject(app);
+    expect((await app.request('GET', `/api/documents/jobs?templateId=${p.templateSlug}`, { token: stranger.apiKey })).body.total).toBe(0);
+    const tooLong = await list('x'.repeat(201));
+    expect([tooLong.status, tooLong.body.code, tooLong.body.relatedInfo?.field]).toEqual([400, 'ERR_VALID_001', 'templateId']);
   });
 
   it('exports jobs as CSV (default) and JSON, with status and date filters', async () => {

@@ -40,7 +40,7 @@ describe('Output bounds: rendered size and preview rate', () => {
 
   it('generation: the job fails with ERR_LIMIT_011 and stores no file', async () => {
     const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'excel', variables: variables(3000) } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     const failed = await waitForJob(app, p.apiKey, res.body.jobId);
     expect(failed.status).toBe('failed');
     expect(failed.downloadUrl ?? null).toBeNull();

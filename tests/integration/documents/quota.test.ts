@@ -18,7 +18,7 @@ describe('free quota and credits', () => {
     const p = await setupDocumentProject(app);
     const results = await Promise.all(Array.from({ length: 8 }, () => generate(p)));
     const statuses = results.map((r) => r.status).sort();
-    expect(statuses).toEqual([202, 202, 202, 429, 429, 429, 429, 429]);
+    expect(statuses).toEqual([201, 201, 201, 429, 429, 429, 429, 429]);
     const refused = results.find((r) => r.status === 429)!;
     expect(refused.body).toMatchObject({ code: 'ERR_QUOTA_008', relatedInfo: { limit: 3, used: 3, requested: 1 } });
     const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM document_jobs WHERE project_id = $1`, [p.projectId]);
@@ -49,7 +49,7 @@ describe('free quota and credits', () => {
       `granted 2 credits to ${(await app.services.db.query(`SELECT slug FROM projects WHERE id = $1`, [p.projectId]))[0].slug}; balance 2`,
     );
     const paid = await generate(p, { useCredit: true });
-    expect(paid.status).toBe(202);
+    expect(paid.status).toBe(201);
     const job = await waitForJob(app, p.apiKey, paid.body.jobId);
     expect(job.watermarked).toBe(false);
     expect(await squeezedText((await download(job.downloadUrl)).body)).not.toContain('FORMWORKFREE');
@@ -65,7 +65,7 @@ describe('free quota and credits', () => {
     const p = await setupDocumentProject(app);
     await admin('grant-credits', '--project', p.projectId, '--amount', '3');
     const results = await Promise.all(Array.from({ length: 7 }, () => generate(p, { useCredit: true })));
-    expect(results.filter((r) => r.status === 202)).toHaveLength(3);
+    expect(results.filter((r) => r.status === 201)).toHaveLength(3);
     expect(results.filter((r) => r.status === 429).every((r) => r.body.code === 'ERR_QUOTA_011')).toBe(true);
     expect(await admin('show', '--project', p.projectId)).toContain('credits 0');
   });

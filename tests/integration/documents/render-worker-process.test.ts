@@ -60,7 +60,7 @@ describe('render worker process role', () => {
       token: docs.apiKey,
       body: { templateId: docs.templateId, format: 'pdf', variables: { customer, items: [{ label: 'Consulting', amount: 1200 }] } },
     });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     return res.body.jobId as string;
   };
   const jobStatus = async (jobId: string) => (await app.request('GET', `/api/documents/jobs/${jobId}`, { token: docs.apiKey })).body.status as string;
@@ -111,7 +111,7 @@ describe('render worker process role', () => {
     // No render worker at all now; the main queue (workflows, activities, webhooks) still does its work.
     const gate = await createGate(app, ws.key, { name: 'Main queue alive', deliveryChannels: [{ type: 'webhook', url: `${receiver.url}/flow`, secret: 'whsec_render_role' }] });
     const submitted = await app.request('POST', `/api/flow/gates/${gate.id}/runs`, { token: ws.key, body: { payload: { n: 1 } } });
-    expect(submitted.status).toBe(202);
+    expect(submitted.status).toBe(201);
     const run = await waitFor(
       async () => {
         const r = (await app.request('GET', `/api/flow/runs/${submitted.body.id}`, { token: ws.key })).body;

@@ -21,7 +21,7 @@ describe('job exports and wait estimates', () => {
 
   const generate = async (p: DocumentProject, body: Record<string, unknown> = {}) => {
     const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'excel', variables: { customer: 'C', items: [] }, ...body } });
-    if (res.status !== 202) throw new Error(`generate: ${res.status} ${res.text}`);
+    if (res.status !== 201) throw new Error(`generate: ${res.status} ${res.text}`);
     return res.body as { jobId: string; estimatedWaitSeconds: number };
   };
   /** Queued jobs written straight into the table: another tenant's backlog. */
