@@ -26,6 +26,8 @@ import type { SubmissionDeps } from './submissions.service';
  */
 export interface FlowApiDeps {
   db: DataSource;
+  /** Base of the absolute URLs answers carry (`Location` of a created run). */
+  publicUrl: string;
   storage: ArtefactStorage;
   downloadUrlTtlSeconds: number;
   submissions: SubmissionDeps;
@@ -59,6 +61,7 @@ export function createFlowApi(services: Services): FlowApi {
   });
   const deps: FlowApiDeps = {
     db,
+    publicUrl: config.publicUrl,
     storage: services.storage,
     downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
     submissions: { db, evaluator: services.evaluator, gateLimiter, starter },

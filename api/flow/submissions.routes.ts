@@ -11,9 +11,10 @@ import { submitRun, testGate } from './submissions.service';
 
 /**
  * Submissions: POST /gates/:id/test (dry run), /gates/:id/validate (records a run, the spec's
- * 200/422 bodies) and /gates/:gateId/runs (records a run, answers 202 with it: render, approval
- * and delivery continue in the background; docs/flow.md). Each reads its body only after the
- * guard, with the 1 MB limit counted on the decoded bytes as they arrive (submission-body.ts).
+ * 200/422 bodies) and /gates/:gateId/runs (records a run, answers 201 with it and `Location` at
+ * its GET /api/flow/runs/:id: render, approval and delivery continue in the background;
+ * docs/flow.md). Each reads its body only after the guard, with the 1 MB limit counted on the
+ * decoded bytes as they arrive (submission-body.ts).
  */
 
 /**
@@ -73,7 +74,8 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
       rawBytes: bytes,
       source: 'rest',
     });
-    ctx.status = 202;
+    ctx.status = 201;
+    ctx.set('Location', `${deps.publicUrl}/api/flow/runs/${run.id}`);
     ctx.body = presentRun(run);
   });
 

@@ -67,8 +67,10 @@ export function webhookRoutes(services: Services): Router {
 
   router.post('/:id/test', manage, async (ctx) => {
     const { deliveryId, eventId } = await deliveries.sendTestEvent(deliveryDeps, scope(ctx).projectId, ctx.params.id);
-    // Accepted, not done: the delivery runs in its workflow; GET /deliveries/:deliveryId follows it.
-    ctx.status = 202;
+    // A delivery record is created (the spec lists no 202): 201 with `Location` at its GET URL;
+    // the delivery itself runs in its workflow and that URL follows it.
+    ctx.status = 201;
+    ctx.set('Location', `${config.publicUrl}/api/webhooks/deliveries/${deliveryId}`);
     ctx.body = { success: true, deliveryId, eventId, status: 'pending' };
   });
 

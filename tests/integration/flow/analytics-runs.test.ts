@@ -27,7 +27,7 @@ describe('Flow analytics: runs', () => {
     b = await createGate(app, ws.key, { name: 'Notes' });
     const submit = async (gate: any, body: unknown, key = ws.key) => {
       const res = await app.request('POST', `/api/flow/gates/${gate.id}/runs`, { token: key, body: { payload: body } });
-      if (res.status !== 202) throw new Error(`run failed: ${res.status} ${res.text}`);
+      if (res.status !== 201) throw new Error(`run failed: ${res.status} ${res.text}`);
       return res.body;
     };
     expect((await submit(a, good)).status).toBe('completed');

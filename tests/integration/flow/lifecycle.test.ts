@@ -36,7 +36,7 @@ describe('Flow run lifecycle: rendering', () => {
 
   const submit = async (gateId: string, payload: unknown) => {
     const res = await app.request('POST', `/api/flow/gates/${gateId}/runs`, { token: ws.key, body: { payload } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     return res.body.id as string;
   };
   const getRun = async (runId: string) => (await app.request('GET', `/api/flow/runs/${runId}`, { token: ws.key })).body;

@@ -57,7 +57,7 @@ describe('Flow permissions (manage_gates)', () => {
       ['POST', `/api/flow/gates/${gate.id}/runs`, { payload: { any: 'thing' } }],
     ] as const) {
       const res = await app.request(method, path, { token: key, body });
-      expect([method, path, res.status]).toEqual([method, path, method === 'POST' && path.endsWith('/runs') ? 202 : 200]);
+      expect([method, path, res.status]).toEqual([method, path, method === 'POST' && path.endsWith('/runs') ? 201 : 200]);
     }
   });
 

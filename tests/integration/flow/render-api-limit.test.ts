@@ -82,7 +82,7 @@ describe('Flow custom render API: the response is read with a byte cap (CUSTOM_R
   const finalRun = async (path: string) => {
     const gate = await createGate(app, ws.key, { name: `Custom render ${path}`, renderMode: 'custom_api', renderConfig: { url: `${api.url}${path}` } });
     const res = await app.request('POST', `/api/flow/gates/${gate.id}/runs`, { token: ws.key, body: { payload: { n: 1 } } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     return waitFor(
       async () => {
         const run = (await app.request('GET', `/api/flow/runs/${res.body.id}`, { token: ws.key })).body;

@@ -17,9 +17,12 @@ describe('Flow runs', () => {
   });
   afterAll(() => app.close());
 
-  it('POST /gates/:gateId/runs answers 202 with the created run, metadata kept', async () => {
+  it('POST /gates/:gateId/runs answers 201 with the created run, metadata kept', async () => {
     const res = await app.request('POST', `/api/flow/gates/${gate.shortId}/runs`, { token: ws.key, body: { payload: good, metadata: { orderId: 'A-1', urgent: true } } });
-    expect(res.status).toBe(202);
+    // A created run: 201 (the spec lists no 202) with Location at its GET URL.
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(`${app.url}/api/flow/runs/${res.body.id}`);
+    expect((await app.request('GET', `/api/flow/runs/${res.body.id}`, { token: ws.key })).status).toBe(200);
     expect(res.body).toMatchObject({
       id: expect.any(String),
       runId: res.body.id,
@@ -33,7 +36,8 @@ describe('Flow runs', () => {
       validation: { valid: true, layers: { schema: 'pass', business_rules: 'pass' } },
     });
     const failed = await app.request('POST', `/api/flow/gates/${gate.id}/runs`, { token: ws.key, body: { payload: { items: 'x' } } });
-    expect(failed.status).toBe(202);
+    expect(failed.status).toBe(201);
+    expect(failed.headers.get('location')).toBe(`${app.url}/api/flow/runs/${failed.body.id}`);
     expect(failed.body.status).toBe('validation_failed');
     expect(failed.body.validation.details).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'customer', code: 'REQUIRED' })]));
   });

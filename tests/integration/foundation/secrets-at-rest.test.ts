@@ -71,7 +71,7 @@ describe('secrets at rest', () => {
 
   async function submitAndFinish(gateId: string, payload: unknown): Promise<any> {
     const res = await app.request('POST', `/api/flow/gates/${gateId}/runs`, { token: ws.key, body: { payload } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     return waitFor(
       async () => {
         const run = (await app.request('GET', `/api/flow/runs/${res.body.id}`, { token: ws.key })).body;

@@ -38,7 +38,9 @@ describe('webhook deliveries', () => {
   it('delivers the test event with the spec headers and a signature the receiver can verify', async () => {
     const sub = await subscribe(app, alice.accessToken, { url: `${receiver.url}/hooks/formwork` });
     const res = await app.request('POST', `/api/webhooks/${sub.id}/test`, { token: alice.accessToken });
-    expect(res.status).toBe(202);
+    // The delivery record is created: 201 with Location at its GET URL.
+    expect(res.status).toBe(201);
+    expect(res.headers.get('location')).toBe(`${app.url}/api/webhooks/deliveries/${res.body.deliveryId}`);
     expect(res.body).toMatchObject({ success: true, status: 'pending' });
 
     const [req] = await receiver.waitForRequests(1);

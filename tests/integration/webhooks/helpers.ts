@@ -35,7 +35,7 @@ export async function subscribe(app: TestApp, token: string, body: Record<string
 /** Sends the test event and returns its delivery id. */
 export async function sendTest(app: TestApp, token: string, subscriptionId: string): Promise<string> {
   const res = await app.request('POST', `/api/webhooks/${subscriptionId}/test`, { token });
-  if (res.status !== 202) throw new Error(`test failed: ${res.status} ${res.text}`);
+  if (res.status !== 201) throw new Error(`test failed: ${res.status} ${res.text}`);
   return res.body.deliveryId;
 }
 
