@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     expect(c.publicUrl).toBe('http://localhost:3000');
     expect(c.dataDir).toBe('./data');
     expect(c.database.url).toBeUndefined();
-    expect(c.limits.perMinute).toEqual({ apiKey: 100, oauth: 120, jwt: 200, anonymous: 30 });
+    expect(c.limits.perMinute).toEqual({ apiKey: 100, oauth: 120, jwt: 200, anonymous: 30, fileLinks: 3000 });
     expect(c.documents.freeDocumentsPerMonth).toBe(100);
     expect(c.rendering).toEqual({
       poolSize: 2,
