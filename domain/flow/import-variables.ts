@@ -1,3 +1,4 @@
+import { normalizeVariables } from '../templates/definition-shapes';
 import type { TemplateVariable, VariableField, VariableType } from '../templates/template.types';
 import type { ObjectSchema, Property } from './gate.types';
 
@@ -37,7 +38,8 @@ function fieldProperty(field: VariableField): Property {
 
 export function variablesToSchema(variables: TemplateVariable[]): ObjectSchema {
   const properties: Record<string, Property> = {};
-  for (const v of variables) {
+  // A stored definition has items.properties as a list; one written as Flow's map reads the same.
+  for (const v of normalizeVariables(variables) as TemplateVariable[]) {
     const prop = baseProperty(v.type, v.description);
     if (v.required) prop.required = true;
     if (v.type === 'array' && v.items) {

@@ -1,3 +1,4 @@
+import { normalizeDefinition } from './definition-shapes';
 import { validateTemplate } from './template.schema';
 import type { TemplateDefinition, TemplateType, ValidationIssue, ValidationResult } from './template.types';
 
@@ -9,14 +10,17 @@ export function isOutputFormat(value: unknown): value is TemplateType {
   return value === 'pdf' || value === 'excel';
 }
 
-/** The four parts of a definition, with the optional ones present, as stored in `draft`. */
+/**
+ * The four parts of a definition, with the optional ones present, as stored in `draft`: in the one
+ * shape (items.properties as a list, pageSize given, domain/templates/definition-shapes.ts).
+ */
 export function pickDefinition(source: Partial<TemplateDefinition> & Pick<TemplateDefinition, 'schema'>): TemplateDefinition {
-  return {
+  return normalizeDefinition({
     schema: source.schema,
     variables: source.variables ?? [],
     constants: source.constants ?? {},
     calculatedVariables: source.calculatedVariables ?? [],
-  };
+  });
 }
 
 /**

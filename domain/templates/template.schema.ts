@@ -4,6 +4,7 @@ import { length } from './components/props';
 import { crossCheckTemplate, type ComponentVisit, type NameContext, nameContext } from './template-checks';
 import { jsonataProblems } from '../user-regex';
 import { applyVariableInput } from './variables';
+import { DEFAULT_PAGE_SIZE, normalizeVariables } from './definition-shapes';
 import {
   COMPONENT_TYPES,
   PAGE_SIZES,
@@ -31,7 +32,8 @@ const slot = Joi.string().allow('').max(1000);
 const headerFooter = Joi.object({ left: slot, center: slot, right: slot });
 
 export const templateSchemaSchema = Joi.object({
-  pageSize: Joi.string().valid(...PAGE_SIZES).required(),
+  // Spec: A4 unless the template says otherwise (stored definitions get it filled in, definition-shapes.ts).
+  pageSize: Joi.string().valid(...PAGE_SIZES).default(DEFAULT_PAGE_SIZE),
   orientation: Joi.string().valid('portrait', 'landscape'),
   margins: Joi.object({ top: length, right: length, bottom: length, left: length }),
   header: headerFooter,
@@ -64,9 +66,18 @@ const field = Joi.object({
   description: Joi.string().allow('').max(1000),
 });
 
+/**
+ * An array variable's element fields: a list of fields, or (as Flow's ObjectSchema writes them) a
+ * map from field name to field; stored definitions hold the list (definition-shapes.ts).
+ */
+const itemFields = Joi.alternatives().conditional(Joi.array(), {
+  then: Joi.array().max(200).items(field),
+  otherwise: Joi.object().max(200).pattern(NAME, field.keys({ name: Joi.forbidden() })),
+});
+
 export const variableSchema = field.keys({
   defaultValue: Joi.any(),
-  items: Joi.object({ type: Joi.string().valid(...VARIABLE_TYPES).required(), properties: Joi.array().max(200).items(field) }),
+  items: Joi.object({ type: Joi.string().valid(...VARIABLE_TYPES).required(), properties: itemFields }),
 });
 
 export const calculatedVariableSchema = Joi.object({
@@ -150,7 +161,9 @@ export function validateTemplateSchema(
     if (Array.isArray(s?.components)) walkComponents(s.components, `sections[${i}].components`, [], errors, visits, ids);
   });
   if (visits.length > MAX_COMPONENTS) errors.push({ path: 'sections', message: `more than ${MAX_COMPONENTS} components` });
-  const names: NameContext | undefined = context ? nameContext(context) : undefined;
+  const names: NameContext | undefined = context
+    ? nameContext({ ...context, variables: normalizeVariables(context.variables ?? []) as TemplateVariable[] })
+    : undefined;
   crossCheckTemplate(value ?? schema, visits, templateType, names, errors, warnings);
   return result(errors, warnings);
 }
@@ -169,7 +182,8 @@ export function validateTemplateVariables(input: {
     else seen.set(name, path);
   };
 
-  const vars = Joi.array().max(500).items(Joi.any()).validate(input.variables ?? [], JOI_OPTIONS);
+  // items.properties may be a map as in Flow's ObjectSchema; checked (and reported) as the list it stands for.
+  const vars = Joi.array().max(500).items(Joi.any()).validate(normalizeVariables(input.variables ?? []), JOI_OPTIONS);
   errors.push(...joiIssues(vars.error, 'variables'));
   ((vars.value as unknown[]) ?? []).forEach((raw, i) => {
     const at = `variables[${i}]`;
