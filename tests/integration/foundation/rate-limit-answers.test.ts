@@ -98,5 +98,9 @@ describe('rate limits: every 429 says when to come back', () => {
     // The first counted request from that address sees the whole budget less itself.
     expect((await app.request('GET', '/api/no-such-route', { headers: address })).headers.get('x-ratelimit-remaining')).toBe('3');
     expect((await app.request('GET', '/api/health', { headers: address })).headers.get('x-ratelimit-remaining')).toBe('3');
+    // A refused credential is answered after the limiter too: counted as anonymous, with the headers.
+    const refused = await app.request('GET', '/api/templates', { token: 'fmk_not_a_real_key', headers: address });
+    expect(refused.status).toBe(401);
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual(['4', '2']);
   });
 });
