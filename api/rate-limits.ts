@@ -31,7 +31,8 @@ export function createLimiterFactory(redis?: Redis, prefix = 'formwork'): Limite
 
 /**
  * Takes one point of `key`'s budget; past it, the catalogued 429 `code` with the wait in
- * `relatedInfo.retryAfter` (seconds; the error renderer also sends it as Retry-After).
+ * `relatedInfo.retryAfter` (seconds; the error body also has it at the top level, and the error
+ * renderer sends it as Retry-After).
  */
 export async function consumeOrRefuse(limiter: RateLimiterAbstract, key: string, code: ErrorCode, message?: string): Promise<void> {
   try {
