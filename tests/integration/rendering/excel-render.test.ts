@@ -147,11 +147,13 @@ describe('Excel rendering', () => {
     ).finally(() => probe.stop());
     const loop = probe.stop();
     // The build takes seconds and the loop ticked through all of it. Built on this thread, one gap
-    // lasted the whole build (about 10 s, 5 s of it this thread's CPU time). A gap of 100 ms or more
-    // is tolerated only where this thread was mostly off the CPU: the machine was busy, not the loop.
+    // lasted the whole build (about 10 s, 5 s of it this thread's CPU time). Handing the 99,990 rows
+    // to the Excel thread is one structured clone on this thread (about 60 ms on a busy machine: a CI
+    // run once saw a 111 ms gap with 60 ms of it busy), so a gap of 200 ms or more is tolerated only
+    // where this thread was mostly off the CPU: the machine was busy, not the loop.
     expect(loop.ticks).toBeGreaterThan(100);
     expect(loop.maxBusyMs).toBeLessThan(100);
-    expect(loop.longGaps.filter(([gap, busy]) => gap >= 100 && busy >= gap / 2)).toEqual([]);
+    expect(loop.longGaps.filter(([gap, busy]) => gap >= 200 && busy >= gap / 2)).toEqual([]);
 
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load(out.body as unknown as ExcelJS.Buffer);
