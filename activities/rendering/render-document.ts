@@ -26,7 +26,7 @@ export interface RenderDeps {
 }
 
 export interface RenderDocumentInput {
-  /** The project the document is for: its share of the evaluation threads. */
+  /** The project the document is for: its share of the evaluation workers. */
   tenant: string;
   template: TemplateDefinition;
   variables?: Record<string, unknown>;

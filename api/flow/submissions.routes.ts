@@ -1,6 +1,5 @@
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
-import { AppError, errorBody } from '../../domain/errors';
+import type { Context } from 'koa';
 import type { Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
@@ -28,20 +27,6 @@ function payloadOf(ctx: Context): unknown {
   return body;
 }
 
-/** 429 and 503 answers carry `retryAfter` in the body (spec) and a Retry-After header. */
-async function withRetryAfter(ctx: Context, next: Next): Promise<void> {
-  try {
-    await next();
-  } catch (err) {
-    const retryAfter = err instanceof AppError ? err.relatedInfo?.retryAfter : undefined;
-    if (typeof retryAfter !== 'number') throw err;
-    const e = err as AppError;
-    ctx.set('Retry-After', String(retryAfter));
-    ctx.status = e.status;
-    ctx.body = { ...errorBody(e, ctx.originalUrl.split('?')[0]), retryAfter };
-  }
-}
-
 export function submissionRoutes(deps: FlowApiDeps): Router {
   const { write } = deps;
   const router = new Router({ prefix: '/api/flow/gates' });
@@ -51,7 +36,7 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
     ctx.body = presentTestResult(await testGate(deps.submissions, projectId(ctx), ctx.params.id, payloadOf(ctx), submissionBytes(ctx)));
   });
 
-  router.post('/:id/validate', write, readSubmissionBody, withRetryAfter, async (ctx) => {
+  router.post('/:id/validate', write, readSubmissionBody, async (ctx) => {
     const { run } = await submitRun(deps.submissions, projectId(ctx), {
       gateRef: ctx.params.id,
       payload: payloadOf(ctx),
@@ -63,7 +48,7 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
     ctx.body = answer.body;
   });
 
-  router.post('/:gateId/runs', write, readSubmissionBody, withRetryAfter, async (ctx) => {
+  router.post('/:gateId/runs', write, readSubmissionBody, async (ctx) => {
     // The size limit was answered while reading, before the body's shape: a 2 MB body gets 413, not a field error.
     const bytes = submissionBytes(ctx);
     const input = validate(submitRunSchema, ctx.request.body, { payload: 'ERR_VALID_005' });

@@ -8,10 +8,10 @@ import type { BusinessRule, ValidationDetail, ValidationStep } from './gate.type
  * is visible). An expression that throws is a step with status `error`, told apart from a rule
  * that evaluated to false (`fail`); either makes the business_rules layer fail.
  *
- * Rules run in the evaluation threads (activities/evaluation), never on a thread that serves HTTP
+ * Rules run in the evaluation worker processes (activities/evaluation), never on a thread that serves HTTP
  * or polls Temporal. All rules of one validation share one budget (EVAL_TIMEOUT_MS): each rule
  * may use what the rules before it left, checked by JSONata at every step it takes; what JSONata
- * cannot interrupt (one huge allocation, one long regex) is ended by terminating the thread.
+ * cannot interrupt (one huge allocation, one long regex) is ended by killing the worker process.
  */
 export const RULE_GUARDRAILS = { stack: 200, sequence: 100_000 } as const;
 

@@ -140,7 +140,7 @@ export interface CompiledCalculated {
   evaluate(scope: unknown, timeoutMs: number): Promise<unknown>;
 }
 
-/** Parses every expression once (the evaluation threads cache the result per set of expressions). */
+/** Parses every expression once (the evaluation workers cache the result per set of expressions). */
 export function compileCalculated(calculated: CalculatedVariable[]): CompiledCalculated[] {
   return calculated.map((c) => {
     let expr: ReturnType<typeof jsonata> | undefined;
