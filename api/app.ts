@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import type { Services } from '../worker/services';
+import type { Services } from '../platform/services';
 import { authenticate, type CredentialResolver } from './middleware/authenticate';
 import { errorRenderer } from './middleware/errors';
 import { exceptFlowSubmissions } from './flow/submission-body';
@@ -33,6 +33,8 @@ import { reviewPageRoutes } from './flow/review-page.routes';
 import { reviewTokenResolver } from './flow/review.service';
 import { documentRoutes } from './documents/documents.routes';
 import { templateRouters } from './templates/templates.routes';
+import { datasourceRoutes } from './reporting/datasources.routes';
+import { queryRoutes } from './reporting/queries.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -82,6 +84,9 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     approvalRoutes(services),
     reviewRoutes(services),
     reviewPageRoutes(services),
+    // reporting
+    datasourceRoutes(services),
+    queryRoutes(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 

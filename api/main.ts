@@ -1,7 +1,7 @@
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
-import { runRole } from '../worker/run-role';
-import { createServices } from '../worker/services';
+import { runRole } from '../platform/run-role';
+import { createServices } from '../platform/services';
 import { startApiServer } from './server';
 
 /** `npm run start:api`: the HTTP API alone, stateless, against configured services. */

@@ -1,7 +1,7 @@
 import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError, type ErrorCode } from '../domain/errors';
-import type { Services } from '../worker/services';
+import type { Services } from '../platform/services';
 
 /**
  * Makes fixed-window limiters. With REDIS_URL the counters live in Redis and every API replica

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Services } from '../worker/services';
+import type { Services } from '../platform/services';
 import { createApp, type AppOptions } from './app';
 
 /** Starts the HTTP API; resolves once it listens. `close()` stops accepting and drains. */

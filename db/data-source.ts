@@ -7,7 +7,7 @@ import { MIGRATIONS } from './migrations';
  * The TypeORM data source. Schema changes only through migrations (run at start-up by every
  * role: TypeORM takes a lock table-wide, so concurrent replicas are safe); never `synchronize`.
  */
-export function createDataSource(url: string, poolSize = 10): DataSource {
+function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({
     type: 'postgres',
     url,

@@ -18,6 +18,9 @@ import { TemplateEntity } from './templates/template.entity';
 import { TemplateVersionEntity } from './templates/template-version.entity';
 import { DocumentBatchEntity } from './documents/document-batch.entity';
 import { DocumentJobEntity } from './documents/document-job.entity';
+import { DatasourceEntity } from './reporting/datasource.entity';
+import { QueryEntity } from './reporting/query.entity';
+import { QueryVersionEntity } from './reporting/query-version.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity];

@@ -1,6 +1,7 @@
 import type { ValueTransformer } from 'typeorm';
 import { mapHeaderValues, sealSecret, unsealSecret } from '../domain/secret-box';
-import type { DeliveryChannel } from './flow/gate.entity';
+import type { DeliveryChannel } from '../domain/flow/gate-settings';
+import type { DatasourceSecrets } from './reporting/datasource.entity';
 
 /**
  * Column transformers of secrets at rest (domain/secret-box.ts): entities hold plaintext, the
@@ -45,4 +46,14 @@ export function mapChannelSecrets(v: DeliveryChannel[] | null | undefined, f: (s
 export const sealedChannels: ValueTransformer = {
   to: (v: DeliveryChannel[] | null | undefined) => mapChannelSecrets(v, sealSecret),
   from: (v: DeliveryChannel[] | null | undefined) => mapChannelSecrets(v, unsealSecret),
+};
+
+/** A reporting datasource's secrets (jsonb `{name: {value, updatedAt}}`): each `value` is sealed. */
+export function mapDatasourceSecrets(v: DatasourceSecrets | null | undefined, f: (s: string) => string): DatasourceSecrets | null | undefined {
+  return v ? Object.fromEntries(Object.entries(v).map(([name, s]) => [name, { ...s, value: typeof s.value === 'string' ? f(s.value) : s.value }])) : v;
+}
+
+export const sealedDatasourceSecrets: ValueTransformer = {
+  to: (v: DatasourceSecrets | null | undefined) => mapDatasourceSecrets(v, sealSecret),
+  from: (v: DatasourceSecrets | null | undefined) => mapDatasourceSecrets(v, unsealSecret),
 };

@@ -1,5 +1,5 @@
 import { mapHeaderValues, SEALED_PREFIX, seal, unseal, type Keyring } from '../domain/secret-box';
-import { mapChannelSecrets, mapRenderConfigSecret } from './secret-columns';
+import { mapChannelSecrets, mapDatasourceSecrets, mapRenderConfigSecret } from './secret-columns';
 import { modifyReturning, type Queryable } from './sql';
 
 /**
@@ -8,7 +8,7 @@ import { modifyReturning, type Queryable } from './sql';
  * by `npm run admin -- rotate-encryption-key` for everything not under the current key (`rotate`).
  */
 
-type Kind = 'text' | 'headers' | 'renderConfig' | 'channels';
+type Kind = 'text' | 'headers' | 'renderConfig' | 'channels' | 'namedSecrets';
 
 interface SecretColumn {
   table: string;
@@ -23,6 +23,7 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   { table: 'webhook_deliveries', column: 'headers', kind: 'headers' },
   { table: 'flow_gates', column: 'render_config', kind: 'renderConfig' },
   { table: 'flow_gates', column: 'delivery_channels', kind: 'channels' },
+  { table: 'reporting_datasources', column: 'secrets', kind: 'namedSecrets' },
 ];
 
 /** A string value not starting with the prefix ($p): something to (re-)encrypt. */
@@ -40,6 +41,8 @@ function staleCondition({ column: c, kind }: SecretColumn): string {
       return `${c} IS NOT NULL AND ${path('$.secret')}`;
     case 'channels':
       return `(${path('$[*].secret')} OR ${path('$[*].headers.*')})`;
+    case 'namedSecrets':
+      return path('$.*.value');
   }
 }
 
@@ -53,6 +56,8 @@ function transform(kind: Kind, value: unknown, f: (s: string) => string): unknow
       return mapRenderConfigSecret(value as Record<string, unknown>, f);
     case 'channels':
       return mapChannelSecrets(value as never, f);
+    case 'namedSecrets':
+      return mapDatasourceSecrets(value as never, f);
   }
 }
 

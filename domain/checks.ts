@@ -8,6 +8,8 @@ import { parseTemplateFile } from './templates/template-file';
 import { validateTemplateSchema, validateTemplateVariables } from './templates/template.schema';
 import { buildHtml, type BuildHtmlOptions } from './templates/build-html';
 import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } from './templates/template.types';
+import { checkParameterDefs, type ParameterDef, type ParameterValue } from './reporting/parameters';
+import { checkQueryText, compileQuery, type SqlDialect } from './reporting/sql';
 import { validate } from './validation';
 
 type TemplateParts = { variables?: unknown; constants?: unknown; calculatedVariables?: unknown };
@@ -49,6 +51,10 @@ export const CHECKS = {
    * it is built here too, not on the loop that serves previews or polls the render queue.
    */
   templateHtml: (schema: TemplateSchema, data: ResolvedData, options: BuildHtmlOptions) => buildHtml(schema, data, options),
+  /** A reporting query's parameter definitions and text (up to 100,000 characters scanned). */
+  queryProblems: (text: string, dialect: SqlDialect, parameters: ParameterDef[]) => [...checkParameterDefs(parameters), ...checkQueryText(text, dialect, parameters)],
+  /** A reporting query's text with its values as bind parameters (ERR_QRY_002/009, ERR_RPT_007). */
+  compiledQuery: (text: string, dialect: SqlDialect, parameters: ParameterDef[], values: Record<string, ParameterValue | undefined>) => compileQuery(text, dialect, parameters, values),
 };
 
 export type CheckName = keyof typeof CHECKS;

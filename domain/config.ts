@@ -130,6 +130,15 @@ const fragments = {
     EVAL_TIMEOUT_MS: Joi.number().integer().min(10).max(60_000).default(1000),
     EVAL_MAX_HEAP_MB: Joi.number().integer().min(16).max(4096).default(64),
   },
+  /** Reporting queries on the `query` task queue (docs/reporting.md, "Query execution on workers"). */
+  reporting: {
+    /** System maximum of a query's `timeoutSeconds`. */
+    REPORTING_QUERY_TIMEOUT_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(300),
+    REPORTING_MAX_ROWS: Joi.number().integer().min(1).max(10_000_000).default(100_000),
+    /** Per dataset, uncompressed NDJSON. */
+    REPORTING_RESULT_MAX_BYTES: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
+    REPORTING_QUERY_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
+  },
   flowApprovals: {
     /** Length of a "minute" in approval timeouts and digests: tests make it a second. */
     FLOW_MINUTE_MS: Joi.number().integer().min(1).default(60_000),
@@ -323,6 +332,16 @@ export function loadConfig(env: Env = process.env) {
       /** Heap of each evaluation thread; a thread that exceeds it is replaced. */
       maxHeapMb: v.EVAL_MAX_HEAP_MB as number,
     },
+    reporting: {
+      /** Largest `timeoutSeconds` a query may ask for; the statement's deadline on the database. */
+      queryTimeoutSeconds: v.REPORTING_QUERY_TIMEOUT_SECONDS as number,
+      /** Largest `maxRows` a query may ask for. */
+      maxRows: v.REPORTING_MAX_ROWS as number,
+      /** Largest uncompressed NDJSON result of one dataset (ERR_QRY_010). */
+      resultMaxBytes: v.REPORTING_RESULT_MAX_BYTES as number,
+      /** Query activities one worker runs at once (slots of the `query` task queue). */
+      queryConcurrency: v.REPORTING_QUERY_CONCURRENCY as number,
+    },
     flowApprovals: {
       /** Milliseconds in a gate's `timeoutMinutes` and `notificationDigestMinutes` (60,000 outside tests). */
       minuteMs: v.FLOW_MINUTE_MS as number,
@@ -351,7 +370,7 @@ function proxyHops(value: number | boolean): number {
 }
 
 /** Secrets and credentials that must never hold an example value (docs/security.md, "Deployment"). */
-export const PLACEHOLDER_CHECKED = ['JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
+const PLACEHOLDER_CHECKED = ['JWT_SECRET', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'] as const;
 
 /**
  * The values example files show (the old docker-compose.yml defaults, MinIO's well-known root

@@ -76,9 +76,18 @@ export class FairScheduler {
     else this.costs.set(tenant, [cost + ms, jobs + 1, now]);
   }
 
-  private limitOf(tenant: string): number {
+  /**
+   * Whether a tenant's recent jobs were expensive (more than HEAVY_MS of slot time, more than
+   * EXPENSIVE_JOB_MS per job on average). Such a tenant holds at most one slot here; the evaluation
+   * pool sends its work to the background lane instead (eval-pool.ts).
+   */
+  isExpensive(tenant: string): boolean {
     const [cost, jobs] = this.cost(tenant);
-    return cost > HEAVY_MS && cost > EXPENSIVE_JOB_MS * jobs ? 1 : this.perTenant;
+    return cost > HEAVY_MS && cost > EXPENSIVE_JOB_MS * jobs;
+  }
+
+  private limitOf(tenant: string): number {
+    return this.isExpensive(tenant) ? 1 : this.perTenant;
   }
 
   private pump(): void {

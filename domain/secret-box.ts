@@ -51,13 +51,8 @@ export function createKeyring(current: Buffer, previous: Buffer[] = []): Keyring
   return { current: entry(current), byId };
 }
 
-export function isSealed(value: string): boolean {
+function isSealed(value: string): boolean {
   return value.startsWith(SEALED_PREFIX);
-}
-
-/** True when the value is ciphertext under the keyring's current key (nothing to re-encrypt). */
-export function isSealedWithCurrent(keyring: Keyring, value: string): boolean {
-  return value.startsWith(`${SEALED_PREFIX}${keyring.current.id}:`);
 }
 
 export function seal(keyring: Keyring, plaintext: string): string {
@@ -92,7 +87,7 @@ export function unseal(keyring: Keyring, stored: string): string {
 }
 
 /**
- * The process's keyring, installed once at start-up (worker/services.ts, scripts/admin.ts) from the
+ * The process's keyring, installed once at start-up (platform/services.ts, scripts/admin.ts) from the
  * configuration. TypeORM column transformers are synchronous and global, so they read it here. A
  * process that installs several keyrings (tests run several apps in one process) keeps every key
  * for decryption and encrypts with the last one installed.
@@ -106,7 +101,7 @@ export function installKeyring(keyring: Keyring): void {
 }
 
 export function activeKeyring(): Keyring {
-  if (!active) throw new Error('No encryption key installed: call installKeyring (worker/services.ts does) before touching secrets');
+  if (!active) throw new Error('No encryption key installed: call installKeyring (platform/services.ts does) before touching secrets');
   return active;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Task queues and workflow ids in one place. Workflow ids are the product's ids, so an operator
- * who has a jobId or runId from a customer pastes it straight into the Temporal Web UI.
+ * Task queues, workflow ids and schedule ids in one place: no other file builds one. Workflow ids
+ * are the product's ids, so an operator who has a jobId or runId from a customer pastes it
+ * straight into the Temporal Web UI.
  */
 export function taskQueues(prefix: string) {
   return {
@@ -8,11 +9,22 @@ export function taskQueues(prefix: string) {
     main: `${prefix}-main`,
     /** Browser and workbook rendering: its own queue so render concurrency is bounded per worker. */
     render: `${prefix}-render`,
+    /** Reporting queries against customers' databases (REPORTING_QUERY_CONCURRENCY slots per worker). */
+    query: `${prefix}-query`,
   };
 }
 export type TaskQueues = ReturnType<typeof taskQueues>;
 
+export const scheduleIds = {
+  /** Retention of artefacts and restart of stranded work, every DOCUMENT_MAINTENANCE_INTERVAL_SECONDS. */
+  maintenance: (prefix: string) => `${prefix}-maintenance`,
+};
+
 export const workflowIds = {
+  /** A document job's workflow: the job id itself. */
+  documentJob: (jobId: string) => jobId,
+  /** A batch's workflow: the batch id itself (its continued runs keep it). */
+  documentBatch: (batchId: string) => batchId,
   accountEmail: (emailId: string) => `account-email-${emailId}`,
   /** The verification e-mail of a sign-up: one per user, so a restart by the maintenance sweep never sends it twice. */
   signupEmail: (userId: string) => `account-email-signup-${userId}`,
@@ -24,4 +36,9 @@ export const workflowIds = {
   webhookDeliveryRetry: (deliveryId: string, n: number) => `webhook-delivery-${deliveryId}-retry-${n}`,
   /** A Flow run's workflow: the run id itself (contract §5), so a runId pastes straight into the Web UI. */
   flowRun: (runId: string) => runId,
+  /** The review digest timer of a gate: one at a time per gate, started by the first run that enters review. */
+  reviewDigest: (gateId: string) => `flow-review-digest-${gateId}`,
+  /** The runs the maintenance schedule starts (Temporal appends the start time to this id). */
+  maintenanceRun: (prefix: string) => `${scheduleIds.maintenance(prefix)}-run`,
 };
+

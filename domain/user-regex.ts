@@ -10,7 +10,7 @@ import { RE2JS } from 're2js';
  * saved, with RE2's reason. docs/security.md ("Untrusted input") lists the syntax differences.
  */
 
-export const MAX_PATTERN_LENGTH = 512;
+const MAX_PATTERN_LENGTH = 512;
 
 export interface UserRegex {
   readonly source: string;
@@ -93,7 +93,7 @@ export function compileUserRegex(pattern: string, flags = ''): UserRegexResult {
  * RE2JS. JSONata builds its regexes only from literals, and `$eval` parses at run time, so this
  * is the last line as well: a literal RE2 cannot run throws (a rule `error`, a failed variable).
  */
-export class JsonataRegexEngine {
+class JsonataRegexEngine {
   lastIndex = 0;
   private readonly re: RE2JS;
 

@@ -41,7 +41,7 @@ async function findProject(db: DataSource, ref: string | undefined): Promise<{ i
 }
 
 export interface AdminContext {
-  /** The configured keys of secrets at rest (worker/encryption-keys.ts, loadKeyring). */
+  /** The configured keys of secrets at rest (platform/encryption-keys.ts, loadKeyring). */
   keyring?: Keyring;
 }
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openDatabase } from '../db/data-source';
 import { loadConfig } from '../domain/config';
-import { loadKeyring } from '../worker/encryption-keys';
+import { loadKeyring } from '../platform/encryption-keys';
 import { ADMIN_USAGE, AdminUsageError, runAdminCommand } from './admin-commands';
 import { EMBEDDED_DATABASE_URL_FILE } from './embedded-postgres';
 

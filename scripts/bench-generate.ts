@@ -10,8 +10,8 @@ import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import type { TemplateDefinition } from '../domain/templates/template.types';
 import { createWorkers } from '../worker/create-workers';
-import { createServices } from '../worker/services';
-import { installTemporalLogging } from '../worker/temporal';
+import { createServices } from '../platform/services';
+import { installTemporalLogging } from '../platform/temporal';
 import { freePort } from './embedded-postgres';
 import { startEmbeddedTemporal } from './embedded-temporal';
 

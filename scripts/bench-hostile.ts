@@ -323,8 +323,8 @@ async function main(): Promise<void> {
   const { startApiServer } = await import('../api/server');
   const { loadConfig } = await import('../domain/config');
   const { createLogger } = await import('../domain/logger');
-  const { createServices } = await import('../worker/services');
-  const { installTemporalLogging } = await import('../worker/temporal');
+  const { createServices } = await import('../platform/services');
+  const { installTemporalLogging } = await import('../platform/temporal');
   const { freePort } = await import('./embedded-postgres');
   const { startEmbeddedTemporal } = await import('./embedded-temporal');
 

@@ -2,14 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
 import { startApiServer } from '../api/server';
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { compileGate, validatePayload } from '../domain/flow/engine';
 import { createWorkers } from '../worker/create-workers';
-import { createServices } from '../worker/services';
-import { installTemporalLogging, startProductWorkflow } from '../worker/temporal';
+import { createServices } from '../platform/services';
+import { installTemporalLogging } from '../platform/temporal';
+import { flowRunWorkflowInput, startFlowRun } from '../platform/workflow-starts';
 import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema, benchEnv, benchDatabase } from './bench-gate';
 import { freePort } from './embedded-postgres';
 import { startEmbeddedTemporal } from './embedded-temporal';
@@ -113,14 +113,12 @@ async function main(): Promise<void> {
     // The cost a synchronous start would add to every response: one start at a time, then 32 at once.
     const startOnce = async (i: number) => {
       const t = performance.now();
-      await startProductWorkflow(services.temporal, 'flowRunWorkflow', {
-        taskQueue: `${services.taskQueues.main}-idle`,
-        workflowId: `bench-start-${database.name}-${i}`,
-        args: [{ runId: '00000000-0000-0000-0000-000000000000' }],
-        kind: 'bench',
-        entityId: String(i),
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
+      // A queue nobody polls: only the start is measured. The run ids name no row.
+      await startFlowRun(
+        { temporal: services.temporal, taskQueue: `${services.taskQueues.main}-idle` },
+        { id: `bench-start-${database.name}-${i}`, projectId: 'bench' },
+        flowRunWorkflowInput(services),
+      );
       return performance.now() - t;
     };
     const sequential: number[] = [];

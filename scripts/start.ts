@@ -4,9 +4,9 @@ import { startApiServer } from '../api/server';
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { createWorkers } from '../worker/create-workers';
-import { runRole } from '../worker/run-role';
-import { createServices } from '../worker/services';
-import { ensureSearchAttributes, installTemporalLogging } from '../worker/temporal';
+import { runRole } from '../platform/run-role';
+import { createServices } from '../platform/services';
+import { ensureSearchAttributes, installTemporalLogging } from '../platform/temporal';
 import { startChildRole } from './child-role';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { startEmbeddedTemporal } from './embedded-temporal';
@@ -43,7 +43,7 @@ runRole('formwork', async () => {
     const services = await createServices(config, logger);
     stops.unshift(() => services.close());
     if (base.temporal.address) await ensureSearchAttributes(services.temporal, logger);
-    const workers = await createWorkers(services, { queues: ['main'] });
+    const workers = await createWorkers(services, { queues: ['main', 'query'] });
     const running = workers.run();
     stops.unshift(async () => {
       await workers.shutdown();

@@ -1,11 +1,14 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
+import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
-import { createFlowRunStarter, flowRunWorkflowInput, startFlowRunSweeper } from './flow-run-starter';
-import { renderLimitsOf, type Services } from './services';
+import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
+import { flowRunWorkflowInput } from '../platform/workflow-starts';
+import { renderLimitsOf, type Services } from '../platform/services';
 
 export interface WorkerSet {
   run(): Promise<void>;
@@ -15,14 +18,16 @@ export interface WorkerSet {
 /**
  * The task queues a process polls. `main`: workflows and light activities (database, mail,
  * webhooks, approvals, custom render APIs); `render`: Chromium and ExcelJS (document renders and
- * Flow native renders). Production runs them in separate processes (`npm run start:worker`,
- * `npm run start:render-worker`), so a render that crashes or stalls its process cannot stop the
- * main queue; tests may poll both in one process.
+ * Flow native renders); `query`: reporting queries against customers' databases (runDirectQuery,
+ * REPORTING_QUERY_CONCURRENCY at once). Production runs render in its own process
+ * (`npm run start:render-worker`), so a render that crashes or stalls its process cannot stop the
+ * main queue; the worker role (`npm run start:worker`, `npm start`) polls main and query, whose
+ * activities wait on the network, not the CPU. Tests may poll all three in one process.
  */
-export type QueueRole = 'main' | 'render';
+export type QueueRole = 'main' | 'render' | 'query';
 
 export interface CreateWorkersOptions {
-  /** The queues this process polls (default both: the in-process test setup). */
+  /** The queues this process polls (default all three: the in-process test setup). */
   queues?: readonly QueueRole[];
   /** A prebuilt workflow bundle (tests build it once per run); otherwise bundled from `workflows/`. */
   workflowBundlePath?: string;
@@ -33,7 +38,7 @@ export interface CreateWorkersOptions {
 /** One Worker per task queue this process polls. */
 export async function createWorkers(services: Services, opts: CreateWorkersOptions = {}): Promise<WorkerSet> {
   const { config, db, mailer, taskQueues } = services;
-  const queues = new Set<QueueRole>(opts.queues ?? ['main', 'render']);
+  const queues = new Set<QueueRole>(opts.queues ?? ['main', 'render', 'query']);
   if (queues.size === 0) throw new Error('createWorkers: no task queue to poll');
   const connection = await NativeConnection.connect({ address: config.temporal.address! });
   const workers: Worker[] = [];
@@ -48,6 +53,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.main,
           ...workflows,
+          interceptors: activityInterceptors(),
           activities: {
             ...createActivities({
               db,
@@ -81,9 +87,27 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
           activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps) },
+          interceptors: activityInterceptors(),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.
           maxConcurrentActivityTaskExecutions: config.rendering.poolSize * 2,
+        }),
+      );
+    }
+    if (queues.has('query')) {
+      workers.push(
+        await Worker.create({
+          connection,
+          namespace: config.temporal.namespace,
+          taskQueue: taskQueues.query,
+          activities: createQueryActivities({
+            db,
+            storage: services.storage,
+            outboundAllowlist: config.outbound.allowlist,
+            limits: config.reporting,
+          }),
+          interceptors: activityInterceptors(),
+          maxConcurrentActivityTaskExecutions: config.reporting.queryConcurrency,
         }),
       );
     }

@@ -1,14 +1,14 @@
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { createWorkers } from './create-workers';
-import { runRole } from './run-role';
-import { createServices } from './services';
-import { ensureSearchAttributes, installTemporalLogging } from './temporal';
+import { runRole } from '../platform/run-role';
+import { createServices } from '../platform/services';
+import { ensureSearchAttributes, installTemporalLogging } from '../platform/temporal';
 
 /**
  * `npm run start:worker`: the main Temporal worker role alone, against configured services. It
- * polls the main task queue only (workflows, mail, webhooks, approvals, deliveries); renders run in
- * the render-worker role (`worker/render-main.ts`), so a crashed or stuck render cannot stop it.
+ * polls the main task queue (workflows, mail, webhooks, approvals, deliveries) and the query task
+ * queue (reporting queries); renders run in the render-worker role (`worker/render-main.ts`), so a crashed or stuck render cannot stop it.
  */
 runRole('worker', async () => {
   const config = loadConfig();
@@ -16,9 +16,9 @@ runRole('worker', async () => {
   installTemporalLogging(config.logLevel);
   const services = await createServices(config, logger);
   await ensureSearchAttributes(services.temporal, logger);
-  const workers = await createWorkers(services, { queues: ['main'] });
+  const workers = await createWorkers(services, { queues: ['main', 'query'] });
   const done = workers.run();
-  logger.info('worker started', { taskQueue: services.taskQueues.main });
+  logger.info('worker started', { taskQueues: [services.taskQueues.main, services.taskQueues.query] });
   return async () => {
     await workers.shutdown();
     await done;

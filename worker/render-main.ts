@@ -1,9 +1,9 @@
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { createWorkers } from './create-workers';
-import { runRole } from './run-role';
-import { createServices } from './services';
-import { installTemporalLogging } from './temporal';
+import { runRole } from '../platform/run-role';
+import { createServices } from '../platform/services';
+import { installTemporalLogging } from '../platform/temporal';
 
 /**
  * `npm run start:render-worker`: the render worker role, against configured services. It polls the

@@ -1,9 +1,7 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import type { Services } from './services';
-
-export function maintenanceScheduleId(prefix: string): string {
-  return `${prefix}-maintenance`;
-}
+import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { scheduleIds, workflowIds } from '../domain/temporal-names';
+import type { Workflows } from '../platform/start-workflow';
+import type { Services } from '../platform/services';
 
 /**
  * The maintenance schedule (retention of artefacts, restart of stranded work). Created by the
@@ -11,15 +9,20 @@ export function maintenanceScheduleId(prefix: string): string {
  */
 export async function ensureMaintenanceSchedule(services: Pick<Services, 'temporal' | 'config' | 'taskQueues'>): Promise<void> {
   const { config, temporal, taskQueues } = services;
-  const scheduleId = maintenanceScheduleId(config.temporal.taskQueuePrefix);
+  const prefix = config.temporal.taskQueuePrefix;
+  const scheduleId = scheduleIds.maintenance(prefix);
+  // Typed like `startWorkflow` (platform/start-workflow.ts): the schedule's arguments are the workflow's input.
+  const args: Parameters<Workflows['documentMaintenanceWorkflow']> = [
+    { retentionSeconds: config.documents.retentionSeconds, strandedAfterSeconds: 60, deletionGraceSeconds: config.users.deletionGraceSeconds },
+  ];
   const options = {
     spec: { intervals: [{ every: config.documents.maintenanceIntervalSeconds * 1000 }] },
     action: {
       type: 'startWorkflow' as const,
-      workflowType: 'documentMaintenanceWorkflow',
-      workflowId: `${scheduleId}-run`,
+      workflowType: 'documentMaintenanceWorkflow' satisfies keyof Workflows,
+      workflowId: workflowIds.maintenanceRun(prefix),
       taskQueue: taskQueues.main,
-      args: [{ retentionSeconds: config.documents.retentionSeconds, strandedAfterSeconds: 60, deletionGraceSeconds: config.users.deletionGraceSeconds }],
+      args,
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP },
   };
@@ -29,8 +32,4 @@ export async function ensureMaintenanceSchedule(services: Pick<Services, 'tempor
     if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     await temporal.schedule.getHandle(scheduleId).update((prev) => ({ ...prev, ...options }));
   }
-}
-
-export async function deleteMaintenanceSchedule(client: Client, prefix: string): Promise<void> {
-  await client.schedule.getHandle(maintenanceScheduleId(prefix)).delete().catch(() => undefined);
 }

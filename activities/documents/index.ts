@@ -2,11 +2,12 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { batchCounts } from '../../db/documents/batch-counts';
 import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
+import { completeBatch } from '../../db/documents/batch-state';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
-import { modifyReturning } from '../../db/sql';
+import { cancelOpenJob, finishJob, outcomeOf } from '../../db/documents/job-state';
+import type { JobOutcome } from '../../domain/documents/job-status';
 import type { ArtefactStorage } from '../storage/storage';
-import { batchEventData, jobEventData } from './document-events';
-import { cancelOpenJob, finishJob, outcomeOf, type JobOutcome } from './job-records';
+import { batchEventData, jobEventData } from '../../domain/documents/document-events';
 import { createRenderJobActivity, type RenderJobDeps } from './render-job.activity';
 
 export interface EventEnvelope {
@@ -89,13 +90,9 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
 
     /** Marks the batch completed (once) and prepares batch.completed. */
     async completeBatch(input: { batchId: string }): Promise<string[]> {
-      const done = await modifyReturning(
-        deps.db,
-        `UPDATE document_batches SET status = 'completed', completed_at = now() WHERE id = $1 AND status = 'processing' RETURNING id`,
-        [input.batchId],
-      );
+      const done = await completeBatch(deps.db, input.batchId);
       const batch = await deps.db.getRepository(DocumentBatchEntity).findOneBy({ id: input.batchId });
-      if (!batch || done.length === 0) return [];
+      if (!batch || !done) return [];
       return deps.prepareDeliveries(batch.projectId, event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))));
     },
 
@@ -164,4 +161,4 @@ export function createRenderActivities(deps: RenderJobDeps) {
   return { renderJob: createRenderJobActivity(deps) };
 }
 export type RenderActivities = ReturnType<typeof createRenderActivities>;
-export type { JobOutcome } from './job-records';
+export type { JobOutcome } from '../../domain/documents/job-status';

@@ -1,10 +1,10 @@
 import { heartbeat } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
+import { claimJob, finishJob, outcomeOf } from '../../db/documents/job-state';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
-import { modifyReturning } from '../../db/sql';
 import { artefactKey } from '../../domain/documents/files';
+import type { JobOutcome } from '../../domain/documents/job-status';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits } from '../../domain/templates/template.types';
@@ -12,7 +12,6 @@ import { renderDocument } from '../rendering/render-document';
 import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
-import { finishJob, outcomeOf, type JobOutcome } from './job-records';
 
 export interface RenderJobDeps {
   db: DataSource;
@@ -32,15 +31,10 @@ export interface RenderJobDeps {
  */
 export function createRenderJobActivity(deps: RenderJobDeps) {
   return async function renderJob(input: { jobId: string }): Promise<JobOutcome> {
-    const claimed = await modifyReturning<{ id: string }>(
-      deps.db,
-      `UPDATE document_jobs SET status = 'processing', attempts = attempts + 1, started_at = COALESCE(started_at, now())
-        WHERE id = $1 AND status IN ('queued', 'processing') RETURNING id`,
-      [input.jobId],
-    );
+    const claimed = await claimJob(deps.db, input.jobId);
     const job = await deps.db.getRepository(DocumentJobEntity).findOneBy({ id: input.jobId });
-    if (!job) throw ApplicationFailure.nonRetryable(`job ${input.jobId} no longer exists`, 'ERR_JOB_001');
-    if (claimed.length === 0) return outcomeOf(job);
+    if (!job) throw new AppError('ERR_JOB_001', `job ${input.jobId} no longer exists`);
+    if (!claimed) return outcomeOf(job);
 
     const version = await deps.db.getRepository(TemplateVersionEntity).findOneBy({ templateId: job.templateId, version: job.templateVersion });
     if (!version) return finishJob(deps.db, job, { error: new AppError('ERR_TMPL_013', `Template version ${job.templateVersion} no longer exists`) });
@@ -56,7 +50,7 @@ export function createRenderJobActivity(deps: RenderJobDeps) {
       await deps.storage.put(key, doc.body, doc.contentType);
       return await finishJob(deps.db, job, { artefactKey: key, size: doc.body.length, generationMs: Date.now() - started });
     } catch (err) {
-      if (err instanceof AppError) return finishJob(deps.db, job, { error: err });
+      if (err instanceof AppError) return await finishJob(deps.db, job, { error: err });
       throw err;
     } finally {
       clearInterval(beat);

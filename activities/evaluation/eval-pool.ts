@@ -34,8 +34,8 @@ const KILL_GRACE_MS = 250;
  * running after DEMOTE_AFTER_MS is moved to DEMOTED_NICE, so an expensive evaluation takes CPU only
  * from what nobody else needs, and quick ones (every honest validation) keep theirs. Moving it back
  * when the task ends needs CAP_SYS_NICE where RLIMIT_NICE does not allow it; without it the worker
- * stays at DEMOTED_NICE until it is replaced. (SCHED_IDLE through chrt(1) was tried and did not
- * measurably help bench:hostile, for two process starts per long task.)
+ * stays at DEMOTED_NICE until it is replaced. Tenants known to be expensive do not use these
+ * workers at all: see Lane below.
  */
 const WORKER_NICE = 10;
 const DEMOTED_NICE = 19;
@@ -56,13 +56,29 @@ function renice(pid: number, nice: number): boolean {
  * replacement must not compete with them. Elsewhere lower-priority.ts lowers it once it runs.
  */
 const NICE_BIN = ['/usr/bin/nice', '/bin/nice'].find((path) => existsSync(path));
+/** chrt(1) (util-linux) starts the background lane's workers under SCHED_IDLE where the system has it. */
+const CHRT_BIN = ['/usr/bin/chrt', '/bin/chrt'].find((path) => existsSync(path));
 
-function forkOptions(maxHeapMb: number): { execPath?: string; execArgv: string[]; serialization: 'advanced' } {
+/**
+ * The two lanes of the pool. `interactive`: every tenant's work while it is cheap (nice 10, a task
+ * past DEMOTE_AFTER_MS moved to 19). `background`: the work of tenants whose recent evaluations were
+ * expensive (FairScheduler.isExpensive), in processes of their own under SCHED_IDLE at nice 19, so
+ * that they run on CPU nobody else wants. A task of SCHED_IDLE is set aside the moment a normal task
+ * wakes on its core; one at nice 19 may first finish its time slice, and that wait, repeated on
+ * every hop of an honest request (API, host, worker, Postgres), is what a hostile tenant cost
+ * everyone else (bench:hostile).
+ */
+type Lane = 'interactive' | 'background';
+
+function forkOptions(maxHeapMb: number, lane: Lane): { execPath?: string; execArgv: string[]; serialization: 'advanced' } {
   const nodeFlags = [`--max-old-space-size=${maxHeapMb}`, '--max-semi-space-size=8', '--stack-size=2000'];
-  // fork() runs `execPath ...execArgv script`: with nice(1) that is `nice -n 10 node <flags> script`.
-  const viaNice = NICE_BIN ? { execPath: NICE_BIN, execArgv: ['-n', String(WORKER_NICE), process.execPath, ...nodeFlags] } : { execArgv: nodeFlags };
+  // fork() runs `execPath ...execArgv script`: with nice(1) that is `nice -n 10 node <flags> script`,
+  // in the background lane `chrt --idle 0 nice -n 19 node <flags> script`.
+  const nice = NICE_BIN ? [NICE_BIN, '-n', String(lane === 'background' ? DEMOTED_NICE : WORKER_NICE)] : [];
+  const command = [...(lane === 'background' && CHRT_BIN ? [CHRT_BIN, '--idle', '0'] : []), ...nice, process.execPath];
+  const [execPath, ...prefix] = command;
   // Structured clone rather than JSON: template data keeps its Date values on the way to the worker.
-  return { ...viaNice, serialization: 'advanced' };
+  return execPath === process.execPath ? { execArgv: nodeFlags, serialization: 'advanced' } : { execPath, execArgv: [...prefix, ...nodeFlags], serialization: 'advanced' };
 }
 
 /** How long a task may wait for a worker to load its code and start it (a safety net, not a budget). */
@@ -73,7 +89,7 @@ const START_TIMEOUT_MS = 30_000;
  * they run in the workers to keep the request loop free, and get a budget this many times the
  * expressions' one, so that a large honest template can be saved on a busy machine.
  */
-export const CHECK_BUDGET_FACTOR = 10;
+const CHECK_BUDGET_FACTOR = 10;
 
 /**
  * The evaluator of domain/evaluation.ts as the evaluation host (eval-host.ts) uses it: what tenants
@@ -96,21 +112,33 @@ export interface PackedEvaluator {
  * the caller still gets a precise answer, rebuilt from the progress the worker reported.
  */
 export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
-  const pool = workerpool.pool(threadFile('evaluation/eval-worker'), {
-    workerType: 'process',
-    // One process more than EVAL_POOL_SIZE: a cheap tenant can use all but one while an expensive
-    // one holds a single worker, and a killed worker's replacement starts while the others serve.
-    minWorkers: options.poolSize + 1,
-    maxWorkers: options.poolSize + 1,
-    maxQueueSize: Infinity,
-    // The V8 report of a worker that ran out of heap goes to our log, not to the service's stderr.
-    emitStdStreams: true,
-    forkOpts: forkOptions(options.maxHeapMb),
-    // A killed task's worker is asked to clean up and, busy as it is, terminated this soon after.
-    workerTerminateTimeout: 100,
-  });
-  // Every process is a slot; a tenant holds at most all but one of them, an expensive one only one.
-  const scheduler = new FairScheduler(options.poolSize + 1);
+  const workers = (lane: Lane, minWorkers: number, maxWorkers: number) =>
+    workerpool.pool(threadFile('evaluation/eval-worker'), {
+      workerType: 'process',
+      minWorkers,
+      maxWorkers,
+      maxQueueSize: Infinity,
+      // The V8 report of a worker that ran out of heap goes to our log, not to the service's stderr.
+      emitStdStreams: true,
+      forkOpts: forkOptions(options.maxHeapMb, lane),
+      // A killed task's worker is asked to clean up and, busy as it is, terminated this soon after.
+      workerTerminateTimeout: 100,
+    });
+  // Interactive: one process more than EVAL_POOL_SIZE, so a cheap tenant can use all but one while
+  // a tenant not yet known to be expensive holds a single worker, and a killed worker's replacement
+  // starts while the others serve. Every process is a slot; a tenant holds at most all but one.
+  const pools: Record<Lane, ReturnType<typeof workerpool.pool>> = {
+    interactive: workers('interactive', options.poolSize + 1, options.poolSize + 1),
+    // Background: started when the first expensive tenant needs it; each such tenant holds one.
+    background: workers('background', 0, options.poolSize),
+  };
+  const schedulers: Record<Lane, FairScheduler> = {
+    interactive: new FairScheduler(options.poolSize + 1),
+    background: new FairScheduler(options.poolSize, 1),
+  };
+  /** A tenant stays in the background lane while either lane's recent costs say it is expensive. */
+  const laneOf = (tenant: string): Lane =>
+    schedulers.interactive.isExpensive(tenant) || schedulers.background.isExpensive(tenant) ? 'background' : 'interactive';
   const budgetMs = options.timeoutMs;
   const checkBudgetMs = budgetMs * CHECK_BUDGET_FACTOR;
 
@@ -118,7 +146,9 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
 
   /** Runs a task in a worker; resolves to the worker's result or to how it was interrupted. */
   function dispatch(tenant: string, work: EvalWork, budgetMs = options.timeoutMs): Promise<EvalResult | Interrupted> {
-    return scheduler.submit(tenant, async () => {
+    const lane = laneOf(tenant);
+    const pool = pools[lane];
+    return schedulers[lane].submit(tenant, async () => {
       const progress: EvalProgress[] = [];
       let killTimer: NodeJS.Timeout | undefined;
       // The budget counts from the moment the worker starts the task (its first report), not from
@@ -128,9 +158,10 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
       const task = pool.exec('evaluate', [{ ...work, budgetMs }], {
         on: (p: EvalProgress) => {
           if (p.at === STARTED && progress.length === 0) {
-            killTimer = setTimeout(() => task.cancel(), budgetMs + KILL_GRACE_MS);
+            // cancel() rejects `task` itself, which the await below turns into an interruption.
+            killTimer = setTimeout(() => void task.cancel(), budgetMs + KILL_GRACE_MS);
             const pid = p.pid;
-            if (pid) demoteTimer = setTimeout(() => (demoted = renice(pid, DEMOTED_NICE) ? pid : undefined), DEMOTE_AFTER_MS);
+            if (pid && lane === 'interactive') demoteTimer = setTimeout(() => (demoted = renice(pid, DEMOTED_NICE) ? pid : undefined), DEMOTE_AFTER_MS);
           }
           progress.push(p);
         },
@@ -199,8 +230,10 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
     async close() {
       // workerpool waits for an 'exit' that a worker which already died on its own never sends
       // again: give it a moment, then make sure no worker process outlives the pool.
-      const children = (pool as unknown as { workers?: Array<{ worker?: ChildProcess | null }> }).workers?.map((w) => w.worker) ?? [];
-      await Promise.race([pool.terminate(true).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+      const all = Object.values(pools);
+      const children = all.flatMap((pool) => (pool as unknown as { workers?: Array<{ worker?: ChildProcess | null }> }).workers?.map((w) => w.worker) ?? []);
+      const terminated = Promise.all(all.map((pool) => pool.terminate(true).catch(() => undefined)));
+      await Promise.race([terminated, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
       for (const child of children) if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };

@@ -1,4 +1,4 @@
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 /**
  * Imported first by the evaluation worker, so that the process runs below normal priority while it
@@ -6,7 +6,8 @@ import { setPriority } from 'node:os';
  * come first, also while a killed worker is being replaced.
  */
 try {
-  setPriority(10); // WORKER_NICE in eval-pool.ts
+  // Only ever lower: a background-lane worker already starts at nice 19 (and SCHED_IDLE).
+  if (getPriority() < 10) setPriority(10); // WORKER_NICE in eval-pool.ts
 } catch {
   // Not permitted here: the process keeps its priority.
 }

@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import type { ApprovalConfig, NotificationMode } from '../../db/flow/gate.entity';
-import { modifyReturning, type Queryable } from '../../db/sql';
+import { closeRunApprovals, expireOpenApprovals, openApprovals } from '../../db/flow/approval-state';
+import { revokeIdleReviewTokens } from '../../db/flow/review-tokens';
+import { moveRun } from '../../db/flow/run-state';
+import type { ApprovalOutcome } from '../../domain/flow/approval-outcome';
+import type { ApprovalConfig, NotificationMode } from '../../domain/flow/gate-settings';
 import type { Mailer } from '../mail/mailer';
-import { sendApprovalLinks, sendReviewNotices } from './approval-mail';
+import { sendApprovalLinks, sendReviewNotices } from '../../db/flow/approval-mail';
 
 export interface ApprovalActivityDeps {
   db: DataSource;
@@ -26,6 +28,20 @@ export interface OpenedApproval {
   requiredApprovals: number;
   notificationMode: NotificationMode;
   digestMinutes: number;
+}
+
+/**
+ * What closeApproval is asked: the gate's rule, by which it decides the outcome from the rows. The
+ * second form is what workflow code before that scheduled (its own outcome, taken as given); a run
+ * whose close was scheduled then may still have it retried by this code.
+ */
+export type CloseApprovalInput =
+  | { runId: string; requiredApprovals: number; onTimeout: ApprovalConfig['onTimeout'] }
+  | { runId: string; outcome: ApprovalOutcome; timedOut: boolean };
+
+export interface ClosedApproval {
+  outcome: ApprovalOutcome;
+  timedOut: boolean;
 }
 
 export interface ApprovalTally {
@@ -51,19 +67,8 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
         if (!approvers.has(email)) approvers.set(email, a.name ?? null);
       }
       await deps.db.transaction(async (m) => {
-        for (const [email, name] of approvers) {
-          await m.query(
-            `INSERT INTO flow_approvals (id, run_id, gate_id, project_id, approver_email, approver_name, status, magic_token_expires_at)
-             VALUES ($1, $2, $3, $4, $5, $6, 'pending', now() + $7 * interval '1 millisecond')
-             ON CONFLICT (run_id, approver_email) DO NOTHING`,
-            [randomUUID(), input.runId, input.gateId, input.projectId, email, name, windowMs],
-          );
-        }
-        await m.query(
-          `UPDATE flow_runs SET status = 'review_required', approval_status = 'pending', updated_at = now()
-            WHERE id = $1 AND status IN ('validated', 'rendering')`,
-          [input.runId],
-        );
+        await openApprovals(m, { runId: input.runId, gateId: input.gateId, projectId: input.projectId, approvers, windowMs });
+        await moveRun(m, { runId: input.runId, status: 'review_required', approvalStatus: 'pending' });
         await m.query(
           `INSERT INTO flow_review_notices (run_id, gate_id, project_id) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO NOTHING`,
           [input.runId, input.gateId, input.projectId],
@@ -100,27 +105,27 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     },
 
     /**
-     * Records the outcome: approvals still pending become `expired` (the window closed, or the run
-     * was decided without them), their links stop working, review sessions with nothing left to
-     * decide are revoked, and the run moves on from `review_required`. Rejected and expired runs end here.
+     * Ends the approval and decides its outcome, in one transaction: the run's approvals are locked,
+     * those still pending become `expired` (the window closed, or the run was decided without them),
+     * the decided ones are counted against the gate's rule, no magic link of the run works any more,
+     * review sessions with nothing left to decide are revoked, and the run moves on from
+     * `review_required`. Whoever commits first wins: a decision recorded before this counts, one after
+     * it is refused (409), so the run never ends against what an approver was told. Rejected and
+     * expired runs end here. The workflow goes on with the outcome this returns.
      */
-    async closeApproval(input: { runId: string; outcome: 'approved' | 'rejected' | 'expired'; timedOut: boolean }): Promise<void> {
-      await deps.db.transaction(async (m) => {
-        const expired = await modifyReturning<{ approver_email: string }>(
-          m,
-          `UPDATE flow_approvals SET status = 'expired', decided_at = now(), magic_token_hash = NULL
-            WHERE run_id = $1 AND status = 'pending' RETURNING approver_email`,
-          [input.runId],
-        );
-        await m.query(`UPDATE flow_approvals SET magic_token_hash = NULL WHERE run_id = $1`, [input.runId]);
-        if (expired.length > 0) await revokeIdleReviewTokens(m, expired.map((e) => e.approver_email));
-        const final = input.outcome !== 'approved';
-        await m.query(
-          `UPDATE flow_runs SET status = $2, approval_status = $2, updated_at = now(),
-                  completed_at = CASE WHEN $3 THEN now() ELSE completed_at END
-            WHERE id = $1 AND status = 'review_required'`,
-          [input.runId, input.outcome, final],
-        );
+    async closeApproval(input: CloseApprovalInput): Promise<ClosedApproval> {
+      return deps.db.transaction(async (m) => {
+        let closed: ClosedApproval;
+        let expired: string[];
+        if ('requiredApprovals' in input) {
+          ({ expired, ...closed } = await closeRunApprovals(m, input));
+        } else {
+          expired = await expireOpenApprovals(m, input.runId);
+          closed = { outcome: input.outcome, timedOut: input.timedOut };
+        }
+        if (expired.length > 0) await revokeIdleReviewTokens(m, expired);
+        await moveRun(m, { runId: input.runId, status: closed.outcome, approvalStatus: closed.outcome, finished: closed.outcome !== 'approved' });
+        return closed;
       });
     },
 
@@ -137,12 +142,3 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
 }
 export type ApprovalActivities = ReturnType<typeof createApprovalActivities>;
 
-/** Review sessions of these e-mails that have no pending approval left in their project die (docs/flow.md). */
-export async function revokeIdleReviewTokens(db: Queryable, emails: string[]): Promise<void> {
-  await db.query(
-    `UPDATE flow_review_tokens t SET revoked_at = now()
-      WHERE t.email = ANY($1::text[]) AND t.revoked_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM flow_approvals a WHERE a.approver_email = t.email AND a.project_id = t.project_id AND a.status = 'pending')`,
-    [emails],
-  );
-}

@@ -1,5 +1,4 @@
 import { heartbeat } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { GateEntity } from '../../db/flow/gate.entity';
 import { RunEntity } from '../../db/flow/run.entity';
@@ -10,7 +9,7 @@ import type { Evaluator } from '../../domain/evaluation';
 import { webhookSignature } from '../../domain/signing';
 import type { RenderLimits } from '../../domain/templates/template.types';
 import { USER_AGENTS } from '../../domain/webhooks/delivery';
-import { createOutboundGuard, type OutboundGuard } from '../http/outbound';
+import { createOutboundGuard } from '../http/outbound';
 import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import { CONTENT_TYPES, renderDocument } from '../rendering/render-document';
@@ -20,24 +19,20 @@ import type { ArtefactStorage } from '../storage/storage';
  * A run's artefact (spec, Gate `renderMode`), stored at `flow-runs/<projectId>/<runId>.<ext>`.
  * Both activities are idempotent (a run that has its artefact is not rendered again) and throw on
  * failure: the workflow's retry policy tries a few times, then fails the run with the message.
- * A failure that cannot pass on a retry (no template, a refused URL) is non-retryable.
+ * A catalogued error they throw goes through the failure mapper (activities/failure.ts, on every
+ * Worker): one that cannot pass on a retry (no template, a refused URL, a limit) is non-retryable,
+ * an outage (5xx code) is retried.
  */
 
-export function flowArtefactKey(projectId: string, runId: string, ext: 'pdf' | 'xlsx'): string {
+function flowArtefactKey(projectId: string, runId: string, ext: 'pdf' | 'xlsx'): string {
   return `flow-runs/${projectId}/${runId}.${ext}`;
 }
 
 async function loadRun(db: DataSource, runId: string): Promise<{ run: RunEntity; gate: GateEntity }> {
   const run = await db.getRepository(RunEntity).findOneBy({ id: runId });
-  if (!run) throw ApplicationFailure.nonRetryable(`run ${runId} no longer exists`, 'FLOW.RUN_NOT_FOUND');
+  if (!run) throw new AppError('FLOW.RUN_NOT_FOUND', `run ${runId} no longer exists`);
   const gate = await db.getRepository(GateEntity).findOneByOrFail({ id: run.gateId });
   return { run, gate };
-}
-
-/** A domain error becomes a non-retryable failure whose type is its code (style.md). */
-function permanent(err: unknown): never {
-  if (err instanceof AppError) throw ApplicationFailure.nonRetryable(err.message, err.code);
-  throw err;
 }
 
 export interface FlowRenderDeps {
@@ -56,9 +51,9 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
     async renderFlowArtefact(input: { runId: string }): Promise<{ artefactKey: string }> {
       const { run, gate } = await loadRun(deps.db, input.runId);
       if (run.artefactKey) return { artefactKey: run.artefactKey };
-      if (!gate.renderTemplateId) throw ApplicationFailure.nonRetryable('The gate has no renderTemplateId', 'ERR_VALID_005');
+      if (!gate.renderTemplateId) throw new AppError('ERR_VALID_005', 'The gate has no renderTemplateId');
       const format = String(gate.renderConfig?.format ?? 'pdf') === 'excel' || gate.renderConfig?.format === 'xlsx' ? 'excel' : 'pdf';
-      const published = await loadPublishedVersion(deps.db, run.projectId, gate.renderTemplateId).catch(permanent);
+      const published = await loadPublishedVersion(deps.db, run.projectId, gate.renderTemplateId);
       // Freetext runs have a string payload: templates see it as `text`.
       const variables = typeof run.inputPayload === 'string' ? { text: run.inputPayload } : (run.inputPayload as Record<string, unknown>);
       const beat = setInterval(() => heartbeat(), 2000);
@@ -66,7 +61,7 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
         const doc = await renderDocument(
           { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
           { tenant: run.projectId, template: published.definition, variables, format, title: `${gate.name} ${run.shortId}` },
-        ).catch(permanent);
+        );
         const key = flowArtefactKey(run.projectId, run.id, doc.fileExtension);
         await deps.storage.put(key, doc.body, doc.contentType);
         await setRunArtefact(deps.db, run.id, key);
@@ -108,7 +103,7 @@ export function createFlowRenderApiActivity(deps: FlowRenderApiDeps) {
     const { run, gate } = await loadRun(deps.db, input.runId);
     if (run.artefactKey) return { artefactKey: run.artefactKey };
     const config = gate.renderConfig ?? {};
-    if (typeof config.url !== 'string') throw ApplicationFailure.nonRetryable('renderConfig.url is required for custom_api rendering', 'ERR_VALID_005');
+    if (typeof config.url !== 'string') throw new AppError('ERR_VALID_005', 'renderConfig.url is required for custom_api rendering');
     const body = JSON.stringify(run.inputPayload);
     const timestamp = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
@@ -122,10 +117,10 @@ export function createFlowRenderApiActivity(deps: FlowRenderApiDeps) {
     if (typeof config.secret === 'string' && config.secret) headers['X-Service-Signature'] = webhookSignature(config.secret, timestamp, body);
 
     const res = await guard.guardedFetch(config.url, { method: 'POST', headers, body }).catch(permanentIfRefused);
-    let doc = await readDocument(res, true, maxBytes).catch(permanent);
+    let doc = await readDocument(res, true, maxBytes);
     if ('url' in doc) {
       const linked = await guard.guardedFetch(doc.url, { method: 'GET' }).catch(permanentIfRefused);
-      doc = await readDocument(linked, false, maxBytes).catch(permanent);
+      doc = await readDocument(linked, false, maxBytes);
       if ('url' in doc) throw new Error('The document URL answered JSON, not a document');
     }
     const key = flowArtefactKey(run.projectId, run.id, doc.ext);
@@ -136,7 +131,7 @@ export function createFlowRenderApiActivity(deps: FlowRenderApiDeps) {
 }
 
 function permanentIfRefused(err: unknown): never {
-  if (err instanceof AppError && err.code === 'ERR_OUTBOUND_001' && err.relatedInfo?.reason !== 'unresolvable') permanent(err);
+  if (err instanceof AppError && err.code === 'ERR_OUTBOUND_001' && err.relatedInfo?.reason !== 'unresolvable') throw err;
   const e = err as { name?: string; cause?: { code?: string } };
   throw new Error(`Render API unreachable: ${e?.cause?.code ?? e?.name ?? String(err)}`);
 }
@@ -153,7 +148,7 @@ function tooLarge(maxBytes: number, declared?: number): AppError {
  * is refused before reading, and a body that grows past it is cancelled (the connection closes)
  * once it does. With `truncate`, the first `maxBytes` are returned instead of an error.
  */
-export async function readCapped(res: Response, maxBytes: number, { truncate = false } = {}): Promise<Buffer> {
+async function readCapped(res: Response, maxBytes: number, { truncate = false } = {}): Promise<Buffer> {
   const declared = res.headers.get('content-length');
   if (!truncate && declared !== null && Number(declared) > maxBytes) {
     await res.body?.cancel().catch(() => undefined);

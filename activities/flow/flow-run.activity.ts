@@ -1,8 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { GateEntity, type ApprovalConfig, type RenderMode } from '../../db/flow/gate.entity';
+import { GateEntity } from '../../db/flow/gate.entity';
+import type { ApprovalConfig, RenderMode } from '../../domain/flow/gate-settings';
 import { recordRunOutcome, type RunOutcome } from '../../db/flow/gate-circuit';
 import { RunEntity } from '../../db/flow/run.entity';
-import { expiredRunArtefacts, finishRunDeliveries, markArtefactExpired, updateRun, type RunUpdate } from '../../db/flow/run-lifecycle';
+import { expiredRunArtefacts, finishRunDeliveries, markArtefactExpired } from '../../db/flow/run-lifecycle';
+import { moveRun, type RunMove } from '../../db/flow/run-state';
 import { prepareEventDeliveries } from '../../db/webhooks/deliveries';
 import { FLOW_PLANS } from '../../domain/flow/plans';
 import type { ArtefactStorage } from '../storage/storage';
@@ -31,7 +33,7 @@ export interface FlowRunSnapshot {
   deliveryChannelCount: number;
 }
 
-export const FLOW_EVENT_TYPE = 'flow.run.completed';
+const FLOW_EVENT_TYPE = 'flow.run.completed';
 const DEFAULT_URL_TTL_SECONDS = 7 * 24 * 3600;
 
 /**
@@ -61,9 +63,12 @@ export function createFlowRunActivities(deps: FlowActivityDeps) {
       };
     },
 
-    /** Moves the run's status, approval/delivery status, error, completed_at (only the given fields). */
-    async updateFlowRun(input: RunUpdate): Promise<void> {
-      await updateRun(deps.db, input);
+    /**
+     * Moves the run's status with its approval/delivery status, error, completed_at (only the given
+     * fields), when domain/flow/run-status.ts allows the move; a repeated move changes nothing.
+     */
+    async updateFlowRun(input: RunMove): Promise<void> {
+      await moveRun(deps.db, input);
     },
 
     callFlowRenderApi: createFlowRenderApiActivity({ ...deps, maxResponseBytes: deps.customRenderMaxBytes }),

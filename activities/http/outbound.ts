@@ -26,6 +26,12 @@ export interface OutboundGuard {
   assertAllowed(url: string | URL): Promise<ResolvedTarget>;
   /** fetch, with each redirect hop checked again. Bodies must be replayable (string, bytes) for 307/308. */
   guardedFetch(url: string | URL, init?: GuardedRequestInit): Promise<Response>;
+  /**
+   * For TCP connections (databases): resolves `host`, checks every address like assertAllowed and
+   * returns one checked address to connect to, so the socket never resolves the name again (DNS
+   * rebinding); TLS keeps the host name as `servername`. Throws AppError ERR_OUTBOUND_001.
+   */
+  resolveTcp(host: string): Promise<string>;
 }
 
 export type Lookup = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
@@ -312,5 +318,26 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
     }
   }
 
-  return { assertAllowed, guardedFetch };
+  async function resolveTcp(hostname: string): Promise<string> {
+    const host = hostname.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+    if (!host) throw refuse('Outbound host is empty', host, 'invalid_url');
+    if (isIP(host)) {
+      if (isInternalAddress(host) && !addressAllowed(host) && !hostAllowed(host)) {
+        throw refuse(`Outbound address not allowed: ${host} is a private or internal address`, host, 'internal_address');
+      }
+      return host;
+    }
+    let records: Array<{ address: string; family: number }>;
+    try {
+      records = await connectAddresses(host);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTFOUND' || code === 'ENODATA') throw refuse(`Host ${host} does not resolve`, host, 'unresolvable');
+      throw err;
+    }
+    if (records.length === 0) throw refuse(`Host ${host} does not resolve`, host, 'unresolvable');
+    return records[0].address;
+  }
+
+  return { assertAllowed, guardedFetch, resolveTcp };
 }

@@ -1,7 +1,7 @@
-import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { issueEmailToken } from '../../db/identity/email-tokens';
 import { UserEntity } from '../../db/identity/user.entity';
+import { AppError } from '../../domain/errors';
 import { accountEmail, signInLockedEmail } from '../../domain/identity/emails';
 import type { Mailer } from '../mail/mailer';
 import type { AccountEmailInput } from '../../workflows/identity/account-email.workflow';
@@ -26,7 +26,7 @@ export function createAccountEmailActivity(deps: AccountEmailDeps) {
       input = { ...input, userId: byEmail.id };
     }
     const user = await users.findOneBy({ id: input.userId });
-    if (!user) throw ApplicationFailure.nonRetryable(`user ${input.userId} no longer exists`, 'ERR_USER_001');
+    if (!user) throw new AppError('ERR_USER_001', `user ${input.userId} no longer exists`);
     if (input.purpose === 'sign_in_locked') {
       await deps.mailer.send(signInLockedEmail(user, input.lockedStep ?? 'password', input.lockSeconds ?? 0));
       return;

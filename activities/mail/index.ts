@@ -4,8 +4,8 @@ import type { MailLog, Mailer } from './mailer';
 import { OutboxMailer } from './outbox-mailer';
 import { SmtpMailer } from './smtp-mailer';
 
-export type { MailLog, MailMessage, Mailer, SentMail } from './mailer';
-export { OutboxMailer, findLinks, type OutboxMessage } from './outbox-mailer';
+export type { MailLog, MailMessage, Mailer } from './mailer';
+export { OutboxMailer, type OutboxMessage } from './outbox-mailer';
 export { SmtpMailer } from './smtp-mailer';
 
 const consoleLog: MailLog = {

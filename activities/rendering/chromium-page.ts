@@ -19,7 +19,7 @@ const SYSTEM_BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr
  * The browser to launch (contract §1): the configured path, else one installed on the machine,
  * else undefined, which lets puppeteer use its own download.
  */
-export function findChromium(explicit?: string): string | undefined {
+function findChromium(explicit?: string): string | undefined {
   if (explicit) return explicit;
   return SYSTEM_BROWSERS.find((path) => {
     try {
@@ -31,7 +31,7 @@ export function findChromium(explicit?: string): string | undefined {
   });
 }
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-background-networking',
@@ -57,7 +57,7 @@ export interface LaunchedBrowser {
  * fetches outside a page's request events, such as `<link rel=prefetch>`. `<-loopback>` removes
  * Chromium's built-in proxy bypass for localhost.
  */
-export function networkArgs(imageAllowlist: readonly string[]): string[] {
+function networkArgs(imageAllowlist: readonly string[]): string[] {
   const bypass = ['<-loopback>', ...imageAllowlist.filter((h) => /^[\w.*:[\]-]+$/.test(h))];
   return ['--proxy-server=http://127.0.0.1:9', `--proxy-bypass-list=${bypass.join(';')}`];
 }
@@ -104,7 +104,7 @@ export async function disposeBrowser({ browser, userDataDir }: LaunchedBrowser):
  * (scripts, styles, fonts, frames, fetches, images elsewhere, file: URLs) is aborted before it
  * leaves the browser; together with JavaScript off this keeps a template from reaching the network.
  */
-export function requestAllowed(url: string, resourceType: string, imageAllowlist: readonly string[]): boolean {
+function requestAllowed(url: string, resourceType: string, imageAllowlist: readonly string[]): boolean {
   if (url.startsWith('data:') || url === 'about:blank') return true;
   return resourceType === 'image' && isAllowedRemoteUrl(url, imageAllowlist);
 }

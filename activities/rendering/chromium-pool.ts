@@ -42,6 +42,13 @@ interface Instance extends LaunchedBrowser {
 /** Thrown inside a render when the browser under it went away, so the render is tried once more. */
 class BrowserGone extends Error {}
 
+/**
+ * Chromium's `Page.printToPDF` now and then answers "Printing failed" for a page that printed fine
+ * a moment later (seen on a loaded machine with a page whose frames and media were all blocked).
+ * The page is discarded after it; the document gets one more try on a fresh page.
+ */
+const isTransientPrintFailure = (err: unknown) => err instanceof Error && err.name === 'ProtocolError' && /Printing failed/.test(err.message);
+
 export class ChromiumPool implements PdfRenderer {
   private readonly semaphore: Semaphore;
   private readonly instances = new Set<Instance>();
@@ -81,8 +88,9 @@ export class ChromiumPool implements PdfRenderer {
       try {
         return await this.renderOnce(doc, maxPages);
       } catch (err) {
-        if (!(err instanceof BrowserGone)) throw err;
-        // The browser died under this document (crash, OOM kill): one more try on a fresh one.
+        if (!(err instanceof BrowserGone) && !isTransientPrintFailure(err)) throw err;
+        // The browser died under this document (crash, OOM kill), or Chromium failed to print a
+        // page it could print: one more try on a fresh browser or page.
         try {
           return await this.renderOnce(doc, maxPages);
         } catch (again) {

@@ -19,7 +19,7 @@ export type Piece =
   | { kind: 'entries'; path: PathKey[]; entries: Array<[string, unknown]> };
 
 /** Values (objects, arrays and leaves) per piece: a clone of this many takes a few milliseconds. */
-export const PIECE_NODES = 20_000;
+const PIECE_NODES = 20_000;
 
 function isContainer(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !(value instanceof Date) && !ArrayBuffer.isView(value) && !(value instanceof ArrayBuffer);

@@ -3,8 +3,7 @@ import type { Config } from '../../domain/config';
 import { LocalStorage } from './local-storage';
 import { S3Storage } from './s3-storage';
 
-export type { ArtefactStorage, SignedUrl, SignedUrlOptions, StoredObject } from './storage';
-export { LocalStorage, FILES_ROUTE_PREFIX } from './local-storage';
+export { LocalStorage } from './local-storage';
 export { S3Storage } from './s3-storage';
 
 /** The concrete adapters, so the API can tell whether it must serve `/api/files` itself. */

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { completeRunIfDelivered } from '../../db/flow/run-lifecycle';
+import { completeRunIfDelivered } from '../../db/flow/run-state';
 import { abandonDelivery, loadDeliveryTarget, markDelivering, recordAttempt, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
 import { webhookSignature } from '../../domain/signing';
 import { RESERVED_HEADERS, USER_AGENTS, type AttemptOutcome, type DeliveryStatus } from '../../domain/webhooks/delivery';

@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { batchCounts, type BatchCounts } from '../../db/documents/batch-counts';
+import { insertBatch } from '../../db/documents/batch-state';
 import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
-import { jobDownloadLink } from '../../activities/documents/document-events';
+import { insertJobs } from '../../db/documents/job-state';
+import { jobDownloadLink } from '../../domain/documents/document-events';
 import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
 import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
-import { startProductWorkflow } from '../../worker/temporal';
-import { checkVariables, jobWorkflowOptions, newJob, publishedTemplateFor, reserve, type Caller, type DocumentDeps } from './documents.service';
+import { startDocumentBatch } from '../../platform/workflow-starts';
+import { checkVariables, newJob, publishedTemplateFor, reserve, type Caller, type DocumentDeps } from './documents.service';
 
 export interface BatchInput {
   templateId: string;
@@ -46,32 +48,20 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
   });
   await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, docs.length, input.useCredit, `batch ${batch.id}`);
-    await m.getRepository(DocumentBatchEntity).insert(batch);
+    await insertBatch(m, batch);
     const jobs = docs.map((d, i) =>
       newJob(caller, published, { format: input.format, variables: d.variables, billing, metadata: d.metadata ?? null, filename: d.filename ?? null, batchId: batch.id, batchIndex: i }),
     );
-    for (let i = 0; i < jobs.length; i += INSERT_CHUNK) await m.getRepository(DocumentJobEntity).insert(jobs.slice(i, i + INSERT_CHUNK));
+    for (let i = 0; i < jobs.length; i += INSERT_CHUNK) await insertJobs(m, jobs.slice(i, i + INSERT_CHUNK));
   });
   await startBatchWorkflow(deps, batch);
   return { batch, counts: { completedJobs: 0, failedJobs: 0, cancelledJobs: 0, openJobs: docs.length } };
 }
 
-/** Starts a batch's workflow (id = batch id); throws if Temporal refuses or is unreachable. */
-export function launchBatchWorkflow(deps: Pick<DocumentDeps, 'temporal' | 'taskQueues' | 'config'>, batch: Pick<DocumentBatchEntity, 'id' | 'projectId'>): Promise<void> {
-  return startProductWorkflow(deps.temporal, 'generateBatchWorkflow', {
-    taskQueue: deps.taskQueues.main,
-    workflowId: batch.id,
-    args: [{ batchId: batch.id, concurrency: deps.config.documents.batchConcurrency, chunkSize: deps.config.documents.batchChunkSize, ...jobWorkflowOptions(deps) }],
-    kind: 'batch',
-    projectId: batch.projectId,
-    entityId: batch.id,
-  });
-}
-
 /** For the API: a batch whose start failed stays `processing` and the maintenance schedule starts it. */
-export async function startBatchWorkflow(deps: DocumentDeps, batch: Pick<DocumentBatchEntity, 'id' | 'projectId'>): Promise<void> {
+async function startBatchWorkflow(deps: DocumentDeps, batch: Pick<DocumentBatchEntity, 'id' | 'projectId'>): Promise<void> {
   try {
-    await launchBatchWorkflow(deps, batch);
+    await startDocumentBatch(deps, batch);
   } catch (err) {
     deps.logger.warn('batch workflow not started; the maintenance schedule will start it', { batchId: batch.id, err });
   }

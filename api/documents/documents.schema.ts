@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { FILENAME_PATTERN } from '../../domain/documents/files';
-import { JOB_STATUSES } from '../../domain/documents/types';
+import { JOB_STATUSES } from '../../domain/documents/job-status';
 
 const templateRef = Joi.string().trim().min(1).max(200);
 const format = Joi.string().valid('pdf', 'excel');

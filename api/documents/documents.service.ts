@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { reserveFreeDocuments, spendCredits } from '../../db/documents/billing';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
+import { insertJobs } from '../../db/documents/job-state';
 import { loadPublishedVersion, type PublishedTemplate } from '../../db/templates/template-lookup';
 import { estimateWaitSeconds } from '../../domain/documents/files';
 import { checkMetadata } from '../../domain/documents/metadata';
 import type { Billing, DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import { applyVariableInput } from '../../domain/templates/variables';
-import type { Services } from '../../worker/services';
-import { startProductWorkflow } from '../../worker/temporal';
+import type { Services } from '../../platform/services';
+import { startDocumentJob } from '../../platform/workflow-starts';
 
 export type DocumentDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'storage' | 'config' | 'logger'>;
 
@@ -105,23 +106,11 @@ export async function generate(deps: DocumentDeps, caller: Caller, input: Genera
   const job = await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, 1, input.useCredit, 'document generation');
     const row = newJob(caller, published, { format: input.format, variables: input.variables, billing, metadata: metadata ?? null, filename: input.filename ?? null });
-    await m.getRepository(DocumentJobEntity).insert(row);
+    await insertJobs(m, [row]);
     return row;
   });
   await startJobWorkflow(deps, job);
   return { job, estimatedWaitSeconds: await estimateWait(deps, job) };
-}
-
-/** Starts a job's workflow (id = job id); throws if Temporal refuses or is unreachable. */
-export function launchJobWorkflow(deps: Pick<DocumentDeps, 'temporal' | 'taskQueues' | 'config'>, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<void> {
-  return startProductWorkflow(deps.temporal, 'generateDocumentWorkflow', {
-    taskQueue: deps.taskQueues.main,
-    workflowId: job.id,
-    args: [{ jobId: job.id, ...jobWorkflowOptions(deps) }],
-    kind: 'document',
-    projectId: job.projectId,
-    entityId: job.id,
-  });
 }
 
 /**
@@ -130,14 +119,10 @@ export function launchJobWorkflow(deps: Pick<DocumentDeps, 'temporal' | 'taskQue
  */
 export async function startJobWorkflow(deps: DocumentDeps, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<void> {
   try {
-    await launchJobWorkflow(deps, job);
+    await startDocumentJob(deps, job);
   } catch (err) {
     deps.logger.warn('job workflow not started; the maintenance schedule will start it', { jobId: job.id, err });
   }
-}
-
-export function jobWorkflowOptions(deps: Pick<DocumentDeps, 'taskQueues' | 'config'>) {
-  return { renderTaskQueue: deps.taskQueues.render, webhookRetryDelaysMs: deps.config.webhooks.retryDelaysMs };
 }
 
 /** From the open jobs ahead and the recent average render time. */

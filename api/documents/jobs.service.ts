@@ -1,10 +1,10 @@
 import { In } from 'typeorm';
-import { jobDownloadLink } from '../../activities/documents/document-events';
-import { cancelOpenJob } from '../../activities/documents/job-records';
+import { jobDownloadLink } from '../../domain/documents/document-events';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
-import type { JobStatus } from '../../domain/documents/types';
+import { cancelOpenJob, insertJobs } from '../../db/documents/job-state';
+import type { JobStatus } from '../../domain/documents/job-status';
 import { AppError } from '../../domain/errors';
-import type { DownloadLink } from './documents.presenter';
+import type { DownloadLink } from '../../domain/documents/presenter';
 import { documentTemplateNotFound, newJob, publishedTemplateFor, reserve, startJobWorkflow, type Caller, type DocumentDeps } from './documents.service';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { TemplateEntity } from '../../db/templates/template.entity';
@@ -104,7 +104,7 @@ export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string
       filename: old.filename,
       retryOf: old.id,
     });
-    await m.getRepository(DocumentJobEntity).insert(row);
+    await insertJobs(m, [row]);
     return row;
   });
   await startJobWorkflow(deps, job);

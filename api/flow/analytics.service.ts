@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { RUN_STATUSES, type RunStatus } from '../../db/flow/run.entity';
+import { RUN_STATUSES, type RunStatus } from '../../domain/flow/run-status';
 import { bucketStarts, fillBuckets, ratio, type Granularity, type PeriodWindow } from '../../domain/flow/analytics-periods';
 
 /**

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../domain/errors';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { resendLimiters } from '../rate-limits';

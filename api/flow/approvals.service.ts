@@ -1,9 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Mailer } from '../../activities/mail/mailer';
-import { sendApprovalLinks } from '../../activities/flow/approval-mail';
-import { revokeIdleReviewTokens } from '../../activities/flow/approvals.activity';
-import { modifyReturning } from '../../db/sql';
+import { sendApprovalLinks } from '../../db/flow/approval-mail';
+import { recordApprovalDecision } from '../../db/flow/approval-state';
+import { revokeIdleReviewTokens } from '../../db/flow/review-tokens';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
 import type { Logger } from '../../domain/logger';
@@ -72,9 +72,13 @@ export async function getApproval(db: DataSource, scope: ApprovalScope, id: stri
  * review session's) must be the approval's approver e-mail, otherwise 403. Each approval is one
  * approver of one run (unique per run and e-mail), so an approver decides once and
  * `requiredApprovals` counts distinct approvers. The conditional UPDATE is the arbiter: of two
- * decisions racing for one approval exactly one finds it pending; the other gets 409. The
- * workflow re-reads the table when signalled, so a signal lost here (Temporal unreachable) is made
- * up at the next signal, reminder or timeout; the decision itself is already safe.
+ * decisions racing for one approval exactly one finds it pending; the other gets 409. A decision
+ * counts only if it is recorded before the approval window closes: after the link's expiry, or once
+ * the run's close has expired the approval (it locks the rows, so whoever commits first wins), it is
+ * 409 `FLOW.APPROVAL_ALREADY_DECIDED` with `relatedInfo.status: "expired"`, and the run's outcome
+ * never contradicts a 200. The workflow re-reads the table when signalled, so a signal lost here
+ * (Temporal unreachable) is made up at the next signal, reminder or timeout; the decision itself is
+ * already safe.
  */
 export async function decideApproval(
   deps: Pick<ApprovalDeps, 'db' | 'temporal' | 'logger'>,
@@ -86,13 +90,12 @@ export async function decideApproval(
   if (current.approver_email !== approver) {
     throw new AppError('ERR_AUTH_005', 'Only the approver this approval was sent to can decide it', { required: 'approver', granted: 'none', approvalId: current.id });
   }
-  const [row] = await modifyReturning<{ run_id: string; approver_email: string }>(
-    deps.db,
-    `UPDATE flow_approvals SET status = $2, comment = $3, decided_at = now(), magic_token_hash = NULL
-      WHERE id = $1 AND approver_email = $4 AND status = 'pending' RETURNING run_id, approver_email`,
-    [current.id, input.decision, input.comment ? input.comment : null, approver],
-  );
-  if (!row) throw new AppError('FLOW.APPROVAL_ALREADY_DECIDED', undefined, { approvalId: current.id, status: (await getApproval(deps.db, scope, current.id)).status });
+  const row = await recordApprovalDecision(deps.db, { approvalId: current.id, approverEmail: approver, decision: input.decision, comment: input.comment ? input.comment : null });
+  if (!row) {
+    // Still pending but refused: its window has passed, and the run's close will expire it.
+    const { status } = await getApproval(deps.db, scope, current.id);
+    throw new AppError('FLOW.APPROVAL_ALREADY_DECIDED', undefined, { approvalId: current.id, status: status === 'pending' ? 'expired' : status });
+  }
   await revokeIdleReviewTokens(deps.db, [row.approver_email]);
   try {
     await deps.temporal.workflow.getHandle(workflowIds.flowRun(row.run_id)).signal(approvalDecisionSignal, { approvalId: current.id, decision: input.decision });

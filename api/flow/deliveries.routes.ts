@@ -11,7 +11,7 @@ import { getRun } from './runs.service';
  * failed one. Workspace-scoped like every Flow route: another workspace's run or delivery ids
  * answer 404 like unknown ones. The retry starts the delivery's workflow again; when it succeeds
  * and every delivery of a `failed` run has then completed, the run becomes `completed`
- * (activities/webhooks/attempt-delivery.activity.ts, db/flow/run-lifecycle.ts).
+ * (activities/webhooks/attempt-delivery.activity.ts, db/flow/run-state.ts).
  */
 export function deliveryRoutes(deps: FlowApiDeps, deliveries: DeliveryDeps): Router {
   const router = new Router({ prefix: '/api/flow' });

@@ -1,4 +1,5 @@
-import type { DeliveryChannel, GateEntity } from '../../db/flow/gate.entity';
+import type { GateEntity } from '../../db/flow/gate.entity';
+import type { DeliveryChannel } from '../../domain/flow/gate-settings';
 import { AppError } from '../../domain/errors';
 
 /**
@@ -12,7 +13,7 @@ export interface StoredSecret {
   set: true;
 }
 
-export const STORED: StoredSecret = Object.freeze({ set: true });
+const STORED: StoredSecret = Object.freeze({ set: true });
 
 /** A secret as a request may give it: the value, or the marker of the stored one. */
 export type WriteOnly = string | StoredSecret;
@@ -47,7 +48,7 @@ export function maskChannel(c: DeliveryChannel) {
  * The renderConfig to store: a `secret` left out or sent as `{"set": true}` keeps the stored one;
  * `null` removes it; a string replaces it.
  */
-export function resolveRenderConfig(stored: Record<string, unknown> | null | undefined, input: Record<string, unknown> | null): Record<string, unknown> | null {
+function resolveRenderConfig(stored: Record<string, unknown> | null | undefined, input: Record<string, unknown> | null): Record<string, unknown> | null {
   if (!input) return input;
   const { secret, ...rest } = input;
   if (secret === null) return rest;
@@ -64,7 +65,7 @@ export function resolveRenderConfig(stored: Record<string, unknown> | null | und
  * The delivery channels to store. A channel without a new secret takes the one of the stored
  * channel with the same URL; a new channel must bring its own (400 ERR_VALID_005).
  */
-export function resolveDeliveryChannels(stored: DeliveryChannel[] | undefined, input: DeliveryChannelInput[]): DeliveryChannel[] {
+function resolveDeliveryChannels(stored: DeliveryChannel[] | undefined, input: DeliveryChannelInput[]): DeliveryChannel[] {
   return input.map((channel, i) => {
     const previous = stored?.[i]?.url === channel.url ? stored[i] : stored?.find((s) => s.url === channel.url);
     const secret = typeof channel.secret === 'string' ? channel.secret : previous?.secret;

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import type { ApprovalConfig, ApprovalMode, GateStatus, NotificationMode, RenderMode } from '../../db/flow/gate.entity';
+import type { ApprovalConfig, ApprovalMode, GateStatus, NotificationMode, RenderMode } from '../../domain/flow/gate-settings';
 import type { BusinessRule, FreetextConfig, ObjectSchema, ValidationMode } from '../../domain/flow/gate.types';
 import type { DeliveryChannelInput } from './gate-secrets';
 

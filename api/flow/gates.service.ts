@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
 import { GateEntity } from '../../db/flow/gate.entity';
-import { GateSchemaVersionEntity, type SchemaVersionSource } from '../../db/flow/gate-schema-version.entity';
+import { GateSchemaVersionEntity } from '../../db/flow/gate-schema-version.entity';
+import type { SchemaVersionSource } from '../../domain/flow/gate-settings';
 import { ProjectEntity } from '../../db/identity/project.entity';
 import { AppError } from '../../domain/errors';
 import { assertNoProblems } from '../../domain/flow/definition-check';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { AppError } from '../../domain/errors';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { validate } from '../validation';
 import { decisionSchema, magicLinkSchema } from './approvals.schema';
 import { decideApproval, listPendingApprovals } from './approvals.service';
@@ -91,8 +91,14 @@ async function securityHeaders(ctx: Context, next: Next): Promise<void> {
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     ctx.status = err.status;
-    const message =
-      err.code === 'FLOW.REVIEW_TOKEN_INVALID' ? 'Your review session has ended. Open the link from your e-mail again.' : err.code === 'FLOW.APPROVAL_ALREADY_DECIDED' ? 'This approval was already decided.' : err.message;
-    ctx.body = resultPage('Review', message, 'error');
+    ctx.body = resultPage('Review', pageMessage(err), 'error');
   }
+}
+
+function pageMessage(err: AppError): string {
+  if (err.code === 'FLOW.REVIEW_TOKEN_INVALID') return 'Your review session has ended. Open the link from your e-mail again.';
+  if (err.code === 'FLOW.APPROVAL_ALREADY_DECIDED') {
+    return err.relatedInfo?.status === 'expired' ? 'The time to decide this approval has run out; your decision was not recorded.' : 'This approval was already decided.';
+  }
+  return err.message;
 }

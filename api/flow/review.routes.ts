@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { createLimiterFactory, resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { presentPage } from './gates.presenter';
@@ -13,7 +13,7 @@ import { approvalDeps } from './approvals.routes';
 import { authenticateReviewer, resendMagicLink, reviewApprovalDetail } from './review.service';
 
 /** The review token's holder; anything else is refused (review endpoints take no API key or JWT). */
-export function reviewer(ctx: Context): Principal & { kind: 'review' } {
+function reviewer(ctx: Context): Principal & { kind: 'review' } {
   if (ctx.state.authError) throw ctx.state.authError;
   const p = ctx.state.principal as Principal;
   if (p.kind === 'review') return p;

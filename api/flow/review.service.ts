@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
-import { sendApprovalLinks, type ApprovalMailDeps } from '../../activities/flow/approval-mail';
+import { sendApprovalLinks, type ApprovalMailDeps } from '../../db/flow/approval-mail';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
@@ -18,7 +18,7 @@ import { getApproval } from './approvals.service';
  * opens that e-mail's approvals in that project only, never another tenant's (docs/security.md,
  * "Approvals"). Only hashes of both are stored.
  */
-export const REVIEW_TOKEN_PREFIX = 'fmrv_';
+const REVIEW_TOKEN_PREFIX = 'fmrv_';
 
 interface MagicApproval {
   id: string;

@@ -1,8 +1,8 @@
 import Joi from 'joi';
-import { RUN_STATUSES, type RunStatus } from '../../db/flow/run.entity';
+import { RUN_STATUSES, type RunStatus } from '../../domain/flow/run-status';
 
 /** Spec, Limits §3: metadata is flat, at most 10 KB, values string, number, boolean or null. */
-export const runMetadata = Joi.object()
+const runMetadata = Joi.object()
   .pattern(/^.{1,100}$/, Joi.alternatives(Joi.string().allow(''), Joi.number(), Joi.boolean()).allow(null))
   .custom((value, helpers) => (Buffer.byteLength(JSON.stringify(value)) > 10 * 1024 ? helpers.error('object.max10kb') : value))
   .messages({ 'object.max10kb': 'metadata must be at most 10 KB' });

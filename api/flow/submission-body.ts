@@ -15,7 +15,7 @@ import { MAX_PAYLOAD_BYTES } from './submissions.service';
  */
 const PATH = /^\/api\/flow\/gates\/[^/]+\/(test|validate|runs)\/?$/;
 
-export function isFlowSubmission(ctx: Pick<Context, 'method' | 'path'>): boolean {
+function isFlowSubmission(ctx: Pick<Context, 'method' | 'path'>): boolean {
   return ctx.method === 'POST' && PATH.test(ctx.path);
 }
 

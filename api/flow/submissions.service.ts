@@ -3,7 +3,10 @@ import type { DataSource } from 'typeorm';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { GateEntity } from '../../db/flow/gate.entity';
 import { claimCircuitTrial, recordRunOutcome, releaseCircuitTrial } from '../../db/flow/gate-circuit';
-import { RunEntity, type RunSource, type RunStatus } from '../../db/flow/run.entity';
+import { RunEntity } from '../../db/flow/run.entity';
+import { insertRun } from '../../db/flow/run-state';
+import type { RunSource } from '../../domain/flow/run.types';
+import type { RunStatus } from '../../domain/flow/run-status';
 import { ProjectEntity } from '../../db/identity/project.entity';
 import { AppError } from '../../domain/errors';
 import { admission } from '../../domain/flow/circuit-breaker';
@@ -12,7 +15,7 @@ import { charLength } from '../../domain/flow/formats';
 import type { Evaluator } from '../../domain/evaluation';
 import type { ValidationOutcome } from '../../domain/flow/gate.types';
 import { flowPlan, monthStart, type FlowPlan } from '../../domain/flow/plans';
-import type { PendingRun } from '../../worker/flow-run-starter';
+import type { PendingRun } from '../../platform/flow-run-starter';
 import { findGate, gateQuery } from './gates.service';
 
 /**
@@ -71,7 +74,7 @@ export async function testGate(deps: SubmissionDeps, projectId: string, gateRef:
   return validate(deps, gate, payload);
 }
 
-export function hasWorkAfterValidation(gate: GateEntity): boolean {
+function hasWorkAfterValidation(gate: GateEntity): boolean {
   return gate.renderMode !== 'none' || gate.approvalMode === 'manual' || gate.deliveryChannels.length > 0;
 }
 
@@ -116,7 +119,7 @@ async function loadGateAndPlan(db: DataSource, projectId: string, gateRef: strin
 /**
  * validate and POST runs: checks, validates, records the run. A valid run with nothing left to
  * do completes here; one with render, approval or delivery to do stays `validated` and its
- * workflow is started once the row is committed (worker/flow-run-starter.ts).
+ * workflow is started once the row is committed (platform/flow-run-starter.ts).
  */
 export async function submitRun(deps: SubmissionDeps, projectId: string, input: SubmissionInput): Promise<{ run: RunEntity; gate: GateEntity }> {
   checkSize(input.rawBytes);
@@ -168,7 +171,7 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
       updatedAt: now,
       completedAt: work ? null : now,
     } satisfies RunEntity);
-    await insertRun(deps.db, run, plan);
+    await recordRun(deps.db, run, plan);
   } catch (err) {
     if (isTrial) await releaseCircuitTrial(deps.db, gate.id, runId);
     throw err;
@@ -183,28 +186,9 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
   return { run, gate };
 }
 
-const INSERT_RUN = `INSERT INTO flow_runs
-  (id, short_id, gate_id, project_id, schema_version, status, source, input_payload, validation, metadata, workflow_pending, created_at, updated_at, completed_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`;
-
 /** Inserts the run (plain SQL: this is the hot path); on a plan without overage, first holds the workspace's run counter. */
-async function insertRun(db: DataSource, run: RunEntity, plan: FlowPlan): Promise<void> {
-  const params = [
-    run.id,
-    run.shortId,
-    run.gateId,
-    run.projectId,
-    run.schemaVersion,
-    run.status,
-    run.source,
-    JSON.stringify(run.inputPayload),
-    JSON.stringify(run.validation),
-    run.metadata === null ? null : JSON.stringify(run.metadata),
-    run.workflowPending,
-    run.createdAt,
-    run.completedAt,
-  ];
-  if (!plan.hardRunCap) return void (await db.query(INSERT_RUN, params));
+async function recordRun(db: DataSource, run: RunEntity, plan: FlowPlan): Promise<void> {
+  if (!plan.hardRunCap) return insertRun(db, run);
   await db.transaction(async (m) => {
     // Serialises submissions of this workspace only while on a capped plan, so the cap is exact.
     await m.query(`SELECT pg_advisory_xact_lock(hashtext('flow-runs:' || $1))`, [run.projectId]);
@@ -213,6 +197,6 @@ async function insertRun(db: DataSource, run: RunEntity, plan: FlowPlan): Promis
       [run.projectId, monthStart(run.createdAt), plan.runsPerMonth],
     );
     if (n >= plan.runsPerMonth) throw new AppError('ERR_FLOW_LIMIT_002', undefined, { limit: plan.runsPerMonth });
-    await m.query(INSERT_RUN, params);
+    await insertRun(m, run);
   });
 }

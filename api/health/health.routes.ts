@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { AppError } from '../../domain/errors';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 
 type Check = () => Promise<unknown>;
 

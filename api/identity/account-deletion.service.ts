@@ -2,11 +2,12 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import { UserEntity } from '../../db/identity/user.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
+import type { AccountDeletionInput } from '../../domain/identity/account-deletion';
 import { verifyPassword } from '../../domain/identity/passwords';
 import { workflowIds } from '../../domain/temporal-names';
-import type { Services } from '../../worker/services';
-import { startProductWorkflow } from '../../worker/temporal';
-import { restoreAccountSignal, type AccountDeletionInput } from '../../workflows/identity/account-deletion.workflow';
+import type { Services } from '../../platform/services';
+import { startAccountDeletion } from '../../platform/workflow-starts';
+import { restoreAccountSignal } from '../../workflows/identity/account-deletion.signals';
 import { checkPassword } from './auth.service';
 import { revokeAllRefreshTokens } from './tokens.service';
 
@@ -48,14 +49,7 @@ export async function requestAccountDeletion(
 }
 
 async function startDeletionWorkflow(deps: AccountDeletionDeps, input: AccountDeletionInput): Promise<void> {
-  const start = () =>
-    startProductWorkflow(deps.temporal, 'deleteAccountWorkflow', {
-      taskQueue: deps.taskQueues.main,
-      workflowId: workflowIds.accountDeletion(input.userId),
-      args: [input],
-      kind: 'account-deletion',
-      entityId: input.userId,
-    });
+  const start = () => startAccountDeletion(deps, input);
   try {
     await start();
   } catch (err) {

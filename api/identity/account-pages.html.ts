@@ -14,7 +14,7 @@ input[type=password],input[type=email],input[type=text]{width:100%;box-sizing:bo
 button{margin-top:24px;background:#1f4fd1;color:#fff;border:0;border-radius:6px;padding:12px 20px;font-size:16px;cursor:pointer}
 .error{color:#b42318;background:#fef3f2;border-radius:6px;padding:10px}.ok{color:#067647}`;
 
-export function page(title: string, body: string): string {
+function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escapeHtml(title)} · Formwork</title><style>${STYLE}</style></head>

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { consumableEmailToken } from '../../db/identity/email-tokens';
 import { AppError } from '../../domain/errors';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { resetPassword, verifyEmail } from './auth.service';
 import { messagePage, resetPasswordForm, verifyEmailForm } from './account-pages.html';
 

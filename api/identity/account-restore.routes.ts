@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { validate } from '../validation';
 import { restoreAccount } from './account-deletion.service';
 import { restoreAccountSchema } from './users.schema';

@@ -62,7 +62,7 @@ export function createApiKeyUsageRecorder(deps: ApiKeyUsageDeps): ApiKeyUsageRec
   };
 
   // A timer tick has no caller to hand an error to: log it rather than let it crash the process.
-  const timer = setInterval(() => flush().catch((err) => deps.logger.error('api key usage flush crashed', { err })), deps.flushMs);
+  const timer = setInterval(() => void flush().catch((err) => deps.logger.error('api key usage flush crashed', { err })), deps.flushMs);
   // Statistics must never keep a process alive that is otherwise done.
   timer.unref();
 

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { creatorStates, type CreatorState } from '../../db/identity/api-key-creators';
 import type { ApiKeyEntity } from '../../db/identity/api-key.entity';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import * as presenter from './api-keys.presenter';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError, type ErrorCode } from '../../domain/errors';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { createLimiterFactory, type LimiterFactory } from '../rate-limits';
 
 /**

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { UserEntity } from '../../db/identity/user.entity';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { loadUser } from '../middleware/guards';
 import { consumeOrRefuse, resendLimiters } from '../rate-limits';
 import { validate } from '../validation';

@@ -8,8 +8,8 @@ import { AppError } from '../../domain/errors';
 import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from '../../domain/identity/passwords';
 import { uniqueSlug } from '../../domain/identity/slugs';
 import { workflowIds } from '../../domain/temporal-names';
-import type { Services } from '../../worker/services';
-import { startProductWorkflow } from '../../worker/temporal';
+import type { Services } from '../../platform/services';
+import { startAccountEmail } from '../../platform/workflow-starts';
 import { attemptLimits } from './attempt-limits';
 import { issueTokens, revokeAllRefreshTokens, type TokenDeps, type TokenPair } from './tokens.service';
 
@@ -132,27 +132,15 @@ export async function checkPassword(deps: SignInDeps, email: string, password: s
 async function lockNotice(deps: SignInDeps, user: UserEntity | null | undefined, step: 'password' | 'second_factor', lockSeconds: number | undefined): Promise<void> {
   if (!user || lockSeconds === undefined) return;
   try {
-    await startProductWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
-      taskQueue: deps.taskQueues.main,
-      workflowId: workflowIds.accountEmail(randomUUID()),
-      args: [{ userId: user.id, purpose: 'sign_in_locked', lockedStep: step, lockSeconds }],
-      kind: 'account-email:sign_in_locked',
-      entityId: user.id,
-    });
+    await startAccountEmail(deps, { userId: user.id, purpose: 'sign_in_locked', lockedStep: step, lockSeconds });
   } catch (err) {
     deps.logger.warn('sign-in lock e-mail not started', { userId: user.id, err });
   }
 }
 
 /** Starts the workflow that mints a token and e-mails the link (retried through SMTP outages). */
-export async function sendAccountEmail(deps: Pick<AuthDeps, 'temporal' | 'taskQueues'>, userId: string, purpose: 'verify_email' | 'reset_password', workflowId = workflowIds.accountEmail(randomUUID())): Promise<void> {
-  await startProductWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
-    taskQueue: deps.taskQueues.main,
-    workflowId,
-    args: [{ userId, purpose }],
-    kind: `account-email:${purpose}`,
-    entityId: userId,
-  });
+export async function sendAccountEmail(deps: Pick<AuthDeps, 'temporal' | 'taskQueues'>, userId: string, purpose: 'verify_email' | 'reset_password', workflowId?: string): Promise<void> {
+  await startAccountEmail(deps, { userId, purpose }, workflowId);
 }
 
 export async function verifyEmail(db: DataSource, token: string): Promise<void> {
@@ -168,14 +156,7 @@ export async function verifyEmail(db: DataSource, token: string): Promise<void> 
  */
 export async function forgotPassword(deps: AuthDeps, email: string): Promise<void> {
   await attemptLimits(deps).resetEmail.spend(email);
-  const emailId = randomUUID();
-  await startProductWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
-    taskQueue: deps.taskQueues.main,
-    workflowId: workflowIds.accountEmail(emailId),
-    args: [{ email, purpose: 'reset_password' }],
-    kind: 'account-email:reset_password',
-    entityId: emailId,
-  });
+  await startAccountEmail(deps, { email, purpose: 'reset_password' });
 }
 
 /** A reset also signs the user out everywhere (every session ends) and voids the user's other reset links. */

@@ -1,7 +1,6 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { AppError } from '../../domain/errors';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { html } from './account-pages.routes';
 import { invitationForm, messagePage } from './account-pages.html';
 import { login, type SecondFactorCheck } from './auth.service';

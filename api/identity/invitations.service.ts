@@ -1,14 +1,14 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { recordActivity } from '../../db/identity/activity';
-import { InvitationEntity, type InvitableRole } from '../../db/identity/invitation.entity';
+import { InvitationEntity } from '../../db/identity/invitation.entity';
+import type { InvitableRole } from '../../domain/identity/account.types';
 import type { UserEntity } from '../../db/identity/user.entity';
 import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/signing';
-import { workflowIds } from '../../domain/temporal-names';
-import type { Services } from '../../worker/services';
-import { startProductWorkflow } from '../../worker/temporal';
+import type { Services } from '../../platform/services';
+import { startInvitationEmail } from '../../platform/workflow-starts';
 import type { MyInvitationRow } from './teams.presenter';
 
 import type { InvitationView } from './account-pages.html';
@@ -74,14 +74,7 @@ export async function invite(deps: InvitationDeps, input: InviteInput): Promise<
     throw err;
   }
   try {
-    await startProductWorkflow(deps.temporal, 'sendInvitationEmailWorkflow', {
-      taskQueue: deps.taskQueues.main,
-      workflowId: workflowIds.teamInvitation(invitation.id),
-      args: [{ invitationId: invitation.id }],
-      kind: 'team-invitation',
-      projectId: input.projectId,
-      entityId: invitation.id,
-    });
+    await startInvitationEmail(deps, { id: invitation.id, projectId: input.projectId });
   } catch (err) {
     // No e-mail will go out: withdraw the invitation so the caller can simply try again.
     await deps.db.query(`UPDATE invitations SET status = 'cancelled', decided_at = now() WHERE id = $1`, [invitation.id]);

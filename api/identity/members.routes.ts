@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import * as invitations from './invitations.service';

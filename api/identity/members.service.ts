@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { recordActivity } from '../../db/identity/activity';
-import type { InvitableRole } from '../../db/identity/invitation.entity';
+import type { InvitableRole } from '../../domain/identity/account.types';
 import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import type { MemberRow } from './teams.presenter';

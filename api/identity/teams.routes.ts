@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { listActivities } from '../../db/identity/activity';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { loadUser, requireMembership, requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import { invitationRoutes } from './invitations.routes';

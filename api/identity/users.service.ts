@@ -1,12 +1,13 @@
 import { voidEmailTokens } from '../../db/identity/email-tokens';
-import { UserEntity, type EmailPreferences } from '../../db/identity/user.entity';
+import { UserEntity } from '../../db/identity/user.entity';
+import type { EmailPreferences } from '../../domain/identity/account.types';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { parseAvatarImage } from '../../domain/identity/avatar-image';
 import { hashPassword, verifyPassword } from '../../domain/identity/passwords';
 import { normalizeTimeZone } from '../../domain/identity/time-zones';
 import { randomBase62 } from '../../domain/signing';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { issueTokens, revokeAllRefreshTokens, sessionTokenDeps, type TokenPair } from './tokens.service';
 
 export type UserDeps = Pick<Services, 'db' | 'storage' | 'config' | 'logger'>;

@@ -30,7 +30,7 @@ export function errorRenderer(logger: Logger) {
   };
 }
 
-export function toAppError(thrown: unknown): AppError {
+function toAppError(thrown: unknown): AppError {
   if (thrown instanceof AppError) return thrown;
   const e = thrown as { status?: number; statusCode?: number; httpCode?: number; type?: string; code?: string; expose?: boolean; message?: string };
   // formidable (multipart uploads, through koa-body) reports its status as `httpCode`: 413 for a

@@ -61,13 +61,6 @@ export async function loadUser(db: DataSource, ctx: Context): Promise<UserEntity
   return user;
 }
 
-export function requireUser(db: DataSource) {
-  return async function userGuard(ctx: Context, next: Next): Promise<void> {
-    await loadUser(db, ctx);
-    await next();
-  };
-}
-
 export interface ProjectRequirement {
   /** Least role a JWT caller needs; undefined refuses JWT callers. */
   role?: Role;
@@ -149,7 +142,7 @@ function grantedPermissions(perms: Record<string, boolean>): string {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Contract §2: X-Team-Id picks the project (the caller must be a member); default personal. */
-export async function activeMembership(db: DataSource, user: UserEntity, teamId: string): Promise<{ projectId: string; role: Role }> {
+async function activeMembership(db: DataSource, user: UserEntity, teamId: string): Promise<{ projectId: string; role: Role }> {
   const qb = db
     .getRepository(MembershipEntity)
     .createQueryBuilder('m')

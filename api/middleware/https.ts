@@ -18,7 +18,7 @@ export function requireHttps(enabled: boolean, proxyHops: number) {
  * so a value the client sent itself (leftmost) never counts, unlike koa's `ctx.protocol`, which
  * reads the first one. A proxy that overwrites the header leaves one value, which is its own.
  */
-export function clientProtocol(ctx: Context, hops: number): string {
+function clientProtocol(ctx: Context, hops: number): string {
   if ((ctx.req.socket as { encrypted?: boolean }).encrypted) return 'https';
   if (hops <= 0) return 'http';
   const values = ctx.get('X-Forwarded-Proto').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);

@@ -27,7 +27,7 @@ export interface TemplateUsage {
 }
 
 /** The template's jobs created in [start, end), by status and by UTC day (document_jobs_template_idx). */
-export async function templateUsage(db: Queryable, templateId: string, range: UsageRange): Promise<TemplateUsage> {
+async function templateUsage(db: Queryable, templateId: string, range: UsageRange): Promise<TemplateUsage> {
   const params = [templateId, range.start, range.end];
   const where = `template_id = $1 AND created_at >= $2 AND created_at < $3`;
   const [[totals], byDay] = await Promise.all([
@@ -57,7 +57,7 @@ const MAX_RANGE_DAYS = 366;
  * `startDate`/`endDate` win over `period`; either alone is completed from `period` (end defaults
  * to now). Ranges are whole UTC days, the end day included.
  */
-export function analyticsRange(query: AnalyticsQuery, now = new Date()): UsageRange {
+function analyticsRange(query: AnalyticsQuery, now = new Date()): UsageRange {
   const days = PERIOD_DAYS[query.period];
   const endDay = startOfUtcDay(query.endDate ?? (query.startDate ? new Date(query.startDate.getTime() + (days - 1) * DAY_MS) : now));
   const startDay = startOfUtcDay(query.startDate ?? new Date(endDay.getTime() - (days - 1) * DAY_MS));

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { renderDepsOf, type Services } from '../../worker/services';
+import { renderDepsOf, type Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import type { Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import type { Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import * as presenter from './templates.presenter';

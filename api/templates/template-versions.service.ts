@@ -107,7 +107,7 @@ export async function listVersions(deps: TemplateDeps, projectId: string, ref: s
 }
 
 /** `:versionId` is a version's id (UUID) or its number (1, 2, …); anything else is 400 ERR_TMPL_023. */
-export function parseVersionParam(param: string): { id: string } | { number: number } {
+function parseVersionParam(param: string): { id: string } | { number: number } {
   if (isUuid(param)) return { id: param.toLowerCase() };
   if (/^[1-9][0-9]{0,8}$/.test(param)) return { number: Number(param) };
   throw new AppError('ERR_TMPL_023', `Invalid version parameter '${param.slice(0, 50)}': give a version id or a version number`, {

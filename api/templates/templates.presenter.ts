@@ -14,7 +14,7 @@ export function presentCreatedTemplate(t: TemplateEntity) {
 }
 
 /** A list entry: everything but the definition, which can be large. */
-export function presentTemplateSummary(t: TemplateEntity) {
+function presentTemplateSummary(t: TemplateEntity) {
   return {
     id: t.id,
     shortId: t.shortId,

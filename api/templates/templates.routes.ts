@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import { isOutputFormat } from '../../domain/templates/template-definition';
 import type { Scope } from '../middleware/guards';
@@ -19,7 +19,7 @@ import { templateVersionRoutes } from './template-versions.routes';
  * `/api/templates/:id` would take `/api/templates/attachment` as a template named "attachment"
  * (a slug that is reserved for this reason).
  */
-export const TEMPLATE_PREFIXES = [ATTACHMENT_PREFIX, '/api/templates', '/api/v1/templates'] as const;
+const TEMPLATE_PREFIXES = [ATTACHMENT_PREFIX, '/api/templates', '/api/v1/templates'] as const;
 
 /** Every template router under every prefix, in the order they must be registered. */
 export function templateRouters(services: Services): Router[] {
@@ -31,7 +31,7 @@ export function templateRouters(services: Services): Router[] {
 }
 
 /** Create, list, read, edit, delete, duplicate, bulk delete, and the two validation checks. */
-export function templateRoutes(services: Services, prefix: string): Router {
+function templateRoutes(services: Services, prefix: string): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
   const router = templateRouter(prefix);
   const { read, write } = templateGuards(deps.db);

@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import type { TemplateDefinition } from '../../domain/templates/template.types';
 
 /**
  * Request shapes of the template endpoints. The definition's parts (`schema`, `variables`,
@@ -88,7 +87,7 @@ export const bulkDeleteSchema = Joi.object<BulkDeleteInput>({
   ids: Joi.array().items(Joi.string().min(1).max(200)).min(1).max(100).required(),
 });
 
-export { validateSchemaSchema, validateVariablesSchema, type ValidateSchemaInput } from '../../domain/templates/check-inputs';
+export { validateSchemaSchema, validateVariablesSchema } from '../../domain/templates/check-inputs';
 
 export interface PreviewInput {
   variables?: Record<string, unknown>;

@@ -25,7 +25,6 @@ import {
  * Every function acts inside `actor.projectId`; another project's template is ERR_TMPL_001.
  */
 
-export { findTemplate } from '../../db/templates/template-lookup';
 export type { Actor, TemplateDeps } from './template-store.service';
 
 export async function createTemplate(deps: TemplateDeps, actor: Actor, input: CreateTemplateInput): Promise<TemplateEntity> {

@@ -7,8 +7,7 @@ import { createDeliveries, envelope } from '../../db/webhooks/deliveries';
 import { AppError, type ErrorCode } from '../../domain/errors';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { TEST_EVENT_TYPE, type DeliverySource } from '../../domain/webhooks/delivery';
-import { startProductWorkflow } from '../../worker/temporal';
-import type { DeliverWebhookInput } from '../../workflows/webhooks/deliver-webhook.workflow';
+import { startWebhookDelivery } from '../../platform/workflow-starts';
 import type { ListDeliveriesQuery } from './webhooks.schema';
 import { getSubscription } from './webhooks.service';
 
@@ -75,16 +74,8 @@ export async function getDocumentDelivery(deps: Pick<DeliveryDeps, 'db'>, projec
 }
 
 /** Starts a delivery's workflow; the search attributes make it findable by project and delivery. */
-export async function startDeliveryWorkflow(deps: DeliveryDeps, projectId: string, deliveryId: string, workflowId: string): Promise<void> {
-  const input: DeliverWebhookInput = { deliveryId, retryDelaysMs: deps.retryDelaysMs };
-  await startProductWorkflow(deps.temporal, 'deliverWebhookWorkflow', {
-    taskQueue: deps.taskQueues.main,
-    workflowId,
-    args: [input],
-    kind: 'webhook-delivery',
-    projectId,
-    entityId: deliveryId,
-  });
+async function startDeliveryWorkflow(deps: DeliveryDeps, projectId: string, deliveryId: string, workflowId: string): Promise<void> {
+  await startWebhookDelivery(deps, { projectId, workflowId, input: { deliveryId, retryDelaysMs: deps.retryDelaysMs } });
 }
 
 /**

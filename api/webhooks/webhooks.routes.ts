@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { createOutboundGuard } from '../../activities/http/outbound';
-import type { Services } from '../../worker/services';
+import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import * as deliveries from './webhook-deliveries.service';

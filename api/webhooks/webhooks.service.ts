@@ -23,7 +23,7 @@ export interface Creator {
 }
 
 /** Each subscription multiplies every event into a delivery and a workflow: bound the fan-out. */
-export const MAX_SUBSCRIPTIONS_PER_PROJECT = 25;
+const MAX_SUBSCRIPTIONS_PER_PROJECT = 25;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -8,7 +8,7 @@ import { modifyReturning, type Queryable } from '../sql';
  * one that would overspend.
  */
 
-export function monthKey(at = new Date()): string {
+function monthKey(at = new Date()): string {
   return at.toISOString().slice(0, 7);
 }
 

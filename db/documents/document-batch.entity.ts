@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { BatchStatus } from '../../domain/documents/batch-status';
 import type { DocumentFormat } from '../../domain/documents/types';
 
 /** A batch; its counts are derived from its jobs, never stored twice. */
@@ -9,7 +10,7 @@ export class DocumentBatchEntity {
   @Column('uuid', { name: 'project_id' }) projectId: string;
   @Column('uuid', { name: 'template_id' }) templateId: string;
   @Column('text') format: DocumentFormat;
-  @Column('text') status: 'processing' | 'completed';
+  @Column('text') status: BatchStatus;
   @Column('integer', { name: 'total_jobs' }) totalJobs: number;
   @Column('jsonb', { nullable: true }) metadata: Record<string, any> | null;
   @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;

@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { Billing, DocumentFormat, JobStatus } from '../../domain/documents/types';
+import type { JobStatus } from '../../domain/documents/job-status';
+import type { Billing, DocumentFormat } from '../../domain/documents/types';
 
 
 @Entity({ name: 'document_jobs' })

@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired';
+import type { ApprovalStatus } from '../../domain/flow/approval-status';
 
 /** One approver's say on one run (spec, Approval). `expired`: the window closed, or the run was decided without it. */
 @Entity({ name: 'flow_approvals' })

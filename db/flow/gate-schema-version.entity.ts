@@ -1,8 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { SchemaVersionSource } from '../../domain/flow/gate-settings';
 import type { BusinessRule, FreetextConfig, ObjectSchema, ValidationMode } from '../../domain/flow/gate.types';
-
-/** Why a schema version was made. */
-export type SchemaVersionSource = 'create' | 'schema' | 'import' | 'settings';
 
 /** An immutable snapshot of what a gate validates with; runs record the version they used. */
 @Entity({ name: 'flow_gate_schema_versions' })

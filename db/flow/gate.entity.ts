@@ -1,28 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { CircuitState } from '../../domain/flow/circuit-breaker';
 import type { BusinessRule, FreetextConfig, ObjectSchema, ValidationMode } from '../../domain/flow/gate.types';
+import type { ApprovalConfig, ApprovalMode, DeliveryChannel, GateStatus, NotificationMode, RenderMode } from '../../domain/flow/gate-settings';
 import { sealedChannels, sealedRenderConfig } from '../secret-columns';
-
-export type GateStatus = 'active' | 'paused' | 'archived';
-export type RenderMode = 'none' | 'native' | 'custom_api';
-export type ApprovalMode = 'auto' | 'manual';
-export type NotificationMode = 'immediate' | 'digest';
-
-export interface ApprovalConfig {
-  approvers: Array<{ email: string; name?: string }>;
-  requiredApprovals?: number;
-  timeoutMinutes: number;
-  onTimeout: 'reject' | 'approve';
-}
-
-export interface DeliveryChannel {
-  type: 'webhook';
-  url: string;
-  /** HMAC key of the delivery signature; encrypted at rest, write-only (presented as `{set: true}`). */
-  secret: string;
-  /** Extra request headers; values encrypted at rest and write-only like the secret. */
-  headers?: Record<string, string>;
-}
 
 /** A Flow gate (spec, Gate): its settings, its current schema version and its circuit state. */
 @Entity({ name: 'flow_gates' })

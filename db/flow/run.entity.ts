@@ -1,20 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { LayerStatus, ValidationDetail, ValidationStep } from '../../domain/flow/gate.types';
-
-export const RUN_STATUSES = ['validation_failed', 'validated', 'rendering', 'review_required', 'approved', 'rejected', 'expired', 'delivering', 'completed', 'failed'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-export type RunSource = 'rest' | 'mcp';
-
-/** The validation result kept on a run (spec: `validation_id`, `validated_payload`, `layers`). */
-export interface RunValidation {
-  validationId: string;
-  valid: boolean;
-  layers: { schema: LayerStatus; business_rules: LayerStatus };
-  failedLayer?: 'schema' | 'business_rules';
-  details: ValidationDetail[];
-  steps: ValidationStep[];
-  durationMs: number;
-}
+import type { RunStatus } from '../../domain/flow/run-status';
+import type { RunSource, RunValidation } from '../../domain/flow/run.types';
 
 /** One submission to a gate (spec, Run). */
 @Entity({ name: 'flow_runs' })
@@ -39,7 +25,7 @@ export class RunEntity {
   @Column('text', { name: 'approval_status', nullable: true }) approvalStatus: string | null;
   @Column('text', { name: 'delivery_status', nullable: true }) deliveryStatus: string | null;
   @Column('text', { nullable: true }) error: string | null;
-  /** True while the run's workflow has to be started (see worker/flow-run-starter.ts). */
+  /** True while the run's workflow has to be started (see platform/flow-run-starter.ts). */
   @Column('boolean', { name: 'workflow_pending' }) workflowPending: boolean;
   @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
   /** When recordRunOutcome counted this run for the circuit breaker (at most once). */

@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-export type EmailTokenPurpose = 'verify_email' | 'reset_password';
+import type { EmailTokenPurpose } from '../../domain/identity/account.types';
 
 /** Single-use emailed token (verification, password reset); only its hash is kept. */
 @Entity({ name: 'email_tokens' })

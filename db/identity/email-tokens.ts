@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { modifyReturning, type Queryable } from '../sql';
 import { randomToken, sha256Hex } from '../../domain/signing';
-import { EmailTokenEntity, type EmailTokenPurpose } from './email-token.entity';
+import type { EmailTokenPurpose } from '../../domain/identity/account.types';
+import { EmailTokenEntity } from './email-token.entity';
 
 /** Mints a single-use token; returns the plain text (for the e-mail) and stores only its hash. */
 export async function issueEmailToken(db: DataSource, userId: string, purpose: EmailTokenPurpose, ttlSeconds: number): Promise<string> {

@@ -1,11 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { Role } from '../../domain/identity/roles';
-
-/** Spec, Invitation: pending, then accepted or rejected by the invitee, or cancelled by the owner. */
-export type InvitationStatus = 'pending' | 'accepted' | 'rejected' | 'cancelled';
-
-/** A role an invitation (or a role change) may grant: never `owner`, a project has exactly one. */
-export type InvitableRole = Exclude<Role, 'owner'>;
+import type { InvitableRole, InvitationStatus } from '../../domain/identity/account.types';
 
 @Entity({ name: 'invitations' })
 export class InvitationEntity {

@@ -1,11 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { EmailPreferences } from '../../domain/identity/account.types';
 import { sealedText } from '../secret-columns';
-
-export interface EmailPreferences {
-  marketingEmails: boolean;
-  productUpdates: boolean;
-  weeklyDigest: boolean;
-}
 
 @Entity({ name: 'users' })
 export class UserEntity {

@@ -1,6 +1,6 @@
 import type { DocumentFormat } from './types';
 
-export const FILE_EXTENSIONS: Record<DocumentFormat, 'pdf' | 'xlsx'> = { pdf: 'pdf', excel: 'xlsx' };
+const FILE_EXTENSIONS: Record<DocumentFormat, 'pdf' | 'xlsx'> = { pdf: 'pdf', excel: 'xlsx' };
 
 /** Where a job's artefact is stored: project-scoped, named by job id. */
 export function artefactKey(projectId: string, jobId: string, format: DocumentFormat): string {

@@ -1,7 +1,7 @@
 import { AppError } from '../errors';
 
 /** Spec "Metadata": flat, at most 10 KB, values string, number, boolean or null. */
-export const METADATA_MAX_BYTES = 10 * 1024;
+const METADATA_MAX_BYTES = 10 * 1024;
 
 export type Metadata = Record<string, string | number | boolean | null>;
 

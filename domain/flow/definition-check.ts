@@ -9,7 +9,7 @@ import { compileUserRegex, jsonataProblems } from '../user-regex';
  * the engine (compile.ts) may assume.
  */
 
-export const DEFINITION_LIMITS = {
+const DEFINITION_LIMITS = {
   /** Nesting of objects and arrays below the root. */
   maxDepth: 10,
   /** Properties in the whole schema, nested ones included. */

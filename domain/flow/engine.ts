@@ -36,7 +36,7 @@ export interface ValidationProgress {
 }
 
 /** Budget of a validation run directly (unit tests, benchmarks); the service passes EVAL_TIMEOUT_MS. */
-export const DIRECT_BUDGET_MS = 1000;
+const DIRECT_BUDGET_MS = 1000;
 
 export interface ValidationBudget {
   /** performance.now() instant by which every rule must have ended. */

@@ -13,7 +13,7 @@ import type { BusinessRule, ValidationDetail, ValidationStep } from './gate.type
  * may use what the rules before it left, checked by JSONata at every step it takes; what JSONata
  * cannot interrupt (one huge allocation, one long regex) is ended by killing the worker process.
  */
-export const RULE_GUARDRAILS = { stack: 200, sequence: 100_000 } as const;
+const RULE_GUARDRAILS = { stack: 200, sequence: 100_000 } as const;
 
 /** Message of a rule the budget stopped (docs/security.md). */
 export const budgetMessage = (budgetMs: number) => `evaluation budget exceeded (${budgetMs} ms for the whole validation)`;

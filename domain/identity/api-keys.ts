@@ -1,18 +1,24 @@
 import { randomBase62 } from '../signing';
 
-/** The spec's four flags, and `manage_gates` (Flow gate configuration; docs/identity.md, docs/security.md "Permissions"). */
-export const API_KEY_PERMISSIONS = ['generate_documents', 'read_documents', 'read_templates', 'manage_webhooks', 'manage_gates'] as const;
+/**
+ * The spec's four flags, `manage_gates` (Flow gate configuration; docs/identity.md, docs/security.md
+ * "Permissions") and the reporting flags `read_reports` and `run_reports` (docs/reporting.md).
+ */
+export const API_KEY_PERMISSIONS = ['generate_documents', 'read_documents', 'read_templates', 'manage_webhooks', 'manage_gates', 'read_reports', 'run_reports'] as const;
 export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
 export type ApiKeyPermissions = Record<ApiKeyPermission, boolean>;
 
-export const API_KEY_PREFIX = 'fm_live_';
+const API_KEY_PREFIX = 'fm_live_';
 
 /**
  * Contract §2: omitted → the three everyday flags, and `manage_gates` (a client that knows only the
- * spec's flags keeps the Flow access the spec gives every key); an object → the flags it omits are false.
+ * spec's flags keeps the Flow access the spec gives every key), but not the reporting flags (reports
+ * reach business databases: a key gets them only when asked for); an object → the flags it omits are false.
  */
 export function resolvePermissions(given?: Partial<ApiKeyPermissions>): ApiKeyPermissions {
-  if (!given) return { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true };
+  if (!given) {
+    return { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false };
+  }
   return Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, given[p] === true])) as ApiKeyPermissions;
 }
 

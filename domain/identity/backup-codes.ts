@@ -7,7 +7,7 @@ import { sha256Hex } from '../signing';
  * Crockford rules out (o, i, l) read as the digits they resemble.
  */
 
-export const BACKUP_CODE_COUNT = 10;
+const BACKUP_CODE_COUNT = 10;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const LENGTH = 10;
 

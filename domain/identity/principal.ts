@@ -8,8 +8,6 @@ export type Principal =
   | { kind: 'apiKey'; apiKeyId: string; projectId: string; permissions: ApiKeyPermissions }
   | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string; projectId: string };
 
-export type PrincipalKind = Principal['kind'];
-
 /** Rate-limit bucket of a principal (spec Limits §1: API key, OAuth, JWT, unauthenticated). */
 export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 'jwt' | 'anonymous'; key: string } {
   switch (p.kind) {

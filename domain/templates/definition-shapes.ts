@@ -23,7 +23,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * without a `name` of its own, is returned unchanged: the validator accepts both forms and names
  * the entry that is wrong (`items.properties.qty.name` is not allowed).
  */
-export function fieldList(properties: unknown): unknown {
+function fieldList(properties: unknown): unknown {
   if (!isPlainObject(properties)) return properties;
   const entries = Object.entries(properties);
   if (!entries.every(([, field]) => isPlainObject(field) && !Object.prototype.hasOwnProperty.call(field, 'name'))) return properties;
@@ -40,7 +40,7 @@ export function normalizeVariables(variables: unknown): unknown {
 }
 
 /** The schema with `pageSize` A4 when it names none. */
-export function withDefaultPageSize(schema: unknown): unknown {
+function withDefaultPageSize(schema: unknown): unknown {
   if (!isPlainObject(schema) || schema.pageSize !== undefined) return schema;
   return { ...schema, pageSize: DEFAULT_PAGE_SIZE };
 }

@@ -4,13 +4,6 @@
  * Entries: `cdn.example.com` (that host), `*.example.com` (its subdomains), `host:port`.
  */
 
-export function parseHostAllowlist(text: string | undefined): string[] {
-  return (text ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
-}
-
 export function isDataImageUrl(src: string): boolean {
   return /^data:image\/(?:png|jpe?g|gif|webp|svg\+xml)[;,]/i.test(src.trim());
 }

@@ -4,7 +4,7 @@
  * without tofu; Chromium falls back glyph by glyph along the stack.
  */
 
-export const FONT_STACK =
+const FONT_STACK =
   "'Liberation Sans', Arial, Helvetica, 'DejaVu Sans', 'Noto Sans', 'Noto Sans CJK SC', 'Noto Sans CJK JP', 'Noto Sans CJK KR', 'Noto Sans CJK TC', sans-serif";
 
 export const STYLESHEET = `

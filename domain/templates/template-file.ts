@@ -9,7 +9,7 @@ import type { TemplateDefinition, TemplateType, ValidationIssue } from './templa
  * `formatVersion` so a later layout can still read files written today.
  */
 
-export const TEMPLATE_FILE_FORMAT_VERSION = 1;
+const TEMPLATE_FILE_FORMAT_VERSION = 1;
 
 export interface TemplateFile extends TemplateDefinition {
   formatVersion: number;

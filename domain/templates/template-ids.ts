@@ -23,13 +23,19 @@ export function newShortId(): string {
 const RESERVED_SLUGS = new Set(['attachment', 'import', 'bulk-delete', 'validate-schema', 'validate-variables', 'v1']);
 
 /**
- * The readable slug for a name. Unlike a project's, it must also not be mistaken for another
- * kind of reference: a UUID-shaped slug would be read as an id, so it gets a suffix.
+ * The readable slug for a resource's name (templates, reporting queries). Unlike a project's, it
+ * must also not be mistaken for another kind of reference: a UUID-shaped slug would be read as an
+ * id, and one of the `reserved` path segments would be answered by the router itself, so either
+ * gets `-<kind>` appended. A name without letters or digits gets `<kind>`.
  */
-export function templateSlug(name: string): string {
+export function resourceSlug(name: string, kind: string, reserved: ReadonlySet<string>): string {
   const hasText = /[a-z0-9]/i.test(name.normalize('NFKD').replace(/[\u0300-\u036f]/g, ''));
-  const base = hasText ? slugify(name) : 'template';
-  return RESERVED_SLUGS.has(base) || isUuid(base) ? `${base}-template` : base;
+  const base = hasText ? slugify(name) : kind;
+  return reserved.has(base) || isUuid(base) ? `${base}-${kind}` : base;
+}
+
+export function templateSlug(name: string): string {
+  return resourceSlug(name, 'template', RESERVED_SLUGS);
 }
 
 /** A fallback slug for when the readable one is taken in the project. */

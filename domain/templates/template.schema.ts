@@ -31,7 +31,7 @@ const ID = Joi.string().pattern(/^[A-Za-z0-9_-]+$/, 'id (letters, digits, - and 
 const slot = Joi.string().allow('').max(1000);
 const headerFooter = Joi.object({ left: slot, center: slot, right: slot });
 
-export const templateSchemaSchema = Joi.object({
+const templateSchemaSchema = Joi.object({
   // Spec: A4 unless the template says otherwise (stored definitions get it filled in, definition-shapes.ts).
   pageSize: Joi.string().valid(...PAGE_SIZES).default(DEFAULT_PAGE_SIZE),
   orientation: Joi.string().valid('portrait', 'landscape'),
@@ -75,12 +75,12 @@ const itemFields = Joi.alternatives().conditional(Joi.array(), {
   otherwise: Joi.object().max(200).pattern(NAME, field.keys({ name: Joi.forbidden() })),
 });
 
-export const variableSchema = field.keys({
+const variableSchema = field.keys({
   defaultValue: Joi.any(),
   items: Joi.object({ type: Joi.string().valid(...VARIABLE_TYPES).required(), properties: itemFields }),
 });
 
-export const calculatedVariableSchema = Joi.object({
+const calculatedVariableSchema = Joi.object({
   name: NAME.required(),
   expression: Joi.string().min(1).max(10_000).required(),
 });

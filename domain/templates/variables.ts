@@ -127,7 +127,7 @@ export function applyVariableInput(variables: TemplateVariable[] = [], input: In
 }
 
 /** JSONata sees JSON: dates as ISO strings, as they arrived. */
-export function toJson(value: unknown): unknown {
+function toJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value ?? null));
 }
 

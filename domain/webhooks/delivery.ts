@@ -39,7 +39,7 @@ export const USER_AGENTS: Record<DeliverySource, string> = {
 };
 
 /** Spec, Limits 6: at most 3 retries, after 30 s, 2 min and 10 min. */
-export const MAX_RETRIES = 3;
+const MAX_RETRIES = 3;
 export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [30_000, 120_000, 600_000];
 
 /** One attempt's budget for connecting, sending and reading the answer's head. */
@@ -86,6 +86,16 @@ export function parseRetryDelays(text: string): number[] {
     throw new RangeError(`must list 1 to ${MAX_RETRIES} comma-separated durations`);
   }
   return parts.map(parseDuration);
+}
+
+/** Input of deliverWebhookWorkflow: what the API and the activities that start a delivery pass it. */
+export interface DeliverWebhookInput {
+  deliveryId: string;
+  /**
+   * Waits before each retry, filled by callers from WEBHOOK_RETRY_DELAYS (config.webhooks.retryDelaysMs).
+   * Default the spec's 30 s, 2 min, 10 min; more than three are ignored (spec: at most 3 retries).
+   */
+  retryDelaysMs?: number[];
 }
 
 /** The delays a delivery workflow waits between attempts: the spec's by default, never more than 3. */

@@ -256,6 +256,21 @@ describe('hostile input never stalls the service', () => {
     expect(res.body).toMatchObject({ valid: false });
   });
 
+  it('scans a reporting query of 99,000 hostile characters off the request loop: 200 invalid on validate, 400 ERR_QRY_002 on save', async () => {
+    const ds = await app.request('POST', '/api/reporting/datasources', {
+      token: ws.user.accessToken,
+      body: { name: 'Hostile warehouse', kind: 'postgres', config: { host: 'db.example.com', database: 'sales', user: 'reader', ssl: 'disable' } },
+    });
+    expect(ds.status).toBe(201);
+    const text = `SELECT ${'{{'.repeat(49_500)}`;
+    const checked = await timed(ANSWER_MS, () => app.request('POST', '/api/reporting/queries/validate', { token: ws.user.accessToken, body: { datasourceId: ds.body.id, language: 'sql', text } }));
+    expect(checked.status).toBe(200);
+    expect(checked.body.valid).toBe(false);
+    expect(checked.body.errors.map((e: { code: string }) => e.code)).toContain('INVALID_PLACEHOLDER');
+    const saved = await timed(ANSWER_MS, () => app.request('POST', '/api/reporting/queries', { token: ws.user.accessToken, body: { name: 'Hostile', datasourceId: ds.body.id, language: 'sql', text } }));
+    expect([saved.status, saved.body.code]).toEqual([400, 'ERR_QRY_002']);
+  });
+
   it('keeps a fair share for other projects while one project floods the evaluators with runaway rules', async () => {
     const flood = await ruleGate('flood', [RUNAWAY]);
     const fine = await createGate(app, honest.key, { name: 'fine', businessRules: [{ id: 'ok', expression: 'a = 1', message: 'a must be 1' }] });

@@ -8,8 +8,8 @@ import { loadConfig } from '../../domain/config';
 import { createLogger } from '../../domain/logger';
 import { freePort } from '../../scripts/embedded-postgres';
 import { createWorkers, type QueueRole, type WorkerSet } from '../../worker/create-workers';
-import { createServices, type Services } from '../../worker/services';
-import { installTemporalLogging } from '../../worker/temporal';
+import { createServices, type Services } from '../../platform/services';
+import { installTemporalLogging } from '../../platform/temporal';
 import { createTestDatabase } from './database';
 import { startSmtpServer, type SmtpTestServer } from './smtp-server';
 
@@ -48,7 +48,7 @@ export interface TestAppOptions {
   smtp?: boolean;
   /** Run a Temporal worker in-process (default true). */
   worker?: boolean;
-  /** The task queues the in-process worker polls (default both; `['main']` when a render-worker process joins). */
+  /** The task queues the in-process worker polls (default all three; `['main']` when a render-worker process joins). */
   queues?: QueueRole[];
   appOptions?: AppOptions;
   /** Create the maintenance schedule (default false: tests run maintenance directly). */

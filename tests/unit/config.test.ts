@@ -26,6 +26,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ EVAL_TIMEOUT_MS: '5' })).toThrow(/EVAL_TIMEOUT_MS/);
   });
 
+  it('reads the reporting query settings, with their defaults and bounds', () => {
+    expect(loadConfig({}).reporting).toEqual({ queryTimeoutSeconds: 300, maxRows: 100_000, resultMaxBytes: 50 * 1024 * 1024, queryConcurrency: 4 });
+    const c = loadConfig({ REPORTING_QUERY_TIMEOUT_SECONDS: '30', REPORTING_MAX_ROWS: '500', REPORTING_RESULT_MAX_BYTES: '1048576', REPORTING_QUERY_CONCURRENCY: '2' });
+    expect(c.reporting).toEqual({ queryTimeoutSeconds: 30, maxRows: 500, resultMaxBytes: 1048576, queryConcurrency: 2 });
+    expect(() => loadConfig({ REPORTING_QUERY_TIMEOUT_SECONDS: '0' })).toThrow(/^Invalid configuration: REPORTING_QUERY_TIMEOUT_SECONDS /);
+    expect(() => loadConfig({ REPORTING_MAX_ROWS: 'many' })).toThrow(/^Invalid configuration: REPORTING_MAX_ROWS must be a number$/);
+    expect(() => loadConfig({ REPORTING_RESULT_MAX_BYTES: '100' })).toThrow(/REPORTING_RESULT_MAX_BYTES/);
+    expect(() => loadConfig({ REPORTING_QUERY_CONCURRENCY: '0' })).toThrow(/REPORTING_QUERY_CONCURRENCY/);
+  });
+
   it('names the variable when a value is bad', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(/^Invalid configuration: PORT must be a number$/);

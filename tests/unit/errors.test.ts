@@ -1,12 +1,32 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { AppError, ERRORS, errorBody } from '../../domain/errors';
+import { AppError, ERRORS, errorBody, isRetryable, type ErrorCode } from '../../domain/errors';
 
 describe('error catalogue', () => {
   it('is documented: docs/errors.md lists every code with its status', () => {
     const doc = readFileSync(join(__dirname, '../../docs/errors.md'), 'utf8');
     const missing = Object.entries(ERRORS).filter(([code, e]) => !doc.includes(`| \`${code}\` | ${e.status} |`));
     expect(missing.map(([c]) => c)).toEqual([]);
+  });
+
+  it('says for every code whether retrying can help, and docs/errors.md says the same', () => {
+    const doc = readFileSync(join(__dirname, '../../docs/errors.md'), 'utf8');
+    for (const [code, e] of Object.entries(ERRORS) as Array<[ErrorCode, (typeof ERRORS)[ErrorCode]]>) {
+      expect({ code, retryable: typeof e.retryable }).toEqual({ code, retryable: 'boolean' });
+      expect({ code, documented: doc.includes(`| \`${code}\` | ${e.status} | ${e.retryable ? 'yes' : 'no'} |`) }).toEqual({ code, documented: true });
+    }
+  });
+
+  it('marks outages and rate limits retryable, and validation, not-found, permission and spent quotas not', () => {
+    const retryable = (Object.keys(ERRORS) as ErrorCode[]).filter(isRetryable);
+    expect(retryable.sort()).toEqual(
+      ['ERR_AUTH_015', 'ERR_AUTH_016', 'ERR_FLOW_RUN_003', 'ERR_FLOW_RUN_004', 'ERR_INTERNAL_001', 'ERR_INTERNAL_002', 'ERR_LIMIT_012', 'ERR_LIMIT_013', 'ERR_LIMIT_014', 'ERR_QUOTA_003', 'ERR_TMPL_012'].sort(),
+    );
+    // Every 5xx is a dependency or an outage; no 4xx but a refilling rate limit is.
+    for (const [code, e] of Object.entries(ERRORS)) if (e.status >= 500) expect({ code, retryable: e.retryable }).toEqual({ code, retryable: true });
+    expect(new AppError('ERR_INTERNAL_002').retryable).toBe(true);
+    expect(new AppError('ERR_VALID_005').retryable).toBe(false);
+    expect(new AppError('ERR_QUOTA_008').retryable).toBe(false);
   });
 
   it('keeps the spec statuses of the spec codes', () => {

@@ -40,6 +40,9 @@ describe('fair scheduler', () => {
     now += 1500; // the job ran 1.5 s
     first.open();
     await running;
+    await flush(); // the job's cost is charged once it has settled
+    expect(s.isExpensive('heavy')).toBe(true);
+    expect(s.isExpensive('other')).toBe(false);
     const started: number[] = [];
     const next = [gate(), gate()];
     next.forEach((g, i) => void s.submit('heavy', () => (started.push(i), g.job())));
@@ -51,6 +54,7 @@ describe('fair scheduler', () => {
     next[1].open();
     await flush();
     now += 60_000; // six half-lives later it is cheap again
+    expect(s.isExpensive('heavy')).toBe(false);
     const again = [gate(), gate()];
     const ran: number[] = [];
     again.forEach((g, i) => void s.submit('heavy', () => (ran.push(i), g.job())));

@@ -220,3 +220,36 @@ describe('guardedFetch against a real local server', () => {
     expect(allowed.status).toBe(200);
   });
 });
+
+describe('resolveTcp (database connections)', () => {
+  const lookup = fakeDns({
+    'db.example.com': ['93.184.216.34'],
+    'mixed.example.com': ['93.184.216.35', '10.0.0.8'],
+    'db.corp': ['10.1.2.3'],
+    'v6only.example.com': ['::1'],
+  });
+
+  it('returns the checked address to connect to, never the name', async () => {
+    const guard = createOutboundGuard([], { lookup });
+    await expect(guard.resolveTcp('db.example.com')).resolves.toBe('93.184.216.34');
+    await expect(guard.resolveTcp('DB.Example.com.')).resolves.toBe('93.184.216.34');
+    await expect(guard.resolveTcp('8.8.8.8')).resolves.toBe('8.8.8.8');
+  });
+
+  it('refuses loopback, private and mixed answers unless the allow-list opens them', async () => {
+    const closed = createOutboundGuard([], { lookup });
+    expect((await refusal(closed.resolveTcp('127.0.0.1'))).relatedInfo).toMatchObject({ reason: 'internal_address' });
+    await refusal(closed.resolveTcp('[::1]'));
+    await refusal(closed.resolveTcp('::ffff:10.0.0.1'));
+    await refusal(closed.resolveTcp('mixed.example.com'));
+    await refusal(closed.resolveTcp('db.corp'));
+    await refusal(closed.resolveTcp('v6only.example.com'));
+    expect((await refusal(closed.resolveTcp('nowhere.example'))).relatedInfo).toMatchObject({ reason: 'unresolvable' });
+    await refusal(closed.resolveTcp(''));
+
+    await expect(createOutboundGuard(['127.0.0.1'], { lookup }).resolveTcp('127.0.0.1')).resolves.toBe('127.0.0.1');
+    await expect(createOutboundGuard(['10.0.0.0/8'], { lookup }).resolveTcp('db.corp')).resolves.toBe('10.1.2.3');
+    await expect(createOutboundGuard(['db.corp'], { lookup }).resolveTcp('db.corp')).resolves.toBe('10.1.2.3');
+    await refusal(createOutboundGuard(['10.1.2.3'], { lookup }).resolveTcp('mixed.example.com'));
+  });
+});

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../domain/config';
 import { createKeyring, keyId, seal, SecretDecryptionError, unseal } from '../../domain/secret-box';
-import { ENCRYPTION_KEY_FILE, loadKeyring } from '../../worker/encryption-keys';
+import { ENCRYPTION_KEY_FILE, loadKeyring } from '../../platform/encryption-keys';
 
 const key = () => randomBytes(32);
 

@@ -83,9 +83,10 @@ describe('Jest projects (README "Test it")', () => {
     expect(hostileConfig.projects).toBeUndefined();
   });
 
-  it('npm test runs everything after the build; npm run test:unit only the unit project, without a build', () => {
+  it('npm test runs everything after the build and the lint; npm run test:unit only the unit project, without a build', () => {
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(scripts.test).toBe('tsc -p tsconfig.json && jest && jest -c jest.hostile.config.js');
+    expect(scripts.test).toBe('tsc -p tsconfig.json && npm run lint && jest && jest -c jest.hostile.config.js');
+    expect(scripts.lint).toBe('eslint . && knip');
     expect(scripts['test:unit']).toBe('jest --selectProjects unit');
   });
 

@@ -1,5 +1,6 @@
 import { continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
+import { RETRY } from '../shared/retry-policies';
 import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 import { processJob, type JobWorkflowOptions } from './process-job';
 
@@ -7,8 +8,8 @@ export interface GenerateBatchInput extends JobWorkflowOptions {
   batchId: string;
   /** Documents of the batch rendering at once. */
   concurrency: number;
-  /** Documents handled per workflow run before continuing as new (keeps history small). */
-  chunkSize?: number;
+  /** Documents handled per workflow run before continuing as new (keeps history small; BATCH_CHUNK_SIZE). */
+  chunkSize: number;
   /** Where the next run starts: after this `batch_index` (absent: from the start). */
   afterIndex?: number;
   /** Position of runs continued before the keyset cursor; read once, as `afterIndex = offset - 1`. */
@@ -17,7 +18,7 @@ export interface GenerateBatchInput extends JobWorkflowOptions {
 
 const { listBatchJobs, listBatchJobIds, completeBatch } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: RETRY.documentBookkeeping,
 });
 
 /** Runs that list by keyset (batch_index) instead of OFFSET; see listBatchJobs. */
@@ -32,7 +33,8 @@ const KEYSET_PATCH = 'batch-keyset-cursor';
  * never renders a finished document again.
  */
 export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<void> {
-  const chunkSize = input.chunkSize ?? 250;
+  // A run started before chunkSize was required carries none: it keeps the size it had then.
+  const chunkSize = (input.chunkSize as number | undefined) ?? 250;
   let ids: string[];
   let nextRun: Partial<GenerateBatchInput>;
   if (patched(KEYSET_PATCH)) {

@@ -1,19 +1,20 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
 import type { FlowActivities } from '../../activities/flow';
+import { RETRY } from '../shared/retry-policies';
 
 const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '5 minutes',
-  retry: { maximumAttempts: 3 },
+  retry: RETRY.maintenance,
 });
-const { expireFlowArtefacts } = proxyActivities<FlowActivities>({ startToCloseTimeout: '5 minutes', retry: { maximumAttempts: 3 } });
+const { expireFlowArtefacts } = proxyActivities<FlowActivities>({ startToCloseTimeout: '5 minutes', retry: RETRY.maintenance });
 
 export interface MaintenanceInput {
   retentionSeconds: number;
   /** Queued work older than this without a running workflow is started again. */
   strandedAfterSeconds: number;
   /** ACCOUNT_DELETION_GRACE_SECONDS, so a restarted deletion keeps its original purge date. */
-  deletionGraceSeconds?: number;
+  deletionGraceSeconds: number;
 }
 
 /**
@@ -34,6 +35,6 @@ export async function documentMaintenanceWorkflow(input: MaintenanceInput): Prom
     expired += n;
     if (n < 500) break;
   }
-  const restarted = await restartStrandedWork({ olderThanSeconds: input.strandedAfterSeconds, deletionGraceSeconds: input.deletionGraceSeconds ?? 30 * 24 * 3600 });
+  const restarted = await restartStrandedWork({ olderThanSeconds: input.strandedAfterSeconds, deletionGraceSeconds: input.deletionGraceSeconds });
   return { expired, restarted };
 }

@@ -1,5 +1,6 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities, JobOutcome, RenderActivities } from '../../activities/documents';
+import { RETRY } from '../shared/retry-policies';
 import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 
 export interface JobWorkflowOptions {
@@ -10,21 +11,21 @@ export interface JobWorkflowOptions {
 
 const bookkeeping = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+  retry: RETRY.documentBookkeeping,
 });
 
 /**
  * One document: render on the render queue, then announce the outcome. The render activity
  * heartbeats, so a worker that dies mid-render is noticed within seconds and the job is retried
- * on another worker (the activity is idempotent). Three attempts for a crashing renderer, then
- * the job fails with the last error.
+ * on another worker (the activity is idempotent). RETRY.documentRender: three attempts for a
+ * crashing renderer, then the job fails with the last error.
  */
 export async function processJob(jobId: string, opts: JobWorkflowOptions): Promise<JobOutcome> {
   const { renderJob } = proxyActivities<RenderActivities>({
     taskQueue: opts.renderTaskQueue,
     startToCloseTimeout: '3 minutes',
     heartbeatTimeout: '15 seconds',
-    retry: { initialInterval: '2 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ERR_JOB_001'] },
+    retry: RETRY.documentRender,
   });
   let outcome: JobOutcome;
   try {

@@ -1,19 +1,18 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ParentClosePolicy, condition, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
 import type { ApprovalActivities } from '../../activities/flow/approvals.activity';
-import type { ApprovalConfig } from '../../db/flow/gate.entity';
+import { decidedOutcome, type ApprovalOutcome } from '../../domain/flow/approval-outcome';
+import type { ApprovalConfig } from '../../domain/flow/gate-settings';
+import { workflowIds } from '../../domain/temporal-names';
+import { RETRY } from '../shared/retry-policies';
 import { approvalDecisionSignal } from './approval-signals';
 import { flowReviewDigestWorkflow } from './review-digest.workflow';
-
-export { approvalDecisionSignal };
 
 const { openApproval, readApprovalTally, sendApprovalReminders, closeApproval } = proxyActivities<ApprovalActivities>({
   startToCloseTimeout: '1 minute',
   // Database and SMTP outages are waited out: the run was accepted and must reach its end.
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  retry: RETRY.flowBookkeeping,
 });
-
-export type ApprovalOutcome = 'approved' | 'rejected' | 'expired';
 
 export interface AwaitApprovalInput {
   runId: string;
@@ -25,13 +24,13 @@ export interface AwaitApprovalInput {
 }
 
 /** Reminders go out when this share of the window has passed, to approvers still pending. */
-export const REMINDER_AT = 0.8;
+const REMINDER_AT = 0.8;
 
 /**
  * Waits until `done()` or `timeoutMs` passes (the samples' `timeoutOrUserAction`).
  * Resolves true when `done()` became true, false on timeout.
  */
-export function timeoutOrUserAction(done: () => boolean, timeoutMs: number): Promise<boolean> {
+function timeoutOrUserAction(done: () => boolean, timeoutMs: number): Promise<boolean> {
   return condition(done, Math.max(1, Math.round(timeoutMs)));
 }
 
@@ -41,8 +40,10 @@ export function timeoutOrUserAction(done: () => boolean, timeoutMs: number): Pro
  * Decisions are recorded by the API in flow_approvals first and then signalled; the signal only
  * says "look again", so the tally is always re-read from the database and a lost signal is made up
  * at the next signal, the reminder or the timeout. `requiredApprovals` approvals approve, one
- * rejection rejects; at the timeout `onTimeout` decides. Returns the outcome, already recorded on
- * the run (`approved`, `rejected` or `expired`).
+ * rejection rejects; at the timeout `onTimeout` decides. The tally only tells the wait when to stop:
+ * the outcome is closeApproval's, decided from the rows it locks, so a decision recorded between the
+ * last read and the close counts and one after the close is refused. Returns the outcome, already
+ * recorded on the run (`approved`, `rejected` or `expired`).
  */
 export async function awaitApproval(input: AwaitApprovalInput): Promise<ApprovalOutcome> {
   let signalled = false;
@@ -59,7 +60,7 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
   const reminderAt = started + windowMs * REMINDER_AT;
   let reminded = false;
   let tally = await readApprovalTally({ runId: input.runId });
-  const decided = () => tally.rejected > 0 || tally.approved >= opened.requiredApprovals;
+  const decided = () => decidedOutcome(tally, opened.requiredApprovals) !== undefined;
 
   while (!decided()) {
     const now = Date.now();
@@ -75,12 +76,10 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
     }
   }
 
-  let outcome: ApprovalOutcome;
-  if (tally.rejected > 0) outcome = 'rejected';
-  else if (tally.approved >= opened.requiredApprovals) outcome = 'approved';
-  else outcome = input.approvalConfig.onTimeout === 'approve' ? 'approved' : 'expired';
-  await closeApproval({ runId: input.runId, outcome, timedOut: !decided() });
-  return outcome;
+  const closed = await closeApproval({ runId: input.runId, requiredApprovals: opened.requiredApprovals, onTimeout: input.approvalConfig.onTimeout });
+  // Replay safety without a patch: the commands are the same as before. Histories whose close was
+  // scheduled by the code before (it returned nothing) keep the outcome that code took from its tally.
+  return closed?.outcome ?? decidedOutcome(tally, opened.requiredApprovals) ?? (input.approvalConfig.onTimeout === 'approve' ? 'approved' : 'expired');
 }
 
 /**
@@ -90,7 +89,7 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
 async function ensureReviewDigest(input: { gateId: string; digestMinutes: number; minuteMs: number }): Promise<void> {
   try {
     await startChild(flowReviewDigestWorkflow, {
-      workflowId: `flow-review-digest-${input.gateId}`,
+      workflowId: workflowIds.reviewDigest(input.gateId),
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
     });

@@ -1,33 +1,36 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { FlowActivities } from '../../activities/flow';
 import type { FlowRenderActivities } from '../../activities/flow/flow-render.activity';
+import { RETRY } from '../shared/retry-policies';
 import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 import { awaitApproval } from './approval';
 
 /** Database bookkeeping: an outage is waited out, the run was accepted and must reach its end. */
 const records = proxyActivities<FlowActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  retry: RETRY.flowBookkeeping,
 });
 
 /** Render attempts: a few, then the run fails with the last error (spec: "failures retried then recorded"). */
-const RENDER_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 } as const;
+const renderApi = proxyActivities<FlowActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY.flowRender });
 
-const renderApi = proxyActivities<FlowActivities>({ startToCloseTimeout: '2 minutes', retry: RENDER_RETRY });
-
+/**
+ * The config a run needs is part of its input (filled by `flowRunWorkflowInput` in
+ * platform/workflow-starts.ts), never read from a global: a start without it does not compile.
+ */
 export interface FlowRunInput {
   runId: string;
-  /** config.webhooks.retryDelaysMs (WEBHOOK_RETRY_DELAYS), filled by worker/flow-run-starter.ts. */
-  retryDelaysMs?: number[];
-  /** The render task queue (Chromium), where `renderFlowArtefact` runs; default the caller's. */
-  renderTaskQueue?: string;
+  /** config.webhooks.retryDelaysMs (WEBHOOK_RETRY_DELAYS). */
+  retryDelaysMs: number[];
+  /** The render task queue (Chromium), where `renderFlowArtefact` runs. */
+  renderTaskQueue: string;
 }
 
 export type FlowRunResult = 'completed' | 'failed' | 'rejected' | 'expired';
 
 /**
  * The lifecycle of an accepted Flow run (docs/flow.md, "Run lifecycle"); its id is the run id
- * (contract §5), started by worker/flow-run-starter.ts once the run row is committed.
+ * (contract §5), started by platform/flow-run-starter.ts once the run row is committed.
  *
  *   validated → [rendering] → [review_required → approved | rejected | expired] → [delivering] → completed | failed
  *
@@ -49,8 +52,9 @@ export async function flowRunWorkflow(input: FlowRunInput): Promise<FlowRunResul
           startToCloseTimeout: '5 minutes',
           // Heartbeats every 2 s: a worker that dies mid-render is noticed quickly and the render retried elsewhere.
           heartbeatTimeout: '20 seconds',
-          retry: RENDER_RETRY,
-          ...(input.renderTaskQueue ? { taskQueue: input.renderTaskQueue } : {}),
+          retry: RETRY.flowRender,
+          // Runs started before the field was required have none: undefined keeps the workflow's own queue, as then.
+          taskQueue: input.renderTaskQueue,
         });
         await render.renderFlowArtefact({ runId });
       } else {
@@ -66,8 +70,9 @@ export async function flowRunWorkflow(input: FlowRunInput): Promise<FlowRunResul
   }
 
   if (run.approvalMode === 'manual' && run.approvalConfig) {
-    // The helper opens the approvals, sets `review_required` and records the outcome itself;
-    // writing it again here keeps this workflow's own account of the run complete.
+    // The helper opens the approvals, sets `review_required`, and its closeApproval decides the
+    // outcome and writes it on the run. The status write below changes nothing (moveRun does not
+    // repeat a move that already happened); it stays so that running histories replay the same commands.
     const outcome = await awaitApproval({ runId, projectId: run.projectId, gateId: run.gateId, approvalConfig: run.approvalConfig });
     if (outcome !== 'approved') {
       await records.updateFlowRun({ runId, status: outcome, approvalStatus: outcome, finished: true });

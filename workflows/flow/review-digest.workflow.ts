@@ -1,9 +1,10 @@
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { ApprovalActivities } from '../../activities/flow/approvals.activity';
+import { RETRY } from '../shared/retry-policies';
 
 const { sendReviewDigest } = proxyActivities<ApprovalActivities>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  retry: RETRY.flowBookkeeping,
 });
 
 export interface ReviewDigestInput {

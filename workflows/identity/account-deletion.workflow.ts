@@ -1,26 +1,20 @@
-import { CancellationScope, condition, defineSignal, isCancellation, log, proxyActivities, setHandler } from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { IdentityActivities } from '../../activities/identity';
+import type { AccountDeletionInput } from '../../domain/identity/account-deletion';
+import { RETRY } from '../shared/retry-policies';
+import { restoreAccountSignal } from './account-deletion.signals';
 
 const { sendAccountDeletionNotice, beginAccountPurge, abandonAccountDeletion } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
   // SMTP or database outages are waited out; the grace timer runs meanwhile.
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+  retry: RETRY.mail,
 });
 
 const { purgeAccount } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '10 minutes',
   // A purge must finish once begun (the account is no longer restorable); keep retrying, visibly.
-  retry: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour' },
+  retry: RETRY.purge,
 });
-
-/** Sent by POST /api/auth/restore-account after it cleared the deletion in the database. */
-export const restoreAccountSignal = defineSignal('restore');
-
-export interface AccountDeletionInput {
-  userId: string;
-  /** ACCOUNT_DELETION_GRACE_SECONDS at the time of the request (30 days by default). */
-  graceSeconds: number;
-}
 
 export type AccountDeletionOutcome = 'purged' | 'restored';
 

@@ -1,10 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { IdentityActivities } from '../../activities/identity';
+import { RETRY } from '../shared/retry-policies';
 
 const { sendAccountEmail } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
   // SMTP outages are retried for about a day; a bad address is a non-retryable failure.
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+  retry: RETRY.mail,
 });
 
 export interface AccountEmailInput {

@@ -1,10 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { IdentityActivities } from '../../activities/identity';
+import { RETRY } from '../shared/retry-policies';
 
 const { sendInvitationEmail } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
   // Same schedule as account e-mails: SMTP outages are retried for about a day.
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+  retry: RETRY.mail,
 });
 
 export interface InvitationEmailInput {

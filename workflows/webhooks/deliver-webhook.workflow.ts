@@ -1,23 +1,15 @@
 import { CancellationScope, isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks';
-import { retrySchedule, type DeliveryFinalStatus } from '../../domain/webhooks/delivery';
+import { retrySchedule, type DeliverWebhookInput, type DeliveryFinalStatus } from '../../domain/webhooks/delivery';
+import { RETRY } from '../shared/retry-policies';
 
 const { attemptDelivery, abandonWebhookDelivery } = proxyActivities<WebhookActivities>({
   // The HTTP request has its own 10 s budget; the rest is two small database writes.
   startToCloseTimeout: '1 minute',
   // Only infrastructure failures reach this policy (receiver failures are returned as outcomes):
   // a database outage is waited out instead of losing the delivery.
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  retry: RETRY.delivery,
 });
-
-export interface DeliverWebhookInput {
-  deliveryId: string;
-  /**
-   * Waits before each retry, filled by callers from WEBHOOK_RETRY_DELAYS (config.webhooks.retryDelaysMs).
-   * Default the spec's 30 s, 2 min, 10 min; more than three are ignored (spec: at most 3 retries).
-   */
-  retryDelaysMs?: number[];
-}
 
 /**
  * Delivers one webhook (spec, Events: retry policy). The workflow owns the schedule like svix's

@@ -24,9 +24,9 @@ export interface DispatchOptions {
  * as a child workflow with the id `webhook-delivery-<deliveryId>`. Called from inside a workflow.
  * `retryDelaysMs` is the caller's config.webhooks.retryDelaysMs, passed in its workflow input.
  */
-export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[] | undefined, opts: DispatchOptions & { wait: true }): Promise<DeliveryFinalStatus[]>;
-export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[] | undefined, opts: DispatchOptions & { wait: false }): Promise<void>;
-export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[] | undefined, opts: DispatchOptions): Promise<DeliveryFinalStatus[] | void> {
+export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[], opts: DispatchOptions & { wait: true }): Promise<DeliveryFinalStatus[]>;
+export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[], opts: DispatchOptions & { wait: false }): Promise<void>;
+export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[], opts: DispatchOptions): Promise<DeliveryFinalStatus[] | void> {
   const started = await Promise.all(
     deliveryIds.map(async (deliveryId) => {
       try {

@@ -18,7 +18,6 @@ import { tableHtml, tableProps } from './table';
 export interface ComponentDefinition {
   props: Joi.ObjectSchema;
   // Props reach html() only after the props schema validated them (defaults applied).
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   html(id: string, props: any, ctx: RenderContext): string | Promise<string>;
 }
 

@@ -96,10 +96,15 @@ describe('batches', () => {
     expect(jobs.every((j: any) => j.status === 'completed')).toBe(true);
     expect(new Set(jobs.map((j: any) => j.artefact_key)).size).toBe(40);
     // One document.generated per job: no document was announced twice across the two workers.
-    const generated = await waitFor(() => {
-      const mine = eventsOf('document.generated').filter((r) => r.json.data.batchId === batchId);
-      return mine.length >= 40 ? mine : undefined;
-    });
+    // An announcement the stopped worker had in hand goes out once Temporal hands its task to the
+    // new worker (after the sticky queue's or the activity's timeout), so this waits up to a minute.
+    const generated = await waitFor(
+      () => {
+        const mine = eventsOf('document.generated').filter((r) => r.json.data.batchId === batchId);
+        return mine.length >= 40 ? mine : undefined;
+      },
+      { timeoutMs: 90_000, what: 'a document.generated event for each of the 40 documents' },
+    );
     expect(generated).toHaveLength(40);
     expect(new Set(generated.map((r) => r.json.data.jobId)).size).toBe(40);
     expect(generated.every((r) => verifySignature(r, secret) && r.json.data.downloadUrl)).toBe(true);

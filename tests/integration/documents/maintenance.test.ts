@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { signUp } from '../../support/factories';
 import { waitFor } from '../../support/wait';
-import { maintenanceScheduleId } from '../../../worker/schedules';
+import { scheduleIds } from '../../../domain/temporal-names';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 describe('maintenance: retention, stranded work, failure events', () => {
@@ -16,7 +16,7 @@ describe('maintenance: retention, stranded work, failure events', () => {
     p = await setupDocumentProject(app);
   });
   afterAll(async () => {
-    await app.services.temporal.schedule.getHandle(maintenanceScheduleId(app.services.config.temporal.taskQueuePrefix)).delete();
+    await app.services.temporal.schedule.getHandle(scheduleIds.maintenance(app.services.config.temporal.taskQueuePrefix)).delete();
     await app.close();
     await receiver.stop();
   });
@@ -31,7 +31,7 @@ describe('maintenance: retention, stranded work, failure events', () => {
     (await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'excel', variables } })).body.jobId as string;
 
   it('is scheduled in Temporal by the worker', async () => {
-    const desc = await app.services.temporal.schedule.getHandle(maintenanceScheduleId(app.services.config.temporal.taskQueuePrefix)).describe();
+    const desc = await app.services.temporal.schedule.getHandle(scheduleIds.maintenance(app.services.config.temporal.taskQueuePrefix)).describe();
     expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'documentMaintenanceWorkflow' });
   });
 

@@ -228,6 +228,61 @@ describe('Flow approvals (API key)', () => {
     await waitForRunStatus(app, ws, runId, ['completed']);
   });
 
+  const approvalIdOf = async (runId: string) => (await waitFor(async () => (await app.services.db.query(`SELECT id FROM flow_approvals WHERE run_id = $1`, [runId]))[0]))!.id as string;
+  const approvalRow = async (id: string) => (await app.services.db.query(`SELECT status, comment FROM flow_approvals WHERE id = $1`, [id]))[0];
+
+  it('a decision after the window closed is refused with 409 expired, and the run stays as it ended', async () => {
+    const email = approverEmail();
+    await person(email);
+    const gate = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 2, onTimeout: 'reject' });
+    const runId = await submit(app, ws, gate);
+    const id = await approvalIdOf(runId);
+    await waitForRunStatus(app, ws, runId, ['expired']);
+    for (const action of ['approve', 'reject'] as const) {
+      const late = await decide(email, id, action, { comment: 'too late' });
+      expect([late.status, late.body.code, late.body.relatedInfo]).toEqual([409, 'FLOW.APPROVAL_ALREADY_DECIDED', { approvalId: id, status: 'expired' }]);
+    }
+    expect(await approvalRow(id)).toEqual({ status: 'expired', comment: null });
+    expect(await runOf(app, ws, runId)).toMatchObject({ status: 'expired', approvalStatus: 'expired' });
+  });
+
+  it('a decision after its link expired is refused even before the run closes, so the run cannot end otherwise', async () => {
+    const email = approverEmail();
+    const { runId } = await reviewing([email]);
+    const approval = await approvalOf(email);
+    await app.services.db.query(`UPDATE flow_approvals SET magic_token_expires_at = now() - interval '1 second' WHERE id = $1`, [approval.id]);
+    const late = await decide(email, approval.id, 'approve');
+    expect([late.status, late.body.code, late.body.relatedInfo]).toEqual([409, 'FLOW.APPROVAL_ALREADY_DECIDED', { approvalId: approval.id, status: 'expired' }]);
+    expect(await approvalRow(approval.id)).toEqual({ status: 'pending', comment: null });
+    expect(await runOf(app, ws, runId)).toMatchObject({ status: 'review_required', approvalStatus: 'pending' });
+  });
+
+  it('through a review link: a decision on an approval whose window closed is refused (review API 409, review page 409 page)', async () => {
+    const email = approverEmail('reviewer');
+    const open = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 120, onTimeout: 'reject' });
+    const closing = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 2, onTimeout: 'reject' });
+    await submit(app, ws, open);
+    // The session comes from the open run's link, so it outlives the other run's window.
+    const token = magicToken(await approvalMail(app, email, 1));
+    const runId = await submit(app, ws, closing);
+    const id = await approvalIdOf(runId);
+    await waitForRunStatus(app, ws, runId, ['expired']);
+
+    const auth = await app.request('POST', '/api/flow/review/authenticate', { body: { token, email } });
+    expect(auth.status).toBe(200);
+    const api = await app.request('POST', `/api/flow/review/approvals/${id}/approve`, { token: auth.body.reviewToken, body: {} });
+    expect([api.status, api.body.code, api.body.relatedInfo]).toEqual([409, 'FLOW.APPROVAL_ALREADY_DECIDED', { approvalId: id, status: 'expired' }]);
+
+    const signIn = await fetch(`${app.url}/review`, { method: 'POST', body: new URLSearchParams({ token, email }), redirect: 'manual' });
+    expect(signIn.status).toBe(303);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
+    const page = await fetch(`${app.url}/review/approvals/${id}/decision`, { method: 'POST', body: new URLSearchParams({ decision: 'approve' }), headers: { cookie } });
+    expect(page.status).toBe(409);
+    expect(await page.text()).toContain('The time to decide this approval has run out');
+    expect(await approvalRow(id)).toEqual({ status: 'expired', comment: null });
+    expect(await runOf(app, ws, runId)).toMatchObject({ status: 'expired', approvalStatus: 'expired' });
+  });
+
   it('enforces the plan limit on approvers per gate', async () => {
     const free = await flowWorkspace(app);
     const approvers = Array.from({ length: 6 }, () => ({ email: approverEmail() }));

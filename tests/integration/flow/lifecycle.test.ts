@@ -138,7 +138,7 @@ describe('Flow run lifecycle: rendering', () => {
       app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
         taskQueue: app.services.taskQueues.main,
         workflowId: `flow-maintenance-${runId}-${Date.now()}`,
-        args: [{ retentionSeconds: 3600 * 24 * 365, strandedAfterSeconds: 3600 }],
+        args: [{ retentionSeconds: 3600 * 24 * 365, strandedAfterSeconds: 3600, deletionGraceSeconds: app.services.config.users.deletionGraceSeconds }],
       });
     await maintenance();
     expect(await app.services.storage.exists(key)).toBe(true);

@@ -63,12 +63,12 @@ describe('Flow permissions (manage_gates)', () => {
 
   it('a key created without permissions gets manage_gates with the default flags; an explicit object only when it asks', async () => {
     const created = await createKey(app, ws.user.accessToken, { name: 'defaults' });
-    expect(created.permissions).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true });
+    expect(created.permissions).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });
     const made = await createGate(app, created.plainKey, { name: 'By a default key' });
     expect(made.name).toBe('By a default key');
 
     const asking = await createKey(app, ws.user.accessToken, { name: 'gates only', permissions: { manage_gates: true } });
-    expect(asking.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: true });
+    expect(asking.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });
     const upd = await app.request('PUT', `/api/flow/gates/${made.id}`, { token: asking.plainKey, body: { description: 'edited' } });
     expect([upd.status, upd.body.description]).toEqual([200, 'edited']);
 
@@ -97,7 +97,7 @@ describe('Flow permissions (manage_gates)', () => {
     const after = await app.request('POST', '/api/flow/gates', { token: old.plainKey, body: { name: 'After migration' } });
     expect(after.status).toBe(201);
     const [row] = await app.services.db.query(`SELECT permissions FROM api_keys WHERE id = $1`, [old.id]);
-    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true });
+    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });
     // A key that already says false keeps saying it.
     const still = await app.request('POST', '/api/flow/gates', { token: untouched.plainKey, body: { name: 'Still no' } });
     expect(still.status).toBe(403);

@@ -83,8 +83,15 @@ describe('Flow runs', () => {
 
     // Temporal is back: the sweep (what every worker runs at start-up and periodically) starts it.
     spy.mockImplementation(original);
-    const { createFlowRunStarter } = await import('../../../worker/flow-run-starter');
-    const starter = createFlowRunStarter({ db: app.services.db, temporal: app.services.temporal, taskQueue: app.services.taskQueues.main, logger: app.services.logger });
+    const { createFlowRunStarter } = await import('../../../platform/flow-run-starter');
+    const { flowRunWorkflowInput } = await import('../../../platform/workflow-starts');
+    const starter = createFlowRunStarter({
+      db: app.services.db,
+      temporal: app.services.temporal,
+      taskQueue: app.services.taskQueues.main,
+      logger: app.services.logger,
+      workflowInput: flowRunWorkflowInput(app.services),
+    });
     expect(await starter.sweep(0)).toBeGreaterThanOrEqual(1);
     // A second sweep or a late start of the same run is harmless: the id is taken.
     await starter.sweep(0);

@@ -1,8 +1,20 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { AppError } from '../../../domain/errors';
 import { useEvaluator } from '../../support/evaluation';
 import { waitFor } from '../../support/wait';
 import type { GateValidationDefinition } from '../../../domain/flow/gate.types';
+
+/** Scheduling policy and nice value of a process (/proc/<pid>/stat fields 41 and 19); SCHED_IDLE is 5. */
+function schedulingOf(pid: number): { policy: number; nice: number } | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return { policy: Number(fields[38]), nice: Number(fields[16]) };
+  } catch {
+    return undefined; // ended meanwhile
+  }
+}
+const SCHED_IDLE = 5;
 
 /** Pids of this process's children whose command line contains `pattern` (pgrep). */
 function childrenOf(parent: number, pattern: string): number[] {
@@ -53,5 +65,31 @@ describe('evaluation host: the pool runs in a process of its own', () => {
     expect(err).toBeInstanceOf(AppError);
     expect(err).toMatchObject({ code: 'ERR_TMPL_016', status: 400 });
     expect((err as Error).message).toMatch(/^Invalid JSON file format/);
+  });
+});
+
+describe('evaluation lanes: expensive work runs on CPU nobody else wants', () => {
+  const evaluator = useEvaluator({ poolSize: 1, timeoutMs: 1000 });
+
+  it('moves a tenant whose evaluations are expensive to background workers (SCHED_IDLE, nice 19) while a cheap tenant keeps its own', async () => {
+    const recursion = gate('($f := function($n){ $f($n + 1) }; $f(0))');
+    const hog = () => evaluator.validate({ tenant: 'hog', gateId: 'g3', version: 1, definition: recursion, payload: { n: 1 } });
+    // The host starts with the first call.
+    const idleWorkers = () =>
+      childrenOf(process.pid, 'eval-host-main')
+        .flatMap((host) => childrenOf(host, 'eval-worker'))
+        .filter((pid) => schedulingOf(pid)?.policy === SCHED_IDLE);
+    const cheap = () => evaluator.validate({ tenant: 'cheap', gateId: 'g1', version: 1, definition: gate('n > 0'), payload: { n: 2 } });
+    expect((await cheap()).valid).toBe(true);
+    expect(childrenOf(process.pid, 'eval-host-main')).toHaveLength(1);
+    expect(idleWorkers()).toEqual([]);
+    // Runs of the whole 1 s budget: more than a second of evaluation, and well over 50 ms each.
+    for (let i = 0; i < 2; i += 1) expect((await hog()).steps.find((s) => s.status === 'error')?.errors?.[0]?.message).toMatch(/evaluation budget exceeded/);
+    const third = hog();
+    await waitFor(() => idleWorkers().length > 0);
+    expect(schedulingOf(idleWorkers()[0])?.nice).toBe(19);
+    // Meanwhile a cheap tenant is answered by the interactive workers.
+    expect((await cheap()).valid).toBe(true);
+    expect((await third).steps.find((s) => s.status === 'error')?.errors?.[0]?.message).toMatch(/evaluation budget exceeded/);
   });
 });

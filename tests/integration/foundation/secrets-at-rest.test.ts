@@ -6,7 +6,7 @@ import { GateEntity } from '../../../db/flow/gate.entity';
 import { reencryptStoredSecrets, SECRET_COLUMNS } from '../../../db/secrets-at-rest';
 import { loadConfig } from '../../../domain/config';
 import { activeKeyring, createKeyring, decodeKey, keyId, SEALED_PREFIX, unseal } from '../../../domain/secret-box';
-import { createServices } from '../../../worker/services';
+import { createServices } from '../../../platform/services';
 import { startTestApp, type TestApp } from '../../support/app';
 import { findInDatabase } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
@@ -305,7 +305,7 @@ describe('secrets at rest', () => {
     await sendTest(app, ws.user.accessToken, subscription.id);
     expect(signedWith(await waitForRequestTo('/document-hook', before + 1), 'whsec_legacy_plain_secret')).toBe(true);
 
-    // What every role runs at start-up (worker/services.ts).
+    // What every role runs at start-up (platform/services.ts).
     const services = await createServices(loadConfig({ ...app.env, ENCRYPTION_KEY: KEY_B }));
     await services.close();
     for (const secret of [seed, 'whsec_legacy_plain_secret', 'legacy_render_secret', 'legacy_channel_secret', 'legacy-header-value']) {

@@ -1,5 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { NativeConnection, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { activityInterceptors } from '../../../activities/failure';
 import { createWebhookActivities } from '../../../activities/webhooks';
 import { listRunDeliveries } from '../../../api/webhooks/webhook-deliveries.service';
 import { presentDelivery } from '../../../api/webhooks/webhooks.presenter';
@@ -42,6 +43,7 @@ describe('dispatching deliveries from a workflow', () => {
       taskQueue,
       workflowBundle: { code: bundle.code },
       activities: createWebhookActivities({ db: app.services.db, outboundAllowlist: ['127.0.0.1'] }),
+      interceptors: activityInterceptors(),
     });
     running = worker.run();
   });

@@ -1,14 +1,56 @@
-import type { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
-import type { DocumentJobEntity } from '../../db/documents/document-job.entity';
-import type { BatchCounts } from '../../db/documents/batch-counts';
+import type { Billing, DocumentFormat } from './types';
+
+/**
+ * The spec's document job and batch objects, shared by the API's answers and the webhook payloads
+ * (document.generated, document.failed, batch.completed carry the job or batch as a status read
+ * shows it). The inputs are structural, so the records (db/documents/*.entity.ts) fit without this
+ * layer importing TypeORM.
+ */
 
 export interface DownloadLink {
   url: string;
   expiresAt: Date;
 }
 
+/** What presentJob reads of a job record. */
+export interface PresentableJob {
+  id: string;
+  status: string;
+  format: DocumentFormat;
+  templateId: string;
+  templateVersion: number;
+  batchId: string | null;
+  filename: string | null;
+  artefactExpiredAt: Date | null;
+  billing: Billing;
+  metadata: Record<string, any> | null;
+  errorMessage: string | null;
+  retryOf: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** What presentBatch reads of a batch record. */
+export interface PresentableBatch {
+  id: string;
+  status: string;
+  templateId: string;
+  format: DocumentFormat;
+  totalJobs: number;
+  metadata: Record<string, any> | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** A batch's counts, derived from its jobs (db/documents/batch-counts.ts). */
+export interface PresentableBatchCounts {
+  completedJobs: number;
+  failedJobs: number;
+  cancelledJobs: number;
+}
+
 /** The spec's document job object. */
-export function presentJob(job: DocumentJobEntity, link?: DownloadLink) {
+export function presentJob<J extends PresentableJob>(job: J, link?: DownloadLink) {
   return {
     jobId: job.id,
     status: job.status,
@@ -30,7 +72,7 @@ export function presentJob(job: DocumentJobEntity, link?: DownloadLink) {
   };
 }
 
-export function presentBatch(batch: DocumentBatchEntity, counts: BatchCounts, documents?: Array<{ jobId: string; status: string; downloadUrl?: string }>) {
+export function presentBatch<B extends PresentableBatch>(batch: B, counts: PresentableBatchCounts, documents?: Array<{ jobId: string; status: string; downloadUrl?: string }>) {
   return {
     batchId: batch.id,
     status: batch.status,
@@ -47,7 +89,6 @@ export function presentBatch(batch: DocumentBatchEntity, counts: BatchCounts, do
   };
 }
 
-/** Columns of the jobs export (CSV header order; JSON uses the same keys). */
 /**
  * CSV injection (OWASP): a spreadsheet runs a cell starting with `=`, `+`, `-` or `@` (or a tab or
  * carriage return before one) as a formula. Such a cell gets a leading apostrophe, which spreadsheets
@@ -57,8 +98,10 @@ export function csvCell(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
+/** Columns of the jobs export (CSV header order; JSON uses the same keys). */
 export const EXPORT_COLUMNS = ['jobId', 'status', 'format', 'templateId', 'templateVersion', 'batchId', 'filename', 'errorMessage', 'metadata', 'createdAt', 'completedAt'] as const;
 
+/** One row of the jobs export, from the raw `document_jobs` row the export query streams. */
 export function exportRow(row: Record<string, any>): Record<(typeof EXPORT_COLUMNS)[number], unknown> {
   return {
     jobId: row.id,

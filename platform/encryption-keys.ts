@@ -9,7 +9,7 @@ export const ENCRYPTION_KEY_FILE = 'encryption-key';
 /**
  * The keyring of secrets at rest from the configuration, installed for the process's column
  * transformers. Outside production a missing ENCRYPTION_KEY is generated once and kept under
- * DATA_DIR, the way the JWT secret is (worker/services.ts): every role started on the same
+ * DATA_DIR, the way the JWT secret is (platform/services.ts): every role started on the same
  * DATA_DIR shares it.
  */
 export async function loadKeyring(config: Pick<Config, 'encryption' | 'dataDir'>): Promise<Keyring> {

@@ -1,10 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '../domain/logger';
-import { workflowIds } from '../domain/temporal-names';
 import type { FlowRunInput } from '../workflows/flow/flow-run.workflow';
-import { startProductWorkflow } from './temporal';
+import { startFlowRun } from './workflow-starts';
 
 /**
  * Starts the workflows of accepted Flow runs without putting Temporal on the validate response
@@ -17,7 +15,8 @@ import { startProductWorkflow } from './temporal';
  *   after SWEEP_GRACE_MS: whatever a crashed or partitioned API replica left behind.
  *
  * The workflow id is the run id with REJECT_DUPLICATE, so starting twice (API and sweep racing)
- * is harmless: the second start fails as already started, which counts as success.
+ * is harmless: the second start fails as already started, which counts as success. Used by the
+ * API and the worker alike, so it lives in platform/.
  */
 
 export interface FlowRunStarterDeps {
@@ -25,8 +24,11 @@ export interface FlowRunStarterDeps {
   temporal: Client;
   taskQueue: string;
   logger: Logger;
-  /** What every run workflow gets in its input (FlowRunInput): WEBHOOK_RETRY_DELAYS and the render queue. */
-  workflowInput?: Omit<FlowRunInput, 'runId'>;
+  /**
+   * What every run workflow gets in its input (FlowRunInput): WEBHOOK_RETRY_DELAYS and the render
+   * queue; `flowRunWorkflowInput(services)` (platform/workflow-starts.ts) builds it.
+   */
+  workflowInput: Omit<FlowRunInput, 'runId'>;
 }
 
 export interface PendingRun {
@@ -34,8 +36,8 @@ export interface PendingRun {
   projectId: string;
 }
 
-export const SWEEP_INTERVAL_MS = 30_000;
-export const SWEEP_GRACE_MS = 30_000;
+const SWEEP_INTERVAL_MS = 30_000;
+const SWEEP_GRACE_MS = 30_000;
 const RETRY_DELAYS_MS = [250, 1000, 4000];
 const MAX_IN_FLIGHT = 8;
 /** Past this many queued starts the rest are left to the sweep (the rows are safe in Postgres). */
@@ -60,15 +62,7 @@ export function createFlowRunStarter(deps: FlowRunStarterDeps): FlowRunStarter {
 
   async function startOne(run: PendingRun): Promise<void> {
     try {
-      await startProductWorkflow(deps.temporal, 'flowRunWorkflow', {
-        taskQueue: deps.taskQueue,
-        workflowId: workflowIds.flowRun(run.id),
-        args: [{ runId: run.id, ...deps.workflowInput } satisfies FlowRunInput],
-        kind: 'flow-run',
-        projectId: run.projectId,
-        entityId: run.id,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      });
+      await startFlowRun(deps, run, deps.workflowInput);
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     }
@@ -163,7 +157,7 @@ export function startFlowRunSweeper(starter: FlowRunStarter, logger: Logger, int
       logger.warn('flow run sweep failed', { err });
     }
     if (!stopped) {
-      timer = setTimeout(tick, intervalMs);
+      timer = setTimeout(() => void tick(), intervalMs);
       timer.unref();
     }
   };
@@ -172,9 +166,4 @@ export function startFlowRunSweeper(starter: FlowRunStarter, logger: Logger, int
     stopped = true;
     if (timer) clearTimeout(timer);
   };
-}
-
-/** The configuration part of every run workflow's input, the same from the API and the worker sweep. */
-export function flowRunWorkflowInput(services: { config: { webhooks: { retryDelaysMs: number[] } }; taskQueues: { render: string } }): Omit<FlowRunInput, 'runId'> {
-  return { retryDelaysMs: services.config.webhooks.retryDelaysMs, renderTaskQueue: services.taskQueues.render };
 }

@@ -1,13 +1,16 @@
 import type { DataSource } from 'typeorm';
-import { modifyReturning } from '../../db/sql';
 import { approvalRequestEmail, reviewLink, reviewNoticeEmail, type ApprovalEmailKind, type ReviewNoticeRun } from '../../domain/flow/approval-emails';
+import type { EmailMessage } from '../../domain/identity/emails';
 import { randomToken, sha256Hex } from '../../domain/signing';
-import type { Mailer } from '../mail/mailer';
+import { modifyReturning } from '../sql';
 
-/** What sending approval mail needs; the API (resend) and the activities share it. */
+/**
+ * What sending approval mail needs; the API (resend) and the approval activities share it. The
+ * mailer is the mail port (activities/mail), named by the one method used here.
+ */
 export interface ApprovalMailDeps {
   db: DataSource;
-  mailer: Mailer;
+  mailer: { send(message: EmailMessage): Promise<unknown> };
   publicUrl: string;
 }
 

@@ -1,7 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { TypedSearchAttributes, type WorkflowIdReusePolicy } from '@temporalio/common';
-import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID, SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared/search-attributes';
+import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared/search-attributes';
 import type { Logger } from '../domain/logger';
 
 export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
@@ -30,36 +29,6 @@ export async function ensureSearchAttributes(client: Client, logger: Logger): Pr
       err,
     });
   }
-}
-
-export interface ProductWorkflowStart {
-  taskQueue: string;
-  workflowId: string;
-  args: unknown[];
-  /** Search attributes: what it is, which project, which product record. */
-  kind: string;
-  projectId?: string;
-  entityId: string;
-  memo?: Record<string, unknown>;
-  /** REJECT_DUPLICATE makes a start idempotent even after the first run of that id has closed. */
-  workflowIdReusePolicy?: WorkflowIdReusePolicy;
-}
-
-/** Starts a workflow with the search attributes that make it findable in the Web UI. */
-export async function startProductWorkflow(client: Client, workflowType: string, start: ProductWorkflowStart): Promise<void> {
-  const pairs = [
-    { key: SA_KIND, value: start.kind },
-    { key: SA_ENTITY_ID, value: start.entityId },
-    ...(start.projectId ? [{ key: SA_PROJECT_ID, value: start.projectId }] : []),
-  ];
-  await client.workflow.start(workflowType, {
-    taskQueue: start.taskQueue,
-    workflowId: start.workflowId,
-    args: start.args,
-    typedSearchAttributes: new TypedSearchAttributes(pairs),
-    memo: start.memo,
-    ...(start.workflowIdReusePolicy ? { workflowIdReusePolicy: start.workflowIdReusePolicy } : {}),
-  });
 }
 
 /**

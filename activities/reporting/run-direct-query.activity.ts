@@ -1,0 +1,142 @@
+import { once } from 'node:events';
+import { createGzip, type Gzip } from 'node:zlib';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { DataSource } from 'typeorm';
+import { DatasourceEntity } from '../../db/reporting/datasource.entity';
+import { AppError } from '../../domain/errors';
+import { isUuid } from '../../domain/flow/flow-ids';
+import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
+import { createOutboundGuard } from '../http/outbound';
+import type { ArtefactStorage } from '../storage/storage';
+import { createQueryRunner } from './runners';
+
+/**
+ * The `runDirectQuery` activity of the `query` task queue (docs/reporting.md, "Query execution on
+ * workers"; design B5.7, B5.9). Its input names the datasource by id and carries no secret: the
+ * activity loads the row by `(project_id, id)` and decrypts the password itself, so no credential
+ * ever reaches a Temporal payload or the workflow history.
+ */
+export interface RunDirectQueryInput {
+  projectId: string;
+  runId: string;
+  /** The dataset's name in the report: the result file's name. */
+  datasetName: string;
+  datasourceId: string;
+  /** The compiled statement; its bind values are the run's parameter values (data, not secrets). */
+  compiled: CompiledQuery;
+  /** Capped by the system settings (REPORTING_QUERY_TIMEOUT_SECONDS, REPORTING_MAX_ROWS, REPORTING_RESULT_MAX_BYTES). */
+  limits: QueryLimits;
+}
+
+export interface RunDirectQueryResult {
+  /** Storage key of the gzip-compressed NDJSON result. */
+  key: string;
+  rowCount: number;
+  truncated: boolean;
+  /** Uncompressed NDJSON bytes. */
+  bytes: number;
+  durationMs: number;
+  columns: ResultColumn[];
+}
+
+export interface QueryActivityDeps {
+  db: DataSource;
+  storage: ArtefactStorage;
+  outboundAllowlist: string[];
+  /** The system maximums (config.reporting). */
+  limits: { queryTimeoutSeconds: number; maxRows: number; resultMaxBytes: number };
+}
+
+const HEARTBEAT_MS = 5000;
+const DATASET_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$/;
+
+/**
+ * Driver codes (`relatedInfo.dbCode` of ERR_QRY_006) that say the connection failed, not the
+ * statement: a later attempt may succeed. SQLSTATE class 08, the server shutting down or not yet
+ * accepting (57P01-57P03), too many connections (PostgreSQL 53300, MySQL 1040), socket errors.
+ */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'CONNECT_TIMEOUT',
+  'PROTOCOL_CONNECTION_LOST', '57P01', '57P02', '57P03', '53300', '1040',
+]);
+
+/** Result files: `reporting/<projectId>/runs/<runId>/datasets/<datasetName>.ndjson.gz`. */
+export const datasetResultKey = (projectId: string, runId: string, datasetName: string) =>
+  `reporting/${projectId}/runs/${runId}/datasets/${datasetName}.ndjson.gz`;
+
+/** A connection failure becomes a retryable failure of the same code; every other error passes to the failure mapper as it is. */
+function retryableIfConnection(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code !== 'ERR_QRY_006') return err;
+  const dbCode = String(err.relatedInfo?.dbCode ?? '');
+  if (!CONNECTION_CODES.has(dbCode) && !dbCode.startsWith('08')) return err;
+  return ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: false, details: [err.relatedInfo] });
+}
+
+/** A RowSink that compresses into the stream storage reads, waiting while it is behind. */
+function gzipSink(gzip: Gzip, stored: Promise<void>): RowSink {
+  return {
+    async write(line) {
+      if (gzip.write(line)) return;
+      await Promise.race([once(gzip, 'drain'), stored.then(() => Promise.reject(new Error('Result storage ended before the result')))]);
+    },
+  };
+}
+
+async function loadDatasource(db: DataSource, projectId: string, id: string): Promise<DatasourceEntity> {
+  const ds = isUuid(projectId) && isUuid(id) ? await db.getRepository(DatasourceEntity).findOneBy({ projectId, id }) : null;
+  if (!ds) throw new AppError('ERR_DS_001');
+  if (ds.connectionMode !== 'direct') throw new AppError('ERR_DS_005', 'This datasource is reached through its agent, not directly', { field: 'connectionMode' });
+  return ds;
+}
+
+export function createQueryActivities(deps: QueryActivityDeps) {
+  const guard = createOutboundGuard(deps.outboundAllowlist);
+  return {
+    /**
+     * Runs one read-only statement against a direct datasource and streams its rows, gzip-compressed
+     * NDJSON, into artefact storage while counting them. A retried attempt writes the same key again.
+     */
+    async runDirectQuery(input: RunDirectQueryInput): Promise<RunDirectQueryResult> {
+      if (!DATASET_NAME.test(input.datasetName)) {
+        throw new AppError('ERR_VALID_001', 'datasetName must be 1-100 letters, digits, _ or -', { field: 'datasetName' });
+      }
+      const key = datasetResultKey(input.projectId, input.runId, input.datasetName);
+      const ds = await loadDatasource(deps.db, input.projectId, input.datasourceId);
+      const limits: QueryLimits = {
+        timeoutMs: Math.min(input.limits.timeoutMs, deps.limits.queryTimeoutSeconds * 1000),
+        maxRows: Math.min(input.limits.maxRows, deps.limits.maxRows),
+        maxBytes: Math.min(input.limits.maxBytes, deps.limits.resultMaxBytes),
+        onRowLimit: input.limits.onRowLimit,
+      };
+      const runner = createQueryRunner({
+        kind: ds.kind,
+        config: ds.config as unknown as SqlConnectionConfig,
+        secrets: { password: ds.secrets.password?.value },
+        guard,
+      });
+      const ctx = Context.current();
+      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
+      const gzip = createGzip();
+      // Storage may attach its own listeners only later (after creating its file): an error destroyed into the stream must not go unhandled.
+      gzip.on('error', () => undefined);
+      const stored = deps.storage.put(key, gzip, 'application/gzip');
+      stored.catch(() => undefined); // awaited below; a failure here also fails the sink's next write
+      try {
+        ctx.heartbeat();
+        const summary = await runner.run(input.compiled, limits, gzipSink(gzip, stored), ctx.cancellationSignal);
+        gzip.end();
+        await stored;
+        return { key, rowCount: summary.rowCount, truncated: summary.truncated, bytes: summary.bytes, durationMs: summary.durationMs, columns: summary.columns };
+      } catch (err) {
+        gzip.destroy(err instanceof Error ? err : new Error(String(err)));
+        await stored.catch(() => undefined);
+        await deps.storage.delete(key).catch(() => undefined);
+        throw retryableIfConnection(err);
+      } finally {
+        clearInterval(beat);
+        await runner.close().catch(() => undefined);
+      }
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { AppError } from '../../domain/errors';
+import type {
+  DatasourceKind,
+  QueryRunner,
+  SqlConnectionConfig,
+  SqlConnectionSecrets,
+} from '../../domain/reporting/query-runner';
+import type { OutboundGuard } from '../http/outbound';
+import { createMysqlRunner } from './mysql-runner';
+import { createPostgresRunner } from './postgres-runner';
+
+export interface QueryRunnerInput {
+  kind: DatasourceKind;
+  config: SqlConnectionConfig;
+  secrets: SqlConnectionSecrets;
+  /** Every connection goes through it (OUTBOUND_ALLOWLIST decides which private hosts may be reached). */
+  guard: OutboundGuard;
+}
+
+/** The direct runner for a datasource kind; the caller closes it. */
+export function createQueryRunner(input: QueryRunnerInput): QueryRunner {
+  switch (input.kind) {
+    case 'postgres':
+      return createPostgresRunner(input);
+    case 'mysql':
+      return createMysqlRunner(input);
+    default:
+      throw new AppError('ERR_DS_002', `Datasource kind ${input.kind} is not supported yet`, {
+        errors: [{ path: 'kind', code: 'UNSUPPORTED_KIND', message: 'not supported yet' }],
+      });
+  }
+}

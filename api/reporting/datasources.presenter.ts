@@ -1,0 +1,42 @@
+import type { DatasourceEntity, DatasourceLastTest } from '../../db/reporting/datasource.entity';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** A datasource as every answer shows it: secrets only as `{set: true, updatedAt}`, never their values. */
+export function presentDatasource(d: DatasourceEntity) {
+  return {
+    id: d.id,
+    shortId: d.shortId,
+    name: d.name,
+    description: d.description,
+    kind: d.kind,
+    connectionMode: d.connectionMode,
+    agentId: d.agentId,
+    config: d.config,
+    secrets: Object.fromEntries(Object.entries(d.secrets).map(([name, s]) => [name, { set: true, updatedAt: s.updatedAt }])),
+    secretMode: d.secretMode,
+    pool: d.pool,
+    defaults: d.defaults,
+    lastTest: d.lastTest,
+    schemaRefreshedAt: iso(d.schemaRefreshedAt),
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+  };
+}
+
+/** The answer of POST …/test (design B5.4). */
+export function presentTest(t: DatasourceLastTest) {
+  return {
+    ok: t.ok,
+    latencyMs: t.latencyMs ?? null,
+    serverVersion: t.serverVersion ?? null,
+    ...(t.error ? { error: t.error } : {}),
+    executedBy: 'server',
+    at: t.at,
+  };
+}
+
+export function pageMeta(total: number, page: number, limit: number) {
+  const totalPages = Math.ceil(total / limit);
+  return { total, page, limit, totalPages, hasNextPage: page < totalPages, hasPreviousPage: page > 1 };
+}

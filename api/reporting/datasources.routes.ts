@@ -1,0 +1,68 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { directRunners } from '../../platform/reporting-runners';
+import type { Services } from '../../platform/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import * as presenter from './datasources.presenter';
+import * as schema from './datasources.schema';
+import * as datasources from './datasources.service';
+
+/**
+ * Reporting datasources under /api/reporting/datasources (docs/reporting.md "Datasources"; design
+ * B5.2, B5.4). Admins and owners manage them (they hold credentials); viewers, and API keys with
+ * `read_reports`, read them; members refresh the schema. API keys never change datasources (403
+ * ERR_AUTH_005, `relatedInfo.required: "manage_datasources"`, a flag no key can hold).
+ */
+export function datasourceRoutes(services: Services): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/reporting/datasources' });
+  const read = requireProject(db, { role: 'viewer', permission: 'read_reports' });
+  const refresh = requireProject(db, { role: 'member', apiKeyRequired: 'manage_datasources' });
+  const manage = requireProject(db, { role: 'admin', apiKeyRequired: 'manage_datasources' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const deps = { db, connect: directRunners(services.config) };
+
+  router.post('/', manage, async (ctx) => {
+    const input = validate(schema.createDatasourceSchema, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = presenter.presentDatasource(await datasources.createDatasource(deps, scope(ctx).projectId, input));
+  });
+
+  router.get('/', read, async (ctx) => {
+    const query = validate(schema.listDatasourcesSchema, ctx.query);
+    const { datasources: page, total } = await datasources.listDatasources(deps, scope(ctx).projectId, query);
+    ctx.body = { data: page.map(presenter.presentDatasource), meta: presenter.pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/:id', read, async (ctx) => {
+    ctx.body = presenter.presentDatasource(await datasources.getDatasource(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.patch('/:id', manage, async (ctx) => {
+    const patch = validate(schema.updateDatasourceSchema, ctx.request.body);
+    ctx.body = presenter.presentDatasource(await datasources.updateDatasource(deps, scope(ctx).projectId, ctx.params.id, patch));
+  });
+
+  router.delete('/:id', manage, async (ctx) => {
+    await datasources.deleteDatasource(deps, scope(ctx).projectId, ctx.params.id);
+    ctx.status = 204;
+  });
+
+  router.post('/:id/test', manage, async (ctx) => {
+    validate(schema.testDatasourceSchema, ctx.request.body);
+    ctx.body = presenter.presentTest(await datasources.testDatasource(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.post('/:id/schema/refresh', refresh, async (ctx) => {
+    validate(schema.testDatasourceSchema, ctx.request.body);
+    ctx.body = await datasources.refreshSchema(deps, scope(ctx).projectId, ctx.params.id);
+  });
+
+  router.get('/:id/schema', read, async (ctx) => {
+    const query = validate(schema.schemaQuerySchema, ctx.query);
+    ctx.body = await datasources.getSchema(deps, scope(ctx).projectId, ctx.params.id, query.search);
+  });
+
+  return router;
+}

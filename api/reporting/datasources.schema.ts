@@ -1,0 +1,102 @@
+import Joi from 'joi';
+import type { DatasourceKind } from '../../domain/reporting/query-runner';
+
+/**
+ * Datasource bodies (docs/reporting.md "Datasources"; design B5.3, B5.4). The body's shape is
+ * checked here (unknown fields: 400 ERR_VALID_001); `config` and `secrets` are checked per kind
+ * by the service, which answers every problem at once (400 ERR_DS_002, `relatedInfo.errors`).
+ */
+
+const KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite', 'http_json', 'csv'];
+
+/** System limits (design B5.10): REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS defaults. */
+const SYSTEM_MAX_TIMEOUT_SECONDS = 300;
+const SYSTEM_MAX_ROWS = 100_000;
+
+const name = Joi.string().trim().min(1).max(100);
+const description = Joi.string().trim().max(1000).allow('', null);
+const pool = Joi.object({
+  max: Joi.number().integer().min(1).max(20),
+  idleTimeoutSeconds: Joi.number().integer().min(10).max(600),
+});
+const defaults = Joi.object({
+  timeoutSeconds: Joi.number().integer().min(1).max(SYSTEM_MAX_TIMEOUT_SECONDS),
+  maxRows: Joi.number().integer().min(1).max(SYSTEM_MAX_ROWS),
+});
+/** A secret value; `null` (PATCH) clears it. */
+const secrets = Joi.object().pattern(Joi.string().max(50), Joi.string().max(10_000).allow(null));
+
+export interface DatasourceFields {
+  name: string;
+  description?: string | null;
+  connectionMode?: 'direct' | 'agent';
+  agentId?: string | null;
+  config: Record<string, unknown>;
+  secrets?: Record<string, string | null>;
+  secretMode?: 'stored' | 'sealed' | 'agent_local';
+  pool?: { max?: number; idleTimeoutSeconds?: number };
+  defaults?: { timeoutSeconds?: number; maxRows?: number };
+}
+
+export interface CreateDatasourceInput extends DatasourceFields {
+  kind: DatasourceKind;
+}
+
+export type UpdateDatasourceInput = Partial<DatasourceFields>;
+
+const fields = {
+  name,
+  description,
+  connectionMode: Joi.string().valid('direct', 'agent'),
+  agentId: Joi.string().max(100).allow(null),
+  config: Joi.object().unknown(true),
+  secrets,
+  secretMode: Joi.string().valid('stored', 'sealed', 'agent_local'),
+  pool,
+  defaults,
+};
+
+export const createDatasourceSchema = Joi.object<CreateDatasourceInput>({
+  ...fields,
+  name: name.required(),
+  kind: Joi.string().valid(...KINDS).required(),
+  config: fields.config.required(),
+});
+
+export const updateDatasourceSchema = Joi.object<UpdateDatasourceInput>(fields).min(1);
+
+export interface ListDatasourcesQuery {
+  page: number;
+  limit: number;
+  kind?: DatasourceKind;
+  agentId?: string;
+  search?: string;
+}
+
+export const listDatasourcesSchema = Joi.object<ListDatasourcesQuery>({
+  page: Joi.number().integer().min(1).max(1_000_000).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  kind: Joi.string().valid(...KINDS),
+  agentId: Joi.string().max(100),
+  search: Joi.string().trim().max(100).allow(''),
+});
+
+/** `wait` is for agent-bound datasources (later); a direct test answers when it is done. */
+export const testDatasourceSchema = Joi.object<{ wait?: number }>({ wait: Joi.number().integer().min(1).max(55) });
+
+export const schemaQuerySchema = Joi.object<{ search?: string }>({ search: Joi.string().trim().max(200).allow('') });
+
+/** `config` of a SQL datasource (postgres, mysql). TLS checks the certificate unless `ssl` says otherwise. */
+export function sqlConfigSchema(kind: 'postgres' | 'mysql') {
+  return Joi.object({
+    host: Joi.string().trim().hostname().required(),
+    port: Joi.number().integer().min(1).max(65535).default(kind === 'postgres' ? 5432 : 3306),
+    database: Joi.string().trim().min(1).max(200).required(),
+    user: Joi.string().trim().min(1).max(200).required(),
+    ssl: Joi.string().valid('disable', 'require', 'verify-full').default('verify-full'),
+    caCert: Joi.string().max(20_000),
+    ...(kind === 'postgres' ? { schemas: Joi.array().items(Joi.string().trim().min(1).max(200)).max(100) } : {}),
+  });
+}
+
+export const sqlSecretsSchema = Joi.object({ password: Joi.string().max(10_000).allow(null) });

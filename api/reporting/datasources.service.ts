@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import type Joi from 'joi';
+import type { DataSource } from 'typeorm';
+import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } from '../../db/reporting/datasource.entity';
+import { AppError } from '../../domain/errors';
+import { isUuid } from '../../domain/flow/flow-ids';
+import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
+import { randomBase62 } from '../../domain/signing';
+import type { RunnerTarget } from '../../platform/reporting-runners';
+import { sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
+
+/**
+ * Reporting datasources (docs/reporting.md "Datasources"; design B5.3, B5.4). Every lookup is
+ * `(project_id, id)`: another project's datasource answers ERR_DS_001 like one that does not
+ * exist. Secrets are write-only and encrypted at rest by the entity's column transformer.
+ */
+
+export interface DatasourceDeps {
+  db: DataSource;
+  /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
+  connect: (target: RunnerTarget) => QueryRunner;
+}
+
+const SHORT_ID_PREFIX = 'ds_';
+const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
+const DEFAULT_LIMITS = { timeoutSeconds: 60, maxRows: 10_000 };
+/** Kinds this phase serves in direct mode; `http_json` and `csv` come next (docs/reporting.md). */
+const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql'];
+const ERROR_MESSAGE_MAX = 300;
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+interface FieldError {
+  path: string;
+  message: string;
+}
+
+function invalid(errors: FieldError[]): AppError {
+  return new AppError('ERR_DS_002', `Datasource configuration invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+}
+
+function check<T>(schema: Joi.Schema, value: unknown, prefix: string): { value: T; errors: FieldError[] } {
+  const { value: out, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true, allowUnknown: false });
+  const errors = (error?.details ?? []).map((d) => ({ path: [prefix, ...d.path].join('.'), message: d.message.replace(/"/g, "'") }));
+  return { value: out as T, errors };
+}
+
+/** The kind and mode must fit what this phase serves: agents and the other kinds come later. */
+function assertSupported(kind: DatasourceKind, mode: 'direct' | 'agent', agentId: string | null | undefined, secretMode: string | undefined): void {
+  if (kind === 'sqlite' && mode === 'direct') throw new AppError('ERR_DS_005', 'A sqlite datasource needs connectionMode agent (a file on the agent host)', { field: 'connectionMode' });
+  // No agents exist yet: whichever id is given, it is not one of the project's agents.
+  if (mode === 'agent') throw new AppError('ERR_DS_006', undefined, { field: 'agentId' });
+  if (agentId) throw invalid([{ path: 'agentId', message: "'agentId' is allowed only with connectionMode agent" }]);
+  if (secretMode !== undefined && secretMode !== 'stored') throw invalid([{ path: 'secretMode', message: "'secretMode' must be stored for a direct datasource" }]);
+  if (!DIRECT_KINDS.includes(kind)) throw invalid([{ path: 'kind', message: `kind '${kind}' is not supported yet (this phase serves ${DIRECT_KINDS.join(', ')})` }]);
+}
+
+/** The config and secrets as stored: defaults applied, every problem reported at once. */
+function checkSettings(kind: DatasourceKind, config: unknown, secrets: Record<string, string | null> | undefined) {
+  const c = check<Record<string, unknown>>(sqlConfigSchema(kind as 'postgres' | 'mysql'), config, 'config');
+  const s = check<Record<string, string | null>>(sqlSecretsSchema, secrets ?? {}, 'secrets');
+  const errors = [...c.errors, ...s.errors];
+  if (errors.length > 0) throw invalid(errors);
+  return { config: c.value, secrets: s.value };
+}
+
+/** Stored secrets with the given ones applied: a string replaces, null clears, a missing name keeps. */
+function applySecrets(stored: DatasourceSecrets, given: Record<string, string | null>, now: Date): DatasourceSecrets {
+  const out = { ...stored };
+  for (const [name, value] of Object.entries(given)) {
+    if (value === null) delete out[name];
+    else out[name] = { value, updatedAt: now.toISOString() };
+  }
+  return out;
+}
+
+function nameTaken(name: string): AppError {
+  return new AppError('ERR_DS_003', `A datasource named '${name}' exists in this project`, { field: 'name' });
+}
+
+export async function createDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
+  assertSupported(input.kind, input.connectionMode ?? 'direct', input.agentId, input.secretMode);
+  const { config, secrets } = checkSettings(input.kind, input.config, input.secrets);
+  const now = new Date();
+  const ds = Object.assign(new DatasourceEntity(), {
+    id: randomUUID(),
+    projectId,
+    shortId: SHORT_ID_PREFIX + randomBase62(16),
+    name: input.name,
+    description: input.description || null,
+    kind: input.kind,
+    connectionMode: 'direct' as const,
+    agentId: null,
+    config,
+    secrets: applySecrets({}, secrets, now),
+    secretMode: 'stored' as const,
+    pool: { ...DEFAULT_POOL, ...input.pool },
+    defaults: { ...DEFAULT_LIMITS, ...input.defaults },
+    lastTest: null,
+    schema: null,
+    schemaRefreshedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  try {
+    await deps.db.getRepository(DatasourceEntity).save(ds);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(input.name);
+    throw err;
+  }
+  return ds;
+}
+
+export async function listDatasources(deps: Pick<DatasourceDeps, 'db'>, projectId: string, query: ListDatasourcesQuery): Promise<{ datasources: DatasourceEntity[]; total: number }> {
+  const qb = deps.db.getRepository(DatasourceEntity).createQueryBuilder('d').where('d.projectId = :projectId', { projectId });
+  if (query.kind) qb.andWhere('d.kind = :kind', { kind: query.kind });
+  if (query.agentId) qb.andWhere('d.agentId::text = :agentId', { agentId: query.agentId });
+  if (query.search) qb.andWhere(`strpos(lower(d.name), lower(:search)) > 0`, { search: query.search });
+  const [datasources, total] = await qb
+    .orderBy('d.createdAt', 'DESC')
+    .addOrderBy('d.id', 'DESC')
+    .offset((query.page - 1) * query.limit)
+    .limit(query.limit)
+    .getManyAndCount();
+  return { datasources, total };
+}
+
+/** By UUID or short id (`ds_…`), within the project. */
+export async function getDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string): Promise<DatasourceEntity> {
+  const qb = deps.db.getRepository(DatasourceEntity).createQueryBuilder('d').where('d.projectId = :projectId', { projectId });
+  let found: DatasourceEntity | null = null;
+  if (isUuid(ref)) found = await qb.andWhere('d.id = :ref', { ref }).getOne();
+  else if (ref.startsWith(SHORT_ID_PREFIX)) found = await qb.andWhere('d.shortId = :ref', { ref }).getOne();
+  if (!found) throw new AppError('ERR_DS_001');
+  return found;
+}
+
+export async function updateDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string, patch: UpdateDatasourceInput): Promise<DatasourceEntity> {
+  const ds = await getDatasource(deps, projectId, ref);
+  assertSupported(ds.kind, patch.connectionMode ?? ds.connectionMode, patch.agentId, patch.secretMode);
+  const { config, secrets } = checkSettings(ds.kind, patch.config ?? ds.config, patch.secrets);
+  const now = new Date();
+  if (patch.name !== undefined) ds.name = patch.name;
+  if (patch.description !== undefined) ds.description = patch.description || null;
+  ds.config = config;
+  ds.secrets = applySecrets(ds.secrets, secrets, now);
+  if (patch.pool) ds.pool = { ...ds.pool, ...patch.pool };
+  if (patch.defaults) ds.defaults = { ...ds.defaults, ...patch.defaults };
+  ds.updatedAt = now;
+  try {
+    await deps.db.getRepository(DatasourceEntity).save(ds);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(ds.name);
+    throw err;
+  }
+  return ds;
+}
+
+export async function deleteDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string): Promise<void> {
+  const ds = await getDatasource(deps, projectId, ref);
+  // A datasource its query objects still name stays: deleting it would leave them unable to run.
+  const [{ n }] = await deps.db.query(`SELECT count(*)::int AS n FROM reporting_queries WHERE project_id = $1 AND datasource_id = $2 AND deleted_at IS NULL`, [projectId, ds.id]);
+  if (n > 0) throw new AppError('ERR_DS_004', undefined, { queries: n });
+  await deps.db.getRepository(DatasourceEntity).delete({ id: ds.id, projectId });
+}
+
+/** The error a failed connection test reports: its code, and a short message that never holds a secret. */
+function testError(err: unknown, secretValues: string[]): { code: string; message: string } {
+  const raw = (err as { code?: unknown }).code;
+  const code = err instanceof AppError ? err.code : typeof raw === 'string' && raw ? raw : 'CONNECTION_FAILED';
+  let message = err instanceof Error ? err.message : String(err);
+  for (const s of secretValues) if (s) message = message.split(s).join('***');
+  if (message.length > ERROR_MESSAGE_MAX) message = `${message.slice(0, ERROR_MESSAGE_MAX - 1)}…`;
+  return { code, message };
+}
+
+async function withRunner<T>(deps: DatasourceDeps, ds: DatasourceEntity, use: (runner: QueryRunner) => Promise<T>): Promise<T> {
+  const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
+  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets });
+  try {
+    return await use(runner);
+  } finally {
+    await runner.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Connects, asks the server's version and records the outcome as `lastTest`. A connection that
+ * fails (refused by the outbound guard, wrong password, host down) is an answer, `ok: false`.
+ */
+export async function testDatasource(deps: DatasourceDeps, projectId: string, ref: string): Promise<DatasourceLastTest> {
+  const ds = await getDatasource(deps, projectId, ref);
+  const started = Date.now();
+  let result: DatasourceLastTest;
+  try {
+    const t = await withRunner(deps, ds, (r) => r.test());
+    result = { at: new Date().toISOString(), ok: true, latencyMs: t.latencyMs, serverVersion: t.serverVersion, error: null };
+  } catch (err) {
+    const error = testError(err, Object.values(ds.secrets).map((s) => s.value));
+    result = { at: new Date().toISOString(), ok: false, latencyMs: Date.now() - started, serverVersion: undefined, error };
+  }
+  await deps.db.getRepository(DatasourceEntity).update({ id: ds.id, projectId }, { lastTest: result });
+  return result;
+}
+
+/** Discovers the schema and stores it; errors (the outbound guard's included) are the answer. */
+export async function refreshSchema(deps: DatasourceDeps, projectId: string, ref: string): Promise<DiscoveredSchema> {
+  const ds = await getDatasource(deps, projectId, ref);
+  const schema = await withRunner(deps, ds, (r) => r.discoverSchema());
+  await deps.db.getRepository(DatasourceEntity).update({ id: ds.id, projectId }, { schema, schemaRefreshedAt: new Date(schema.refreshedAt) });
+  return schema;
+}
+
+/** The stored schema; `search` keeps the tables whose name contains it (case-insensitive). */
+export async function getSchema(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string, search?: string): Promise<DiscoveredSchema> {
+  const ds = await getDatasource(deps, projectId, ref);
+  if (!ds.schema) throw new AppError('ERR_DS_008');
+  if (!search) return ds.schema;
+  const needle = search.toLowerCase();
+  return { ...ds.schema, tables: ds.schema.tables.filter((t) => t.name.toLowerCase().includes(needle)) };
+}

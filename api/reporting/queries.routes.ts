@@ -1,0 +1,83 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { directRunners } from '../../platform/reporting-runners';
+import type { Services } from '../../platform/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import { pageMeta } from './datasources.presenter';
+import * as presenter from './queries.presenter';
+import * as schema from './queries.schema';
+import * as queries from './queries.service';
+
+/**
+ * Reporting query objects under /api/reporting/queries (docs/reporting.md "Query objects"; design
+ * B5.3, B5.4). Viewers read; members write, publish, restore, validate and preview. API keys never
+ * manage queries (403 ERR_AUTH_005).
+ */
+export function queryRoutes(services: Services): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/reporting/queries' });
+  const read = requireProject(db, { role: 'viewer' });
+  const write = requireProject(db, { role: 'member' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const actor = (ctx: Context): queries.Actor => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId });
+  const deps = { db, evaluator: services.evaluator, connect: directRunners(services.config) };
+
+  router.post('/validate', write, async (ctx) => {
+    const input = validate(schema.validateQuerySchema, ctx.request.body);
+    ctx.body = await queries.validateQuery(deps, scope(ctx).projectId, input);
+  });
+
+  router.post('/', write, async (ctx) => {
+    const input = validate(schema.createQuerySchema, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = presenter.presentQuery(await queries.createQuery(deps, actor(ctx), input));
+  });
+
+  router.get('/', read, async (ctx) => {
+    const query = validate(schema.listQueriesSchema, ctx.query);
+    const { queries: page, total } = await queries.listQueries(deps, scope(ctx).projectId, query);
+    ctx.body = { data: page.map((q) => presenter.presentQuery(q, { withText: false })), meta: pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/:id', read, async (ctx) => {
+    ctx.body = presenter.presentQuery(await queries.getQuery(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.patch('/:id', write, async (ctx) => {
+    const patch = validate(schema.updateQuerySchema, ctx.request.body);
+    ctx.body = presenter.presentQuery(await queries.updateQuery(deps, actor(ctx), ctx.params.id, patch));
+  });
+
+  router.delete('/:id', write, async (ctx) => {
+    await queries.deleteQuery(deps, scope(ctx).projectId, ctx.params.id);
+    ctx.status = 204;
+  });
+
+  router.post('/:id/publish', write, async (ctx) => {
+    const input = validate(schema.publishSchema, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = presenter.presentPublished(await queries.publishQuery(deps, actor(ctx), ctx.params.id, input.releaseNotes));
+  });
+
+  router.get('/:id/versions', read, async (ctx) => {
+    ctx.body = (await queries.listVersions(deps, scope(ctx).projectId, ctx.params.id)).map(presenter.presentVersion);
+  });
+
+  router.get('/:id/versions/:version', read, async (ctx) => {
+    ctx.body = presenter.presentVersionDetail(await queries.getVersion(deps, scope(ctx).projectId, ctx.params.id, ctx.params.version));
+  });
+
+  router.post('/:id/versions/:version/restore', write, async (ctx) => {
+    const input = validate(schema.publishSchema, ctx.request.body);
+    const result = await queries.restoreVersion(deps, actor(ctx), ctx.params.id, ctx.params.version, input.releaseNotes);
+    ctx.body = { success: true, newVersion: result.newVersion, message: `Version ${result.restoredVersion} restored and published as version ${result.newVersion}` };
+  });
+
+  router.post('/:id/preview', write, async (ctx) => {
+    const input = validate(schema.previewQuerySchema, ctx.request.body);
+    ctx.body = await queries.previewQuery(deps, scope(ctx).projectId, ctx.params.id, input);
+  });
+
+  return router;
+}

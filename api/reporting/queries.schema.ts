@@ -1,0 +1,114 @@
+import Joi from 'joi';
+import type { ExpectedColumn, OnRowLimit, QueryLanguage } from '../../db/reporting/query.entity';
+import type { ParameterDef } from '../../domain/reporting/parameters';
+
+/**
+ * Query object bodies (docs/reporting.md "Query objects"; design B5.3, B5.4). The shape is checked
+ * here (unknown fields: 400 ERR_VALID_001); the text and parameter definitions are checked by the
+ * service against the datasource's dialect, every problem at once (400 ERR_QRY_002).
+ */
+
+/** System limits (design B5.10): REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS defaults. */
+const SYSTEM_MAX_TIMEOUT_SECONDS = 300;
+const SYSTEM_MAX_ROWS = 100_000;
+/** Rows a preview answers at most (design B5.4). */
+export const PREVIEW_MAX_ROWS = 1000;
+
+const name = Joi.string().trim().min(1).max(100);
+const description = Joi.string().trim().max(1000).allow('', null);
+/** Longer texts reach the service, which names them TEXT_TOO_LONG with the other problems. */
+const text = Joi.string().max(200_000).allow('');
+const parameter = Joi.object({
+  name: Joi.string().max(100).required(),
+  type: Joi.string().max(20).required(),
+  label: Joi.string().max(200).allow(''),
+  required: Joi.boolean(),
+  default: Joi.any(),
+  multiple: Joi.boolean(),
+  options: Joi.array().max(1000),
+});
+const parameters = Joi.array().items(parameter).max(100);
+const expectedColumns = Joi.array()
+  .items(Joi.object({ name: Joi.string().trim().min(1).max(200).required(), type: Joi.string().trim().max(50) }))
+  .max(500)
+  .allow(null);
+
+export interface QueryFields {
+  name: string;
+  description?: string | null;
+  folderId?: string | null;
+  datasourceId: string;
+  language: QueryLanguage;
+  text?: string;
+  parameters?: ParameterDef[];
+  expectedColumns?: ExpectedColumn[] | null;
+  maxRows?: number;
+  timeoutSeconds?: number;
+  onRowLimit?: OnRowLimit;
+}
+
+export type CreateQueryInput = QueryFields;
+export type UpdateQueryInput = Partial<QueryFields>;
+
+const fields = {
+  name,
+  description,
+  folderId: Joi.string().trim().max(100).allow('', null),
+  datasourceId: Joi.string().max(100),
+  language: Joi.string().valid('sql', 'http', 'table'),
+  text,
+  parameters,
+  expectedColumns,
+  maxRows: Joi.number().integer().min(1).max(SYSTEM_MAX_ROWS),
+  timeoutSeconds: Joi.number().integer().min(1).max(SYSTEM_MAX_TIMEOUT_SECONDS),
+  onRowLimit: Joi.string().valid('fail', 'truncate'),
+};
+
+export const createQuerySchema = Joi.object<CreateQueryInput>({
+  ...fields,
+  name: name.required(),
+  datasourceId: fields.datasourceId.required(),
+  language: fields.language.default('sql'),
+});
+
+export const updateQuerySchema = Joi.object<UpdateQueryInput>(fields).min(1);
+
+export interface ListQueriesQuery {
+  page: number;
+  limit: number;
+  search?: string;
+  datasourceId?: string;
+}
+
+export const listQueriesSchema = Joi.object<ListQueriesQuery>({
+  page: Joi.number().integer().min(1).max(1_000_000).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  search: Joi.string().trim().max(100).allow(''),
+  datasourceId: Joi.string().max(100),
+});
+
+export const publishSchema = Joi.object<{ releaseNotes?: string | null }>({ releaseNotes: Joi.string().trim().max(2000).allow('', null) });
+
+export interface ValidateQueryInput {
+  datasourceId: string;
+  language: QueryLanguage;
+  text?: string;
+  parameters?: ParameterDef[];
+}
+
+export const validateQuerySchema = Joi.object<ValidateQueryInput>({
+  datasourceId: fields.datasourceId.required(),
+  language: fields.language.default('sql'),
+  text,
+  parameters,
+});
+
+export interface PreviewQueryInput {
+  parameters?: Record<string, unknown>;
+  limit: number;
+}
+
+export const previewQuerySchema = Joi.object<PreviewQueryInput>({
+  parameters: Joi.object().unknown(true),
+  limit: Joi.number().integer().min(1).max(PREVIEW_MAX_ROWS).default(100),
+});

@@ -1,0 +1,402 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import type { DatasourceEntity } from '../../db/reporting/datasource.entity';
+import { type QueryDefinition, QueryEntity } from '../../db/reporting/query.entity';
+import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
+import type { Queryable } from '../../db/sql';
+import { AppError } from '../../domain/errors';
+import type { Evaluator } from '../../domain/evaluation';
+import { isUuid } from '../../domain/flow/flow-ids';
+import { coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
+import type { QueryRunner, ResultColumn } from '../../domain/reporting/query-runner';
+import type { SqlDialect } from '../../domain/reporting/sql';
+import { randomBase62 } from '../../domain/signing';
+import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
+import type { RunnerTarget } from '../../platform/reporting-runners';
+import { getDatasource } from './datasources.service';
+import { type CreateQueryInput, type ListQueriesQuery, PREVIEW_MAX_ROWS, type PreviewQueryInput, type UpdateQueryInput, type ValidateQueryInput } from './queries.schema';
+
+/**
+ * Reporting query objects (docs/reporting.md "Query objects"; design B5.3, B5.4): a draft checked
+ * when saved, published as immutable numbered versions like templates. Every lookup is within the
+ * project: another project's query answers ERR_QRY_001 like one that does not exist.
+ */
+
+export interface QueryDeps {
+  db: DataSource;
+  /** The query text is scanned and compiled in the evaluation workers, off the loop that serves HTTP. */
+  evaluator: Evaluator;
+  /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
+  connect: (target: RunnerTarget) => QueryRunner;
+}
+
+export interface Actor {
+  projectId: string;
+  userId?: string;
+}
+
+const SHORT_ID_PREFIX = 'qry_';
+/** Path segments the router answers itself: a query with such a slug could never be reached by it. */
+const RESERVED_SLUGS = new Set(['validate']);
+const DEFAULT_LIMITS = { timeoutSeconds: 60, maxRows: 10_000 };
+/** Uncompressed NDJSON a preview may hold in memory. */
+const PREVIEW_MAX_BYTES = 5 * 1024 * 1024;
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+const uniqueIndex = (err: unknown) => String((err as { constraint?: string }).constraint ?? '');
+
+interface Problem {
+  path: string;
+  code: string;
+  message: string;
+}
+
+function invalid(errors: Problem[]): AppError {
+  return new AppError('ERR_QRY_002', `Query invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+}
+
+/** The dialect a query's text is read in: the datasource's kind, when it is a SQL one. */
+function dialectOf(ds: DatasourceEntity): SqlDialect | null {
+  return ds.kind === 'postgres' || ds.kind === 'mysql' ? ds.kind : null;
+}
+
+/**
+ * Every problem of a draft against its datasource: language, text, parameter definitions. The text
+ * is scanned in the evaluation workers (domain/checks.ts `queryProblems`), like template checks.
+ */
+async function problems(
+  deps: Pick<QueryDeps, 'evaluator'>,
+  ds: DatasourceEntity,
+  language: string,
+  text: string,
+  parameters: readonly ParameterDef[],
+): Promise<Problem[]> {
+  if (language !== 'sql') return [{ path: 'language', code: 'UNSUPPORTED_LANGUAGE', message: `language '${language}' is not supported yet (this phase serves sql)` }];
+  const dialect = dialectOf(ds);
+  if (!dialect) return [{ path: 'language', code: 'LANGUAGE_MISMATCH', message: `language 'sql' does not fit a ${ds.kind} datasource` }];
+  return deps.evaluator.check(ds.projectId, 'queryProblems', text, dialect, [...parameters]);
+}
+
+/** The datasource a body names (UUID or short id) in the project; unknown: 404 ERR_DS_001 naming the field. */
+async function datasourceFor(db: DataSource, projectId: string, ref: string): Promise<DatasourceEntity> {
+  try {
+    return await getDatasource({ db }, projectId, ref);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'ERR_DS_001') throw new AppError('ERR_DS_001', undefined, { field: 'datasourceId', datasourceId: ref });
+    throw err;
+  }
+}
+
+function definitionOf(q: QueryEntity): QueryDefinition {
+  return {
+    language: q.language,
+    text: q.text,
+    parameters: q.parameters,
+    expectedColumns: q.expectedColumns,
+    maxRows: q.maxRows,
+    timeoutSeconds: q.timeoutSeconds,
+    onRowLimit: q.onRowLimit,
+  };
+}
+
+const querySlug = (name: string) => resourceSlug(name, 'query', RESERVED_SLUGS);
+
+function nameTaken(name: string): AppError {
+  return new AppError('ERR_QRY_013', `A query named '${name}' exists in this project`, { field: 'name' });
+}
+
+/** Saves a new row; a taken slug gets a random suffix (the name stays), a taken name is 409 ERR_QRY_013. */
+async function insertQuery(db: DataSource, q: QueryEntity): Promise<void> {
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      await db.getRepository(QueryEntity).save(q);
+      return;
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      if (uniqueIndex(err).includes('name')) throw nameTaken(q.name);
+      if (attempt >= 3) throw err;
+      q.slug = suffixedSlug(querySlug(q.name));
+    }
+  }
+}
+
+export async function createQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, input: CreateQueryInput): Promise<QueryEntity> {
+  const ds = await datasourceFor(deps.db, actor.projectId, input.datasourceId);
+  const text = input.text ?? '';
+  const parameters = input.parameters ?? [];
+  const errors = await problems(deps, ds, input.language, text, parameters);
+  if (errors.length > 0) throw invalid(errors);
+  const now = new Date();
+  const q = Object.assign(new QueryEntity(), {
+    id: randomUUID(),
+    projectId: actor.projectId,
+    shortId: SHORT_ID_PREFIX + randomBase62(16),
+    slug: querySlug(input.name),
+    name: input.name,
+    description: input.description || null,
+    folderId: input.folderId || null,
+    datasourceId: ds.id,
+    language: input.language,
+    text,
+    parameters,
+    expectedColumns: input.expectedColumns ?? null,
+    maxRows: input.maxRows ?? ds.defaults?.maxRows ?? DEFAULT_LIMITS.maxRows,
+    timeoutSeconds: input.timeoutSeconds ?? ds.defaults?.timeoutSeconds ?? DEFAULT_LIMITS.timeoutSeconds,
+    onRowLimit: input.onRowLimit ?? 'fail',
+    isPublished: false,
+    latestVersion: 0,
+    publishedAt: null,
+    createdBy: actor.userId ?? null,
+    deletedAt: null,
+    createdAt: now,
+    updatedAt: now,
+  } satisfies QueryEntity);
+  await insertQuery(deps.db, q);
+  return q;
+}
+
+export async function listQueries(deps: Pick<QueryDeps, 'db'>, projectId: string, query: ListQueriesQuery): Promise<{ queries: QueryEntity[]; total: number }> {
+  const qb = deps.db.getRepository(QueryEntity).createQueryBuilder('q').where('q.projectId = :projectId AND q.deletedAt IS NULL', { projectId });
+  if (query.search) qb.andWhere(`strpos(lower(q.name), lower(:search)) > 0`, { search: query.search });
+  if (query.datasourceId) {
+    const ds = await datasourceFor(deps.db, projectId, query.datasourceId);
+    qb.andWhere('q.datasourceId = :datasourceId', { datasourceId: ds.id });
+  }
+  const [queries, total] = await qb
+    .orderBy('q.createdAt', 'DESC')
+    .addOrderBy('q.id', 'DESC')
+    .offset((query.page - 1) * query.limit)
+    .limit(query.limit)
+    .getManyAndCount();
+  return { queries, total };
+}
+
+/** A live query of the project by UUID, short id (`qry_…`) or slug. */
+async function findQuery(db: Queryable, projectId: string, ref: string, lock = false): Promise<QueryEntity> {
+  let found: QueryEntity | null = null;
+  if (typeof ref === 'string' && ref.length > 0 && ref.length <= 200) {
+    const qb = db.getRepository(QueryEntity).createQueryBuilder('q').where('q.projectId = :projectId AND q.deletedAt IS NULL', { projectId });
+    if (isUuid(ref)) qb.andWhere('q.id = :ref', { ref });
+    else if (ref.startsWith(SHORT_ID_PREFIX)) qb.andWhere('q.shortId = :ref', { ref });
+    else qb.andWhere('q.slug = :ref', { ref: ref.toLowerCase() });
+    if (lock) qb.setLock('pessimistic_write');
+    found = await qb.getOne();
+  }
+  if (!found) throw new AppError('ERR_QRY_001', undefined, { queryId: ref });
+  return found;
+}
+
+export function getQuery(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string): Promise<QueryEntity> {
+  return findQuery(deps.db, projectId, ref);
+}
+
+/** Edits the draft; published versions never change. The whole resulting draft is checked again. */
+export async function updateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, patch: UpdateQueryInput): Promise<QueryEntity> {
+  const q = await findQuery(deps.db, actor.projectId, ref);
+  const ds = await datasourceFor(deps.db, actor.projectId, patch.datasourceId ?? q.datasourceId);
+  const next = Object.assign(new QueryEntity(), q, {
+    name: patch.name ?? q.name,
+    description: patch.description !== undefined ? patch.description || null : q.description,
+    folderId: patch.folderId !== undefined ? patch.folderId || null : q.folderId,
+    datasourceId: ds.id,
+    language: patch.language ?? q.language,
+    text: patch.text ?? q.text,
+    parameters: patch.parameters ?? q.parameters,
+    expectedColumns: patch.expectedColumns !== undefined ? patch.expectedColumns : q.expectedColumns,
+    maxRows: patch.maxRows ?? q.maxRows,
+    timeoutSeconds: patch.timeoutSeconds ?? q.timeoutSeconds,
+    onRowLimit: patch.onRowLimit ?? q.onRowLimit,
+    updatedAt: new Date(),
+  });
+  const errors = await problems(deps, ds, next.language, next.text, next.parameters);
+  if (errors.length > 0) throw invalid(errors);
+  try {
+    await deps.db.getRepository(QueryEntity).save(next);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(next.name);
+    throw err;
+  }
+  return next;
+}
+
+/**
+ * Soft delete: the row and its versions stay for history, name and slug become free. Reports do not
+ * exist yet, so nothing can pin a version (ERR_QRY_012 comes with them).
+ */
+export async function deleteQuery(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string): Promise<void> {
+  const q = await findQuery(deps.db, projectId, ref);
+  await deps.db.getRepository(QueryEntity).update({ id: q.id, projectId }, { deletedAt: new Date() });
+}
+
+async function nextVersion(m: Queryable, actor: Actor, q: QueryEntity, definition: QueryDefinition, datasourceId: string, releaseNotes: string | null): Promise<QueryVersionEntity> {
+  const now = new Date();
+  const version = Object.assign(new QueryVersionEntity(), {
+    id: randomUUID(),
+    queryId: q.id,
+    version: q.latestVersion + 1,
+    definition,
+    datasourceId,
+    releaseNotes,
+    publishedAt: now,
+    publishedBy: actor.userId ?? null,
+  } satisfies QueryVersionEntity);
+  await m.getRepository(QueryVersionEntity).save(version);
+  await m.getRepository(QueryEntity).update({ id: q.id }, { latestVersion: version.version, isPublished: true, publishedAt: now });
+  return version;
+}
+
+/**
+ * Publishes the draft as the next version. The row is locked, so two publishes at once get
+ * consecutive numbers. A draft equal to the newest version (definition as JSON values, and the
+ * datasource) has nothing to publish: 409 ERR_QRY_003.
+ */
+export async function publishQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, releaseNotes?: string | null): Promise<QueryVersionEntity> {
+  return deps.db.transaction(async (m) => {
+    const q = await findQuery(m, actor.projectId, ref, true);
+    const definition = definitionOf(q);
+    if (q.latestVersion > 0) {
+      const [row]: Array<{ same: boolean }> = await m.query(
+        `SELECT (definition = $3::jsonb AND datasource_id = $4) AS same FROM reporting_query_versions WHERE query_id = $1 AND version = $2`,
+        [q.id, q.latestVersion, JSON.stringify(definition), q.datasourceId],
+      );
+      if (row?.same) throw new AppError('ERR_QRY_003', `The draft has no changes since version ${q.latestVersion}`, { latestVersion: q.latestVersion });
+    }
+    // Saved drafts were valid when saved; checking again keeps a version from outliving a rule fix.
+    const ds = await datasourceFor(deps.db, actor.projectId, q.datasourceId);
+    const errors = await problems(deps, ds, q.language, q.text, q.parameters);
+    if (errors.length > 0) throw invalid(errors);
+    return nextVersion(m, actor, q, definition, q.datasourceId, releaseNotes || null);
+  });
+}
+
+export interface VersionRecord {
+  version: QueryVersionEntity;
+  /** The publisher's display name; null once their account is gone. */
+  publishedBy: string | null;
+}
+
+const VERSION_SELECT = `
+  SELECT v.id, v.query_id AS "queryId", v.version, v.definition, v.datasource_id AS "datasourceId",
+         v.release_notes AS "releaseNotes", v.published_at AS "publishedAt", v.published_by AS "publishedById",
+         u.name AS "publishedBy"
+    FROM reporting_query_versions v
+    LEFT JOIN users u ON u.id = v.published_by`;
+
+interface VersionRow extends Omit<QueryVersionEntity, 'publishedBy'> {
+  publishedById: string | null;
+  publishedBy: string | null;
+}
+
+function toRecord(row: VersionRow): VersionRecord {
+  const { publishedById, publishedBy, ...rest } = row;
+  return { version: Object.assign(new QueryVersionEntity(), { ...rest, publishedBy: publishedById }), publishedBy };
+}
+
+/** Newest first. */
+export async function listVersions(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string): Promise<VersionRecord[]> {
+  const q = await findQuery(deps.db, projectId, ref);
+  const rows: VersionRow[] = await deps.db.query(`${VERSION_SELECT} WHERE v.query_id = $1 ORDER BY v.version DESC`, [q.id]);
+  return rows.map(toRecord);
+}
+
+/** `:version` is a version number (1, 2, …); anything else, or a number not published, is 404 ERR_QRY_004. */
+async function findVersion(m: Queryable, q: QueryEntity, param: string): Promise<VersionRecord> {
+  const rows: VersionRow[] = /^[1-9][0-9]{0,8}$/.test(param) ? await m.query(`${VERSION_SELECT} WHERE v.query_id = $1 AND v.version = $2`, [q.id, Number(param)]) : [];
+  if (!rows[0]) throw new AppError('ERR_QRY_004', `Version ${param.slice(0, 50)} not found`, { version: param.slice(0, 50) });
+  return toRecord(rows[0]);
+}
+
+export async function getVersion(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string, param: string): Promise<VersionRecord> {
+  const q = await findQuery(deps.db, projectId, ref);
+  return findVersion(deps.db, q, param);
+}
+
+export interface RestoreResult {
+  newVersion: number;
+  restoredVersion: number;
+}
+
+/**
+ * Restore, as templates: the old version's definition and datasource become the draft and are
+ * published at once as the next version. Name, description and folder stay as they are now.
+ */
+export async function restoreVersion(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, param: string, releaseNotes?: string | null): Promise<RestoreResult> {
+  return deps.db.transaction(async (m) => {
+    const q = await findQuery(m, actor.projectId, ref, true);
+    const { version: old } = await findVersion(m, q, param);
+    const d = old.definition;
+    const ds = await datasourceFor(deps.db, actor.projectId, old.datasourceId);
+    const errors = await problems(deps, ds, d.language, d.text, d.parameters);
+    if (errors.length > 0) throw invalid(errors);
+    await m.getRepository(QueryEntity).update(
+      { id: q.id },
+      {
+        datasourceId: old.datasourceId,
+        language: d.language,
+        text: d.text,
+        parameters: d.parameters,
+        expectedColumns: d.expectedColumns,
+        maxRows: d.maxRows,
+        timeoutSeconds: d.timeoutSeconds,
+        onRowLimit: d.onRowLimit,
+        updatedAt: new Date(),
+      } as never,
+    );
+    const version = await nextVersion(m, actor, q, d, old.datasourceId, releaseNotes || `Restored from version ${old.version}`);
+    return { newVersion: version.version, restoredVersion: old.version };
+  });
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  errors: Problem[];
+}
+
+/** The save-time checks without saving (POST /queries/validate). */
+export async function validateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, projectId: string, input: ValidateQueryInput): Promise<ValidationResult> {
+  const ds = await datasourceFor(deps.db, projectId, input.datasourceId);
+  const errors = await problems(deps, ds, input.language, input.text ?? '', input.parameters ?? []);
+  return { valid: errors.length === 0, errors };
+}
+
+export interface PreviewResult {
+  columns: Array<{ name: string; type: string }>;
+  rows: Array<Record<string, unknown>>;
+  rowCount: number;
+  truncated: boolean;
+  durationMs: number;
+}
+
+/**
+ * Runs the draft once with the given parameter values and answers the first rows (at most `limit`,
+ * ≤ 1000; a longer result is cut and says `truncated`), within the query's timeout and a 5 MB cap.
+ * Values are bound, never put into the text. Runner errors are the answer (ERR_QRY_006..010).
+ */
+export async function previewQuery(deps: QueryDeps, projectId: string, ref: string, input: PreviewQueryInput): Promise<PreviewResult> {
+  const q = await findQuery(deps.db, projectId, ref);
+  const ds = await datasourceFor(deps.db, projectId, q.datasourceId);
+  const dialect = dialectOf(ds);
+  if (q.language !== 'sql' || !dialect) throw invalid(await problems(deps, ds, q.language, q.text, q.parameters));
+  const values = coerceParameters(q.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
+  const compiled = await deps.evaluator.check(projectId, 'compiledQuery', q.text, dialect, q.parameters, values);
+  const lines: string[] = [];
+  const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
+  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets });
+  let summary: { columns: ResultColumn[]; rowCount: number; truncated: boolean; durationMs: number };
+  try {
+    summary = await runner.run(
+      compiled,
+      { timeoutMs: q.timeoutSeconds * 1000, maxRows: Math.min(input.limit, q.maxRows, PREVIEW_MAX_ROWS), maxBytes: PREVIEW_MAX_BYTES, onRowLimit: 'truncate' },
+      { write: async (line) => void lines.push(line) },
+    );
+  } finally {
+    await runner.close().catch(() => undefined);
+  }
+  return {
+    columns: summary.columns.map((c) => ({ name: c.name, type: c.dataType })),
+    rows: lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+    rowCount: summary.rowCount,
+    truncated: summary.truncated,
+    durationMs: summary.durationMs,
+  };
+}

@@ -1,0 +1,90 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { jobMachine, type JobOutcome } from '../../domain/documents/job-status';
+import type { AppError } from '../../domain/errors';
+import { recordDocumentsGenerated } from '../identity/api-key-usage';
+import { modifyReturning, type Queryable } from '../sql';
+import { addCredits, releaseFreeDocuments } from './billing';
+import { DocumentJobEntity } from './document-job.entity';
+
+/**
+ * The only writer of `document_jobs.status` (docs/architecture.md, "State machines"). Jobs are
+ * inserted `queued` and moved by a conditional UPDATE from the statuses domain/documents/job-status.ts
+ * allows to reach the target, with what goes with the move (timestamps, attempts, billing): a job
+ * that already ended is never claimed, finished or cancelled again.
+ */
+
+/** Inserts jobs (in the caller's transaction, with their reservation). */
+export async function insertJobs(m: EntityManager, jobs: DocumentJobEntity[]): Promise<void> {
+  const wrong = jobs.find((j) => !jobMachine.initial.includes(j.status));
+  if (wrong) throw new Error(`a job is not created ${wrong.status}`);
+  await m.getRepository(DocumentJobEntity).insert(jobs);
+}
+
+/**
+ * Claims a job for its render: `processing`, one attempt more. A job still processing is claimed
+ * again (a render Temporal retried after its worker died); one that ended is not. Returns whether it was claimed.
+ */
+export async function claimJob(db: Queryable, jobId: string): Promise<boolean> {
+  const claimed = await modifyReturning<{ id: string }>(
+    db,
+    `UPDATE document_jobs SET status = 'processing', attempts = attempts + 1, started_at = COALESCE(started_at, now())
+      WHERE id = $1 AND status = ANY($2::text[]) RETURNING id`,
+    [jobId, jobMachine.sourcesOf('processing')],
+  );
+  return claimed.length > 0;
+}
+
+export function outcomeOf(job: DocumentJobEntity): JobOutcome {
+  const status = job.status === 'completed' || job.status === 'cancelled' ? job.status : 'failed';
+  return { jobId: job.id, status, errorMessage: job.errorMessage ?? undefined };
+}
+
+type Finish = { artefactKey: string; size: number; generationMs: number } | { error: AppError | { code: string; message: string } };
+
+/**
+ * Moves a job to its end state exactly once (the WHERE clause makes a second finisher
+ * a no-op) and settles its billing: a failed job gives its free document or credit back.
+ */
+export async function finishJob(db: DataSource, job: DocumentJobEntity, result: Finish): Promise<JobOutcome> {
+  return db.transaction(async (m) => {
+    if ('artefactKey' in result) {
+      const rows = await modifyReturning(
+        m,
+        `UPDATE document_jobs SET status = 'completed', artefact_key = $2, artefact_size = $3, generation_ms = $4,
+                completed_at = now(), error_code = NULL, error_message = NULL
+          WHERE id = $1 AND status = ANY($5::text[]) RETURNING id`,
+        [job.id, result.artefactKey, result.size, result.generationMs, jobMachine.sourcesOf('completed')],
+      );
+      if (rows.length > 0 && job.apiKeyId) await recordDocumentsGenerated(m, job.apiKeyId, 1);
+      return current(m, job.id);
+    }
+    const rows = await modifyReturning(
+      m,
+      `UPDATE document_jobs SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
+        WHERE id = $1 AND status = ANY($4::text[]) RETURNING id`,
+      [job.id, result.error.code, result.error.message, jobMachine.sourcesOf('failed')],
+    );
+    if (rows.length > 0) await refund(m, job, 'refund: generation failed');
+    return current(m, job.id);
+  });
+}
+
+/** Cancels a job that has not ended; returns whether it was still open. */
+export async function cancelOpenJob(db: Queryable, job: DocumentJobEntity): Promise<boolean> {
+  const rows = await modifyReturning(
+    db,
+    `UPDATE document_jobs SET status = 'cancelled', completed_at = now() WHERE id = $1 AND status = ANY($2::text[]) RETURNING id`,
+    [job.id, jobMachine.sourcesOf('cancelled')],
+  );
+  if (rows.length > 0) await refund(db, job, 'refund: job cancelled');
+  return rows.length > 0;
+}
+
+async function refund(db: Queryable, job: DocumentJobEntity, reason: string): Promise<void> {
+  if (job.billing === 'credit') await addCredits(db, job.projectId, 1, reason, job.id);
+  else await releaseFreeDocuments(db, job.projectId, 1, job.createdAt);
+}
+
+async function current(m: EntityManager, jobId: string): Promise<JobOutcome> {
+  return outcomeOf(await m.getRepository(DocumentJobEntity).findOneByOrFail({ id: jobId }));
+}

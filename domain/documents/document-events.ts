@@ -1,0 +1,26 @@
+import { downloadName } from './files';
+import { presentBatch, presentJob, type DownloadLink, type PresentableBatch, type PresentableBatchCounts, type PresentableJob } from './presenter';
+
+/** The storage port's signing method (activities/storage): all a download link needs. */
+interface LinkSigner {
+  signedUrl(key: string, options: { ttlSeconds: number; filename?: string }): Promise<DownloadLink>;
+}
+
+/** What a download link reads of a job record besides what presentJob reads. */
+type LinkableJob = PresentableJob & { artefactKey: string | null };
+
+/** A fresh signed link for a completed job whose file still exists (status reads and events alike). */
+export async function jobDownloadLink(storage: LinkSigner, ttlSeconds: number, job: LinkableJob): Promise<DownloadLink | undefined> {
+  if (job.status !== 'completed' || !job.artefactKey || job.artefactExpiredAt) return undefined;
+  return storage.signedUrl(job.artefactKey, { ttlSeconds, filename: downloadName(job.filename, job.id, job.format) });
+}
+
+/** Spec Events: `data` of document.generated / document.failed is the job as a status read shows it. */
+export async function jobEventData(job: LinkableJob, storage: LinkSigner, ttlSeconds: number): Promise<Record<string, unknown>> {
+  return presentJob(job, await jobDownloadLink(storage, ttlSeconds, job));
+}
+
+/** `data` of batch.completed: the batch as its status read shows it, without the document list. */
+export function batchEventData(batch: PresentableBatch, counts: PresentableBatchCounts): Record<string, unknown> {
+  return presentBatch(batch, counts);
+}

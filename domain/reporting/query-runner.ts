@@ -1,0 +1,88 @@
+/**
+ * The port every datasource driver implements (docs/reporting.md; design B5.13): the server's
+ * direct runners (activities/reporting/postgres-runner.ts, mysql-runner.ts, ...) and, later, the
+ * agent's. Types only: no I/O here.
+ */
+
+/** Datasource kinds (design B5.3). `sqlite` exists only through an agent. */
+export type DatasourceKind = 'postgres' | 'mysql' | 'sqlite' | 'http_json' | 'csv';
+
+/** The non-secret settings of a SQL datasource (`config`); the password comes from `secrets`. */
+export interface SqlConnectionConfig {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  /** `verify-full` checks the certificate and host name; `require` encrypts only; `disable` is plain TCP. */
+  ssl: 'disable' | 'require' | 'verify-full';
+  caCert?: string;
+  /** postgres: the schemas discovery lists (default: every schema but the system ones). */
+  schemas?: string[];
+}
+
+export interface SqlConnectionSecrets {
+  password?: string;
+}
+
+/** A statement with bind parameters only ($1.. for postgres, ? for mysql), from domain/reporting/sql.ts. */
+export interface CompiledQuery {
+  text: string;
+  values: unknown[];
+}
+
+export interface QueryLimits {
+  /** The statement's deadline; the database cancels it (ERR_QRY_007). */
+  timeoutMs: number;
+  /** Rows kept; one more is read to know whether the result was cut. */
+  maxRows: number;
+  /** Uncompressed NDJSON bytes of the result (ERR_QRY_010). */
+  maxBytes: number;
+  /** `fail`: ERR_QRY_008 past maxRows; `truncate`: keep maxRows and say `truncated`. */
+  onRowLimit: 'fail' | 'truncate';
+}
+
+/** Where a runner writes the result, one JSON object per line, while it reads it. */
+export interface RowSink {
+  write(line: string): Promise<void>;
+}
+
+export interface ResultColumn {
+  name: string;
+  /** The database's type name as it reports it (`int4`, `numeric`, `varchar`, `DECIMAL`...). */
+  dataType: string;
+}
+
+export interface QueryResultSummary {
+  columns: ResultColumn[];
+  rowCount: number;
+  truncated: boolean;
+  /** NDJSON bytes written to the sink. */
+  bytes: number;
+  durationMs: number;
+}
+
+export interface DiscoveredSchema {
+  refreshedAt: string;
+  tables: Array<{
+    schema: string;
+    name: string;
+    type: 'table' | 'view';
+    columns: Array<{ name: string; dataType: string; nullable: boolean; ordinal: number }>;
+  }>;
+  /** More than 2,000 tables or 50,000 columns: the list was cut there. */
+  truncated: boolean;
+}
+
+export interface ConnectionTest {
+  latencyMs: number;
+  serverVersion: string;
+}
+
+export interface QueryRunner {
+  /** Opens a connection, asks the server's version, closes. */
+  test(): Promise<ConnectionTest>;
+  discoverSchema(): Promise<DiscoveredSchema>;
+  /** Runs one read-only statement within the limits, streaming rows to the sink. */
+  run(query: CompiledQuery, limits: QueryLimits, sink: RowSink, signal?: AbortSignal): Promise<QueryResultSummary>;
+  close(): Promise<void>;
+}

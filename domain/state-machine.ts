@@ -1,0 +1,39 @@
+/**
+ * A status column's state machine as data: the statuses, those a row may be created in, and the
+ * allowed moves. The owner module of each table in db/ moves a row only with a conditional UPDATE
+ * whose `WHERE status = ANY(...)` is `sourcesOf(to)`, so a move the table does not list changes
+ * nothing (docs/architecture.md, "State machines").
+ */
+export interface StateMachine<S extends string> {
+  readonly statuses: readonly S[];
+  /** Statuses a row may be inserted with. */
+  readonly initial: readonly S[];
+  /** For each status, the statuses it may move to. A status listing itself may be re-entered (a re-claim). */
+  readonly transitions: Readonly<Record<S, readonly S[]>>;
+  /** Statuses with no way out. */
+  readonly terminal: readonly S[];
+  canMove(from: S, to: S): boolean;
+  /**
+   * The statuses from which `to` may be reached in one move: the `$from` of the owner's UPDATE.
+   * With `among`, a narrower move (only from these), refused at once if the table allows one of them not.
+   */
+  sourcesOf(to: S, among?: readonly S[]): S[];
+  isTerminal(status: S): boolean;
+}
+
+export function defineStateMachine<S extends string>(statuses: readonly S[], initial: readonly S[], transitions: Record<S, readonly S[]>): StateMachine<S> {
+  const terminal = statuses.filter((s) => transitions[s].length === 0);
+  return {
+    statuses,
+    initial,
+    transitions,
+    terminal,
+    canMove: (from, to) => transitions[from].includes(to),
+    sourcesOf: (to, among) => {
+      const illegal = among?.filter((from) => !transitions[from].includes(to)) ?? [];
+      if (illegal.length > 0) throw new Error(`no move from ${illegal.join(', ')} to ${to}`);
+      return statuses.filter((from) => transitions[from].includes(to) && (!among || among.includes(from)));
+    },
+    isTerminal: (status) => transitions[status].length === 0,
+  };
+}

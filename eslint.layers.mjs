@@ -1,0 +1,112 @@
+// Which layer may import what (docs/architecture.md, "Layers"). eslint.config.mjs spreads this list.
+//
+// One `no-restricted-imports` entry per directory: flat config does not merge a rule's options, so a
+// second entry for the same files would replace the first. Layer paths are matched as relative
+// imports (`../../db/...`); a layer's own folders (`../flow/...`) never match, since no domain folder
+// is named like a layer. Type-only imports (`import type`) are allowed where a rule says so: they
+// load no code at run time, and a workflow names its activities' signatures that way.
+
+const up = String.raw`^(\.\./)+`;
+/** Relative imports of these top-level directories. */
+const layer = (...dirs) => `${up}(${dirs.join('|')})(/|$)`;
+
+/** Framework, database, Temporal and I/O client packages: none of them belongs in domain/. */
+const INFRASTRUCTURE_PACKAGES = String.raw`^(koa|koa-[^/]+|@koa/[^/]+|typeorm|pg|pg-[^/]+|@electric-sql/[^/]+|@temporalio/[^/]+|puppeteer|puppeteer-core|exceljs|ioredis|nodemailer|@aws-sdk/[^/]+|undici|rate-limiter-flexible|workerpool)(/|$)`;
+
+/** The only workflows/ modules the API may load: signal (and query) definitions, no workflow code. */
+const WORKFLOW_DEFINITION_MODULES = ['flow/approval-signals', String.raw`identity/account-deletion\.signals`];
+
+/**
+ * Adapters: what the processes use to reach the world (storage, mail, outbound HTTP, rendering,
+ * evaluation processes, threads). Everything else under activities/ is Temporal activity code
+ * (`*.activity.ts`, the bundles `activities/<area>/index.ts` and `activities/index.ts`) or helpers
+ * only activities use.
+ */
+const ADAPTERS = ['storage', 'mail', 'http', 'rendering', 'evaluation'];
+const ACTIVITY_CODE = String.raw`${up}activities(/(?!(${ADAPTERS.join('|')})(/|$)|threads$)|$)`;
+
+const restrict = (...patterns) => ['error', { patterns: patterns.map((p) => ({ caseSensitive: true, ...p })) }];
+
+export default [
+  {
+    files: ['domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { regex: INFRASTRUCTURE_PACKAGES, message: 'domain/ is plain logic: no framework, database, Temporal or I/O client package.' },
+        { regex: layer('api', 'activities', 'workflows', 'worker', 'db', 'platform', 'scripts'), message: 'domain/ imports only domain/ (and plain libraries): every other layer imports it, not the other way round.' },
+      ),
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        {
+          regex: String.raw`^(?!\.|@temporalio/(workflow|common)(/|$))`,
+          message: 'workflows/ run in the deterministic sandbox: of packages only @temporalio/workflow and @temporalio/common, no node:* modules.',
+        },
+        { regex: layer('db', 'api', 'platform', 'worker', 'scripts'), message: 'workflows/ import only domain/, other workflows/ and (by type) activities/.' },
+        { regex: layer('activities'), allowTypeImports: true, message: 'A workflow names its activities by type only (`import type`) and calls them through proxyActivities.' },
+      ),
+    },
+  },
+  {
+    files: ['api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        {
+          regex: `${up}workflows/(?!(${WORKFLOW_DEFINITION_MODULES.join('|')})$)`,
+          allowTypeImports: true,
+          message: 'The API loads no workflow code: signals and queries come from their definition modules (workflows/flow/approval-signals.ts, workflows/identity/account-deletion.signals.ts), input types from domain/ or `import type`.',
+        },
+        {
+          regex: ACTIVITY_CODE,
+          message: `The API may use adapters (activities/{${ADAPTERS.join(',')}}, activities/threads.ts), never activity functions, bundles or activity-only helpers: share such code through db/ or domain/.`,
+        },
+        { regex: layer('worker', 'scripts'), message: 'The API does not import process roles or scripts: shared start-up lives in platform/.' },
+      ),
+    },
+  },
+  {
+    files: ['activities/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { regex: layer('api', 'worker', 'platform', 'scripts'), message: 'activities/ import domain/, db/ and other activities/ only (the API and the roles are built on them, not the other way round).' },
+        { regex: layer('workflows'), allowTypeImports: true, message: 'activities/ take workflow input types by `import type` only.' },
+      ),
+    },
+  },
+  {
+    files: ['db/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        regex: layer('api', 'activities', 'workflows', 'worker', 'platform', 'scripts'),
+        message: 'db/ imports only domain/ and db/: ports it needs (a mailer, a signer) are typed structurally or in domain/.',
+      }),
+    },
+  },
+  {
+    files: ['platform/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(
+        { regex: layer('api', 'worker', 'scripts'), message: 'platform/ composes services for every role and imports no role: not api/, worker/ or scripts/.' },
+        { regex: layer('workflows') + '(?!shared/)', allowTypeImports: true, message: 'platform/ takes workflow input types by `import type`; of workflow modules only workflows/shared/ (search attributes) as values.' },
+      ),
+    },
+  },
+  {
+    files: ['worker/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({ regex: layer('api', 'scripts'), message: 'The worker roles do not import the API: what both need lives in platform/, db/ or domain/.' }),
+    },
+  },
+  {
+    files: ['scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        regex: `${up}api/(?!server$)`,
+        message: 'Scripts start the API only through api/server.ts (startApiServer: `npm start` and the benchmarks); nothing else of api/.',
+      }),
+    },
+  },
+];

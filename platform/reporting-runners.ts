@@ -1,0 +1,21 @@
+import { createOutboundGuard } from '../activities/http/outbound';
+import { createQueryRunner } from '../activities/reporting/runners';
+import type { Config } from '../domain/config';
+import type { DatasourceKind, QueryRunner, SqlConnectionConfig } from '../domain/reporting/query-runner';
+
+/** A datasource's stored settings, decrypted: what a direct runner is opened with. */
+export interface RunnerTarget {
+  kind: DatasourceKind;
+  config: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+
+/**
+ * Opens the direct runner of a datasource (activities/reporting/runners.ts) behind the process's
+ * outbound guard: a host on loopback or a private range is refused unless OUTBOUND_ALLOWLIST lets
+ * it through (docs/reporting.md "Datasources"). The API's connection test and schema discovery use it.
+ */
+export function directRunners(config: Config): (target: RunnerTarget) => QueryRunner {
+  const guard = createOutboundGuard(config.outbound.allowlist);
+  return (target) => createQueryRunner({ kind: target.kind, config: target.config as unknown as SqlConnectionConfig, secrets: target.secrets, guard });
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { WorkflowIdReusePolicy } from '@temporalio/common';
+import type { Config } from '../domain/config';
+import { workflowIds, type TaskQueues } from '../domain/temporal-names';
+import type { JobWorkflowOptions } from '../workflows/documents/process-job';
+import type { FlowRunInput } from '../workflows/flow/flow-run.workflow';
+import type { AccountDeletionInput } from '../domain/identity/account-deletion';
+import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
+import type { DeliverWebhookInput } from '../domain/webhooks/delivery';
+import { startWorkflow } from './start-workflow';
+
+/**
+ * Every workflow the service starts from outside a workflow, one launcher each, for the API and the
+ * worker alike (the worker restarts stranded work with the same launchers). Each fills the config
+ * its workflow needs into the input, where the workflow's type makes it required, and takes its
+ * id from `workflowIds`. They throw when Temporal refuses or cannot be reached; what that means
+ * (retry, undo, leave it to the maintenance sweep) is the caller's decision.
+ */
+export interface WorkflowStartDeps {
+  temporal: Client;
+  taskQueues: TaskQueues;
+  config: { webhooks: Pick<Config['webhooks'], 'retryDelaysMs'>; documents: Pick<Config['documents'], 'batchConcurrency' | 'batchChunkSize'> };
+}
+
+/** What every document job's workflow needs from the config (single jobs and batches). */
+function jobWorkflowOptions(deps: Pick<WorkflowStartDeps, 'taskQueues' | 'config'>): JobWorkflowOptions {
+  return { renderTaskQueue: deps.taskQueues.render, webhookRetryDelaysMs: deps.config.webhooks.retryDelaysMs };
+}
+
+/** A job's workflow (id = job id). */
+export function startDocumentJob(deps: WorkflowStartDeps, job: { id: string; projectId: string }): Promise<void> {
+  return startWorkflow(deps.temporal, 'generateDocumentWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.documentJob(job.id),
+    args: [{ jobId: job.id, ...jobWorkflowOptions(deps) }],
+    kind: 'document',
+    projectId: job.projectId,
+    entityId: job.id,
+  });
+}
+
+/** A batch's workflow (id = batch id). */
+export function startDocumentBatch(deps: WorkflowStartDeps, batch: { id: string; projectId: string }): Promise<void> {
+  const { batchConcurrency, batchChunkSize } = deps.config.documents;
+  return startWorkflow(deps.temporal, 'generateBatchWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.documentBatch(batch.id),
+    args: [{ batchId: batch.id, concurrency: batchConcurrency, chunkSize: batchChunkSize, ...jobWorkflowOptions(deps) }],
+    kind: 'batch',
+    projectId: batch.projectId,
+    entityId: batch.id,
+  });
+}
+
+/** The configuration part of every Flow run workflow's input, the same from the API and the worker sweep. */
+export function flowRunWorkflowInput(deps: Pick<WorkflowStartDeps, 'taskQueues' | 'config'>): Omit<FlowRunInput, 'runId'> {
+  return { retryDelaysMs: deps.config.webhooks.retryDelaysMs, renderTaskQueue: deps.taskQueues.render };
+}
+
+/**
+ * A Flow run's workflow (id = run id) with REJECT_DUPLICATE, so a second start (the API and the
+ * sweep racing) fails as already started instead of running the run twice.
+ */
+export function startFlowRun(deps: { temporal: Client; taskQueue: string }, run: { id: string; projectId: string }, config: Omit<FlowRunInput, 'runId'>): Promise<void> {
+  return startWorkflow(deps.temporal, 'flowRunWorkflow', {
+    taskQueue: deps.taskQueue,
+    workflowId: workflowIds.flowRun(run.id),
+    args: [{ runId: run.id, ...config }],
+    kind: 'flow-run',
+    projectId: run.projectId,
+    entityId: run.id,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+}
+
+/**
+ * An account e-mail (verification, password reset, sign-in lock notice): the workflow mints the
+ * token and sends it, retried through SMTP outages. A fresh id each time unless the caller names
+ * one (a sign-up's verification: `workflowIds.signupEmail`, so a restart never sends it twice).
+ */
+export function startAccountEmail(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, input: AccountEmailInput, workflowId?: string): Promise<void> {
+  const emailId = randomUUID();
+  return startWorkflow(deps.temporal, 'sendAccountEmailWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowId ?? workflowIds.accountEmail(emailId),
+    args: [input],
+    kind: `account-email:${input.purpose}`,
+    // A reset asked for by address has no account yet (the activity looks it up): the e-mail's own id.
+    entityId: input.userId ?? emailId,
+  });
+}
+
+/** The workflow that owns an account's grace period and purge (id per user). */
+export function startAccountDeletion(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, input: AccountDeletionInput): Promise<void> {
+  return startWorkflow(deps.temporal, 'deleteAccountWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.accountDeletion(input.userId),
+    args: [input],
+    kind: 'account-deletion',
+    entityId: input.userId,
+  });
+}
+
+/** The invitation e-mail (the activity mints the accept token). */
+export function startInvitationEmail(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, invitation: { id: string; projectId: string }): Promise<void> {
+  return startWorkflow(deps.temporal, 'sendInvitationEmailWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.teamInvitation(invitation.id),
+    args: [{ invitationId: invitation.id }],
+    kind: 'team-invitation',
+    projectId: invitation.projectId,
+    entityId: invitation.id,
+  });
+}
+
+/**
+ * A delivery's workflow started from outside a workflow: the test event (`workflowIds.webhookDelivery`)
+ * and manual retries (`workflowIds.webhookDeliveryRetry`). Event deliveries are child workflows
+ * of the job or run (workflows/webhooks/dispatch-deliveries.ts).
+ */
+export function startWebhookDelivery(
+  deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>,
+  // Required here although the workflow falls back to the spec's delays: every start passes the configured ones.
+  delivery: { projectId: string; workflowId: string; input: Required<DeliverWebhookInput> },
+): Promise<void> {
+  return startWorkflow(deps.temporal, 'deliverWebhookWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: delivery.workflowId,
+    args: [delivery.input],
+    kind: 'webhook-delivery',
+    projectId: delivery.projectId,
+    entityId: delivery.input.deliveryId,
+  });
+}

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import type { AttemptDeliveryInput } from '../../../activities/webhooks/attempt-delivery.activity';
+import type { generateBatchWorkflow } from '../../../workflows/documents/generate-batch.workflow';
+import { waitFor } from '../../support/wait';
+import { runChain, startWorkflowHarness, type WorkflowHarness, jobBookkeepingStubs } from './harness';
+
+/**
+ * A document batch as the real batch workflow runs it, with its activities stubbed: the batch's
+ * jobs live in memory (listed in `batch_index` order, as the keyset query lists them) and the
+ * render activity records which document it rendered. `chunkSize` (BATCH_CHUNK_SIZE) is small, so
+ * a batch of a few documents continues as new several times.
+ */
+describe('document batch continue-as-new (stubbed activities)', () => {
+  let h: WorkflowHarness;
+  const batches = new Map<string, Array<{ id: string; batchIndex: number }>>();
+  /** Jobs whose renderer fails in a way retrying cannot help (ERR_JOB_001). */
+  const broken = new Set<string>();
+  const batchDeliveries = new Map<string, string>();
+
+  beforeAll(async () => {
+    h = await startWorkflowHarness('batch', {
+      async listBatchJobs({ batchId, afterIndex, limit }: { batchId: string; afterIndex: number; limit: number }) {
+        return batches.get(batchId)!.filter((j) => j.batchIndex > afterIndex).slice(0, limit);
+      },
+      async renderJob({ jobId }: { jobId: string }) {
+        if (broken.has(jobId)) throw ApplicationFailure.nonRetryable('template variable "total" is missing', 'ERR_JOB_001');
+        return { jobId, status: 'completed' };
+      },
+      ...jobBookkeepingStubs,
+      async completeBatch({ batchId }: { batchId: string }) {
+        const deliveryId = randomUUID();
+        batchDeliveries.set(deliveryId, batchId);
+        return [deliveryId];
+      },
+      async attemptDelivery(_input: AttemptDeliveryInput) {
+        return { outcome: 'delivered', statusCode: 200 };
+      },
+      async abandonWebhookDelivery(_input: { deliveryId: string }) {
+        return undefined;
+      },
+    });
+  });
+  afterAll(() => h?.close());
+
+  it('a batch of 5 in chunks of 2 runs as 3 chained runs, renders every document exactly once and announces batch.completed once', async () => {
+    const batchId = randomUUID();
+    const jobs = Array.from({ length: 5 }, (_, batchIndex) => ({ id: randomUUID(), batchIndex }));
+    batches.set(batchId, jobs);
+    broken.add(jobs[3].id);
+
+    const handle = await h.client.workflow.start<typeof generateBatchWorkflow>('generateBatchWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: batchId,
+      args: [{ batchId, concurrency: 2, chunkSize: 2, renderTaskQueue: h.taskQueue, webhookRetryDelaysMs: [100, 100, 100] }],
+    });
+    await handle.result(); // follows the chain to its last run
+
+    const chain = await runChain(h.client, batchId, handle.firstExecutionRunId);
+    expect(chain).toHaveLength(3);
+    expect(new Set(chain).size).toBe(3);
+    const latest = await h.client.workflow.getHandle(batchId).describe();
+    expect(latest.runId).toBe(chain[2]);
+    expect(latest.runId).not.toBe(handle.firstExecutionRunId);
+    expect(latest.status.name).toBe('COMPLETED');
+    // Each run starts after the last batch_index the previous one saw.
+    expect(h.log.about('batchId', batchId).filter((c) => c.name === 'listBatchJobs').map((c) => (c.input as { afterIndex: number }).afterIndex)).toEqual([-1, 1, 3]);
+
+    const ids = new Set<string>(jobs.map((j) => j.id));
+    const rendered = h.log.inputsOf<{ jobId: string }>('renderJob').map((i) => i.jobId).filter((id) => ids.has(id));
+    expect(rendered.sort()).toEqual(jobs.map((j) => j.id).sort());
+    const announced = h.log.inputsOf<{ jobId: string }>('prepareJobEvent').map((i) => i.jobId).filter((id) => ids.has(id));
+    expect(announced.sort()).toEqual(jobs.map((j) => j.id).sort());
+    // The document whose template cannot render is failed once, with the renderer's reason, and the batch goes on.
+    expect(h.log.inputsOf('markJobFailed').filter((i) => ids.has(i.jobId as string))).toEqual([
+      { jobId: jobs[3].id, message: 'Rendering failed: template variable "total" is missing' },
+    ]);
+
+    expect(h.log.about('batchId', batchId).filter((c) => c.name === 'completeBatch')).toHaveLength(1);
+    const [deliveryId] = [...batchDeliveries].find(([, b]) => b === batchId)!;
+    await waitFor(() => h.log.about('deliveryId', deliveryId).some((c) => c.name === 'attemptDelivery'), { what: 'the batch.completed delivery' });
+    expect(h.log.about('deliveryId', deliveryId).filter((c) => c.name === 'attemptDelivery')).toHaveLength(1);
+  });
+
+  it('a batch whose size is a multiple of the chunk ends in a last run that finds nothing left and completes it', async () => {
+    const batchId = randomUUID();
+    const jobs = Array.from({ length: 4 }, (_, batchIndex) => ({ id: randomUUID(), batchIndex }));
+    batches.set(batchId, jobs);
+
+    const handle = await h.client.workflow.start<typeof generateBatchWorkflow>('generateBatchWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: batchId,
+      args: [{ batchId, concurrency: 3, chunkSize: 2, renderTaskQueue: h.taskQueue, webhookRetryDelaysMs: [100, 100, 100] }],
+    });
+    await handle.result();
+
+    expect(await runChain(h.client, batchId, handle.firstExecutionRunId)).toHaveLength(3);
+    const ids = new Set<string>(jobs.map((j) => j.id));
+    const rendered = h.log.inputsOf<{ jobId: string }>('renderJob').map((i) => i.jobId).filter((id) => ids.has(id));
+    expect(rendered.sort()).toEqual([...ids].sort());
+    expect(h.log.about('batchId', batchId).filter((c) => c.name === 'completeBatch')).toHaveLength(1);
+  });
+});

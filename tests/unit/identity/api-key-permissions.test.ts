@@ -1,0 +1,21 @@
+import { API_KEY_PERMISSIONS, resolvePermissions } from '../../../domain/identity/api-keys';
+
+describe('API key permission defaults', () => {
+  it('a key made without a permissions object gets the everyday flags and manage_gates, not the reporting flags', () => {
+    expect(resolvePermissions()).toEqual({
+      generate_documents: true,
+      read_documents: true,
+      read_templates: true,
+      manage_webhooks: false,
+      manage_gates: true,
+      read_reports: false,
+      run_reports: false,
+    });
+  });
+
+  it('a permissions object grants exactly the flags it sets to true', () => {
+    expect(resolvePermissions({ read_reports: true })).toEqual(Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, p === 'read_reports'])));
+    expect(resolvePermissions({ run_reports: true, read_reports: false })).toMatchObject({ read_reports: false, run_reports: true, generate_documents: false });
+    expect(Object.values(resolvePermissions({}))).toEqual(API_KEY_PERMISSIONS.map(() => false));
+  });
+});

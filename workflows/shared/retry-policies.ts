@@ -1,0 +1,52 @@
+import type { RetryPolicy } from '@temporalio/common';
+
+/**
+ * Every activity retry policy of the workflows, by name, so that "how hard do we try" is decided
+ * in one place and a new workflow picks a named policy instead of inventing one. Which errors a
+ * policy retries at all is the error's business: activities throw through activities/failure.ts,
+ * which marks a catalogued code non-retryable unless retrying can help (domain/errors.ts).
+ */
+export const RETRY = {
+  /**
+   * E-mail through SMTP (account e-mails, invitations, deletion notices): an outage is retried for
+   * about a day; a bad address or a vanished user fails at once (non-retryable code).
+   */
+  mail: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 60 },
+
+  /** A purge, once begun, must finish (the account is no longer restorable): no attempt limit, visibly slow. */
+  purge: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '1 hour' },
+
+  /** Document jobs' and batches' database bookkeeping (claim, list, finish, prepare events). */
+  documentBookkeeping: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+
+  /**
+   * One document's render (render queue). Three attempts for a crashing renderer, then the job fails
+   * with the last error; a job that no longer exists is not retried.
+   */
+  documentRender: { initialInterval: '2 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['ERR_JOB_001'] },
+
+  /**
+   * Flow's records, approvals and review digests: database and SMTP outages are waited out, with no
+   * attempt limit, because the run was accepted and must reach its end.
+   */
+  flowBookkeeping: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+
+  /** A Flow run's artefact (native or custom API): a few attempts, then the run fails with the last error (spec: "failures retried then recorded"). */
+  flowRender: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3 },
+
+  /**
+   * A webhook attempt. Receiver failures are outcomes, not errors (the workflow owns that schedule,
+   * WEBHOOK_RETRY_DELAYS); only infrastructure failures reach this policy, and a database outage
+   * is waited out instead of losing the delivery.
+   */
+  delivery: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+
+  /**
+   * A reporting query (runDirectQuery, query task queue): 3 attempts, 5 s then 30 s apart. Only a
+   * failed connection is retryable (ECONNREFUSED, 57P01, ...); SQL, timeout and limit errors fail at once.
+   */
+  query: { initialInterval: '5 seconds', backoffCoefficient: 6, maximumInterval: '30 seconds', maximumAttempts: 3 },
+
+  /** The maintenance schedule's sweeps: the next scheduled run tries again anyway. */
+  maintenance: { maximumAttempts: 3 },
+} satisfies Record<string, RetryPolicy>;
