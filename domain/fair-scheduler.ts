@@ -4,9 +4,10 @@ import { AppError } from './errors';
  * Shares a few slots (evaluation workers) among tenants: each tenant has its own FIFO, slots go
  * round-robin to the tenants with work waiting, and one tenant holds at most `perTenant` slots at
  * once, so a tenant flooding the service waits behind itself while everyone else keeps a free slot.
- * A tenant whose recent jobs were expensive holds at most one slot: more than HEAVY_MS of slot time
- * and more than EXPENSIVE_JOB_MS per job on average, both decaying by half every HALF_LIFE_MS. Cheap
- * work, such as every honest validation, keeps the rest, however much of it there is: a busy tenant
+ * A tenant whose recent jobs were expensive holds at most one slot: more than HEAVY_MS of cost
+ * (the CPU time a job reports, else its slot time, so a loaded machine does not make honest work
+ * look expensive) and more than EXPENSIVE_JOB_MS per job on average, both decaying by half every
+ * HALF_LIFE_MS. Cheap work, such as every honest validation, keeps the rest, however much of it there is: a busy tenant
  * is not an expensive one (counting slot time alone capped a project sending 300 cheap validations a
  * second to one worker). A tenant that hides expensive jobs among many cheap ones keeps all but one
  * slot, which still leaves everyone else one.
@@ -21,7 +22,7 @@ export class FairScheduler {
   private readonly queues = new Map<string, Array<() => void>>();
   private readonly running = new Map<string, number>();
   private busy = 0;
-  /** Recent slot time per tenant: [decayed milliseconds, decayed number of jobs, when last updated]. */
+  /** Recent cost per tenant: [decayed milliseconds, decayed number of jobs, when last updated]. */
   private readonly costs = new Map<string, [number, number, number]>();
 
   constructor(
@@ -30,7 +31,11 @@ export class FairScheduler {
     private readonly maxQueued = 256,
   ) {}
 
-  submit<T>(tenant: string, job: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `job` when a slot is free for the tenant. Its cost is what `costOf` says it used (the
+   * evaluation pool: the worker's CPU time), else the time it held the slot.
+   */
+  submit<T>(tenant: string, job: () => Promise<T>, costOf?: (value: T) => number | undefined): Promise<T> {
     const queue = this.queues.get(tenant) ?? [];
     if (queue.length >= this.maxQueued) {
       return Promise.reject(new AppError('ERR_QUOTA_003', 'Too many evaluations waiting for this project; retry shortly', { retryAfter: 1 }));
@@ -38,10 +43,14 @@ export class FairScheduler {
     return new Promise<T>((resolve, reject) => {
       queue.push(() => {
         const started = Date.now();
+        let measured: number | undefined;
         job()
-          .then(resolve, reject)
+          .then((value) => {
+            measured = costOf?.(value);
+            resolve(value);
+          }, reject)
           .finally(() => {
-            this.charge(tenant, Date.now() - started);
+            this.charge(tenant, measured ?? Date.now() - started);
             this.busy -= 1;
             const n = (this.running.get(tenant) ?? 1) - 1;
             if (n === 0) this.running.delete(tenant);
@@ -61,7 +70,7 @@ export class FairScheduler {
     return n;
   }
 
-  /** Decayed [slot milliseconds, jobs] of a tenant. */
+  /** Decayed [cost milliseconds, jobs] of a tenant. */
   private cost(tenant: string, now = Date.now()): [number, number] {
     const entry = this.costs.get(tenant);
     if (!entry) return [0, 0];
@@ -77,7 +86,7 @@ export class FairScheduler {
   }
 
   /**
-   * Whether a tenant's recent jobs were expensive (more than HEAVY_MS of slot time, more than
+   * Whether a tenant's recent jobs were expensive (more than HEAVY_MS of cost, more than
    * EXPENSIVE_JOB_MS per job on average). Such a tenant holds at most one slot here; the evaluation
    * pool sends its work to the background lane instead (eval-pool.ts).
    */

@@ -11,6 +11,7 @@ import { interruptedOutcome } from '../../domain/flow/engine';
 import { budgetMessage } from '../../domain/flow/rules';
 import { calculatedBudgetMessage } from '../../domain/templates/variables';
 import { threadFile } from '../threads';
+import { watchCpu, type CpuWatch } from './cpu-watch';
 import { pack, STARTED, type EvalProgress, type EvalResult, type EvalWork, type Packed } from './eval-task';
 
 export interface EvalPoolOptions {
@@ -23,11 +24,19 @@ export interface EvalPoolOptions {
 }
 
 /**
- * Time a worker gets past its budget before it is killed. The worker stops cooperatively at the
- * budget (JSONata checks the clock at every step); this only ends what cannot be interrupted, such
- * as one enormous string operation.
+ * CPU time a worker gets past its budget before it is killed. The worker stops cooperatively at the
+ * budget (JSONata checks the CPU clock at every step, domain/cpu-budget.ts); this only ends what
+ * cannot be interrupted, such as one enormous string operation.
  */
 const KILL_GRACE_MS = 250;
+
+/**
+ * Budgets count CPU time, so a task whose worker waits for a core (a loaded machine, the SCHED_IDLE
+ * lane behind busy cores) is not failed for the wait. This much wall-clock time ends it anyway, as
+ * a budget overrun: a machine that busy for that long has no CPU to spare for the tenant.
+ */
+const WALL_BACKSTOP_FACTOR = 30;
+const wallBackstopMs = (budgetMs: number) => Math.max(30_000, budgetMs * WALL_BACKSTOP_FACTOR);
 
 /**
  * Priorities: every worker runs at WORKER_NICE (below HTTP and Temporal polling); a task still
@@ -142,7 +151,7 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
   const budgetMs = options.timeoutMs;
   const checkBudgetMs = budgetMs * CHECK_BUDGET_FACTOR;
 
-  type Interrupted = { interrupted: true; memory: boolean; progress: EvalProgress[] };
+  type Interrupted = { interrupted: true; memory: boolean; progress: EvalProgress[]; cpuMs?: number };
 
   /** Runs a task in a worker; resolves to the worker's result or to how it was interrupted. */
   function dispatch(tenant: string, work: EvalWork, budgetMs = options.timeoutMs): Promise<EvalResult | Interrupted> {
@@ -150,37 +159,39 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
     const pool = pools[lane];
     return schedulers[lane].submit(tenant, async () => {
       const progress: EvalProgress[] = [];
-      let killTimer: NodeJS.Timeout | undefined;
-      // The budget counts from the moment the worker starts the task (its first report), not from
-      // dispatch: a worker that replaces a killed one first has to load its code.
+      let watch: CpuWatch | undefined;
+      // The budget counts the worker's CPU time from the moment it starts the task (its first
+      // report), not from dispatch: a worker that replaces a killed one first has to load its code.
       let demoteTimer: NodeJS.Timeout | undefined;
       let demoted: number | undefined;
       const task = pool.exec('evaluate', [{ ...work, budgetMs }], {
         on: (p: EvalProgress) => {
           if (p.at === STARTED && progress.length === 0) {
-            // cancel() rejects `task` itself, which the await below turns into an interruption.
-            killTimer = setTimeout(() => void task.cancel(), budgetMs + KILL_GRACE_MS);
             const pid = p.pid;
+            // cancel() rejects `task` itself, which the await below turns into an interruption.
+            if (pid) watch = watchCpu(pid, budgetMs + KILL_GRACE_MS, wallBackstopMs(budgetMs), () => void task.cancel());
             if (pid && lane === 'interactive') demoteTimer = setTimeout(() => (demoted = renice(pid, DEMOTED_NICE) ? pid : undefined), DEMOTE_AFTER_MS);
           }
           progress.push(p);
         },
       });
       try {
-        return (await task.timeout(budgetMs + START_TIMEOUT_MS)) as EvalResult;
+        return (await task.timeout(wallBackstopMs(budgetMs) + START_TIMEOUT_MS)) as EvalResult;
       } catch (err) {
+        const cpuMs = watch?.usedMs();
         if (err instanceof workerpool.Promise.CancellationError || err instanceof workerpool.Promise.TimeoutError) {
-          return { interrupted: true, memory: false, progress };
+          return { interrupted: true, memory: false, progress, cpuMs };
         }
-        if (/terminated unexpectedly/i.test(String((err as Error).message))) return { interrupted: true, memory: true, progress };
+        if (/terminated unexpectedly/i.test(String((err as Error).message))) return { interrupted: true, memory: true, progress, cpuMs };
         throw err;
       } finally {
-        clearTimeout(killTimer);
+        watch?.stop();
         clearTimeout(demoteTimer);
         // Back to the workers' priority for the next task.
         if (demoted) renice(demoted, WORKER_NICE);
       }
-    });
+      // The tenant is charged with the CPU time the task used, not with how long it took.
+    }, (result) => result.cpuMs);
   }
 
   const limitReason = (memory: boolean) => (memory ? `evaluation memory limit exceeded (${options.maxHeapMb} MB)` : budgetMessage(budgetMs));

@@ -28,11 +28,15 @@ export type EvalWork =
 
 export type EvalTask = EvalWork & { budgetMs: number };
 
-export type EvalResult =
+export type EvalResult = (
   | { ok: true; outcome: Packed<ValidationOutcome> }
   | { ok: true; values: Packed<Record<string, unknown>> }
   | { ok: true; checked: Packed<unknown> }
-  | { ok: false; error: { code: string; message: string; relatedInfo?: Record<string, unknown> } };
+  | { ok: false; error: { code: string; message: string; relatedInfo?: Record<string, unknown> } }
+) & {
+  /** CPU time the task used in the worker (its cost, for the fair scheduler). */
+  cpuMs?: number;
+};
 
 /**
  * Progress the worker reports while it works, so that the pool can answer precisely after it had

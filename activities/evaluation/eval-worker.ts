@@ -1,6 +1,7 @@
 import './lower-priority';
 import { createHash } from 'node:crypto';
 import workerpool from 'workerpool';
+import { startCpuBudget } from '../../domain/cpu-budget';
 import { AppError } from '../../domain/errors';
 import { validatePayload } from '../../domain/flow/engine';
 import { CompiledGateCache } from '../../domain/flow/gate-cache';
@@ -27,7 +28,13 @@ const report = (progress: EvalProgress) => workerpool.workerEmit(progress);
 
 async function evaluate(task: EvalTask): Promise<EvalResult> {
   report({ at: STARTED, pid: process.pid });
-  const budget = { deadline: performance.now() + task.budgetMs, budgetMs: task.budgetMs, report };
+  const budget = { ...startCpuBudget(task.budgetMs), report };
+  // What the task cost in CPU time: the pool's scheduler charges the tenant with it.
+  const result = await run(task, budget);
+  return { ...result, cpuMs: budget.usedMs() };
+}
+
+async function run(task: EvalTask, budget: ReturnType<typeof startCpuBudget> & { report: typeof report }): Promise<EvalResult> {
   try {
     if (task.kind === 'validate') {
       const gate = gates.get(task.gateId, task.version, () => task.definition);

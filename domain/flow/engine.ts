@@ -1,3 +1,4 @@
+import { startCpuBudget, type CpuBudget } from '../cpu-budget';
 import { compileObjectSchema } from './compile-schema';
 import { compileFreetext, freetextFacts } from './freetext';
 import { MAX_DETAILS, type GateValidationDefinition, type StepStatus, type ValidationDetail, type ValidationOutcome, type ValidationStep } from './gate.types';
@@ -38,10 +39,8 @@ export interface ValidationProgress {
 /** Budget of a validation run directly (unit tests, benchmarks); the service passes EVAL_TIMEOUT_MS. */
 const DIRECT_BUDGET_MS = 1000;
 
-export interface ValidationBudget {
-  /** performance.now() instant by which every rule must have ended. */
-  deadline: number;
-  budgetMs: number;
+/** The CPU budget every rule of one validation shares (domain/cpu-budget.ts). */
+export interface ValidationBudget extends CpuBudget {
   report?: (progress: ValidationProgress) => void;
 }
 
@@ -50,7 +49,8 @@ const stepName = (mode: GateValidationDefinition['validationMode']) => (mode ===
 
 export async function validatePayload(gate: CompiledGate, payload: unknown, budget?: ValidationBudget): Promise<ValidationOutcome> {
   const start = performance.now();
-  const limits = { ...(budget ?? { deadline: start + DIRECT_BUDGET_MS, budgetMs: DIRECT_BUDGET_MS }), exceeded: false };
+  const given = budget ?? startCpuBudget(DIRECT_BUDGET_MS);
+  const limits = { budgetMs: given.budgetMs, usedMs: () => given.usedMs(), exceeded: false };
   const report = budget?.report;
   report?.({ at: 0 });
   const shapeErrors = gate.checkShape(payload);

@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { cpuLeftMs, cpuTimedJsonataOptions, type CpuBudget } from '../cpu-budget';
 import { JSONATA_REGEX } from '../user-regex';
 import type { BusinessRule, ValidationDetail, ValidationStep } from './gate.types';
 
@@ -9,9 +10,10 @@ import type { BusinessRule, ValidationDetail, ValidationStep } from './gate.type
  * that evaluated to false (`fail`); either makes the business_rules layer fail.
  *
  * Rules run in the evaluation worker processes (activities/evaluation), never on a thread that serves HTTP
- * or polls Temporal. All rules of one validation share one budget (EVAL_TIMEOUT_MS): each rule
- * may use what the rules before it left, checked by JSONata at every step it takes; what JSONata
- * cannot interrupt (one huge allocation, one long regex) is ended by killing the worker process.
+ * or polls Temporal. All rules of one validation share one budget of CPU time (EVAL_TIMEOUT_MS,
+ * domain/cpu-budget.ts): each rule may use what the rules before it left, checked by JSONata at
+ * every step it takes; what JSONata cannot interrupt (one huge allocation, one long regex) is ended
+ * by killing the worker process.
  */
 const RULE_GUARDRAILS = { stack: 200, sequence: 100_000 } as const;
 
@@ -20,18 +22,18 @@ export const budgetMessage = (budgetMs: number) => `evaluation budget exceeded (
 
 export interface CompiledRule {
   rule: BusinessRule;
-  /** Evaluates with at most `timeoutMs` of wall-clock time. */
-  evaluate(input: unknown, timeoutMs: number): Promise<unknown>;
+  /** Evaluates until the budget's CPU time is spent (JSONata D1012). */
+  evaluate(input: unknown, budget: CpuBudget): Promise<unknown>;
 }
 
 export function compileRule(rule: BusinessRule): CompiledRule {
-  // JSONata reads `timeout` from this object at each evaluation; one thread evaluates one task at a time.
-  const options = { ...RULE_GUARDRAILS, timeout: 1, ...JSONATA_REGEX };
-  const expr = jsonata(rule.expression, options);
+  // JSONata reads `timeout` from this object at every step; one thread evaluates one task at a time.
+  const timed = cpuTimedJsonataOptions({ ...RULE_GUARDRAILS, ...JSONATA_REGEX });
+  const expr = jsonata(rule.expression, timed.options);
   return {
     rule,
-    evaluate(input, timeoutMs) {
-      options.timeout = Math.max(1, Math.floor(timeoutMs));
+    evaluate(input, budget) {
+      timed.use(budget);
       return expr.evaluate(input);
     },
   };
@@ -53,19 +55,17 @@ export function failedRule(rule: BusinessRule, durationMs = 0): ValidationStep {
 }
 
 /**
- * Runs one rule with what is left of the validation's budget (`budget.deadline`, a
- * performance.now() instant). A rule reached after the deadline, or after a rule the budget
- * stopped (`budget.exceeded`, set here), is an `error` without running.
+ * Runs one rule with what is left of the validation's CPU budget. A rule reached once the budget
+ * is spent, or after a rule the budget stopped (`budget.exceeded`, set here), is an `error`
+ * without running.
  */
-export async function runRule(compiled: CompiledRule, input: unknown, budget: { deadline: number; budgetMs: number; exceeded?: boolean }): Promise<ValidationStep> {
+export async function runRule(compiled: CompiledRule, input: unknown, budget: CpuBudget & { exceeded?: boolean }): Promise<ValidationStep> {
   const { rule } = compiled;
   const start = performance.now();
-  const left = budget.deadline - start;
-  // JSONata's clock has millisecond steps: a rule it stopped may end a fraction before the deadline.
-  if (left <= 0 || budget.exceeded) return erroredRule(rule, budgetMessage(budget.budgetMs));
+  if (cpuLeftMs(budget) <= 0 || budget.exceeded) return erroredRule(rule, budgetMessage(budget.budgetMs));
   let result: unknown;
   try {
-    result = await compiled.evaluate(input, left);
+    result = await compiled.evaluate(input, budget);
   } catch (err) {
     const e = err as { message?: string; code?: string };
     if (e.code === 'D1012') budget.exceeded = true;

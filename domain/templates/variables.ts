@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { cpuLeftMs, cpuTimedJsonataOptions, startCpuBudget, type CpuBudget } from '../cpu-budget';
 import { AppError } from '../errors';
 import { JSONATA_REGEX } from '../user-regex';
 import { toBoolean, toDate, toNumber } from './format';
@@ -137,7 +138,8 @@ export const calculatedBudgetMessage = (name: string, budgetMs: number) =>
 
 export interface CompiledCalculated {
   name: string;
-  evaluate(scope: unknown, timeoutMs: number): Promise<unknown>;
+  /** Evaluates until the budget's CPU time is spent (JSONata D1012). */
+  evaluate(scope: unknown, budget: CpuBudget): Promise<unknown>;
 }
 
 /** Parses every expression once (the evaluation workers cache the result per set of expressions). */
@@ -145,17 +147,17 @@ export function compileCalculated(calculated: CalculatedVariable[]): CompiledCal
   return calculated.map((c) => {
     let expr: ReturnType<typeof jsonata> | undefined;
     let parseError: unknown;
-    const options = { ...JSONATA_GUARDRAILS, timeout: 1, ...JSONATA_REGEX };
+    const timed = cpuTimedJsonataOptions({ ...JSONATA_GUARDRAILS, ...JSONATA_REGEX });
     try {
-      expr = jsonata(c.expression, options);
+      expr = jsonata(c.expression, timed.options);
     } catch (err) {
       parseError = err;
     }
     return {
       name: c.name,
-      evaluate(scope, timeoutMs) {
+      evaluate(scope, budget) {
         if (!expr) return Promise.reject(parseError);
-        options.timeout = Math.max(1, Math.floor(timeoutMs));
+        timed.use(budget);
         return expr.evaluate(scope);
       },
     };
@@ -163,25 +165,24 @@ export function compileCalculated(calculated: CalculatedVariable[]): CompiledCal
 }
 
 /**
- * Evaluates calculated variables in order, each seeing the ones before it, within one budget for
- * all of them (`deadline`, a performance.now() instant). The index being evaluated is reported, so a
+ * Evaluates calculated variables in order, each seeing the ones before it, within one budget of
+ * CPU time for all of them (domain/cpu-budget.ts). The index being evaluated is reported, so a
  * pool that had to kill the evaluating process can name the variable. Returns only the
  * calculated values.
  */
 export async function evaluateCompiledCalculated(
   compiled: CompiledCalculated[],
   scope: Record<string, unknown>,
-  budget: { deadline: number; budgetMs: number; report?: (progress: { at: number }) => void } = { deadline: performance.now() + 1000, budgetMs: 1000 },
+  budget: CpuBudget & { report?: (progress: { at: number }) => void } = startCpuBudget(1000),
 ): Promise<Record<string, unknown>> {
   const jsonScope = { ...scope };
   const values: Record<string, unknown> = {};
   for (const [i, c] of compiled.entries()) {
     budget.report?.({ at: i });
-    const left = budget.deadline - performance.now();
-    if (left <= 0) throw new AppError('ERR_LIMIT_008', calculatedBudgetMessage(c.name, budget.budgetMs), { field: c.name, limitMs: budget.budgetMs });
+    if (cpuLeftMs(budget) <= 0) throw new AppError('ERR_LIMIT_008', calculatedBudgetMessage(c.name, budget.budgetMs), { field: c.name, limitMs: budget.budgetMs });
     let result: unknown;
     try {
-      result = await c.evaluate(jsonScope, left);
+      result = await c.evaluate(jsonScope, budget);
     } catch (err) {
       const e = err as { message?: string; code?: string };
       if (e.code === 'D1012') throw new AppError('ERR_LIMIT_008', calculatedBudgetMessage(c.name, budget.budgetMs), { field: c.name, limitMs: budget.budgetMs });

@@ -93,3 +93,40 @@ describe('evaluation lanes: expensive work runs on CPU nobody else wants', () =>
     expect((await third).steps.find((s) => s.status === 'error')?.errors?.[0]?.message).toMatch(/evaluation budget exceeded/);
   });
 });
+
+describe('evaluation budgets count CPU time, not waiting', () => {
+  const evaluator = useEvaluator({ poolSize: 1, timeoutMs: 1000 });
+  /** CPU milliseconds the processes used (/proc/<pid>/stat utime + stime, in 10 ms ticks). */
+  const cpuOf = (pids: number[]) =>
+    pids.reduce((sum, pid) => {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return sum + (Number(fields[11]) + Number(fields[12])) * 10;
+    }, 0);
+
+  it('answers a calculation whose worker was held (SIGSTOP) well past its budget, as a starved process on a busy machine is', async () => {
+    // About 400 ms of CPU on an idle core: within the 1 s budget, however long it has to wait.
+    const calculated = [{ name: 'total', expression: '$sum([1..150].($sum([1..1000].($ * 2))))' }];
+    // The host and its workers start with the first call.
+    expect(await evaluator.calculate({ tenant: 'waits', calculated: [{ name: 'one', expression: '1' }], scope: {} })).toEqual({ one: 1 });
+    const workers = childrenOf(process.pid, 'eval-host-main').flatMap((host) => childrenOf(host, 'eval-worker'));
+    const before = cpuOf(workers);
+    const answer = evaluator.calculate({ tenant: 'waits', calculated, scope: {} });
+    await waitFor(() => cpuOf(workers) - before >= 30, { what: 'the worker computing' });
+    workers.forEach((pid) => process.kill(pid, 'SIGSTOP'));
+    try {
+      // Held for longer than the budget and the kill grace together: a wall-clock budget fails it here.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+    } finally {
+      workers.forEach((pid) => process.kill(pid, 'SIGCONT'));
+    }
+    await expect(answer).resolves.toEqual({ total: 150150000 });
+  });
+
+  it('still stops a calculation that uses its budget in CPU time, naming the variable', async () => {
+    const err = await evaluator
+      .calculate({ tenant: 'burns', calculated: [{ name: 'spin', expression: '($f := function($n){ $f($n + 1) }; $f(0))' }], scope: {} })
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { field: 'spin', limitMs: 1000 } });
+    expect((err as Error).message).toMatch(/Calculated variable 'spin' exceeded the evaluation budget/);
+  });
+});

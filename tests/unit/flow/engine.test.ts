@@ -1,3 +1,4 @@
+import { startCpuBudget } from '../../../domain/cpu-budget';
 import { compileGate, validatePayload } from '../../../domain/flow/engine';
 import type { GateValidationDefinition, ObjectSchema } from '../../../domain/flow/gate.types';
 
@@ -159,10 +160,18 @@ describe('business rules', () => {
 
   it('stops a runaway rule at the budget with an error step that says so', async () => {
     const g = compileGate(def({ schema: null, businessRules: [{ id: 'loop', expression: '($f := function($n){ $f($n + 1) }; $f(0))', message: 'x' }, { id: 'after', expression: 'true', message: 'y' }] }));
-    const out = await validatePayload(g, {}, { deadline: performance.now() + 100, budgetMs: 100 });
+    const out = await validatePayload(g, {}, startCpuBudget(100));
     expect(out.steps.slice(1).map((s) => s.status)).toEqual(['error', 'error']);
     expect(out.steps[1].errors[0].message).toMatch(/evaluation budget exceeded \(100 ms for the whole validation\)/);
     expect(out.steps[2].errors[0].message).toMatch(/evaluation budget exceeded/);
+  });
+  it('counts CPU time, not waiting: a validation whose budget was spent waiting for a core still runs its rules', async () => {
+    const g = compileGate(def({ schema: null, businessRules: [{ id: 'sum', expression: '$sum([1..5000]) = 12502500', message: 'x' }] }));
+    const budget = startCpuBudget(50);
+    // The process waits (as a worker does on a busy machine) three times the budget before it gets to run.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const out = await validatePayload(g, {}, budget);
+    expect(out.steps[1]).toMatchObject({ status: 'pass' });
   });
 });
 
