@@ -35,6 +35,7 @@ import { documentRoutes } from './documents/documents.routes';
 import { templateRouters } from './templates/templates.routes';
 import { datasourceRoutes } from './reporting/datasources.routes';
 import { queryRoutes } from './reporting/queries.routes';
+import { reportRoutes } from './reporting/reports.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -87,6 +88,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     // reporting
     datasourceRoutes(services),
     queryRoutes(services),
+    reportRoutes(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 

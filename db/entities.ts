@@ -21,6 +21,8 @@ import { DocumentJobEntity } from './documents/document-job.entity';
 import { DatasourceEntity } from './reporting/datasource.entity';
 import { QueryEntity } from './reporting/query.entity';
 import { QueryVersionEntity } from './reporting/query-version.entity';
+import { ReportEntity } from './reporting/report.entity';
+import { ReportVersionEntity } from './reporting/report-version.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity];

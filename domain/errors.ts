@@ -237,7 +237,17 @@ export const ERRORS = {
   /** The result passed `REPORTING_RESULT_MAX_BYTES` (uncompressed NDJSON) while it streamed (`relatedInfo.limit`). */
   ERR_QRY_010: { status: 413, retryable: false, message: 'Result too large' },
   /** A live query object of the project already has this name (case-insensitive). */
+  ERR_QRY_012: { status: 409, retryable: false, message: 'Query object is pinned by a published report' },
   ERR_QRY_013: { status: 409, retryable: false, message: 'A query object with the same name exists' },
+  ERR_RPT_001: { status: 404, retryable: false, message: 'Report not found' },
+  ERR_RPT_002: { status: 404, retryable: false, message: 'Report version not found' },
+  ERR_RPT_003: { status: 422, retryable: false, message: 'Report has no published version' },
+  /** Publish of a draft whose resolved definition equals the latest version (`relatedInfo.latestVersion`). */
+  ERR_RPT_004: { status: 409, retryable: false, message: 'No changes to publish' },
+  /** Every problem of a report's definition at once (`relatedInfo.errors: [{path, message}]`; docs/reporting.md "Reports"). */
+  ERR_RPT_005: { status: 400, retryable: false, message: 'Report definition invalid' },
+  /** A live report of the project already has this name (case-insensitive). */
+  ERR_RPT_006: { status: 409, retryable: false, message: 'A report with the same name exists' },
   /** A report or query parameter value of the wrong type or missing (`relatedInfo.field`), the shape of `ERR_VALID_002`. */
   ERR_RPT_007: { status: 400, retryable: false, message: 'Invalid report parameters' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;

@@ -27,7 +27,8 @@ const parameter = Joi.object({
   multiple: Joi.boolean(),
   options: Joi.array().max(1000),
 });
-const parameters = Joi.array().items(parameter).max(100);
+/** Query and report parameter definitions; their rules (at most 50, names, types) are the services' checks. */
+export const parameters = Joi.array().items(parameter).max(100);
 const expectedColumns = Joi.array()
   .items(Joi.object({ name: Joi.string().trim().min(1).max(200).required(), type: Joi.string().trim().max(50) }))
   .max(500)

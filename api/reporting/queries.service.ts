@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { type QueryDefinition, QueryEntity } from '../../db/reporting/query.entity';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
+import { reportsPinningQuery } from '../../db/reporting/report-pins';
 import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
@@ -42,8 +43,8 @@ const DEFAULT_LIMITS = { timeoutSeconds: 60, maxRows: 10_000 };
 /** Uncompressed NDJSON a preview may hold in memory. */
 const PREVIEW_MAX_BYTES = 5 * 1024 * 1024;
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
-const uniqueIndex = (err: unknown) => String((err as { constraint?: string }).constraint ?? '');
+export const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+export const uniqueIndex = (err: unknown) => String((err as { constraint?: string }).constraint ?? '');
 
 interface Problem {
   path: string;
@@ -220,11 +221,13 @@ export async function updateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, act
 }
 
 /**
- * Soft delete: the row and its versions stay for history, name and slug become free. Reports do not
- * exist yet, so nothing can pin a version (ERR_QRY_012 comes with them).
+ * Soft delete: the row and its versions stay for history, name and slug become free. While a
+ * published version of a live report pins the query: 409 ERR_QRY_012 (`relatedInfo.reports`).
  */
 export async function deleteQuery(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string): Promise<void> {
   const q = await findQuery(deps.db, projectId, ref);
+  const reports = await reportsPinningQuery(deps.db, q.id);
+  if (reports > 0) throw new AppError('ERR_QRY_012', `Published versions of ${reports} report(s) use this query; delete those reports first`, { reports });
   await deps.db.getRepository(QueryEntity).update({ id: q.id, projectId }, { deletedAt: new Date() });
 }
 

@@ -7,8 +7,8 @@
  */
 
 export const DEFAULT_FILENAME_PATTERN = '{slug}-{scheduledFor:yyyy-MM-dd}';
-export const MAX_PATTERN_LENGTH = 200;
-export const MAX_FILENAME_LENGTH = 120;
+const MAX_PATTERN_LENGTH = 200;
+const MAX_FILENAME_LENGTH = 120;
 
 export type PatternPart =
   | { kind: 'text'; text: string }

@@ -1,0 +1,79 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../platform/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import { pageMeta } from './datasources.presenter';
+import { publishSchema } from './queries.schema';
+import * as presenter from './reports.presenter';
+import * as schema from './reports.schema';
+import * as reports from './reports.service';
+
+/**
+ * Reports under /api/reporting/reports (docs/reporting.md "Reports"; design B5.3, B5.4). Viewers and
+ * API keys with `read_reports` read; members write, publish and restore. API keys never manage
+ * reports (403 ERR_AUTH_005). Runs and previews are not here.
+ */
+export function reportRoutes(services: Services): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/reporting/reports' });
+  const read = requireProject(db, { role: 'viewer', permission: 'read_reports' });
+  const write = requireProject(db, { role: 'member' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const actor = (ctx: Context): reports.Actor => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId });
+  const deps = { db };
+
+  const present = async (r: Awaited<ReturnType<typeof reports.getReport>>) => presenter.presentReport(r, (await reports.outdatedDependencies(db, [r])).get(r.id));
+
+  router.post('/', write, async (ctx) => {
+    const input = validate(schema.createReportSchema, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = presenter.presentReport(await reports.createReport(deps, actor(ctx), input));
+  });
+
+  router.get('/', read, async (ctx) => {
+    const query = validate(schema.listReportsSchema, ctx.query);
+    const { reports: page, total } = await reports.listReports(deps, scope(ctx).projectId, query);
+    const outdated = await reports.outdatedDependencies(db, page);
+    ctx.body = { data: page.map((r) => presenter.presentReport(r, outdated.get(r.id))), meta: pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/:id', read, async (ctx) => {
+    ctx.body = await present(await reports.getReport(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  // PUT is the design's verb; PATCH, the query objects' one, does the same (the fields given).
+  for (const method of ['put', 'patch'] as const) {
+    router[method]('/:id', write, async (ctx) => {
+      const patch = validate(schema.updateReportSchema, ctx.request.body);
+      ctx.body = await present(await reports.updateReport(deps, actor(ctx), ctx.params.id, patch));
+    });
+  }
+
+  router.delete('/:id', write, async (ctx) => {
+    await reports.deleteReport(deps, scope(ctx).projectId, ctx.params.id);
+    ctx.status = 204;
+  });
+
+  router.post('/:id/publish', write, async (ctx) => {
+    const input = validate(publishSchema, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = presenter.presentPublished(await reports.publishReport(deps, actor(ctx), ctx.params.id, input.releaseNotes));
+  });
+
+  router.get('/:id/versions', read, async (ctx) => {
+    ctx.body = (await reports.listVersions(deps, scope(ctx).projectId, ctx.params.id)).map(presenter.presentVersion);
+  });
+
+  router.get('/:id/versions/:version', read, async (ctx) => {
+    ctx.body = presenter.presentVersionDetail(await reports.getVersion(deps, scope(ctx).projectId, ctx.params.id, ctx.params.version));
+  });
+
+  router.post('/:id/versions/:version/restore', write, async (ctx) => {
+    const input = validate(publishSchema, ctx.request.body);
+    const result = await reports.restoreVersion(deps, actor(ctx), ctx.params.id, ctx.params.version, input.releaseNotes);
+    ctx.body = { success: true, newVersion: result.newVersion, message: `Version ${result.restoredVersion} restored and published as version ${result.newVersion}` };
+  });
+
+  return router;
+}
