@@ -4,6 +4,7 @@ import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
+import { createReportRenderActivities } from '../activities/reporting/render-report.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
@@ -86,7 +87,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           connection,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
-          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps) },
+          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes }) },
           interceptors: activityInterceptors(),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.
