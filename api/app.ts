@@ -36,6 +36,7 @@ import { templateRouters } from './templates/templates.routes';
 import { datasourceRoutes } from './reporting/datasources.routes';
 import { queryRoutes } from './reporting/queries.routes';
 import { reportRoutes } from './reporting/reports.routes';
+import { runRoutes } from './reporting/runs.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -89,6 +90,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     datasourceRoutes(services),
     queryRoutes(services),
     reportRoutes(services),
+    runRoutes(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 

@@ -23,6 +23,8 @@ import { QueryEntity } from './reporting/query.entity';
 import { QueryVersionEntity } from './reporting/query-version.entity';
 import { ReportEntity } from './reporting/report.entity';
 import { ReportVersionEntity } from './reporting/report-version.entity';
+import { ReportRunEntity } from './reporting/report-run.entity';
+import { ReportRunOutputEntity } from './reporting/report-run-output.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity];

@@ -138,6 +138,10 @@ const fragments = {
     /** Per dataset, uncompressed NDJSON. */
     REPORTING_RESULT_MAX_BYTES: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
     REPORTING_QUERY_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
+    /** Output files of runs are deleted after this many days; downloads then answer 410 ERR_RPT_012. */
+    REPORTING_ARTEFACT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
+    /** Run records (and what is left of their files) are deleted after this many days. */
+    REPORTING_RUN_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90),
   },
   flowApprovals: {
     /** Length of a "minute" in approval timeouts and digests: tests make it a second. */
@@ -341,6 +345,10 @@ export function loadConfig(env: Env = process.env) {
       resultMaxBytes: v.REPORTING_RESULT_MAX_BYTES as number,
       /** Query activities one worker runs at once (slots of the `query` task queue). */
       queryConcurrency: v.REPORTING_QUERY_CONCURRENCY as number,
+      /** Days a run's output files are kept (downloads after it: 410 ERR_RPT_012). */
+      artefactRetentionDays: v.REPORTING_ARTEFACT_RETENTION_DAYS as number,
+      /** Days a run record is kept. */
+      runRetentionDays: v.REPORTING_RUN_RETENTION_DAYS as number,
     },
     flowApprovals: {
       /** Milliseconds in a gate's `timeoutMinutes` and `notificationDigestMinutes` (60,000 outside tests). */

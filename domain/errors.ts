@@ -250,6 +250,13 @@ export const ERRORS = {
   ERR_RPT_006: { status: 409, retryable: false, message: 'A report with the same name exists' },
   /** A report or query parameter value of the wrong type or missing (`relatedInfo.field`), the shape of `ERR_VALID_002`. */
   ERR_RPT_007: { status: 400, retryable: false, message: 'Invalid report parameters' },
+  /** Cancel of a run that is delivering or has ended (deliveries under way finish). */
+  ERR_RPT_008: { status: 409, retryable: false, message: 'The run can no longer be cancelled' },
+  ERR_RPT_009: { status: 404, retryable: false, message: 'Run not found' },
+  ERR_RPT_010: { status: 409, retryable: false, message: 'Only failed runs can be retried' },
+  ERR_RPT_011: { status: 404, retryable: false, message: 'Output not found' },
+  /** The output's file was deleted after REPORTING_ARTEFACT_RETENTION_DAYS. */
+  ERR_RPT_012: { status: 410, retryable: false, message: 'Output expired' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

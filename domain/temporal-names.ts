@@ -38,6 +38,8 @@ export const workflowIds = {
   flowRun: (runId: string) => runId,
   /** The review digest timer of a gate: one at a time per gate, started by the first run that enters review. */
   reviewDigest: (gateId: string) => `flow-review-digest-${gateId}`,
+  /** A report run's workflow (design B5.7). */
+  reportRun: (runId: string) => `report-run-${runId}`,
   /** The runs the maintenance schedule starts (Temporal appends the start time to this id). */
   maintenanceRun: (prefix: string) => `${scheduleIds.maintenance(prefix)}-run`,
 };

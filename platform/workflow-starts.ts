@@ -5,6 +5,7 @@ import type { Config } from '../domain/config';
 import { workflowIds, type TaskQueues } from '../domain/temporal-names';
 import type { JobWorkflowOptions } from '../workflows/documents/process-job';
 import type { FlowRunInput } from '../workflows/flow/flow-run.workflow';
+import type { ReportRunInput } from '../workflows/reporting/report-run.workflow';
 import type { AccountDeletionInput } from '../domain/identity/account-deletion';
 import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
 import type { DeliverWebhookInput } from '../domain/webhooks/delivery';
@@ -131,5 +132,22 @@ export function startWebhookDelivery(
     kind: 'webhook-delivery',
     projectId: delivery.projectId,
     entityId: delivery.input.deliveryId,
+  });
+}
+
+/**
+ * A report run's workflow (`report-run-<runId>`, design B5.7) with REJECT_DUPLICATE, so the API and
+ * a restart of stranded runs cannot run it twice.
+ */
+export function startReportRun(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, run: { id: string; projectId: string }): Promise<void> {
+  const args: [ReportRunInput] = [{ runId: run.id, queryTaskQueue: deps.taskQueues.query, renderTaskQueue: deps.taskQueues.render }];
+  return startWorkflow(deps.temporal, 'reportRunWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.reportRun(run.id),
+    args,
+    kind: 'report-run',
+    projectId: run.projectId,
+    entityId: run.id,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
 }

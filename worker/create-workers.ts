@@ -4,6 +4,7 @@ import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
+import { createReportRunActivities } from '../activities/reporting/report-run.activity';
 import { createReportRenderActivities } from '../activities/reporting/render-report.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
@@ -68,6 +69,12 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               flowMinuteMs: config.flowApprovals.minuteMs,
             }),
             ...createDocumentActivities(documentActivityDeps(services)),
+            ...createReportRunActivities({
+              db,
+              evaluator: services.evaluator,
+              freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth,
+              artefactRetentionDays: config.reporting.artefactRetentionDays,
+            }),
           },
         }),
       );

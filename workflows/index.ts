@@ -8,3 +8,4 @@ export { documentMaintenanceWorkflow } from './documents/maintenance.workflow';
 export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
 export { flowRunWorkflow } from './flow/flow-run.workflow';
 export { flowReviewDigestWorkflow } from './flow/review-digest.workflow';
+export { reportRunWorkflow } from './reporting/report-run.workflow';

@@ -2,6 +2,7 @@ import { BATCH_TRANSITIONS, batchMachine } from '../../domain/documents/batch-st
 import { JOB_TRANSITIONS, jobMachine } from '../../domain/documents/job-status';
 import { APPROVAL_TRANSITIONS, approvalMachine } from '../../domain/flow/approval-status';
 import { RUN_TRANSITIONS, runMachine } from '../../domain/flow/run-status';
+import { CANCELLABLE_RUN_STATUSES, REPORT_RUN_TRANSITIONS, reportRunMachine } from '../../domain/reporting/run-status';
 import type { StateMachine } from '../../domain/state-machine';
 
 /** Every move the table allows, as `from → to`. */
@@ -144,4 +145,33 @@ describe('Document batch statuses (document_batches.status)', () => {
   });
 
   checkShape(batchMachine, BATCH_TRANSITIONS, ['completed']);
+});
+
+describe('Report run statuses (reporting_runs.status)', () => {
+  it('queues, runs the queries, renders, delivers and ends once (design B5.6)', () => {
+    expect(moves(reportRunMachine)).toEqual([
+      'queued → running',
+      'queued → failed',
+      'queued → cancelled',
+      'running → rendering',
+      'running → failed',
+      'running → cancelled',
+      'running → skipped',
+      'rendering → delivering',
+      'rendering → completed',
+      'rendering → failed',
+      'rendering → cancelled',
+      'delivering → completed',
+      'delivering → failed',
+    ]);
+    expect(reportRunMachine.initial).toEqual(['queued', 'skipped']);
+  });
+
+  it('cannot cancel a delivering run or one that ended', () => {
+    expect(CANCELLABLE_RUN_STATUSES).toEqual(['queued', 'running', 'rendering']);
+    expect(reportRunMachine.canMove('delivering', 'cancelled')).toBe(false);
+    expect(reportRunMachine.canMove('completed', 'failed')).toBe(false);
+  });
+
+  checkShape(reportRunMachine, REPORT_RUN_TRANSITIONS, ['completed', 'failed', 'cancelled', 'skipped']);
 });

@@ -47,6 +47,16 @@ export const RETRY = {
    */
   query: { initialInterval: '5 seconds', backoffCoefficient: 6, maximumInterval: '30 seconds', maximumAttempts: 3 },
 
+  /**
+   * A report run's records (plan, dataset progress, status moves, outputs): a database outage is
+   * waited out, because the run was accepted and must reach an end. A catalogued error (a version
+   * that no longer exists, values the query refuses) is not retryable and fails the run.
+   */
+  reportBookkeeping: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+
+  /** A report run's outputs (render queue): three attempts for a crashing renderer, then the run fails at `render`. */
+  reportRender: { initialInterval: '2 seconds', maximumAttempts: 3 },
+
   /** The maintenance schedule's sweeps: the next scheduled run tries again anyway. */
   maintenance: { maximumAttempts: 3 },
 } satisfies Record<string, RetryPolicy>;

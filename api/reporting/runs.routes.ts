@@ -1,0 +1,64 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../platform/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import { pageMeta } from './datasources.presenter';
+import * as schema from './runs.schema';
+import * as runs from './runs.service';
+
+/**
+ * Report runs (docs/reporting.md "Runs"; design B5.2, B5.4): viewers and API keys with
+ * `read_reports` read runs and download outputs; members and API keys with `run_reports` start,
+ * cancel and retry them.
+ */
+export function runRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/api/reporting' });
+  const read = requireProject(services.db, { role: 'viewer', permission: 'read_reports' });
+  const run = requireProject(services.db, { role: 'member', permission: 'run_reports' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const caller = (ctx: Context): runs.RunCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, apiKeyId: scope(ctx).apiKeyId });
+  const deps: runs.RunDeps = {
+    db: services.db,
+    temporal: services.temporal,
+    taskQueues: services.taskQueues,
+    storage: services.storage,
+    downloadUrlTtlSeconds: services.config.storage.downloadUrlTtlSeconds,
+  };
+  const accepted = (ctx: Context, r: Awaited<ReturnType<typeof runs.startRun>>) => {
+    ctx.status = 202;
+    ctx.body = { runId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/runs/${r.id}` };
+  };
+
+  router.post('/reports/:id/runs', run, async (ctx) => {
+    const input = validate(schema.startRunSchema, ctx.request.body ?? {});
+    accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input));
+  });
+
+  router.get('/runs', read, async (ctx) => {
+    const query = validate(schema.listRunsSchema, ctx.query);
+    const { runs: page, total } = await runs.listRuns(deps, scope(ctx).projectId, query);
+    ctx.body = { data: await runs.presentRuns(deps, page), meta: pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/runs/:id', read, async (ctx) => {
+    const [presented] = await runs.presentRuns(deps, [await runs.getRun(deps, scope(ctx).projectId, ctx.params.id)]);
+    ctx.body = presented;
+  });
+
+  router.post('/runs/:id/cancel', run, async (ctx) => {
+    const [presented] = await runs.presentRuns(deps, [await runs.cancelRun(deps, scope(ctx).projectId, ctx.params.id)]);
+    ctx.body = presented;
+  });
+
+  router.post('/runs/:id/retry', run, async (ctx) => {
+    const input = validate(schema.retryRunSchema, ctx.request.body ?? {});
+    accepted(ctx, await runs.retryRun(deps, caller(ctx), ctx.params.id, input.deliveriesOnly));
+  });
+
+  router.get('/runs/:id/outputs/:outputId/download', read, async (ctx) => {
+    ctx.redirect(await runs.downloadUrl(deps, scope(ctx).projectId, ctx.params.id, ctx.params.outputId));
+  });
+
+  return router;
+}

@@ -1,0 +1,48 @@
+import Joi from 'joi';
+import type { ReportRunStatus, RunTrigger } from '../../domain/reporting/run-status';
+
+/** Run bodies and list filters (docs/reporting.md "Runs"; design B5.4). Unknown fields: 400 ERR_VALID_001. */
+
+const FORMATS = ['pdf', 'excel', 'csv'] as const;
+
+export interface StartRunInput {
+  parameters?: Record<string, unknown>;
+  version?: number;
+  outputs?: Array<(typeof FORMATS)[number]>;
+  metadata?: Record<string, unknown>;
+}
+
+export const startRunSchema = Joi.object<StartRunInput>({
+  parameters: Joi.object().unknown(true),
+  version: Joi.number().integer().min(1).max(1_000_000_000),
+  outputs: Joi.array().items(Joi.string().valid(...FORMATS)).min(1).max(3).unique(),
+  metadata: Joi.object().unknown(true),
+});
+
+export const retryRunSchema = Joi.object<{ deliveriesOnly: boolean }>({
+  deliveriesOnly: Joi.boolean().default(false),
+});
+
+export interface ListRunsQuery {
+  page: number;
+  limit: number;
+  reportId?: string;
+  status?: ReportRunStatus;
+  trigger?: RunTrigger;
+  from?: Date;
+  to?: Date;
+  sortBy: 'createdAt' | 'scheduledFor' | 'status';
+  sortOrder: 'asc' | 'desc';
+}
+
+export const listRunsSchema = Joi.object<ListRunsQuery>({
+  page: Joi.number().integer().min(1).max(1_000_000).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(20),
+  reportId: Joi.string().trim().min(1).max(200),
+  status: Joi.string().valid('queued', 'running', 'rendering', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'),
+  trigger: Joi.string().valid('manual', 'api', 'schedule', 'job'),
+  from: Joi.date().iso(),
+  to: Joi.date().iso(),
+  sortBy: Joi.string().valid('createdAt', 'scheduledFor', 'status').default('createdAt'),
+  sortOrder: Joi.string().valid('asc', 'desc').default('desc'),
+});

@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import type { DataSource } from 'typeorm';
+import type { ArtefactStorage } from '../../activities/storage/storage';
+import { ReportRunOutputEntity } from '../../db/reporting/report-run-output.entity';
+import { ReportRunEntity } from '../../db/reporting/report-run.entity';
+import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
+import { insertReportRun, moveReportRun } from '../../db/reporting/run-state';
+import { checkMetadata } from '../../domain/documents/metadata';
+import { AppError } from '../../domain/errors';
+import { BUILT_IN_PARAMETERS, coerceParameters } from '../../domain/reporting/parameters';
+import { CANCELLABLE_RUN_STATUSES, type RunTrigger } from '../../domain/reporting/run-status';
+import { randomBase62 } from '../../domain/signing';
+import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
+import { isUuid } from '../../domain/templates/template-ids';
+import { startReportRun } from '../../platform/workflow-starts';
+import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
+import type { ListRunsQuery, StartRunInput } from './runs.schema';
+import { getReport } from './reports.service';
+
+/**
+ * Report runs (docs/reporting.md "Runs"; design B5.3, B5.4, B5.6): a run is recorded `queued`, then
+ * its workflow `report-run-<id>` is started; cancel moves the record first (so it wins over the
+ * workflow's next move) and then cancels the workflow.
+ */
+
+export interface RunDeps {
+  db: DataSource;
+  temporal: Client;
+  taskQueues: TaskQueues;
+  storage: ArtefactStorage;
+  downloadUrlTtlSeconds: number;
+}
+
+export interface RunCaller {
+  projectId: string;
+  userId?: string;
+  apiKeyId?: string;
+}
+
+const SHORT_ID_PREFIX = 'rrun_';
+
+async function findRun(db: DataSource, projectId: string, ref: string): Promise<ReportRunEntity> {
+  const where = isUuid(ref) ? { id: ref, projectId } : ref.startsWith(SHORT_ID_PREFIX) ? { shortId: ref, projectId } : null;
+  const run = where ? await db.getRepository(ReportRunEntity).findOneBy(where) : null;
+  if (!run) throw new AppError('ERR_RPT_009');
+  return run;
+}
+
+/** Report parameter values as stored on the run: the report's own (built-ins come from the run's clock), dates as ISO text. */
+function storedValues(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(values)
+      .filter(([name]) => !BUILT_IN_PARAMETERS.includes(name))
+      .map(([name, v]) => [name, v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.map((x) => (x instanceof Date ? x.toISOString() : x)) : v]),
+  );
+}
+
+async function openRun(deps: RunDeps, caller: RunCaller, version: ReportVersionEntity, fields: { parameters: Record<string, unknown>; formats: ReportRunEntity['formats']; metadata: Record<string, unknown>; retryOf?: string }): Promise<ReportRunEntity> {
+  const now = new Date();
+  const trigger: RunTrigger = caller.apiKeyId ? 'api' : 'manual';
+  const run: ReportRunEntity = {
+    id: randomUUID(),
+    projectId: caller.projectId,
+    shortId: SHORT_ID_PREFIX + randomBase62(16),
+    reportId: version.reportId,
+    reportVersion: version.version,
+    trigger,
+    retryOf: fields.retryOf ?? null,
+    scheduledFor: now,
+    timezone: 'UTC',
+    parameters: fields.parameters,
+    formats: fields.formats,
+    status: 'queued',
+    failedStage: null,
+    skipReason: null,
+    datasets: [],
+    error: null,
+    metadata: fields.metadata,
+    deliveryStatus: 'none',
+    documentsCharged: 0,
+    billing: null,
+    chargedAt: null,
+    createdBy: caller.userId ?? null,
+    apiKeyId: caller.apiKeyId ?? null,
+    createdAt: now,
+    startedAt: null,
+    completedAt: null,
+    updatedAt: now,
+  };
+  await insertReportRun(deps.db, run);
+  try {
+    await startReportRun(deps, run);
+  } catch (err) {
+    // Nothing ran: the run says so instead of staying queued for ever.
+    await moveReportRun(deps.db, { runId: run.id, status: 'failed', failedStage: 'query', error: { code: 'ERR_INTERNAL_002', message: 'The run could not be started' } });
+    throw new AppError('ERR_INTERNAL_002', 'The run could not be started; try again', { runId: run.id, cause: err instanceof Error ? err.message : String(err) });
+  }
+  return run;
+}
+
+/**
+ * Starts a run of a published report version (the latest unless `version` names one), with the
+ * report's parameters checked and typed now (400 ERR_RPT_007) and the formats a subset of the
+ * version's outputs.
+ */
+export async function startRun(deps: RunDeps, caller: RunCaller, reportRef: string, input: StartRunInput): Promise<ReportRunEntity> {
+  const report = await getReport(deps, caller.projectId, reportRef);
+  if (report.latestVersion === 0) throw new AppError('ERR_RPT_003');
+  const wanted = input.version ?? report.latestVersion;
+  const version = await deps.db.getRepository(ReportVersionEntity).findOneBy({ reportId: report.id, version: wanted });
+  if (!version) throw new AppError('ERR_RPT_002', `Report version ${wanted} not found`, { version: wanted });
+  const available = [...new Set(version.definition.outputs.map((o) => o.format))];
+  const formats = input.outputs ?? available;
+  const missing = formats.filter((f) => !available.includes(f));
+  if (missing.length > 0) throw new AppError('ERR_VALID_001', `This report version has no ${missing.join(', ')} output (it has ${available.join(', ')})`, { field: 'outputs' });
+  const values = coerceParameters(version.definition.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
+  const metadata = checkMetadata(input.metadata) ?? {};
+  return openRun(deps, caller, version, { parameters: storedValues(values), formats, metadata });
+}
+
+/** A failed run once more: a new run of the same version, values and formats, `retryOf` the old one. */
+export async function retryRun(deps: RunDeps, caller: RunCaller, ref: string, deliveriesOnly: boolean): Promise<ReportRunEntity> {
+  const old = await findRun(deps.db, caller.projectId, ref);
+  if (old.status !== 'failed') throw new AppError('ERR_RPT_010', undefined, { status: old.status });
+  // No run has deliveries before channels exist: there is nothing to re-send.
+  if (deliveriesOnly) throw new AppError('ERR_RPT_010', 'This run has no failed deliveries to re-send', { status: old.status, deliveriesOnly });
+  const version = await deps.db.getRepository(ReportVersionEntity).findOneBy({ reportId: old.reportId, version: old.reportVersion });
+  if (!version) throw new AppError('ERR_RPT_002', `Report version ${old.reportVersion} not found`);
+  return openRun(deps, caller, version, { parameters: old.parameters, formats: old.formats, metadata: old.metadata, retryOf: old.id });
+}
+
+/** Cancels a run that has not reached `delivering` or an end (409 ERR_RPT_008 otherwise). */
+export async function cancelRun(deps: RunDeps, projectId: string, ref: string): Promise<ReportRunEntity> {
+  const run = await findRun(deps.db, projectId, ref);
+  if (!CANCELLABLE_RUN_STATUSES.includes(run.status) || !(await moveReportRun(deps.db, { runId: run.id, status: 'cancelled' }))) {
+    const now = await findRun(deps.db, projectId, run.id);
+    throw new AppError('ERR_RPT_008', undefined, { status: now.status });
+  }
+  try {
+    await deps.temporal.workflow.getHandle(workflowIds.reportRun(run.id)).cancel();
+  } catch (err) {
+    // A workflow that already ended has nothing left to stop; the record says cancelled either way.
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  return findRun(deps.db, projectId, run.id);
+}
+
+export async function getRun(deps: RunDeps, projectId: string, ref: string): Promise<ReportRunEntity> {
+  return findRun(deps.db, projectId, ref);
+}
+
+
+export async function listRuns(deps: RunDeps, projectId: string, q: ListRunsQuery): Promise<{ runs: ReportRunEntity[]; total: number }> {
+  const qb = deps.db.getRepository(ReportRunEntity).createQueryBuilder('r').where('r.projectId = :projectId', { projectId });
+  if (q.reportId) {
+    const report = await getReport(deps, projectId, q.reportId).catch(() => null);
+    if (!report) return { runs: [], total: 0 };
+    qb.andWhere('r.reportId = :reportId', { reportId: report.id });
+  }
+  if (q.status) qb.andWhere('r.status = :status', { status: q.status });
+  if (q.trigger) qb.andWhere('r.trigger = :trigger', { trigger: q.trigger });
+  if (q.from) qb.andWhere('r.createdAt >= :from', { from: q.from });
+  if (q.to) qb.andWhere('r.createdAt < :to', { to: q.to });
+  const order = q.sortOrder === 'asc' ? 'ASC' : 'DESC';
+  qb.orderBy(`r.${q.sortBy}`, order).addOrderBy('r.id', order);
+  const [runs, total] = await qb.skip((q.page - 1) * q.limit).take(q.limit).getManyAndCount();
+  return { runs, total };
+}
+
+const isExpired = (o: ReportRunOutputEntity, now = new Date()) => o.deletedAt !== null || o.expiresAt <= now;
+
+/** The runs' outputs with fresh signed links (none once past retention). */
+async function outputsOf(deps: RunDeps, runs: ReportRunEntity[]): Promise<Map<string, PresentedOutput[]>> {
+  const byRun = new Map<string, PresentedOutput[]>(runs.map((r) => [r.id, []]));
+  if (runs.length === 0) return byRun;
+  const rows = await deps.db
+    .getRepository(ReportRunOutputEntity)
+    .createQueryBuilder('o')
+    .where('o.runId IN (:...ids)', { ids: runs.map((r) => r.id) })
+    .orderBy('o.createdAt', 'ASC')
+    .addOrderBy('o.filename', 'ASC')
+    .getMany();
+  for (const o of rows) {
+    const url = isExpired(o) ? null : (await deps.storage.signedUrl(o.storageKey, { ttlSeconds: deps.downloadUrlTtlSeconds, filename: o.filename })).url;
+    byRun.get(o.runId)?.push({ ...outputBase(o), downloadUrl: url });
+  }
+  return byRun;
+}
+
+export async function presentRuns(deps: RunDeps, runs: ReportRunEntity[]) {
+  const outputs = await outputsOf(deps, runs);
+  return runs.map((r) => presentRun(r, outputs.get(r.id) ?? []));
+}
+
+/** A fresh signed link to one output (404 ERR_RPT_011; 410 ERR_RPT_012 after retention). */
+export async function downloadUrl(deps: RunDeps, projectId: string, runRef: string, outputId: string): Promise<string> {
+  const run = await findRun(deps.db, projectId, runRef);
+  const output = isUuid(outputId) ? await deps.db.getRepository(ReportRunOutputEntity).findOneBy({ id: outputId, runId: run.id }) : null;
+  if (!output) throw new AppError('ERR_RPT_011');
+  if (isExpired(output)) throw new AppError('ERR_RPT_012', undefined, { expiredAt: output.expiresAt.toISOString() });
+  return (await deps.storage.signedUrl(output.storageKey, { ttlSeconds: deps.downloadUrlTtlSeconds, filename: output.filename })).url;
+}

@@ -1,0 +1,42 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { FailedStage, ReportRunStatus, RunDataset, RunTrigger } from '../../domain/reporting/run-status';
+
+/**
+ * One run of a published report version (docs/reporting.md "Runs"; design B5.3 Run). The row is
+ * written before the workflow starts (`report-run-<id>`); its status moves only through
+ * db/reporting/run-state.ts.
+ */
+@Entity({ name: 'reporting_runs' })
+export class ReportRunEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column('uuid', { name: 'project_id' }) projectId: string;
+  /** `rrun_` + 16 base62 characters. */
+  @Column('text', { name: 'short_id' }) shortId: string;
+  @Column('uuid', { name: 'report_id' }) reportId: string;
+  @Column('integer', { name: 'report_version' }) reportVersion: number;
+  @Column('text') trigger: RunTrigger;
+  @Column('uuid', { name: 'retry_of', nullable: true }) retryOf: string | null;
+  @Column('timestamptz', { name: 'scheduled_for' }) scheduledFor: Date;
+  @Column('text') timezone: string;
+  /** Resolved parameter values (JSON: dates as ISO strings). */
+  @Column('jsonb') parameters: Record<string, unknown>;
+  /** Formats to produce: the version's outputs, or the subset the request named. */
+  @Column('jsonb') formats: Array<'pdf' | 'excel' | 'csv'>;
+  @Column('text') status: ReportRunStatus;
+  @Column('text', { name: 'failed_stage', nullable: true }) failedStage: FailedStage | null;
+  @Column('text', { name: 'skip_reason', nullable: true }) skipReason: string | null;
+  @Column('jsonb') datasets: RunDataset[];
+  @Column('jsonb', { nullable: true }) error: { code: string; message: string } | null;
+  @Column('jsonb') metadata: Record<string, unknown>;
+  @Column('text', { name: 'delivery_status' }) deliveryStatus: 'none' | 'pending' | 'delivering' | 'completed' | 'failed';
+  /** PDF/Excel outputs charged; `billing` says against what (free quota or credits). */
+  @Column('integer', { name: 'documents_charged' }) documentsCharged: number;
+  @Column('text', { nullable: true }) billing: 'free' | 'credit' | null;
+  @Column('timestamptz', { name: 'charged_at', nullable: true }) chargedAt: Date | null;
+  @Column('uuid', { name: 'created_by', nullable: true }) createdBy: string | null;
+  @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
+  @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
+  @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
+  @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
+  @Column('timestamptz', { name: 'updated_at' }) updatedAt: Date;
+}

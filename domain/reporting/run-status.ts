@@ -1,0 +1,47 @@
+import { defineStateMachine } from '../state-machine';
+
+/** `reporting_runs.status` (design B5.6). Moved only by db/reporting/run-state.ts. */
+const REPORT_RUN_STATUSES = ['queued', 'running', 'rendering', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'] as const;
+export type ReportRunStatus = (typeof REPORT_RUN_STATUSES)[number];
+
+export type FailedStage = 'query' | 'render' | 'delivery';
+
+/**
+ * The moves of B5.6. `queued → failed` is ours: a run whose pinned report version or template can
+ * no longer be read fails before its first query (`failedStage: query`). `delivering` cannot be
+ * cancelled (deliveries under way finish); the others can until they end.
+ */
+export const REPORT_RUN_TRANSITIONS: Readonly<Record<ReportRunStatus, readonly ReportRunStatus[]>> = {
+  queued: ['running', 'failed', 'cancelled'],
+  running: ['rendering', 'skipped', 'failed', 'cancelled'],
+  rendering: ['delivering', 'completed', 'failed', 'cancelled'],
+  delivering: ['completed', 'failed'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+  skipped: [],
+};
+
+export const reportRunMachine = defineStateMachine(REPORT_RUN_STATUSES, ['queued', 'skipped'], REPORT_RUN_TRANSITIONS);
+
+/** Runs that may still be cancelled (anything else answers 409 ERR_RPT_008). */
+export const CANCELLABLE_RUN_STATUSES = reportRunMachine.sourcesOf('cancelled');
+
+export type RunTrigger = 'manual' | 'api' | 'schedule' | 'job';
+
+/** One dataset's part of a run, as the run record shows it (B5.3 Run `datasets`). */
+export interface RunDataset {
+  name: string;
+  queryId: string;
+  queryVersion: number;
+  executedBy: 'server' | 'agent';
+  status: 'pending' | 'running' | 'completed' | 'failed';
+  rowCount?: number;
+  truncated?: boolean;
+  bytes?: number;
+  durationMs?: number;
+  /** The result file (never shown to clients). */
+  key?: string;
+  columns?: Array<{ name: string; dataType: string }>;
+  error?: { code: string; message: string };
+}
