@@ -1,13 +1,13 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
-import { stringify } from 'csv-stringify';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { sendExport } from '../export-file';
 import { validate } from '../validation';
 import { documentAnalytics, periodOf } from './analytics.service';
 import { generateBatch, getBatch } from './batches.service';
-import { csvCell, EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from '../../domain/documents/presenter';
+import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from '../../domain/documents/presenter';
 import * as schema from './documents.schema';
 import { generate, type Caller } from './documents.service';
 import * as jobs from './jobs.service';
@@ -70,16 +70,7 @@ export function documentRoutes(services: Services, prefix: string): Router {
   router.get('/jobs/export', canRead, async (ctx) => {
     const q = validate(schema.exportJobsSchema, ctx.query);
     const rows = Readable.from(jobs.exportJobs(services, projectId(ctx), q)).map(exportRow);
-    const day = new Date().toISOString().slice(0, 10);
-    ctx.set('Content-Disposition', `attachment; filename="jobs-${day}.${q.format}"`);
-    if (q.format === 'json') {
-      ctx.type = 'application/json';
-      ctx.body = Readable.from(jsonArray(rows));
-    } else {
-      ctx.type = 'text/csv; charset=utf-8';
-      // Every string cell through csvCell: filenames, metadata and messages are caller text (CSV injection).
-      ctx.body = rows.pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS], cast: { string: csvCell } }));
-    }
+    sendExport(ctx, rows, { format: q.format, name: 'jobs', columns: EXPORT_COLUMNS });
   });
 
   router.delete('/jobs/bulk', canGenerate, async (ctx) => {
@@ -121,14 +112,4 @@ export function documentRoutes(services: Services, prefix: string): Router {
   });
 
   return router;
-}
-
-async function* jsonArray(rows: AsyncIterable<unknown>): AsyncGenerator<string> {
-  let first = true;
-  yield '[';
-  for await (const row of rows) {
-    yield (first ? '' : ',') + JSON.stringify(row);
-    first = false;
-  }
-  yield ']';
 }

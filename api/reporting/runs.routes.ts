@@ -1,7 +1,9 @@
+import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { sendExport } from '../export-file';
 import { validate } from '../validation';
 import { pageMeta } from './datasources.presenter';
 import * as schema from './runs.schema';
@@ -39,6 +41,12 @@ export function runRoutes(services: Services): Router {
     const query = validate(schema.listRunsSchema, ctx.query);
     const { runs: page, total } = await runs.listRuns(deps, scope(ctx).projectId, query);
     ctx.body = { data: await runs.presentRuns(deps, page), meta: pageMeta(total, query.page, query.limit) };
+  });
+
+  // Before /runs/:id, which would take `export` for an id.
+  router.get('/runs/export', read, async (ctx) => {
+    const q = validate(schema.exportRunsSchema, ctx.query);
+    sendExport(ctx, Readable.from(runs.exportRuns(deps, scope(ctx).projectId, q)), { format: q.format, name: 'report-runs', columns: runs.RUN_EXPORT_COLUMNS });
   });
 
   router.get('/runs/:id', read, async (ctx) => {

@@ -23,6 +23,22 @@ export const retryRunSchema = Joi.object<{ deliveriesOnly: boolean }>({
   deliveriesOnly: Joi.boolean().default(false),
 });
 
+export interface ExportRunsQuery {
+  format: 'csv' | 'json';
+  from?: Date;
+  to?: Date;
+  status?: ReportRunStatus;
+  reportId?: string;
+}
+
+export const exportRunsSchema = Joi.object<ExportRunsQuery>({
+  format: Joi.string().valid('csv', 'json').default('csv'),
+  from: Joi.date().iso(),
+  to: Joi.date().iso(),
+  status: Joi.string().valid('queued', 'running', 'rendering', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'),
+  reportId: Joi.string().trim().min(1).max(200),
+});
+
 export interface ListRunsQuery {
   page: number;
   limit: number;

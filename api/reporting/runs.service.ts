@@ -16,7 +16,7 @@ import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
 import { startReportRun } from '../../platform/workflow-starts';
 import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
-import type { ListRunsQuery, StartRunInput } from './runs.schema';
+import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schema';
 import { getReport } from './reports.service';
 
 /**
@@ -167,6 +167,57 @@ export async function listRuns(deps: RunDeps, projectId: string, q: ListRunsQuer
   qb.orderBy(`r.${q.sortBy}`, order).addOrderBy('r.id', order);
   const [runs, total] = await qb.skip((q.page - 1) * q.limit).take(q.limit).getManyAndCount();
   return { runs, total };
+}
+
+/** Columns of the runs export (CSV header order; JSON uses the same keys). */
+export const RUN_EXPORT_COLUMNS = ['runId', 'shortId', 'reportId', 'reportVersion', 'trigger', 'status', 'failedStage', 'errorCode', 'errorMessage', 'formats', 'documentsCharged', 'parameters', 'metadata', 'createdAt', 'completedAt'] as const;
+
+/**
+ * Every run of the project matching the filters, oldest first, read by keyset in pages (the jobs
+ * export pattern): one page in memory whatever the size.
+ */
+export async function* exportRuns(deps: RunDeps, projectId: string, q: ExportRunsQuery, pageSize = 1000): AsyncGenerator<Record<(typeof RUN_EXPORT_COLUMNS)[number], unknown>> {
+  let reportId: string | null = null;
+  if (q.reportId) {
+    const report = await getReport(deps, projectId, q.reportId).catch(() => null);
+    if (!report) return;
+    reportId = report.id;
+  }
+  let after: [string, string] | undefined;
+  for (;;) {
+    const params: unknown[] = [projectId, q.from ?? null, q.to ?? null, q.status ?? null, reportId, pageSize, ...(after ?? [])];
+    const rows: Array<Record<string, any>> = await deps.db.query(
+      `SELECT id, short_id, report_id, report_version, trigger, status, failed_stage, error, formats, documents_charged, parameters, metadata, created_at, completed_at,
+              created_at::text AS cursor_at
+         FROM reporting_runs
+        WHERE project_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at < $3)
+          AND ($4::text IS NULL OR status = $4) AND ($5::uuid IS NULL OR report_id = $5) ${after ? 'AND (created_at, id) > ($7::timestamptz, $8)' : ''}
+        ORDER BY created_at, id LIMIT $6`,
+      params,
+    );
+    for (const r of rows) {
+      yield {
+        runId: r.id,
+        shortId: r.short_id,
+        reportId: r.report_id,
+        reportVersion: r.report_version,
+        trigger: r.trigger,
+        status: r.status,
+        failedStage: r.failed_stage,
+        errorCode: r.error?.code ?? null,
+        errorMessage: r.error?.message ?? null,
+        formats: (r.formats as string[]).join(' '),
+        documentsCharged: r.documents_charged,
+        parameters: JSON.stringify(r.parameters),
+        metadata: JSON.stringify(r.metadata),
+        createdAt: new Date(r.created_at).toISOString(),
+        completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
+      };
+    }
+    if (rows.length < pageSize) return;
+    // The cursor keeps Postgres' microseconds; a JS Date would round them away and repeat rows.
+    after = [rows[rows.length - 1].cursor_at, rows[rows.length - 1].id];
+  }
 }
 
 const isExpired = (o: ReportRunOutputEntity, now = new Date()) => o.deletedAt !== null || o.expiresAt <= now;

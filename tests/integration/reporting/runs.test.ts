@@ -238,5 +238,17 @@ describe('reporting runs', () => {
     expect((await app.request('GET', '/api/reporting/runs', { token: otherKey })).body.meta.total).toBe(0);
     const missingOutput = await app.request('GET', `/api/reporting/runs/${run.id}/outputs/${run.id}/download`, { token: readKey });
     expect([missingOutput.status, missingOutput.body.code]).toEqual([404, 'ERR_RPT_011']);
+
+    // The export streams the project's runs only, as CSV (injection-guarded) or a JSON array.
+    const csv = await app.request('GET', `/api/reporting/runs/export?format=csv&reportId=${report.id}`, { token: readKey });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="report-runs-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = csv.text.trim().split('\n');
+    expect(lines[0]).toBe('runId,shortId,reportId,reportVersion,trigger,status,failedStage,errorCode,errorMessage,formats,documentsCharged,parameters,metadata,createdAt,completedAt');
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual([run.id]);
+    const json = await app.request('GET', '/api/reporting/runs/export?format=json&status=completed', { token: readKey });
+    expect(json.body.map((r: any) => r.runId)).toContain(run.id);
+    expect(json.body.every((r: any) => r.status === 'completed')).toBe(true);
+    expect((await app.request('GET', '/api/reporting/runs/export?format=json', { token: otherKey })).body).toEqual([]);
   }, 180_000);
 });
