@@ -5,11 +5,12 @@ import { createDocumentActivities, createRenderActivities } from '../activities/
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
 import { createReportRunActivities } from '../activities/reporting/report-run.activity';
+import { createReportMaintenanceActivities } from '../activities/reporting/report-maintenance.activity';
 import { createReportRenderActivities } from '../activities/reporting/render-report.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
-import { flowRunWorkflowInput } from '../platform/workflow-starts';
+import { flowRunWorkflowInput, startReportRun } from '../platform/workflow-starts';
 import { renderLimitsOf, type Services } from '../platform/services';
 
 export interface WorkerSet {
@@ -75,6 +76,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth,
               artefactRetentionDays: config.reporting.artefactRetentionDays,
             }),
+            ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run) }),
           },
         }),
       );

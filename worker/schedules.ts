@@ -13,7 +13,13 @@ export async function ensureMaintenanceSchedule(services: Pick<Services, 'tempor
   const scheduleId = scheduleIds.maintenance(prefix);
   // Typed like `startWorkflow` (platform/start-workflow.ts): the schedule's arguments are the workflow's input.
   const args: Parameters<Workflows['documentMaintenanceWorkflow']> = [
-    { retentionSeconds: config.documents.retentionSeconds, strandedAfterSeconds: 60, deletionGraceSeconds: config.users.deletionGraceSeconds },
+    {
+      retentionSeconds: config.documents.retentionSeconds,
+      strandedAfterSeconds: 60,
+      deletionGraceSeconds: config.users.deletionGraceSeconds,
+      reportArtefactRetentionDays: config.reporting.artefactRetentionDays,
+      reportRunRetentionDays: config.reporting.runRetentionDays,
+    },
   ];
   const options = {
     spec: { intervals: [{ every: config.documents.maintenanceIntervalSeconds * 1000 }] },

@@ -1,6 +1,7 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
 import type { FlowActivities } from '../../activities/flow';
+import type { ReportMaintenanceActivities } from '../../activities/reporting/report-maintenance.activity';
 import { RETRY } from '../shared/retry-policies';
 
 const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivities>({
@@ -8,6 +9,14 @@ const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivit
   retry: RETRY.maintenance,
 });
 const { expireFlowArtefacts } = proxyActivities<FlowActivities>({ startToCloseTimeout: '5 minutes', retry: RETRY.maintenance });
+const { expireReportOutputs, expireReportDatasets, deleteOldReportRuns, restartStrandedReportRuns } = proxyActivities<ReportMaintenanceActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: RETRY.maintenance,
+});
+
+/** Reporting retention and stranded report runs, added after the first schedules ran (replay of older histories skips them). */
+const REPORT_RETENTION_PATCH = 'report-retention';
+const BATCH = 500;
 
 export interface MaintenanceInput {
   retentionSeconds: number;
@@ -15,12 +24,17 @@ export interface MaintenanceInput {
   strandedAfterSeconds: number;
   /** ACCOUNT_DELETION_GRACE_SECONDS, so a restarted deletion keeps its original purge date. */
   deletionGraceSeconds: number;
+  /** REPORTING_ARTEFACT_RETENTION_DAYS (absent in the input of schedules created before reporting retention: 30). */
+  reportArtefactRetentionDays?: number;
+  /** REPORTING_RUN_RETENTION_DAYS (absent in older schedules' input: 90). */
+  reportRunRetentionDays?: number;
 }
 
 /**
  * Run by a Temporal schedule (`formwork-maintenance`): removes artefacts past the retention period
- * (document artefacts, and Flow run artefacts past their plan's retention) and restarts accepted
- * work whose workflow never started.
+ * (document artefacts, and Flow run artefacts past their plan's retention; report output and
+ * dataset files, and report runs past REPORTING_RUN_RETENTION_DAYS) and restarts accepted work
+ * whose workflow never started (report runs included).
  */
 export async function documentMaintenanceWorkflow(input: MaintenanceInput): Promise<{ expired: number; restarted: number }> {
   let expired = 0;
@@ -35,6 +49,24 @@ export async function documentMaintenanceWorkflow(input: MaintenanceInput): Prom
     expired += n;
     if (n < 500) break;
   }
-  const restarted = await restartStrandedWork({ olderThanSeconds: input.strandedAfterSeconds, deletionGraceSeconds: input.deletionGraceSeconds });
+  let restarted = await restartStrandedWork({ olderThanSeconds: input.strandedAfterSeconds, deletionGraceSeconds: input.deletionGraceSeconds });
+  if (patched(REPORT_RETENTION_PATCH)) {
+    const artefactDays = input.reportArtefactRetentionDays ?? 30;
+    const runDays = input.reportRunRetentionDays ?? 90;
+    const drain = async (step: () => Promise<number>) => {
+      for (;;) {
+        const n = await step();
+        expired += n;
+        if (n < BATCH) break;
+      }
+    };
+    // Report output files past their expires_at, then dataset result files of runs ended past the
+    // artefact retention, then whole runs past the run retention (their remaining files first).
+    await drain(() => expireReportOutputs({ limit: BATCH }));
+    await drain(() => expireReportDatasets({ olderThanDays: artefactDays, limit: BATCH }));
+    await drain(() => deleteOldReportRuns({ olderThanDays: runDays, limit: BATCH }));
+    // One pass, like restartStrandedWork: a queued run whose workflow exists stays queued and would loop.
+    restarted += await restartStrandedReportRuns({ olderThanSeconds: input.strandedAfterSeconds, limit: BATCH });
+  }
   return { expired, restarted };
 }
