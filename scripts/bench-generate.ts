@@ -1,19 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Client as PgClient } from 'pg';
 import { renderDocument } from '../activities/rendering/render-document';
-import { startApiServer } from '../api/server';
-import { loadConfig } from '../domain/config';
-import { createLogger } from '../domain/logger';
 import type { TemplateDefinition } from '../domain/templates/template.types';
-import { createWorkers } from '../worker/create-workers';
-import { createServices } from '../platform/services';
-import { installTemporalLogging } from '../platform/temporal';
-import { freePort } from './embedded-postgres';
-import { startEmbeddedTemporal } from './embedded-temporal';
+import { withBench } from './bench-harness';
 
 /**
  * End-to-end generation benchmark: a batch of N PDF documents through the HTTP API, Temporal and
@@ -26,7 +14,6 @@ import { startEmbeddedTemporal } from './embedded-temporal';
  */
 
 const N = Number(process.argv[process.argv.indexOf('--n') + 1]) || 500;
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const TEMPLATE = {
   name: 'Bench invoice',
@@ -53,52 +40,8 @@ const TEMPLATE = {
 };
 const variables = (i: number) => ({ number: `INV-${i}`, customer: `Customer ${i}`, items: [{ label: 'Consulting', amount: 1200 + i }, { label: 'Travel', amount: 80 }] });
 
-async function admin(sql: string): Promise<void> {
-  const c = new PgClient({ connectionString: ADMIN_URL });
-  await c.connect();
-  await c.query(sql).finally(() => c.end());
-}
-
 async function main(): Promise<void> {
-  const dbName = `formwork_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
-  installTemporalLogging('error');
-  const dataDir = await mkdtemp(join(tmpdir(), 'formwork-bench-'));
-  const port = await freePort();
-  const temporal = await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATA_DIR: dataDir,
-    DATABASE_URL: dbUrl.toString(),
-    TEMPORAL_ADDRESS: temporal.address,
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'error',
-    FREE_DOCUMENTS_PER_MONTH: '1000000',
-    BATCH_MAX_DOCUMENTS: String(Math.max(N, 1000)),
-    RATE_LIMIT_JWT: '100000',
-    RATE_LIMIT_API_KEY: '100000',
-  });
-  const services = await createServices(config, createLogger('error'));
-  const workers = await createWorkers(services, { schedules: false });
-  const running = workers.run();
-  const api = await startApiServer(services);
-  const call = async (method: string, path: string, token: string | undefined, body?: unknown) => {
-    const res = await fetch(api.url + path, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body ? JSON.stringify(body) : undefined });
-    const json = await res.json();
-    if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
-
-  try {
-    const signup = await call('POST', '/api/auth/signup', undefined, { email: `bench-${dbName}@example.com`, password: 'benchmark password', name: 'Bench' });
-    await services.db.query(`UPDATE users SET email_verified_at = now()`);
-    const jwt = signup.accessToken;
+  await withBench({ FREE_DOCUMENTS_PER_MONTH: '1000000', BATCH_MAX_DOCUMENTS: String(Math.max(N, 1000)) }, async ({ config, services, jwt, call }) => {
     const template = await call('POST', '/api/templates', jwt, TEMPLATE);
     await call('POST', `/api/templates/${template.id}/publish`, jwt, {});
     const key = (await call('POST', '/api/api-keys', jwt, { name: 'bench' })).plainKey;
@@ -135,15 +78,7 @@ async function main(): Promise<void> {
     console.log(`  renderer alone (warm pool, ${baseN} docs): ${renderRate.toFixed(2)} docs/s`);
     console.log(`  end to end (API → Temporal → render → storage): ${e2eRate.toFixed(2)} docs/s, request to last completed ${seconds.toFixed(1)} s`);
     console.log(`  orchestration overhead: end-to-end rate is ${((e2eRate / renderRate) * 100).toFixed(0)}% of the pure rendering rate (ratio ${(renderRate / e2eRate).toFixed(2)}x)`);
-  } finally {
-    await api.close();
-    await workers.shutdown();
-    await running;
-    await services.close();
-    await temporal.stop();
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await rm(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((err) => {
