@@ -21,7 +21,7 @@ export function datasourceRoutes(services: Services): Router {
   const refresh = requireProject(db, { role: 'member', apiKeyRequired: 'manage_datasources' });
   const manage = requireProject(db, { role: 'admin', apiKeyRequired: 'manage_datasources' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
-  const deps = { db, connect: directRunners(services.config) };
+  const deps = { db, connect: directRunners(services.config), limits: services.config.reporting };
 
   router.post('/', manage, async (ctx) => {
     const input = validate(schema.createDatasourceSchema, ctx.request.body);

@@ -9,9 +9,9 @@ import type { DatasourceKind } from '../../domain/reporting/query-runner';
 
 const KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite', 'http_json', 'csv'];
 
-/** System limits (design B5.10): REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS defaults. */
-const SYSTEM_MAX_TIMEOUT_SECONDS = 300;
-const SYSTEM_MAX_ROWS = 100_000;
+/** The settings' own bounds; the deployment's REPORTING_* maximums are checked by the service (limits.ts). */
+const SYSTEM_MAX_TIMEOUT_SECONDS = 24 * 3600;
+const SYSTEM_MAX_ROWS = 10_000_000;
 
 const name = Joi.string().trim().min(1).max(100);
 const description = Joi.string().trim().max(1000).allow('', null);

@@ -1,3 +1,4 @@
+import { checkQueryLimits, defaultQueryLimits, type SystemLimits } from './limits';
 import { randomUUID } from 'node:crypto';
 import type Joi from 'joi';
 import type { DataSource } from 'typeorm';
@@ -17,13 +18,14 @@ import { sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type Lis
 
 export interface DatasourceDeps {
   db: DataSource;
+  /** REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS: the bounds of `defaults`. */
+  limits: SystemLimits;
   /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
   connect: (target: RunnerTarget) => QueryRunner;
 }
 
 const SHORT_ID_PREFIX = 'ds_';
 const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
-const DEFAULT_LIMITS = { timeoutSeconds: 60, maxRows: 10_000 };
 /** Kinds this phase serves in direct mode; `http_json` and `csv` come next (docs/reporting.md). */
 const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql'];
 const ERROR_MESSAGE_MAX = 300;
@@ -78,7 +80,8 @@ function nameTaken(name: string): AppError {
   return new AppError('ERR_DS_003', `A datasource named '${name}' exists in this project`, { field: 'name' });
 }
 
-export async function createDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
+export async function createDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
+  checkQueryLimits(input.defaults, deps.limits, 'defaults.');
   assertSupported(input.kind, input.connectionMode ?? 'direct', input.agentId, input.secretMode);
   const { config, secrets } = checkSettings(input.kind, input.config, input.secrets);
   const now = new Date();
@@ -95,7 +98,7 @@ export async function createDatasource(deps: Pick<DatasourceDeps, 'db'>, project
     secrets: applySecrets({}, secrets, now),
     secretMode: 'stored' as const,
     pool: { ...DEFAULT_POOL, ...input.pool },
-    defaults: { ...DEFAULT_LIMITS, ...input.defaults },
+    defaults: { ...defaultQueryLimits(deps.limits), ...input.defaults },
     lastTest: null,
     schema: null,
     schemaRefreshedAt: null,
@@ -135,7 +138,8 @@ export async function getDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId:
   return found;
 }
 
-export async function updateDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string, patch: UpdateDatasourceInput): Promise<DatasourceEntity> {
+export async function updateDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, ref: string, patch: UpdateDatasourceInput): Promise<DatasourceEntity> {
+  checkQueryLimits(patch.defaults, deps.limits, 'defaults.');
   const ds = await getDatasource(deps, projectId, ref);
   assertSupported(ds.kind, patch.connectionMode ?? ds.connectionMode, patch.agentId, patch.secretMode);
   const { config, secrets } = checkSettings(ds.kind, patch.config ?? ds.config, patch.secrets);

@@ -9,8 +9,9 @@ import type { ParameterDef } from '../../domain/reporting/parameters';
  */
 
 /** System limits (design B5.10): REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS defaults. */
-const SYSTEM_MAX_TIMEOUT_SECONDS = 300;
-const SYSTEM_MAX_ROWS = 100_000;
+/** The settings' own bounds; the deployment's REPORTING_* maximums are checked by the service (limits.ts). */
+const SYSTEM_MAX_TIMEOUT_SECONDS = 24 * 3600;
+const SYSTEM_MAX_ROWS = 10_000_000;
 /** Rows a preview answers at most (design B5.4). */
 export const PREVIEW_MAX_ROWS = 1000;
 

@@ -1,3 +1,4 @@
+import { checkQueryLimits, defaultQueryLimits, type SystemLimits } from './limits';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { DatasourceEntity } from '../../db/reporting/datasource.entity';
@@ -29,6 +30,8 @@ export interface QueryDeps {
   evaluator: Evaluator;
   /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
   connect: (target: RunnerTarget) => QueryRunner;
+  /** REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS: a query's `timeoutSeconds` and `maxRows` stay within them. */
+  limits: SystemLimits;
 }
 
 export interface Actor {
@@ -39,7 +42,6 @@ export interface Actor {
 const SHORT_ID_PREFIX = 'qry_';
 /** Path segments the router answers itself: a query with such a slug could never be reached by it. */
 const RESERVED_SLUGS = new Set(['validate']);
-const DEFAULT_LIMITS = { timeoutSeconds: 60, maxRows: 10_000 };
 /** Uncompressed NDJSON a preview may hold in memory. */
 const PREVIEW_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -121,7 +123,8 @@ async function insertQuery(db: DataSource, q: QueryEntity): Promise<void> {
   }
 }
 
-export async function createQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, input: CreateQueryInput): Promise<QueryEntity> {
+export async function createQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'limits'>, actor: Actor, input: CreateQueryInput): Promise<QueryEntity> {
+  checkQueryLimits(input, deps.limits);
   const ds = await datasourceFor(deps.db, actor.projectId, input.datasourceId);
   const text = input.text ?? '';
   const parameters = input.parameters ?? [];
@@ -141,8 +144,8 @@ export async function createQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, act
     text,
     parameters,
     expectedColumns: input.expectedColumns ?? null,
-    maxRows: input.maxRows ?? ds.defaults?.maxRows ?? DEFAULT_LIMITS.maxRows,
-    timeoutSeconds: input.timeoutSeconds ?? ds.defaults?.timeoutSeconds ?? DEFAULT_LIMITS.timeoutSeconds,
+    maxRows: Math.min(input.maxRows ?? ds.defaults?.maxRows ?? defaultQueryLimits(deps.limits).maxRows, deps.limits.maxRows),
+    timeoutSeconds: Math.min(input.timeoutSeconds ?? ds.defaults?.timeoutSeconds ?? defaultQueryLimits(deps.limits).timeoutSeconds, deps.limits.queryTimeoutSeconds),
     onRowLimit: input.onRowLimit ?? 'fail',
     isPublished: false,
     latestVersion: 0,
@@ -192,7 +195,8 @@ export function getQuery(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: st
 }
 
 /** Edits the draft; published versions never change. The whole resulting draft is checked again. */
-export async function updateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, patch: UpdateQueryInput): Promise<QueryEntity> {
+export async function updateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'limits'>, actor: Actor, ref: string, patch: UpdateQueryInput): Promise<QueryEntity> {
+  checkQueryLimits(patch, deps.limits);
   const q = await findQuery(deps.db, actor.projectId, ref);
   const ds = await datasourceFor(deps.db, actor.projectId, patch.datasourceId ?? q.datasourceId);
   const next = Object.assign(new QueryEntity(), q, {
