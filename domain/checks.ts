@@ -10,6 +10,8 @@ import { buildHtml, type BuildHtmlOptions } from './templates/build-html';
 import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } from './templates/template.types';
 import { checkParameterDefs, type ParameterDef, type ParameterValue } from './reporting/parameters';
 import { checkQueryText, compileQuery, type SqlDialect } from './reporting/sql';
+import { checkHttpRequest, checkTransform, compileHttpRequest, type HttpRequestSpec } from './reporting/http-request';
+import { httpRows, transformedRows } from './reporting/json-rows';
 import { validate } from './validation';
 
 type TemplateParts = { variables?: unknown; constants?: unknown; calculatedVariables?: unknown };
@@ -55,7 +57,22 @@ export const CHECKS = {
   queryProblems: (text: string, dialect: SqlDialect, parameters: ParameterDef[]) => [...checkParameterDefs(parameters), ...checkQueryText(text, dialect, parameters)],
   /** A reporting query's text with its values as bind parameters (ERR_QRY_002/009, ERR_RPT_007). */
   compiledQuery: (text: string, dialect: SqlDialect, parameters: ParameterDef[], values: Record<string, ParameterValue | undefined>) => compileQuery(text, dialect, parameters, values),
+  /** An http query's request spec and transform (http_json datasources), and the table language's transform. */
+  httpRequestProblems: (request: HttpRequestSpec | null, transform: string | null, parameters: ParameterDef[]) => [...checkParameterDefs(parameters), ...checkHttpRequest(request, transform, parameters)],
+  transformProblems: (transform: string | null, parameters: ParameterDef[]) => [...checkParameterDefs(parameters), ...checkTransform(transform)],
+  /** The request an http query sends, values substituted (ERR_QRY_002, ERR_RPT_007). */
+  compiledHttpRequest: (request: HttpRequestSpec, transform: string | null, parameters: ParameterDef[], values: Record<string, ParameterValue | undefined>) =>
+    compileHttpRequest(request, transform, parameters, values),
+  /**
+   * Tenant JSONata over a query's data (rowsPath, transform): the worker appends the task's CPU
+   * budget as the last argument (BUDGETED_CHECKS), so pass exactly the one input.
+   */
+  httpRows,
+  transformedRows,
 };
+
+/** Checks that take the worker's CPU budget as a last argument after their input. */
+export const BUDGETED_CHECKS: ReadonlySet<string> = new Set(['httpRows', 'transformedRows']);
 
 export type CheckName = keyof typeof CHECKS;
 export type CheckArgs<N extends CheckName> = Parameters<(typeof CHECKS)[N]>;

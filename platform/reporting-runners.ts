@@ -1,6 +1,7 @@
 import { createOutboundGuard } from '../activities/http/outbound';
 import { createQueryRunner } from '../activities/reporting/runners';
 import type { Config } from '../domain/config';
+import type { Evaluator } from '../domain/evaluation';
 import type { DatasourceKind, QueryRunner, SqlConnectionConfig } from '../domain/reporting/query-runner';
 
 /** A datasource's stored settings, decrypted: what a direct runner is opened with. */
@@ -8,6 +9,9 @@ export interface RunnerTarget {
   kind: DatasourceKind;
   config: Record<string, unknown>;
   secrets: Record<string, string>;
+  /** http_json query runs (previews): where rowsPath and transform are evaluated, charged to `tenant`. */
+  evaluator?: Evaluator;
+  tenant?: string;
 }
 
 /**
@@ -17,5 +21,5 @@ export interface RunnerTarget {
  */
 export function directRunners(config: Config): (target: RunnerTarget) => QueryRunner {
   const guard = createOutboundGuard(config.outbound.allowlist);
-  return (target) => createQueryRunner({ kind: target.kind, config: target.config as unknown as SqlConnectionConfig, secrets: target.secrets, guard });
+  return (target) => createQueryRunner({ kind: target.kind, config: target.config as unknown as SqlConnectionConfig, secrets: target.secrets, guard, evaluator: target.evaluator, tenant: target.tenant });
 }

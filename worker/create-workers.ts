@@ -114,6 +114,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
             db,
             storage: services.storage,
             outboundAllowlist: config.outbound.allowlist,
+            evaluator: services.evaluator,
             limits: config.reporting,
           }),
           interceptors: activityInterceptors(),

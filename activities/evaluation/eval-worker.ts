@@ -43,9 +43,12 @@ async function run(task: EvalTask, budget: ReturnType<typeof startCpuBudget> & {
     if (task.kind === 'check') {
       // Loaded on first use: the template checks (Joi schemas of every component) are most of what
       // a worker would otherwise load at start, and a worker replacing a killed one starts sooner.
-      const { CHECKS } = await import('../../domain/checks');
+      const { BUDGETED_CHECKS, CHECKS } = await import('../../domain/checks');
       const check = CHECKS[task.name] as (...args: unknown[]) => unknown;
-      return { ok: true, checked: pack(await check(...unpack(task.args))) };
+      const args = unpack(task.args);
+      // Checks that evaluate tenant JSONata stop on the task's CPU budget (ERR_LIMIT_008), before the pool has to kill the worker.
+      if (BUDGETED_CHECKS.has(task.name)) args.push(budget);
+      return { ok: true, checked: pack(await check(...args)) };
     }
     return { ok: true, values: pack(await evaluateCompiledCalculated(compiledCalculations(task.calculated), unpack(task.scope), budget)) };
   } catch (err) {

@@ -19,6 +19,8 @@ export interface ResolvedTarget {
 export interface GuardedRequestInit extends RequestInit {
   /** Overall budget for all hops, headers and body included (default: the guard's). */
   timeoutMs?: number;
+  /** Refuse (ERR_OUTBOUND_001, reason `redirect_other_host`) a redirect to another host (http_json datasources). */
+  sameHostRedirects?: boolean;
 }
 
 export interface OutboundGuard {
@@ -277,7 +279,7 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
   });
 
   async function guardedFetch(input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
-    const { timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS, ...rest } = init;
+    const { timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS, sameHostRedirects = false, ...rest } = init;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = rest.signal ? AbortSignal.any([rest.signal, timeout]) : timeout;
     let method = (rest.method ?? 'GET').toUpperCase();
@@ -301,7 +303,11 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
       if (hop >= maxRedirects) {
         throw refuse(`More than ${maxRedirects} redirects`, current.hostname, 'too_many_redirects');
       }
-      const next = (await assertAllowed(new URL(location, current))).url;
+      const target = new URL(location, current);
+      if (sameHostRedirects && target.host !== current.host) {
+        throw refuse(`Redirect to another host (${target.hostname}) refused`, target.hostname, 'redirect_other_host');
+      }
+      const next = (await assertAllowed(target)).url;
       // Same rewriting as browsers: 303, and 301/302 after a POST, continue as a bodiless GET.
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
         method = method === 'HEAD' ? 'HEAD' : 'GET';

@@ -7,6 +7,7 @@ import { reportRunMachine, type FailedStage, type RunDataset } from '../../domai
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { coerceParameters, type ParameterValue } from '../../domain/reporting/parameters';
+import type { HttpRequestSpec } from '../../domain/reporting/http-request';
 import type { CompiledQuery, QueryLimits } from '../../domain/reporting/query-runner';
 import type { SqlDialect } from '../../domain/reporting/sql';
 import type { RenderedReportOutput } from './render-report.activity';
@@ -67,6 +68,12 @@ function queryInput(mapping: Record<string, unknown>, values: Record<string, Par
   return input;
 }
 
+/** The request of an http query version (a version saved before `request` existed has none). */
+function httpRequestOf(dataset: string, def: QueryVersionEntity['definition']): HttpRequestSpec {
+  if (def.language !== 'http' || !def.request) throw new AppError('ERR_QRY_002', `The query of dataset '${dataset}' is not an http query`, { errors: [{ path: 'language', code: 'LANGUAGE_MISMATCH', message: "an http_json datasource runs language 'http'" }] });
+  return def.request;
+}
+
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export function createReportRunActivities(deps: ReportRunActivityDeps) {
@@ -98,10 +105,14 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
         if (!qv) throw new AppError('ERR_QRY_004', `Version ${d.queryVersion} of the query of dataset '${d.name}' no longer exists`);
         const [ds] = await db.query(`SELECT kind FROM reporting_datasources WHERE id = $1 AND project_id = $2`, [qv.datasourceId, run.projectId]);
         if (!ds) throw new AppError('ERR_DS_001', `The datasource of dataset '${d.name}' no longer exists`);
-        if (ds.kind !== 'postgres' && ds.kind !== 'mysql') throw new AppError('ERR_DS_005', `Datasource kind '${ds.kind}' cannot run queries yet`);
+        if (ds.kind !== 'postgres' && ds.kind !== 'mysql' && ds.kind !== 'http_json') throw new AppError('ERR_DS_005', `Datasource kind '${ds.kind}' cannot run queries yet`);
         const def = qv.definition;
         const queryValues = coerceParameters(def.parameters, queryInput(d.parameters, values), { now: run.createdAt, timezone: run.timezone, scheduledFor: run.scheduledFor });
-        const compiled = await deps.evaluator.check(run.projectId, 'compiledQuery', def.text, ds.kind as SqlDialect, def.parameters, queryValues);
+        // An http query compiles to its request with the values substituted; the activity adds the datasource's auth from the stored secrets.
+        const compiled: CompiledQuery =
+          ds.kind === 'http_json'
+            ? { text: '', values: [], request: await deps.evaluator.check(run.projectId, 'compiledHttpRequest', httpRequestOf(d.name, def), def.transform ?? null, def.parameters, queryValues) }
+            : await deps.evaluator.check(run.projectId, 'compiledQuery', def.text, ds.kind as SqlDialect, def.parameters, queryValues);
         datasets.push({
           name: d.name,
           datasourceId: qv.datasourceId,

@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
+import type { Evaluator } from '../../domain/evaluation';
 import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
 import { createOutboundGuard } from '../http/outbound';
@@ -44,6 +45,8 @@ export interface QueryActivityDeps {
   db: DataSource;
   storage: ArtefactStorage;
   outboundAllowlist: string[];
+  /** http_json queries: rowsPath and transform (tenant JSONata) are evaluated in the evaluation workers. */
+  evaluator?: Evaluator;
   /** The system maximums (config.reporting). */
   limits: { queryTimeoutSeconds: number; maxRows: number; resultMaxBytes: number };
 }
@@ -112,8 +115,10 @@ export function createQueryActivities(deps: QueryActivityDeps) {
       const runner = createQueryRunner({
         kind: ds.kind,
         config: ds.config as unknown as SqlConnectionConfig,
-        secrets: { password: ds.secrets.password?.value },
+        secrets: Object.fromEntries(Object.entries(ds.secrets).map(([name, secret]) => [name, secret.value])),
         guard,
+        evaluator: deps.evaluator,
+        tenant: input.projectId,
       });
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);

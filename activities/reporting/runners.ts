@@ -1,20 +1,27 @@
 import { AppError } from '../../domain/errors';
+import type { Evaluator } from '../../domain/evaluation';
 import type {
   DatasourceKind,
+  HttpJsonConfig,
+  HttpJsonSecrets,
   QueryRunner,
   SqlConnectionConfig,
   SqlConnectionSecrets,
 } from '../../domain/reporting/query-runner';
 import type { OutboundGuard } from '../http/outbound';
+import { createHttpJsonRunner } from './http-json-runner';
 import { createMysqlRunner } from './mysql-runner';
 import { createPostgresRunner } from './postgres-runner';
 
 export interface QueryRunnerInput {
   kind: DatasourceKind;
   config: SqlConnectionConfig;
-  secrets: SqlConnectionSecrets;
+  secrets: SqlConnectionSecrets & HttpJsonSecrets;
   /** Every connection goes through it (OUTBOUND_ALLOWLIST decides which private hosts may be reached). */
   guard: OutboundGuard;
+  /** http_json runs: rowsPath and transform are evaluated there, charged to `tenant` (the project). */
+  evaluator?: Evaluator;
+  tenant?: string;
 }
 
 /** The direct runner for a datasource kind; the caller closes it. */
@@ -24,6 +31,8 @@ export function createQueryRunner(input: QueryRunnerInput): QueryRunner {
       return createPostgresRunner(input);
     case 'mysql':
       return createMysqlRunner(input);
+    case 'http_json':
+      return createHttpJsonRunner({ ...input, config: input.config as unknown as HttpJsonConfig });
     default:
       throw new AppError('ERR_DS_002', `Datasource kind ${input.kind} is not supported yet`, {
         errors: [{ path: 'kind', code: 'UNSUPPORTED_KIND', message: 'not supported yet' }],

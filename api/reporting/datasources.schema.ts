@@ -100,3 +100,38 @@ export function sqlConfigSchema(kind: 'postgres' | 'mysql') {
 }
 
 export const sqlSecretsSchema = Joi.object({ password: Joi.string().max(10_000).allow(null) });
+
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+const headerValue = Joi.string().max(2000).pattern(/^[^\r\n\0]*$/, 'a header value without line breaks');
+
+/**
+ * `config` of an http_json datasource: the API's base URL (http or https, no query, fragment or
+ * user info), how requests authenticate (the secret is `password`, `token` or `headerValue`), the
+ * path the connection test GETs and headers sent with every request.
+ */
+export const httpJsonConfigSchema = Joi.object({
+  baseUrl: Joi.string()
+    .trim()
+    .max(2000)
+    .uri({ scheme: ['http', 'https'] })
+    .custom((value: string, helpers) => {
+      const url = new URL(value);
+      if (url.search || url.hash || url.username || url.password) return helpers.message({ custom: "'baseUrl' may not hold a query, a fragment or credentials" });
+      return value;
+    })
+    .required(),
+  auth: Joi.string().valid('none', 'basic', 'bearer', 'header').default('none'),
+  username: Joi.string().max(200).when('auth', { is: 'basic', then: Joi.required(), otherwise: Joi.forbidden() }),
+  headerName: Joi.string()
+    .pattern(HEADER_NAME, 'a header name')
+    .invalid('host', 'Host', 'content-length', 'transfer-encoding', 'connection')
+    .when('auth', { is: 'header', then: Joi.required(), otherwise: Joi.forbidden() }),
+  healthPath: Joi.string().max(2000).pattern(/^\/[^?#\s]*$/, 'a path starting with /').default('/'),
+  defaultHeaders: Joi.object().pattern(Joi.string().pattern(HEADER_NAME, 'a header name'), headerValue).max(50),
+});
+
+export const httpJsonSecretsSchema = Joi.object({
+  password: Joi.string().max(10_000).allow(null),
+  token: Joi.string().max(10_000).pattern(/^[^\r\n\0]*$/, 'a value without line breaks').allow(null),
+  headerValue: Joi.string().max(10_000).pattern(/^[^\r\n\0]*$/, 'a value without line breaks').allow(null),
+});

@@ -8,7 +8,7 @@ import { isUuid } from '../../domain/flow/flow-ids';
 import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
 import type { RunnerTarget } from '../../platform/reporting-runners';
-import { sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
+import { httpJsonConfigSchema, httpJsonSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 
 /**
  * Reporting datasources (docs/reporting.md "Datasources"; design B5.3, B5.4). Every lookup is
@@ -26,8 +26,8 @@ export interface DatasourceDeps {
 
 const SHORT_ID_PREFIX = 'ds_';
 const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
-/** Kinds this phase serves in direct mode; `http_json` and `csv` come next (docs/reporting.md). */
-const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql'];
+/** Kinds this phase serves in direct mode (docs/reporting.md). */
+const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json'];
 const ERROR_MESSAGE_MAX = 300;
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -59,8 +59,9 @@ function assertSupported(kind: DatasourceKind, mode: 'direct' | 'agent', agentId
 
 /** The config and secrets as stored: defaults applied, every problem reported at once. */
 function checkSettings(kind: DatasourceKind, config: unknown, secrets: Record<string, string | null> | undefined) {
-  const c = check<Record<string, unknown>>(sqlConfigSchema(kind as 'postgres' | 'mysql'), config, 'config');
-  const s = check<Record<string, string | null>>(sqlSecretsSchema, secrets ?? {}, 'secrets');
+  const http = kind === 'http_json';
+  const c = check<Record<string, unknown>>(http ? httpJsonConfigSchema : sqlConfigSchema(kind as 'postgres' | 'mysql'), config, 'config');
+  const s = check<Record<string, string | null>>(http ? httpJsonSecretsSchema : sqlSecretsSchema, secrets ?? {}, 'secrets');
   const errors = [...c.errors, ...s.errors];
   if (errors.length > 0) throw invalid(errors);
   return { config: c.value, secrets: s.value };

@@ -4,7 +4,7 @@ import type { VersionRecord } from './queries.service';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-/** A query object (design B5.3); lists leave out the text. */
+/** A query object (design B5.3); lists leave out the text, request and transform. */
 export function presentQuery(q: QueryEntity, options: { withText?: boolean } = {}) {
   return {
     id: q.id,
@@ -15,7 +15,7 @@ export function presentQuery(q: QueryEntity, options: { withText?: boolean } = {
     folderId: q.folderId,
     datasourceId: q.datasourceId,
     language: q.language,
-    ...(options.withText === false ? {} : { text: q.text }),
+    ...(options.withText === false ? {} : { text: q.text, request: q.request ?? null, transform: q.transform ?? null }),
     parameters: q.parameters,
     expectedColumns: q.expectedColumns,
     maxRows: q.maxRows,

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { ExpectedColumn, OnRowLimit, QueryLanguage } from '../../db/reporting/query.entity';
+import type { HttpRequestSpec } from '../../domain/reporting/http-request';
 import type { ParameterDef } from '../../domain/reporting/parameters';
 
 /**
@@ -35,6 +36,18 @@ const expectedColumns = Joi.array()
   .max(500)
   .allow(null);
 
+/** An http query's request (language `http`); its placeholders and JSONata are checked by the service. */
+const request = Joi.object({
+  method: Joi.string().valid('GET', 'POST').required(),
+  path: Joi.string().max(2000).required(),
+  query: Joi.object().pattern(Joi.string().max(200), Joi.string().max(2000).allow('')).max(100),
+  headers: Joi.object().pattern(Joi.string().max(100), Joi.string().max(2000).allow('')).max(50),
+  body: Joi.any(),
+  rowsPath: Joi.string().max(2000),
+}).allow(null);
+/** Optional JSONata over `{rows, params}` (http and table); longer ones reach the service (TEXT_TOO_LONG). */
+const transform = Joi.string().max(100_000).allow(null);
+
 export interface QueryFields {
   name: string;
   description?: string | null;
@@ -42,6 +55,8 @@ export interface QueryFields {
   datasourceId: string;
   language: QueryLanguage;
   text?: string;
+  request?: HttpRequestSpec | null;
+  transform?: string | null;
   parameters?: ParameterDef[];
   expectedColumns?: ExpectedColumn[] | null;
   maxRows?: number;
@@ -59,6 +74,8 @@ const fields = {
   datasourceId: Joi.string().max(100),
   language: Joi.string().valid('sql', 'http', 'table'),
   text,
+  request,
+  transform,
   parameters,
   expectedColumns,
   maxRows: Joi.number().integer().min(1).max(SYSTEM_MAX_ROWS),
@@ -95,6 +112,8 @@ export interface ValidateQueryInput {
   datasourceId: string;
   language: QueryLanguage;
   text?: string;
+  request?: HttpRequestSpec | null;
+  transform?: string | null;
   parameters?: ParameterDef[];
 }
 
@@ -102,6 +121,8 @@ export const validateQuerySchema = Joi.object<ValidateQueryInput>({
   datasourceId: fields.datasourceId.required(),
   language: fields.language.default('sql'),
   text,
+  request,
+  transform,
   parameters,
 });
 

@@ -2,7 +2,7 @@ import { checkQueryLimits, defaultQueryLimits, type SystemLimits } from './limit
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { DatasourceEntity } from '../../db/reporting/datasource.entity';
-import { type QueryDefinition, QueryEntity } from '../../db/reporting/query.entity';
+import { type QueryDefinition, QueryEntity, type QueryLanguage } from '../../db/reporting/query.entity';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { reportsPinningQuery } from '../../db/reporting/report-pins';
 import type { Queryable } from '../../db/sql';
@@ -10,7 +10,8 @@ import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { isUuid } from '../../domain/flow/flow-ids';
 import { coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
-import type { QueryRunner, ResultColumn } from '../../domain/reporting/query-runner';
+import type { HttpRequestSpec } from '../../domain/reporting/http-request';
+import type { CompiledQuery, DatasourceKind, QueryRunner, ResultColumn } from '../../domain/reporting/query-runner';
 import type { SqlDialect } from '../../domain/reporting/sql';
 import { randomBase62 } from '../../domain/signing';
 import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
@@ -58,6 +59,9 @@ function invalid(errors: Problem[]): AppError {
   return new AppError('ERR_QRY_002', `Query invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
 }
 
+/** The language each kind runs (design B2): SQL kinds `sql`, http_json `http`, csv `table`. */
+const LANGUAGE_OF_KIND: Partial<Record<DatasourceKind, QueryLanguage>> = { postgres: 'sql', mysql: 'sql', http_json: 'http' };
+
 /** The dialect a query's text is read in: the datasource's kind, when it is a SQL one. */
 function dialectOf(ds: DatasourceEntity): SqlDialect | null {
   return ds.kind === 'postgres' || ds.kind === 'mysql' ? ds.kind : null;
@@ -73,8 +77,18 @@ async function problems(
   language: string,
   text: string,
   parameters: readonly ParameterDef[],
+  extra: { request?: HttpRequestSpec | null; transform?: string | null } = {},
 ): Promise<Problem[]> {
-  if (language !== 'sql') return [{ path: 'language', code: 'UNSUPPORTED_LANGUAGE', message: `language '${language}' is not supported yet (this phase serves sql)` }];
+  const fits = LANGUAGE_OF_KIND[ds.kind];
+  if (!fits || (language !== 'sql' && language !== 'http')) return [{ path: 'language', code: 'UNSUPPORTED_LANGUAGE', message: `language '${language}' is not supported yet (this phase serves sql and http)` }];
+  if (language !== fits) return [{ path: 'language', code: 'LANGUAGE_MISMATCH', message: `language '${language}' does not fit a ${ds.kind} datasource (it runs '${fits}')` }];
+  if (language === 'http') {
+    const textProblem = text ? [{ path: 'text', code: 'TEXT_NOT_ALLOWED', message: "an http query has no text: its request is in 'request'" }] : [];
+    return [...textProblem, ...(await deps.evaluator.check(ds.projectId, 'httpRequestProblems', extra.request ?? null, extra.transform ?? null, [...parameters]))];
+  }
+  if (extra.request || extra.transform) {
+    return [{ path: extra.request ? 'request' : 'transform', code: 'NOT_ALLOWED', message: `a sql query has no ${extra.request ? 'request' : 'transform'}` }];
+  }
   const dialect = dialectOf(ds);
   if (!dialect) return [{ path: 'language', code: 'LANGUAGE_MISMATCH', message: `language 'sql' does not fit a ${ds.kind} datasource` }];
   return deps.evaluator.check(ds.projectId, 'queryProblems', text, dialect, [...parameters]);
@@ -94,6 +108,9 @@ function definitionOf(q: QueryEntity): QueryDefinition {
   return {
     language: q.language,
     text: q.text,
+    // Only when set: definitions of SQL queries stay as they were (a publish compares them as JSON).
+    ...(q.request ? { request: q.request } : {}),
+    ...(q.transform ? { transform: q.transform } : {}),
     parameters: q.parameters,
     expectedColumns: q.expectedColumns,
     maxRows: q.maxRows,
@@ -128,7 +145,7 @@ export async function createQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'li
   const ds = await datasourceFor(deps.db, actor.projectId, input.datasourceId);
   const text = input.text ?? '';
   const parameters = input.parameters ?? [];
-  const errors = await problems(deps, ds, input.language, text, parameters);
+  const errors = await problems(deps, ds, input.language, text, parameters, input);
   if (errors.length > 0) throw invalid(errors);
   const now = new Date();
   const q = Object.assign(new QueryEntity(), {
@@ -142,6 +159,8 @@ export async function createQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'li
     datasourceId: ds.id,
     language: input.language,
     text,
+    request: input.request ?? null,
+    transform: input.transform ?? null,
     parameters,
     expectedColumns: input.expectedColumns ?? null,
     maxRows: Math.min(input.maxRows ?? ds.defaults?.maxRows ?? defaultQueryLimits(deps.limits).maxRows, deps.limits.maxRows),
@@ -206,6 +225,8 @@ export async function updateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'li
     datasourceId: ds.id,
     language: patch.language ?? q.language,
     text: patch.text ?? q.text,
+    request: patch.request !== undefined ? patch.request : q.request,
+    transform: patch.transform !== undefined ? patch.transform : q.transform,
     parameters: patch.parameters ?? q.parameters,
     expectedColumns: patch.expectedColumns !== undefined ? patch.expectedColumns : q.expectedColumns,
     maxRows: patch.maxRows ?? q.maxRows,
@@ -213,7 +234,7 @@ export async function updateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'li
     onRowLimit: patch.onRowLimit ?? q.onRowLimit,
     updatedAt: new Date(),
   });
-  const errors = await problems(deps, ds, next.language, next.text, next.parameters);
+  const errors = await problems(deps, ds, next.language, next.text, next.parameters, next);
   if (errors.length > 0) throw invalid(errors);
   try {
     await deps.db.getRepository(QueryEntity).save(next);
@@ -270,7 +291,7 @@ export async function publishQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, ac
     }
     // Saved drafts were valid when saved; checking again keeps a version from outliving a rule fix.
     const ds = await datasourceFor(deps.db, actor.projectId, q.datasourceId);
-    const errors = await problems(deps, ds, q.language, q.text, q.parameters);
+    const errors = await problems(deps, ds, q.language, q.text, q.parameters, q);
     if (errors.length > 0) throw invalid(errors);
     return nextVersion(m, actor, q, definition, q.datasourceId, releaseNotes || null);
   });
@@ -333,7 +354,7 @@ export async function restoreVersion(deps: Pick<QueryDeps, 'db' | 'evaluator'>, 
     const { version: old } = await findVersion(m, q, param);
     const d = old.definition;
     const ds = await datasourceFor(deps.db, actor.projectId, old.datasourceId);
-    const errors = await problems(deps, ds, d.language, d.text, d.parameters);
+    const errors = await problems(deps, ds, d.language, d.text, d.parameters, d);
     if (errors.length > 0) throw invalid(errors);
     await m.getRepository(QueryEntity).update(
       { id: q.id },
@@ -341,6 +362,8 @@ export async function restoreVersion(deps: Pick<QueryDeps, 'db' | 'evaluator'>, 
         datasourceId: old.datasourceId,
         language: d.language,
         text: d.text,
+        request: d.request ?? null,
+        transform: d.transform ?? null,
         parameters: d.parameters,
         expectedColumns: d.expectedColumns,
         maxRows: d.maxRows,
@@ -362,7 +385,7 @@ export interface ValidationResult {
 /** The save-time checks without saving (POST /queries/validate). */
 export async function validateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, projectId: string, input: ValidateQueryInput): Promise<ValidationResult> {
   const ds = await datasourceFor(deps.db, projectId, input.datasourceId);
-  const errors = await problems(deps, ds, input.language, input.text ?? '', input.parameters ?? []);
+  const errors = await problems(deps, ds, input.language, input.text ?? '', input.parameters ?? [], input);
   return { valid: errors.length === 0, errors };
 }
 
@@ -383,12 +406,15 @@ export async function previewQuery(deps: QueryDeps, projectId: string, ref: stri
   const q = await findQuery(deps.db, projectId, ref);
   const ds = await datasourceFor(deps.db, projectId, q.datasourceId);
   const dialect = dialectOf(ds);
-  if (q.language !== 'sql' || !dialect) throw invalid(await problems(deps, ds, q.language, q.text, q.parameters));
+  const http = q.language === 'http' && ds.kind === 'http_json' && q.request;
+  if (!http && (q.language !== 'sql' || !dialect)) throw invalid(await problems(deps, ds, q.language, q.text, q.parameters, q));
   const values = coerceParameters(q.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
-  const compiled = await deps.evaluator.check(projectId, 'compiledQuery', q.text, dialect, q.parameters, values);
+  const compiled: CompiledQuery = http
+    ? { text: '', values: [], request: await deps.evaluator.check(projectId, 'compiledHttpRequest', http, q.transform, q.parameters, values) }
+    : await deps.evaluator.check(projectId, 'compiledQuery', q.text, dialect as SqlDialect, q.parameters, values);
   const lines: string[] = [];
   const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
-  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets });
+  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets, evaluator: deps.evaluator, tenant: ds.projectId });
   let summary: { columns: ResultColumn[]; rowCount: number; truncated: boolean; durationMs: number };
   try {
     summary = await runner.run(

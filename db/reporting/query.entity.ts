@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { HttpRequestSpec } from '../../domain/reporting/http-request';
 import type { ParameterDef } from '../../domain/reporting/parameters';
 
 export type QueryLanguage = 'sql' | 'http' | 'table';
@@ -14,6 +15,10 @@ export interface ExpectedColumn {
 export interface QueryDefinition {
   language: QueryLanguage;
   text: string;
+  /** `http`: the request spec; absent (null) for the other languages and in versions published before it existed. */
+  request?: HttpRequestSpec | null;
+  /** `http`, `table`: optional JSONata over `{rows, params}`. */
+  transform?: string | null;
   parameters: ParameterDef[];
   expectedColumns: ExpectedColumn[] | null;
   maxRows: number;
@@ -41,6 +46,8 @@ export class QueryEntity {
   @Column('uuid', { name: 'datasource_id' }) datasourceId: string;
   @Column('text') language: QueryLanguage;
   @Column('text') text: string;
+  @Column('jsonb', { nullable: true }) request: HttpRequestSpec | null;
+  @Column('text', { nullable: true }) transform: string | null;
   @Column('jsonb') parameters: ParameterDef[];
   @Column('jsonb', { name: 'expected_columns', nullable: true }) expectedColumns: ExpectedColumn[] | null;
   @Column('integer', { name: 'max_rows' }) maxRows: number;

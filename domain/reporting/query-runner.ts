@@ -3,6 +3,7 @@
  * direct runners (activities/reporting/postgres-runner.ts, mysql-runner.ts, ...) and, later, the
  * agent's. Types only: no I/O here.
  */
+import type { CompiledHttpRequest } from './http-request';
 
 /** Datasource kinds (design B5.3). `sqlite` exists only through an agent. */
 export type DatasourceKind = 'postgres' | 'mysql' | 'sqlite' | 'http_json' | 'csv';
@@ -24,10 +25,30 @@ export interface SqlConnectionSecrets {
   password?: string;
 }
 
-/** A statement with bind parameters only ($1.. for postgres, ? for mysql), from domain/reporting/sql.ts. */
+/** The non-secret settings of an http_json datasource; the password, token or header value comes from `secrets`. */
+export interface HttpJsonConfig {
+  baseUrl: string;
+  auth: 'none' | 'basic' | 'bearer' | 'header';
+  username?: string;
+  headerName?: string;
+  healthPath: string;
+  defaultHeaders?: Record<string, string>;
+}
+
+export interface HttpJsonSecrets {
+  password?: string;
+  token?: string;
+  headerValue?: string;
+}
+
+/**
+ * A statement with bind parameters only ($1.. for postgres, ? for mysql), from domain/reporting/sql.ts;
+ * for an http query `text` is empty and `request` holds the request (domain/reporting/http-request.ts).
+ */
 export interface CompiledQuery {
   text: string;
   values: unknown[];
+  request?: CompiledHttpRequest;
 }
 
 export interface QueryLimits {

@@ -136,9 +136,10 @@ describe('reporting query objects', () => {
     expect([insert.status, insert.body.code]).toEqual([400, 'ERR_QRY_002']);
     expect(insert.body.relatedInfo.errors.map((e: any) => e.code)).toContain('NOT_A_READ');
 
+    // An http query needs an http_json datasource.
     const http = await app.request('POST', '/api/reporting/queries', { token: alice.accessToken, body: body({ language: 'http' }) });
     expect([http.status, http.body.code]).toEqual([400, 'ERR_QRY_002']);
-    expect(http.body.relatedInfo.errors[0]).toMatchObject({ path: 'language', code: 'UNSUPPORTED_LANGUAGE' });
+    expect(http.body.relatedInfo.errors[0]).toMatchObject({ path: 'language', code: 'LANGUAGE_MISMATCH' });
 
     const limits = await app.request('POST', '/api/reporting/queries', { token: alice.accessToken, body: body({ timeoutSeconds: 301, maxRows: 100_001 }) });
     expect([limits.status, limits.body.code]).toEqual([400, 'ERR_VALID_001']);
