@@ -2,6 +2,7 @@ import { createOutboundGuard } from '../activities/http/outbound';
 import { createQueryRunner } from '../activities/reporting/runners';
 import type { Config } from '../domain/config';
 import type { Evaluator } from '../domain/evaluation';
+import type { ArtefactStorage } from '../activities/storage/storage';
 import type { DatasourceKind, QueryRunner, SqlConnectionConfig } from '../domain/reporting/query-runner';
 
 /** A datasource's stored settings, decrypted: what a direct runner is opened with. */
@@ -12,6 +13,9 @@ export interface RunnerTarget {
   /** http_json query runs (previews): where rowsPath and transform are evaluated, charged to `tenant`. */
   evaluator?: Evaluator;
   tenant?: string;
+  /** csv: the uploaded file's storage and datasource id. */
+  storage?: ArtefactStorage;
+  datasourceId?: string;
 }
 
 /**
@@ -21,5 +25,5 @@ export interface RunnerTarget {
  */
 export function directRunners(config: Config): (target: RunnerTarget) => QueryRunner {
   const guard = createOutboundGuard(config.outbound.allowlist);
-  return (target) => createQueryRunner({ kind: target.kind, config: target.config as unknown as SqlConnectionConfig, secrets: target.secrets, guard, evaluator: target.evaluator, tenant: target.tenant });
+  return (target) => createQueryRunner({ kind: target.kind, config: target.config as unknown as SqlConnectionConfig, secrets: target.secrets, guard, evaluator: target.evaluator, tenant: target.tenant, storage: target.storage, datasourceId: target.datasourceId });
 }

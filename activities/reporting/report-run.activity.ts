@@ -7,7 +7,7 @@ import { reportRunMachine, type FailedStage, type RunDataset } from '../../domai
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { coerceParameters, type ParameterValue } from '../../domain/reporting/parameters';
-import type { HttpRequestSpec } from '../../domain/reporting/http-request';
+import { jsonParams, type HttpRequestSpec } from '../../domain/reporting/http-request';
 import type { CompiledQuery, QueryLimits } from '../../domain/reporting/query-runner';
 import type { SqlDialect } from '../../domain/reporting/sql';
 import type { RenderedReportOutput } from './render-report.activity';
@@ -105,14 +105,15 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
         if (!qv) throw new AppError('ERR_QRY_004', `Version ${d.queryVersion} of the query of dataset '${d.name}' no longer exists`);
         const [ds] = await db.query(`SELECT kind FROM reporting_datasources WHERE id = $1 AND project_id = $2`, [qv.datasourceId, run.projectId]);
         if (!ds) throw new AppError('ERR_DS_001', `The datasource of dataset '${d.name}' no longer exists`);
-        if (ds.kind !== 'postgres' && ds.kind !== 'mysql' && ds.kind !== 'http_json') throw new AppError('ERR_DS_005', `Datasource kind '${ds.kind}' cannot run queries yet`);
+        if (ds.kind !== 'postgres' && ds.kind !== 'mysql' && ds.kind !== 'http_json' && ds.kind !== 'csv') throw new AppError('ERR_DS_005', `Datasource kind '${ds.kind}' cannot run queries yet`);
         const def = qv.definition;
         const queryValues = coerceParameters(def.parameters, queryInput(d.parameters, values), { now: run.createdAt, timezone: run.timezone, scheduledFor: run.scheduledFor });
         // An http query compiles to its request with the values substituted; the activity adds the datasource's auth from the stored secrets.
-        const compiled: CompiledQuery =
-          ds.kind === 'http_json'
-            ? { text: '', values: [], request: await deps.evaluator.check(run.projectId, 'compiledHttpRequest', httpRequestOf(d.name, def), def.transform ?? null, def.parameters, queryValues) }
-            : await deps.evaluator.check(run.projectId, 'compiledQuery', def.text, ds.kind as SqlDialect, def.parameters, queryValues);
+        // A table query (csv) carries its transform and the values it sees; the activity reads the file.
+        let compiled: CompiledQuery;
+        if (ds.kind === 'http_json') compiled = { text: '', values: [], request: await deps.evaluator.check(run.projectId, 'compiledHttpRequest', httpRequestOf(d.name, def), def.transform ?? null, def.parameters, queryValues) };
+        else if (ds.kind === 'csv') compiled = { text: '', values: [], table: { ...(def.transform ? { transform: def.transform } : {}), params: jsonParams(queryValues) } };
+        else compiled = await deps.evaluator.check(run.projectId, 'compiledQuery', def.text, ds.kind as SqlDialect, def.parameters, queryValues);
         datasets.push({
           name: d.name,
           datasourceId: qv.datasourceId,

@@ -119,6 +119,8 @@ export function createQueryActivities(deps: QueryActivityDeps) {
         guard,
         evaluator: deps.evaluator,
         tenant: input.projectId,
+        storage: deps.storage,
+        datasourceId: ds.id,
       });
       const ctx = Context.current();
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);

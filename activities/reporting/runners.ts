@@ -2,6 +2,7 @@ import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type {
   DatasourceKind,
+  CsvConfig,
   HttpJsonConfig,
   HttpJsonSecrets,
   QueryRunner,
@@ -9,6 +10,8 @@ import type {
   SqlConnectionSecrets,
 } from '../../domain/reporting/query-runner';
 import type { OutboundGuard } from '../http/outbound';
+import type { ArtefactStorage } from '../storage/storage';
+import { createCsvRunner } from './csv-runner';
 import { createHttpJsonRunner } from './http-json-runner';
 import { createMysqlRunner } from './mysql-runner';
 import { createPostgresRunner } from './postgres-runner';
@@ -22,6 +25,9 @@ export interface QueryRunnerInput {
   /** http_json runs: rowsPath and transform are evaluated there, charged to `tenant` (the project). */
   evaluator?: Evaluator;
   tenant?: string;
+  /** csv: where an uploaded file is read (its key names the project and the datasource). */
+  storage?: ArtefactStorage;
+  datasourceId?: string;
 }
 
 /** The direct runner for a datasource kind; the caller closes it. */
@@ -33,6 +39,8 @@ export function createQueryRunner(input: QueryRunnerInput): QueryRunner {
       return createMysqlRunner(input);
     case 'http_json':
       return createHttpJsonRunner({ ...input, config: input.config as unknown as HttpJsonConfig });
+    case 'csv':
+      return createCsvRunner({ ...input, config: input.config as unknown as CsvConfig });
     default:
       throw new AppError('ERR_DS_002', `Datasource kind ${input.kind} is not supported yet`, {
         errors: [{ path: 'kind', code: 'UNSUPPORTED_KIND', message: 'not supported yet' }],

@@ -13,8 +13,9 @@ export interface UploadLimits {
   tmpDir: string;
 }
 
-/** Paths of the routes that mount multipartUpload (filled as the routers are built). */
+/** Paths of the routes that mount multipartUpload (filled as the routers are built); patterns for paths with ids. */
 const uploadPaths = new Set<string>();
+const uploadPatterns: RegExp[] = [];
 
 /**
  * Before any route: a multipart body sent to a route that takes no file is refused unread with
@@ -22,7 +23,8 @@ const uploadPaths = new Set<string>();
  * not take), instead of reaching the route as an empty body.
  */
 export async function refuseStrayMultipart(ctx: Context, next: Next): Promise<void> {
-  if (ctx.is('multipart') && !uploadPaths.has(ctx.path.replace(/\/+$/, ''))) {
+  const path = ctx.path.replace(/\/+$/, '');
+  if (ctx.is('multipart') && !uploadPaths.has(path) && !uploadPatterns.some((p) => p.test(path))) {
     throw new AppError('ERR_VALID_001', `${ctx.method} ${ctx.path} takes no multipart/form-data body: send JSON`, { field: 'Content-Type' });
   }
   return next();
@@ -36,8 +38,9 @@ export async function refuseStrayMultipart(ctx: Context, next: Next): Promise<vo
  * temp file outlives its request. One file per request; other content types pass through to the
  * JSON parser's result untouched.
  */
-export function multipartUpload(limits: UploadLimits, path: string) {
-  uploadPaths.add(path);
+export function multipartUpload(limits: UploadLimits, path: string | RegExp) {
+  if (typeof path === 'string') uploadPaths.add(path);
+  else uploadPatterns.push(path);
   return async function parseUpload(ctx: Context, next: Next): Promise<void> {
     if (!ctx.is('multipart')) return next();
     await mkdir(limits.tmpDir, { recursive: true });

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { directRunners } from '../../platform/reporting-runners';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { multipartUpload } from '../middleware/uploads';
 import { validate } from '../validation';
 import * as presenter from './datasources.presenter';
 import * as schema from './datasources.schema';
@@ -21,7 +22,9 @@ export function datasourceRoutes(services: Services): Router {
   const refresh = requireProject(db, { role: 'member', apiKeyRequired: 'manage_datasources' });
   const manage = requireProject(db, { role: 'admin', apiKeyRequired: 'manage_datasources' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
-  const deps = { db, connect: directRunners(services.config), limits: services.config.reporting };
+  const deps = { db, connect: directRunners(services.config), limits: services.config.reporting, storage: services.storage };
+  // A csv upload: at most 50 MB, counted while it streams (413 ERR_REQ_002 past it); read only once the caller is an admin.
+  const csvUpload = multipartUpload({ ...services.config.uploads, maxFileBytes: datasources.CSV_MAX_BYTES }, /^\/api\/reporting\/datasources\/[^/]+\/file$/);
 
   router.post('/', manage, async (ctx) => {
     const input = validate(schema.createDatasourceSchema, ctx.request.body);
@@ -52,6 +55,12 @@ export function datasourceRoutes(services: Services): Router {
   router.post('/:id/test', manage, async (ctx) => {
     validate(schema.testDatasourceSchema, ctx.request.body);
     ctx.body = presenter.presentTest(await datasources.testDatasource(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.put('/:id/file', manage, csvUpload, async (ctx) => {
+    const upload = ctx.request.files?.file;
+    const file = Array.isArray(upload) ? upload[0] : upload;
+    ctx.body = presenter.presentDatasource(await datasources.storeCsvFile(deps, scope(ctx).projectId, ctx.params.id, file));
   });
 
   router.post('/:id/schema/refresh', refresh, async (ctx) => {

@@ -130,6 +130,22 @@ export const httpJsonConfigSchema = Joi.object({
   defaultHeaders: Joi.object().pattern(Joi.string().pattern(HEADER_NAME, 'a header name'), headerValue).max(50),
 });
 
+/** `config` of a csv datasource: an uploaded file (PUT …/file) or a file at `url`, read with these settings. */
+export const csvConfigSchema = Joi.object({
+  source: Joi.string().valid('upload', 'url').default('upload'),
+  url: Joi.string()
+    .trim()
+    .max(2000)
+    .uri({ scheme: ['http', 'https'] })
+    .when('source', { is: 'url', then: Joi.required(), otherwise: Joi.forbidden() }),
+  delimiter: Joi.string().valid(',', ';', '\t', '|').default(','),
+  encoding: Joi.string().valid('utf-8', 'latin1', 'utf-16le').default('utf-8'),
+  header: Joi.boolean().default(true),
+});
+
+/** A csv datasource holds no secret. */
+export const noSecretsSchema = Joi.object({});
+
 export const httpJsonSecretsSchema = Joi.object({
   password: Joi.string().max(10_000).allow(null),
   token: Joi.string().max(10_000).pattern(/^[^\r\n\0]*$/, 'a value without line breaks').allow(null),

@@ -8,7 +8,10 @@ import { isUuid } from '../../domain/flow/flow-ids';
 import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
 import type { RunnerTarget } from '../../platform/reporting-runners';
-import { httpJsonConfigSchema, httpJsonSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
+import { createReadStream } from 'node:fs';
+import { CSV_MAX_BYTES, csvSourceKey } from '../../domain/reporting/csv-source';
+import type { ArtefactStorage } from '../../activities/storage/storage';
+import { csvConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 
 /**
  * Reporting datasources (docs/reporting.md "Datasources"; design B5.3, B5.4). Every lookup is
@@ -22,12 +25,14 @@ export interface DatasourceDeps {
   limits: SystemLimits;
   /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
   connect: (target: RunnerTarget) => QueryRunner;
+  /** csv: where uploaded files are kept (artefact storage). */
+  storage?: ArtefactStorage;
 }
 
 const SHORT_ID_PREFIX = 'ds_';
 const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
 /** Kinds this phase serves in direct mode (docs/reporting.md). */
-const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json'];
+const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json', 'csv'];
 const ERROR_MESSAGE_MAX = 300;
 
 const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
@@ -59,9 +64,10 @@ function assertSupported(kind: DatasourceKind, mode: 'direct' | 'agent', agentId
 
 /** The config and secrets as stored: defaults applied, every problem reported at once. */
 function checkSettings(kind: DatasourceKind, config: unknown, secrets: Record<string, string | null> | undefined) {
-  const http = kind === 'http_json';
-  const c = check<Record<string, unknown>>(http ? httpJsonConfigSchema : sqlConfigSchema(kind as 'postgres' | 'mysql'), config, 'config');
-  const s = check<Record<string, string | null>>(http ? httpJsonSecretsSchema : sqlSecretsSchema, secrets ?? {}, 'secrets');
+  const [configSchema, secretsSchema] =
+    kind === 'http_json' ? [httpJsonConfigSchema, httpJsonSecretsSchema] : kind === 'csv' ? [csvConfigSchema, noSecretsSchema] : [sqlConfigSchema(kind as 'postgres' | 'mysql'), sqlSecretsSchema];
+  const c = check<Record<string, unknown>>(configSchema, config, 'config');
+  const s = check<Record<string, string | null>>(secretsSchema, secrets ?? {}, 'secrets');
   const errors = [...c.errors, ...s.errors];
   if (errors.length > 0) throw invalid(errors);
   return { config: c.value, secrets: s.value };
@@ -181,7 +187,7 @@ function testError(err: unknown, secretValues: string[]): { code: string; messag
 
 async function withRunner<T>(deps: DatasourceDeps, ds: DatasourceEntity, use: (runner: QueryRunner) => Promise<T>): Promise<T> {
   const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
-  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets });
+  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets, storage: deps.storage, tenant: ds.projectId, datasourceId: ds.id });
   try {
     return await use(runner);
   } finally {
@@ -223,4 +229,23 @@ export async function getSchema(deps: Pick<DatasourceDeps, 'db'>, projectId: str
   if (!search) return ds.schema;
   const needle = search.toLowerCase();
   return { ...ds.schema, tables: ds.schema.tables.filter((t) => t.name.toLowerCase().includes(needle)) };
+}
+
+export { CSV_MAX_BYTES };
+
+/**
+ * Stores the uploaded CSV file of a csv datasource with `source: upload` (PUT …/file) under
+ * `reporting/<projectId>/datasources/<id>/source.csv`, replacing the previous one. The upload
+ * middleware counted it while it streamed (past CSV_MAX_BYTES: 413 ERR_REQ_002).
+ */
+export async function storeCsvFile(deps: Pick<DatasourceDeps, 'db'> & { storage: ArtefactStorage }, projectId: string, ref: string, file: { filepath: string; size: number } | undefined): Promise<DatasourceEntity> {
+  const ds = await getDatasource(deps, projectId, ref);
+  if (ds.kind !== 'csv') throw invalid([{ path: 'kind', message: `only a csv datasource takes a file (this one is ${ds.kind})` }]);
+  if (ds.config.source !== 'upload') throw invalid([{ path: 'config.source', message: "the file of a datasource with source 'url' is read from its url" }]);
+  if (!file) throw new AppError('ERR_VALID_001', 'No file uploaded: send it as the multipart field `file`', { field: 'file' });
+  if (file.size > CSV_MAX_BYTES) throw new AppError('ERR_REQ_002', undefined, { limit: CSV_MAX_BYTES });
+  await deps.storage.put(csvSourceKey(projectId, ds.id), createReadStream(file.filepath), 'text/csv');
+  ds.updatedAt = new Date();
+  await deps.db.getRepository(DatasourceEntity).update({ id: ds.id, projectId }, { updatedAt: ds.updatedAt });
+  return ds;
 }

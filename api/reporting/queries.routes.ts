@@ -21,7 +21,7 @@ export function queryRoutes(services: Services): Router {
   const write = requireProject(db, { role: 'member' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const actor = (ctx: Context): queries.Actor => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId });
-  const deps = { db, evaluator: services.evaluator, connect: directRunners(services.config), limits: services.config.reporting };
+  const deps = { db, evaluator: services.evaluator, connect: directRunners(services.config), limits: services.config.reporting, storage: services.storage };
 
   router.post('/validate', write, async (ctx) => {
     const input = validate(schema.validateQuerySchema, ctx.request.body);

@@ -10,7 +10,8 @@ import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { isUuid } from '../../domain/flow/flow-ids';
 import { coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
-import type { HttpRequestSpec } from '../../domain/reporting/http-request';
+import { jsonParams, type HttpRequestSpec } from '../../domain/reporting/http-request';
+import type { ArtefactStorage } from '../../activities/storage/storage';
 import type { CompiledQuery, DatasourceKind, QueryRunner, ResultColumn } from '../../domain/reporting/query-runner';
 import type { SqlDialect } from '../../domain/reporting/sql';
 import { randomBase62 } from '../../domain/signing';
@@ -33,6 +34,8 @@ export interface QueryDeps {
   connect: (target: RunnerTarget) => QueryRunner;
   /** REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS: a query's `timeoutSeconds` and `maxRows` stay within them. */
   limits: SystemLimits;
+  /** csv: where uploaded files are read from (artefact storage). */
+  storage?: ArtefactStorage;
 }
 
 export interface Actor {
@@ -60,7 +63,7 @@ function invalid(errors: Problem[]): AppError {
 }
 
 /** The language each kind runs (design B2): SQL kinds `sql`, http_json `http`, csv `table`. */
-const LANGUAGE_OF_KIND: Partial<Record<DatasourceKind, QueryLanguage>> = { postgres: 'sql', mysql: 'sql', http_json: 'http' };
+const LANGUAGE_OF_KIND: Partial<Record<DatasourceKind, QueryLanguage>> = { postgres: 'sql', mysql: 'sql', http_json: 'http', csv: 'table' };
 
 /** The dialect a query's text is read in: the datasource's kind, when it is a SQL one. */
 function dialectOf(ds: DatasourceEntity): SqlDialect | null {
@@ -80,11 +83,18 @@ async function problems(
   extra: { request?: HttpRequestSpec | null; transform?: string | null } = {},
 ): Promise<Problem[]> {
   const fits = LANGUAGE_OF_KIND[ds.kind];
-  if (!fits || (language !== 'sql' && language !== 'http')) return [{ path: 'language', code: 'UNSUPPORTED_LANGUAGE', message: `language '${language}' is not supported yet (this phase serves sql and http)` }];
+  if (!fits || (language !== 'sql' && language !== 'http' && language !== 'table')) return [{ path: 'language', code: 'UNSUPPORTED_LANGUAGE', message: `language '${language}' is not supported` }];
   if (language !== fits) return [{ path: 'language', code: 'LANGUAGE_MISMATCH', message: `language '${language}' does not fit a ${ds.kind} datasource (it runs '${fits}')` }];
   if (language === 'http') {
     const textProblem = text ? [{ path: 'text', code: 'TEXT_NOT_ALLOWED', message: "an http query has no text: its request is in 'request'" }] : [];
     return [...textProblem, ...(await deps.evaluator.check(ds.projectId, 'httpRequestProblems', extra.request ?? null, extra.transform ?? null, [...parameters]))];
+  }
+  if (language === 'table') {
+    const given = [
+      ...(text ? [{ path: 'text', code: 'TEXT_NOT_ALLOWED', message: 'a table query has no text (an optional transform only)' }] : []),
+      ...(extra.request ? [{ path: 'request', code: 'NOT_ALLOWED', message: 'a table query has no request' }] : []),
+    ];
+    return [...given, ...(await deps.evaluator.check(ds.projectId, 'transformProblems', extra.transform ?? null, [...parameters]))];
   }
   if (extra.request || extra.transform) {
     return [{ path: extra.request ? 'request' : 'transform', code: 'NOT_ALLOWED', message: `a sql query has no ${extra.request ? 'request' : 'transform'}` }];
@@ -407,14 +417,16 @@ export async function previewQuery(deps: QueryDeps, projectId: string, ref: stri
   const ds = await datasourceFor(deps.db, projectId, q.datasourceId);
   const dialect = dialectOf(ds);
   const http = q.language === 'http' && ds.kind === 'http_json' && q.request;
-  if (!http && (q.language !== 'sql' || !dialect)) throw invalid(await problems(deps, ds, q.language, q.text, q.parameters, q));
+  const table = q.language === 'table' && ds.kind === 'csv';
+  if (!http && !table && (q.language !== 'sql' || !dialect)) throw invalid(await problems(deps, ds, q.language, q.text, q.parameters, q));
   const values = coerceParameters(q.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
-  const compiled: CompiledQuery = http
-    ? { text: '', values: [], request: await deps.evaluator.check(projectId, 'compiledHttpRequest', http, q.transform, q.parameters, values) }
-    : await deps.evaluator.check(projectId, 'compiledQuery', q.text, dialect as SqlDialect, q.parameters, values);
+  let compiled: CompiledQuery;
+  if (http) compiled = { text: '', values: [], request: await deps.evaluator.check(projectId, 'compiledHttpRequest', http, q.transform, q.parameters, values) };
+  else if (table) compiled = { text: '', values: [], table: { ...(q.transform ? { transform: q.transform } : {}), params: jsonParams(values) } };
+  else compiled = await deps.evaluator.check(projectId, 'compiledQuery', q.text, dialect as SqlDialect, q.parameters, values);
   const lines: string[] = [];
   const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
-  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets, evaluator: deps.evaluator, tenant: ds.projectId });
+  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets, evaluator: deps.evaluator, tenant: ds.projectId, storage: deps.storage, datasourceId: ds.id });
   let summary: { columns: ResultColumn[]; rowCount: number; truncated: boolean; durationMs: number };
   try {
     summary = await runner.run(

@@ -113,7 +113,16 @@ export function checkTransform(transform: string | null | undefined): HttpIssue[
   return jsonataProblems(transform).map((p) => ({ path: 'transform', code: 'INVALID_EXPRESSION', message: `JSONata ${p}` }));
 }
 
+type Values = Readonly<Record<string, ParameterValue | undefined>>;
+
 const isoOf = (v: Date) => (Number.isNaN(v.getTime()) ? '' : v.toISOString());
+
+/** The values as a transform sees them (`params`): JSON, instants as ISO 8601. */
+export function jsonParams(values: Values): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(values)) params[k] = jsonOf(v);
+  return params;
+}
 
 /** A value as JSON: instants become ISO 8601. */
 function jsonOf(value: ParameterValue | undefined): unknown {
@@ -130,8 +139,6 @@ function textOf(value: ParameterValue | undefined): string {
   if (value instanceof Date) return isoOf(value);
   return String(value);
 }
-
-type Values = Readonly<Record<string, ParameterValue | undefined>>;
 
 const valueOf = (values: Values, name: string) => (Object.prototype.hasOwnProperty.call(values, name) ? values[name] : undefined);
 
@@ -177,8 +184,7 @@ export function compileHttpRequest(request: HttpRequestSpec, transform: string |
     if (whole && Array.isArray(value)) for (const item of value) query.push([k, textOf(item)]);
     else query.push([k, substitute(v, values, (s) => s)]);
   }
-  const params: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(values)) params[k] = jsonOf(v);
+  const params = jsonParams(values);
   return {
     method: request.method,
     path: segments.join('/'),

@@ -35,6 +35,15 @@ export interface HttpJsonConfig {
   defaultHeaders?: Record<string, string>;
 }
 
+/** The settings of a csv datasource: an uploaded file (PUT /datasources/:id/file) or a file at `url`. */
+export interface CsvConfig {
+  source: 'upload' | 'url';
+  url?: string;
+  delimiter: string;
+  encoding: 'utf-8' | 'latin1' | 'utf-16le';
+  header: boolean;
+}
+
 export interface HttpJsonSecrets {
   password?: string;
   token?: string;
@@ -49,6 +58,8 @@ export interface CompiledQuery {
   text: string;
   values: unknown[];
   request?: CompiledHttpRequest;
+  /** A `table` query (csv): its optional transform and the values it sees as `params`. */
+  table?: { transform?: string; params: Record<string, unknown> };
 }
 
 export interface QueryLimits {

@@ -159,7 +159,7 @@ describe('reporting datasources', () => {
     }
   });
 
-  it('refuses a bad config naming each field (400 ERR_DS_002), agents (ERR_DS_006) and kinds not served yet', async () => {
+  it('refuses a bad config naming each field (400 ERR_DS_002), agents (ERR_DS_006) and sqlite without an agent', async () => {
     const bad = await app.request('POST', '/api/reporting/datasources', {
       token: alice.accessToken,
       body: pgBody({ config: { host: '127.0.0.1', port: 70000, user: 'postgres', ssl: 'sometimes' } }),
@@ -172,9 +172,10 @@ describe('reporting datasources', () => {
     expect([agent.status, agent.body.code]).toEqual([400, 'ERR_DS_006']);
     const sqlite = await app.request('POST', '/api/reporting/datasources', { token: alice.accessToken, body: { name: 'file', kind: 'sqlite', config: { path: '/x.db' } } });
     expect([sqlite.status, sqlite.body.code]).toEqual([400, 'ERR_DS_005']);
-    const csv = await app.request('POST', '/api/reporting/datasources', { token: alice.accessToken, body: { name: 'sheet', kind: 'csv', config: { source: 'upload' } } });
+    // A csv datasource's config is checked like the others (docs/reporting.md "csv").
+    const csv = await app.request('POST', '/api/reporting/datasources', { token: alice.accessToken, body: { name: 'sheet', kind: 'csv', config: { source: 'url', delimiter: '#' } } });
     expect([csv.status, csv.body.code]).toEqual([400, 'ERR_DS_002']);
-    expect(csv.body.relatedInfo.errors[0].path).toBe('kind');
+    expect(csv.body.relatedInfo.errors.map((e: any) => e.path).sort()).toEqual(['config.delimiter', 'config.url']);
     const unknown = await app.request('POST', '/api/reporting/datasources', { token: alice.accessToken, body: { ...pgBody(), color: 'red' } });
     expect([unknown.status, unknown.body.code]).toEqual([400, 'ERR_VALID_001']);
   });
