@@ -319,8 +319,8 @@ describe.each([['postgres'], ['mysql']])('%s runner', (kind) => {
   });
 });
 
-it('refuses kinds without a direct runner yet', () => {
+it('refuses kinds without a direct runner (sqlite runs only through an agent)', () => {
   expect(() =>
-    createQueryRunner({ kind: 'csv', config: pg.config, secrets: {}, guard: allowLoopback }),
+    createQueryRunner({ kind: 'sqlite', config: pg.config, secrets: {}, guard: allowLoopback }),
   ).toThrow(expect.objectContaining({ code: 'ERR_DS_002' }));
 });
