@@ -62,8 +62,9 @@ const isTimeout = (err: unknown) => (err as { name?: string }).name === 'Timeout
 /** A failed exchange as the catalogued errors: the guard's refusal, a timeout, or a connection failure (retried by the activity). */
 function exchangeError(err: unknown, cancel?: AbortSignal): unknown {
   if (err instanceof AppError) return err;
-  if (cancel?.aborted) return err;
+  // The deadline (AbortSignal.timeout) aborts with a TimeoutError; a cancelled activity's reason passes as it is.
   if (isTimeout(err)) return new AppError('ERR_QRY_007');
+  if (cancel?.aborted) return err;
   const cause = (err as { cause?: { code?: string } }).cause;
   const code = cause?.code ?? (err as { code?: string }).code ?? 'CONNECTION_FAILED';
   return new AppError('ERR_QRY_006', `The request failed (${code})`, { dbCode: code });

@@ -49,6 +49,7 @@ describe('reporting http_json datasources', () => {
       res.writeHead(302, { location: `/v1/items?via=redirect` });
       return res.end();
     }
+    if (url === '/v1/slow') return undefined; // never answers
     if (url === '/v1/big') {
       // 60 MB of rows, written only as fast as the client reads, without a content-length.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -207,6 +208,13 @@ describe('reporting http_json datasources', () => {
     expect([res.status, res.body.code]).toEqual([413, 'ERR_QRY_010']);
     await bigClosed;
     expect(bigSent).toBeLessThan(30 * 1024 * 1024);
+  });
+
+  it('ends a request that outlives the query timeoutSeconds with ERR_QRY_007', async () => {
+    const ds = await datasource();
+    const q = await query(ds.id, { method: 'GET', path: '/slow' }, { timeoutSeconds: 1 });
+    const res = await preview(q.id);
+    expect([res.status, res.body.code]).toEqual([422, 'ERR_QRY_007']);
   });
 
   it('stops a runaway transform with the evaluation budget error, and the workers answer the next preview', async () => {
