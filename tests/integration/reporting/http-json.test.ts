@@ -122,6 +122,9 @@ describe('reporting http_json datasources', () => {
     const ds = await datasource();
     expect(ds).toMatchObject({ kind: 'http_json', config: { baseUrl: `http://127.0.0.1:${port}/v1`, auth: 'bearer' }, secrets: { token: { set: true } } });
     expect(JSON.stringify(ds)).not.toContain('s3cret-token');
+    const [stored] = await app.services.db.query(`SELECT secrets::text AS secrets FROM reporting_datasources WHERE id = $1`, [ds.id]);
+    expect(stored.secrets).toContain('token');
+    expect(stored.secrets).not.toContain('s3cret-token');
 
     const test = await app.request('POST', `/api/reporting/datasources/${ds.id}/test`, as({ body: {} }));
     expect(test.body).toMatchObject({ ok: true, serverVersion: 'TestAPI/1.0', latencyMs: expect.any(Number) });
