@@ -119,6 +119,8 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           }),
           interceptors: activityInterceptors(),
           maxConcurrentActivityTaskExecutions: config.reporting.queryConcurrency,
+          // Heartbeats carry cancellations: sent at once (run-direct-query.activity.ts), so a cancelled run's statement stops within seconds.
+          maxHeartbeatThrottleInterval: '1 second',
         }),
       );
     }

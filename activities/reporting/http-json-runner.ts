@@ -49,7 +49,7 @@ function authHeaders(config: HttpJsonConfig, secrets: HttpJsonSecrets): Record<s
 }
 
 /** baseUrl + the compiled path (already encoded) + the query values (encoded by URLSearchParams). */
-export function requestUrl(baseUrl: string, path: string, query: Array<[string, string]> = []): URL {
+function requestUrl(baseUrl: string, path: string, query: Array<[string, string]> = []): URL {
   const url = new URL(baseUrl);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
   url.hash = '';

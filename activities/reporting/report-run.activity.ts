@@ -6,10 +6,9 @@ import { completeWithOutputs, moveReportRun, recordRunDataset, startRendering } 
 import { reportRunMachine, type FailedStage, type RunDataset } from '../../domain/reporting/run-status';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
-import { coerceParameters, type ParameterValue } from '../../domain/reporting/parameters';
-import { jsonParams, type HttpRequestSpec } from '../../domain/reporting/http-request';
+import { compileQuery } from '../../domain/reporting/compile-query';
+import { coerceParameters, datasetQueryInput, type ParameterValue } from '../../domain/reporting/parameters';
 import type { CompiledQuery, QueryLimits } from '../../domain/reporting/query-runner';
-import type { SqlDialect } from '../../domain/reporting/sql';
 import type { RenderedReportOutput } from './render-report.activity';
 
 /**
@@ -50,28 +49,9 @@ export interface ReportRunPlan {
   datasets: PlannedDataset[];
 }
 
-const REPORT_PARAM = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
-
 /** A run's stored parameter values with the built-ins of its clock (`now` = when it was requested). */
 function runValues(run: ReportRunEntity, version: ReportVersionEntity): Record<string, ParameterValue> {
   return coerceParameters(version.definition.parameters, run.parameters, { now: run.createdAt, timezone: run.timezone, scheduledFor: run.scheduledFor });
-}
-
-/** A dataset's query parameters: `"{{reportParam}}"` takes the report's value, anything else is a literal. */
-function queryInput(mapping: Record<string, unknown>, values: Record<string, ParameterValue>): Record<string, unknown> {
-  const input: Record<string, unknown> = {};
-  for (const [name, given] of Object.entries(mapping)) {
-    const ref = typeof given === 'string' ? REPORT_PARAM.exec(given) : null;
-    const value = ref ? values[ref[1]] : given;
-    input[name] = value instanceof Date ? value.toISOString() : value;
-  }
-  return input;
-}
-
-/** The request of an http query version (a version saved before `request` existed has none). */
-function httpRequestOf(dataset: string, def: QueryVersionEntity['definition']): HttpRequestSpec {
-  if (def.language !== 'http' || !def.request) throw new AppError('ERR_QRY_002', `The query of dataset '${dataset}' is not an http query`, { errors: [{ path: 'language', code: 'LANGUAGE_MISMATCH', message: "an http_json datasource runs language 'http'" }] });
-  return def.request;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -105,15 +85,10 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
         if (!qv) throw new AppError('ERR_QRY_004', `Version ${d.queryVersion} of the query of dataset '${d.name}' no longer exists`);
         const [ds] = await db.query(`SELECT kind FROM reporting_datasources WHERE id = $1 AND project_id = $2`, [qv.datasourceId, run.projectId]);
         if (!ds) throw new AppError('ERR_DS_001', `The datasource of dataset '${d.name}' no longer exists`);
-        if (ds.kind !== 'postgres' && ds.kind !== 'mysql' && ds.kind !== 'http_json' && ds.kind !== 'csv') throw new AppError('ERR_DS_005', `Datasource kind '${ds.kind}' cannot run queries yet`);
         const def = qv.definition;
-        const queryValues = coerceParameters(def.parameters, queryInput(d.parameters, values), { now: run.createdAt, timezone: run.timezone, scheduledFor: run.scheduledFor });
-        // An http query compiles to its request with the values substituted; the activity adds the datasource's auth from the stored secrets.
-        // A table query (csv) carries its transform and the values it sees; the activity reads the file.
-        let compiled: CompiledQuery;
-        if (ds.kind === 'http_json') compiled = { text: '', values: [], request: await deps.evaluator.check(run.projectId, 'compiledHttpRequest', httpRequestOf(d.name, def), def.transform ?? null, def.parameters, queryValues) };
-        else if (ds.kind === 'csv') compiled = { text: '', values: [], table: { ...(def.transform ? { transform: def.transform } : {}), params: jsonParams(queryValues) } };
-        else compiled = await deps.evaluator.check(run.projectId, 'compiledQuery', def.text, ds.kind as SqlDialect, def.parameters, queryValues);
+        const queryValues = coerceParameters(def.parameters, datasetQueryInput(d.parameters, values), { now: run.createdAt, timezone: run.timezone, scheduledFor: run.scheduledFor });
+        // The activity adds the datasource's auth (http) or reads its file (csv) itself.
+        const compiled = await compileQuery(deps.evaluator, run.projectId, ds.kind, def, queryValues, `The query of dataset '${d.name}'`);
         datasets.push({
           name: d.name,
           datasourceId: qv.datasourceId,

@@ -9,8 +9,9 @@ import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { isUuid } from '../../domain/flow/flow-ids';
+import { compileQuery } from '../../domain/reporting/compile-query';
 import { coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
-import { jsonParams, type HttpRequestSpec } from '../../domain/reporting/http-request';
+import type { HttpRequestSpec } from '../../domain/reporting/http-request';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import type { CompiledQuery, DatasourceKind, QueryRunner, ResultColumn } from '../../domain/reporting/query-runner';
 import type { SqlDialect } from '../../domain/reporting/sql';
@@ -399,6 +400,32 @@ export async function validateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, p
   return { valid: errors.length === 0, errors };
 }
 
+/**
+ * Runs a compiled statement from this process for a preview: at most PREVIEW_MAX_ROWS rows (a longer
+ * result is cut and says `truncated`) and PREVIEW_MAX_BYTES, within the query's timeout. Runner
+ * errors are the answer (ERR_QRY_006..010).
+ */
+export async function previewRows(
+  deps: Pick<QueryDeps, 'connect'> & { evaluator?: Evaluator; storage?: ArtefactStorage },
+  ds: DatasourceEntity,
+  compiled: CompiledQuery,
+  limits: { timeoutSeconds: number; maxRows: number },
+): Promise<{ columns: ResultColumn[]; rows: Array<Record<string, unknown>>; rowCount: number; truncated: boolean; durationMs: number }> {
+  const lines: string[] = [];
+  const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
+  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets, evaluator: deps.evaluator, tenant: ds.projectId, storage: deps.storage, datasourceId: ds.id });
+  try {
+    const summary = await runner.run(
+      compiled,
+      { timeoutMs: limits.timeoutSeconds * 1000, maxRows: Math.min(limits.maxRows, PREVIEW_MAX_ROWS), maxBytes: PREVIEW_MAX_BYTES, onRowLimit: 'truncate' },
+      { write: async (line) => void lines.push(line) },
+    );
+    return { ...summary, rows: lines.map((l) => JSON.parse(l) as Record<string, unknown>) };
+  } finally {
+    await runner.close().catch(() => undefined);
+  }
+}
+
 export interface PreviewResult {
   columns: Array<{ name: string; type: string }>;
   rows: Array<Record<string, unknown>>;
@@ -420,26 +447,11 @@ export async function previewQuery(deps: QueryDeps, projectId: string, ref: stri
   const table = q.language === 'table' && ds.kind === 'csv';
   if (!http && !table && (q.language !== 'sql' || !dialect)) throw invalid(await problems(deps, ds, q.language, q.text, q.parameters, q));
   const values = coerceParameters(q.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
-  let compiled: CompiledQuery;
-  if (http) compiled = { text: '', values: [], request: await deps.evaluator.check(projectId, 'compiledHttpRequest', http, q.transform, q.parameters, values) };
-  else if (table) compiled = { text: '', values: [], table: { ...(q.transform ? { transform: q.transform } : {}), params: jsonParams(values) } };
-  else compiled = await deps.evaluator.check(projectId, 'compiledQuery', q.text, dialect as SqlDialect, q.parameters, values);
-  const lines: string[] = [];
-  const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
-  const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets, evaluator: deps.evaluator, tenant: ds.projectId, storage: deps.storage, datasourceId: ds.id });
-  let summary: { columns: ResultColumn[]; rowCount: number; truncated: boolean; durationMs: number };
-  try {
-    summary = await runner.run(
-      compiled,
-      { timeoutMs: q.timeoutSeconds * 1000, maxRows: Math.min(input.limit, q.maxRows, PREVIEW_MAX_ROWS), maxBytes: PREVIEW_MAX_BYTES, onRowLimit: 'truncate' },
-      { write: async (line) => void lines.push(line) },
-    );
-  } finally {
-    await runner.close().catch(() => undefined);
-  }
+  const compiled = await compileQuery(deps.evaluator, projectId, ds.kind, q, values);
+  const summary = await previewRows(deps, ds, compiled, { timeoutSeconds: q.timeoutSeconds, maxRows: Math.min(input.limit, q.maxRows) });
   return {
     columns: summary.columns.map((c) => ({ name: c.name, type: c.dataType })),
-    rows: lines.map((l) => JSON.parse(l) as Record<string, unknown>),
+    rows: summary.rows,
     rowCount: summary.rowCount,
     truncated: summary.truncated,
     durationMs: summary.durationMs,

@@ -1,6 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Services } from '../../platform/services';
+import { directRunners } from '../../platform/reporting-runners';
+import { renderDepsOf, type Services } from '../../platform/services';
+import { consumeOrRefuse, previewLimiter } from '../rate-limits';
+import { previewReport } from './report-preview.service';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import { pageMeta } from './datasources.presenter';
@@ -59,6 +62,19 @@ export function reportRoutes(services: Services): Router {
     const input = validate(publishSchema, ctx.request.body);
     ctx.status = 201;
     ctx.body = presenter.presentPublished(await reports.publishReport(deps, actor(ctx), ctx.params.id, input.releaseNotes));
+  });
+
+  const previews = previewLimiter(services);
+  const previewDeps = { db, storage: services.storage, evaluator: services.evaluator, connect: directRunners(services.config), render: renderDepsOf(services) };
+  router.post('/:id/preview', write, async (ctx) => {
+    const input = validate(schema.previewReportSchema, ctx.request.body ?? {});
+    // Previews run queries and renders from the API process: every caller of a project shares its per-minute budget.
+    await consumeOrRefuse(previews, scope(ctx).projectId, 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
+    const file = await previewReport(previewDeps, scope(ctx).projectId, ctx.params.id, input);
+    ctx.set('Content-Disposition', `inline; filename="${file.filename}"`);
+    if (file.pageCount !== undefined) ctx.set('X-Page-Count', String(file.pageCount));
+    ctx.type = file.contentType;
+    ctx.body = file.body;
   });
 
   router.get('/:id/versions', read, async (ctx) => {

@@ -103,3 +103,10 @@ export const listReportsSchema = Joi.object<ListReportsQuery>({
   sortBy: Joi.string().valid('name', 'createdAt', 'updatedAt').default('createdAt'),
   sortOrder: Joi.string().lowercase().valid('asc', 'desc').default('desc'),
 });
+
+/** POST /reports/:id/preview (design B5.4). */
+export const previewReportSchema = Joi.object<{ parameters?: Record<string, unknown>; format: 'pdf' | 'excel' | 'csv'; dataset?: string }>({
+  parameters: Joi.object().unknown(true),
+  format: Joi.string().valid('pdf', 'excel', 'csv').default('pdf'),
+  dataset: Joi.string().trim().min(1).max(100),
+});

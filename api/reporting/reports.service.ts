@@ -197,7 +197,7 @@ function literalProblem(def: ParameterDef, value: unknown): string | null {
  * unknown ones, literals of the right type); `bindTo` names a template variable of the shape's type.
  * Answers the definition with every version as a number.
  */
-async function pin(m: Queryable, projectId: string, d: ReportDefinition): Promise<PinnedDefinition> {
+export async function pin(m: Queryable, projectId: string, d: ReportDefinition): Promise<PinnedDefinition> {
   const problems = draftProblems(d);
   let templateVersion: number | null = null;
   let variables: TemplateVariable[] | null = null;

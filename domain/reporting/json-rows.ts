@@ -24,7 +24,7 @@ function budgetError(stage: string, budget: CpuBudget): AppError {
 }
 
 /** Fails a run of the query (ERR_QRY_006, `relatedInfo.dbCode` says which step). */
-export const rowsError = (dbCode: string, message: string) => new AppError('ERR_QRY_006', message, { dbCode });
+const rowsError = (dbCode: string, message: string) => new AppError('ERR_QRY_006', message, { dbCode });
 
 async function evaluate(expression: string, input: unknown, stage: string, budget: CpuBudget): Promise<unknown> {
   const timed = cpuTimedJsonataOptions({ ...GUARDRAILS, ...JSONATA_REGEX });

@@ -189,3 +189,20 @@ export function coerceParameters(
   values.scheduledFor = options.scheduledFor ?? options.now;
   return values;
 }
+
+const REPORT_PARAMETER_REF = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$/;
+
+/**
+ * A report dataset's query input: each mapped query parameter takes the report's value when it is
+ * written `"{{reportParam}}"` (built-ins included), else the literal; instants as ISO 8601 text, for
+ * the query's own coerceParameters.
+ */
+export function datasetQueryInput(mapping: Readonly<Record<string, unknown>>, reportValues: Readonly<Record<string, ParameterValue>>): Record<string, unknown> {
+  const input: Record<string, unknown> = {};
+  for (const [name, given] of Object.entries(mapping)) {
+    const ref = typeof given === 'string' ? REPORT_PARAMETER_REF.exec(given) : null;
+    const value = ref ? reportValues[ref[1]] : given;
+    input[name] = value instanceof Date ? value.toISOString() : value;
+  }
+  return input;
+}

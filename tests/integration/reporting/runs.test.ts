@@ -190,18 +190,53 @@ describe('reporting runs', () => {
   it('cancels a run whose query is still running; a run that ended cannot be cancelled', async () => {
     const report = await publishedReport(`SELECT label, amount FROM ${table}, pg_sleep(30) WHERE amount >= {{ min }}`);
     const started = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, { token: runKey, body: {} });
-    await waitFor(async () => ((await getRun(started.body.runId)).body.datasets ?? []).some((d: any) => d.status === 'running'), { timeoutMs: 60_000, what: 'the query running' });
+    const sleeping = async () => (await app.services.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()`))[0].n as number;
+    await waitFor(async () => (await sleeping()) > 0, { timeoutMs: 60_000, what: 'the statement running in PostgreSQL' });
+    expect((await getRun(started.body.runId)).body.datasets).toEqual([expect.objectContaining({ name: 'items', status: 'running' }), expect.objectContaining({ name: 'stats' })]);
     const cancelled = await app.request('POST', `/api/reporting/runs/${started.body.runId}/cancel`, { token: runKey });
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', completedAt: expect.any(String) });
     // The database statement is cancelled with the activity: no backend keeps sleeping for it.
-    await waitFor(async () => (await app.services.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%pg_sleep(30)%' AND pid <> pg_backend_pid()`))[0].n === 0, {
-      timeoutMs: 30_000,
+    // Well before the statement's own 30 s: the cancel reaches the query activity with its next heartbeat.
+    await waitFor(async () => (await sleeping()) === 0, {
+      timeoutMs: 15_000,
       what: 'the sleeping statement to end',
     });
     expect((await getRun(started.body.runId)).body).toMatchObject({ status: 'cancelled', outputs: [] });
     const again = await app.request('POST', `/api/reporting/runs/${started.body.runId}/cancel`, { token: runKey });
     expect([again.status, again.body.code, again.body.relatedInfo]).toEqual([409, 'ERR_RPT_008', { status: 'cancelled' }]);
+  }, 120_000);
+
+  it('previews the draft as a watermarked file without running, storing or charging anything', async () => {
+    const report = await publishedReport();
+    const quotaBefore = await app.services.db.query(`SELECT coalesce(sum(free_used), 0)::int AS n FROM document_quota_usage`);
+    const pdf = await fetch(`${app.url}/api/reporting/reports/${report.id}/preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ parameters: { min: 10, customer: 'Initech' } }),
+    });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const file = Buffer.from(await pdf.arrayBuffer());
+    const text = await pdfText(file);
+    expect(text).toContain('Dear Initech');
+    expect(text).toContain('Apple');
+    expect(text).not.toContain('HYPERLINK');
+    // The watermark is drawn diagonally: content-stream order reads it in one piece.
+    expect((await pdfText(file, { mode: 'raw' })).replace(/\s+/g, '')).toContain('FORMWORKFREE');
+
+    const csv = await app.request('POST', `/api/reporting/reports/${report.id}/preview`, as({ body: { format: 'csv', dataset: 'stats' } }));
+    expect([csv.status, csv.headers.get('content-type'), csv.text]).toEqual([200, 'text/csv; charset=utf-8', 'n,total\r\n3,22.75\r\n']);
+
+    const noDataset = await app.request('POST', `/api/reporting/reports/${report.id}/preview`, as({ body: { format: 'csv', dataset: 'nope' } }));
+    expect([noDataset.status, noDataset.body.code, noDataset.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'dataset' }]);
+    const badValue = await app.request('POST', `/api/reporting/reports/${report.id}/preview`, as({ body: { parameters: { min: 'x' } } }));
+    expect([badValue.status, badValue.body.code]).toEqual([400, 'ERR_RPT_007']);
+    const byKey = await app.request('POST', `/api/reporting/reports/${report.id}/preview`, { token: runKey, body: {} });
+    expect([byKey.status, byKey.body.code]).toEqual([403, 'ERR_AUTH_005']);
+
+    expect((await app.services.db.query(`SELECT count(*)::int AS n FROM reporting_runs WHERE report_id = $1`, [report.id]))[0].n).toBe(0);
+    expect(await app.services.db.query(`SELECT coalesce(sum(free_used), 0)::int AS n FROM document_quota_usage`)).toEqual(quotaBefore);
   }, 120_000);
 
   it('checks parameters and formats before queueing, and keeps every run to its project and its key flags', async () => {

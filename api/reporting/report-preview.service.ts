@@ -1,0 +1,80 @@
+import type { DataSource } from 'typeorm';
+import type { RenderDeps } from '../../activities/rendering/render-document';
+import { CONTENT_TYPES, renderDocument } from '../../activities/rendering/render-document';
+import type { ArtefactStorage } from '../../activities/storage/storage';
+import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
+import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
+import { AppError } from '../../domain/errors';
+import type { Evaluator } from '../../domain/evaluation';
+import { bindDatasets, type DatasetRows } from '../../domain/reporting/bind-datasets';
+import { compileQuery } from '../../domain/reporting/compile-query';
+import { csvFormatter } from '../../domain/reporting/csv';
+import { coerceParameters, datasetQueryInput } from '../../domain/reporting/parameters';
+import type { QueryRunner } from '../../domain/reporting/query-runner';
+import type { RunnerTarget } from '../../platform/reporting-runners';
+import { getDatasource } from './datasources.service';
+import { previewRows } from './queries.service';
+import { getReport, pin } from './reports.service';
+
+/**
+ * POST /reports/:id/preview (docs/reporting.md "Report preview"; design B5.4): the draft, pinned as
+ * publish would pin it (every problem at once, 400 ERR_RPT_005), its queries run from this process
+ * like query previews (at most 1,000 rows and 5 MB each, within each query's timeout), bound and
+ * rendered like a run's output but watermarked, as template previews are. Nothing is stored or charged.
+ */
+
+export interface ReportPreviewDeps {
+  db: DataSource;
+  /** csv datasources read their uploaded file from it. */
+  storage: ArtefactStorage;
+  evaluator: Evaluator;
+  connect: (target: RunnerTarget) => QueryRunner;
+  render: RenderDeps;
+}
+
+export interface ReportPreviewInput {
+  parameters?: Record<string, unknown>;
+  format: 'pdf' | 'excel' | 'csv';
+  /** csv: the dataset to write (default the first). */
+  dataset?: string;
+}
+
+export interface ReportPreview {
+  filename: string;
+  contentType: string;
+  body: Buffer;
+  pageCount?: number;
+}
+
+export async function previewReport(deps: ReportPreviewDeps, projectId: string, ref: string, input: ReportPreviewInput): Promise<ReportPreview> {
+  const report = await getReport(deps, projectId, ref);
+  const pinned = await pin(deps.db, projectId, structuredClone(report.draft));
+  const wanted = input.format === 'csv' ? [pinned.datasets.find((d) => d.name === (input.dataset ?? pinned.datasets[0]?.name))] : pinned.datasets;
+  if (wanted.some((d) => d === undefined)) throw new AppError('ERR_VALID_001', `The report has no dataset '${input.dataset}'`, { field: 'dataset' });
+  if (input.format !== 'csv' && !pinned.templateId) throw new AppError('ERR_VALID_001', `A ${input.format} preview needs the report's template`, { field: 'format' });
+
+  const now = new Date();
+  const values = coerceParameters(pinned.parameters, input.parameters ?? {}, { now, timezone: 'UTC' });
+  const datasets: DatasetRows[] = [];
+  for (const d of wanted as NonNullable<(typeof wanted)[number]>[]) {
+    const qv = await deps.db.getRepository(QueryVersionEntity).findOneByOrFail({ queryId: d.queryId, version: d.queryVersion });
+    const ds = await getDatasource(deps, projectId, qv.datasourceId);
+    const def = qv.definition;
+    const queryValues = coerceParameters(def.parameters, datasetQueryInput(d.parameters, values), { now, timezone: 'UTC' });
+    const compiled = await compileQuery(deps.evaluator, projectId, ds.kind, def, queryValues, `The query of dataset '${d.name}'`);
+    const result = await previewRows(deps, ds, compiled, def);
+    datasets.push({ name: d.name, shape: d.shape, bindTo: d.bindTo, columns: result.columns, rows: result.rows });
+  }
+
+  const base = `${report.slug}-preview`;
+  if (input.format === 'csv') {
+    const csv = csvFormatter(datasets[0].columns);
+    const body = Buffer.from(csv.header() + datasets[0].rows.map((r) => csv.row(r)).join(''), 'utf8');
+    return { filename: `${base}.csv`, contentType: 'text/csv; charset=utf-8', body };
+  }
+  const template = await deps.db.getRepository(TemplateVersionEntity).findOneByOrFail({ templateId: pinned.templateId!, version: pinned.templateVersion! });
+  const parameters = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]));
+  const variables = bindDatasets(datasets, parameters, (template.definition.variables ?? []).map((v) => v.name));
+  const doc = await renderDocument(deps.render, { tenant: projectId, template: template.definition, variables, format: input.format, watermark: true, title: report.name });
+  return { filename: `${base}.${doc.fileExtension}`, contentType: doc.fileExtension === 'pdf' ? CONTENT_TYPES.pdf : CONTENT_TYPES.xlsx, body: doc.body, pageCount: doc.pageCount };
+}
