@@ -96,7 +96,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           connection,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
-          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes }) },
+          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
           interceptors: activityInterceptors(),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.

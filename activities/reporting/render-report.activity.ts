@@ -69,6 +69,13 @@ export interface ReportRenderDeps {
   imageAllowlist: string[];
   /** REPORTING_RESULT_MAX_BYTES: no stored result is read past it uncompressed (default 50 MB, as the config's). */
   resultMaxBytes?: number;
+  /**
+   * REPORTING_MAX_ROWS: a dataset's rows may fill a table however long it is, so a report's loop
+   * budget is at least this many iterations (LOOP_MAX_ITERATIONS, 10,000 by default, bounds what
+   * a template multiplies out of a request's variables; here the rows come from the project's own
+   * query, already capped by it). The Excel row cap and the PDF page cap still bound the file.
+   */
+  maxRows?: number;
 }
 
 type InputDataset = RenderReportInput['datasets'][number];
@@ -248,7 +255,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
           const variables = bindDatasets(datasets, input.parameters, declared);
           for (const format of documents) {
             const doc = await renderDocument(
-              { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+              { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: { ...deps.limits, maxLoopIterations: Math.max(deps.limits.maxLoopIterations, deps.maxRows ?? 0) }, imageAllowlist: deps.imageAllowlist },
               { tenant: input.projectId, template: template.definition, variables, format, watermark: input.watermark, title: stem },
             );
             const filename = name(stem, EXTENSIONS[format]);

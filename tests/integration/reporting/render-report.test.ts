@@ -351,6 +351,21 @@ describe('renderReportOutputs activity (render task queue)', () => {
     expect([excel.type, excel.nonRetryable]).toEqual(['ERR_LIMIT_003', true]);
   });
 
+  it('fills an Excel table with every row up to REPORTING_MAX_ROWS, past the loop budget templates get (LOOP_MAX_ITERATIONS)', async () => {
+    const report = await insertReport(STANDARD);
+    const rows = Array.from({ length: 300 }, (_, i) => ({ region: `r${i}`, units: i, amount: `${i}.50` }));
+    const input = await standardRun(report, { formats: ['excel'] }, rows);
+    const loops = { ...deps.limits, maxLoopIterations: 100 };
+    const capped = await failure(input, createReportRenderActivities({ ...deps, limits: loops }));
+    expect([capped.type, capped.nonRetryable]).toEqual(['ERR_LIMIT_007', true]);
+    const { outputs } = await run(input, createReportRenderActivities({ ...deps, limits: loops, maxRows: 1000 }));
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load((await stored(outputs[0].key)) as unknown as ArrayBuffer);
+    const values: unknown[] = [];
+    wb.eachSheet((sheet) => sheet.eachRow((row) => row.eachCell((cell) => void values.push(cell.value))));
+    expect(values).toEqual(expect.arrayContaining(['r0', 'r299', 299.5]));
+  });
+
   it('answers ERR_RPT_002 for an unknown version or another project, ERR_TMPL_013 for a missing template version, ERR_VALID_001 for a result outside the run', async () => {
     const report = await insertReport(STANDARD);
     const input = await standardRun(report);
