@@ -78,11 +78,19 @@ export class FairScheduler {
     return [entry[0] * decay, entry[1] * decay];
   }
 
-  private charge(tenant: string, ms: number): void {
+  private charge(tenant: string, ms: number, jobs = 1): void {
     const now = Date.now();
-    const [cost, jobs] = this.cost(tenant, now);
-    if (cost + ms < 1) this.costs.delete(tenant);
-    else this.costs.set(tenant, [cost + ms, jobs + 1, now]);
+    const [cost, done] = this.cost(tenant, now);
+    if (cost + ms < 1 && done + jobs < 1) this.costs.delete(tenant);
+    else this.costs.set(tenant, [cost + ms, done + jobs, now]);
+  }
+
+  /**
+   * Charges cost a running job has used so far (its job is counted when it ends): a tenant whose
+   * jobs burn CPU is known to be expensive while they still run, not only once they end.
+   */
+  chargeRunning(tenant: string, ms: number): void {
+    if (ms > 0) this.charge(tenant, ms, 0);
   }
 
   /**
@@ -95,8 +103,23 @@ export class FairScheduler {
     return cost > HEAVY_MS && cost > EXPENSIVE_JOB_MS * jobs;
   }
 
+  /** Running jobs per tenant that have been going for long (markLong). */
+  private readonly long = new Map<string, number>();
+
+  /**
+   * Notes that one of the tenant's running jobs has been going for long (`on`), or no longer is
+   * (`off`, when it ends). While one does, the tenant gets no further slot: a runaway job of a
+   * tenant not yet known to be expensive holds one slot, not all but one, while its cost builds up.
+   */
+  markLong(tenant: string, on: boolean): void {
+    const n = (this.long.get(tenant) ?? 0) + (on ? 1 : -1);
+    if (n <= 0) this.long.delete(tenant);
+    else this.long.set(tenant, n);
+    if (!on) this.pump();
+  }
+
   private limitOf(tenant: string): number {
-    return this.isExpensive(tenant) ? 1 : this.perTenant;
+    return this.isExpensive(tenant) || this.long.has(tenant) ? 1 : this.perTenant;
   }
 
   private pump(): void {

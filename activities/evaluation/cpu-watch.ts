@@ -30,23 +30,29 @@ export interface CpuWatch {
 }
 
 /**
- * Calls `onOver` once, when process `pid` has used `cpuLimitMs` of CPU time since now, or when
+ * Calls `onOver` once, when process `pid` has used `cpuLimitMs` of CPU time since `baseCpuMs`, or when
  * `wallLimitMs` have passed whatever it used (a process starved of CPU must still end some time).
+ * `onUsage` hears the CPU time used so far at every reading.
  * Where /proc cannot be read, `cpuLimitMs` of wall-clock time stands in for the CPU limit.
  */
-export function watchCpu(pid: number, cpuLimitMs: number, wallLimitMs: number, onOver: () => void): CpuWatch {
-  const base = processCpuMs(pid);
+export function watchCpu(pid: number, baseCpuMs: number | undefined, cpuLimitMs: number, wallLimitMs: number, onOver: () => void, onUsage?: (cpuMs: number) => void): CpuWatch {
+  // The process's own reading when it started the task (no /proc read for the many tasks that end
+  // before the first poll); /proc counts in 10 ms ticks, so a difference below a tick reads as 0.
+  const base = baseCpuMs ?? processCpuMs(pid);
   const started = performance.now();
   let last = 0;
   const used = () => {
     if (base === undefined) return undefined;
     const now = processCpuMs(pid);
-    if (now !== undefined) last = now - base;
+    // Unreadable: no /proc (not Linux), or the process ended; the last reading stands for the latter.
+    if (now === undefined) return last > 0 ? last : undefined;
+    last = Math.max(last, now - base);
     return last;
   };
   const timer = setInterval(() => {
     const wall = performance.now() - started;
     const cpu = used();
+    if (cpu !== undefined) onUsage?.(cpu);
     if (wall >= wallLimitMs || (cpu ?? wall) >= cpuLimitMs) {
       clearInterval(timer);
       onOver();

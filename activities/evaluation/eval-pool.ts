@@ -31,9 +31,11 @@ export interface EvalPoolOptions {
 const KILL_GRACE_MS = 250;
 
 /**
- * Budgets count CPU time, so a task whose worker waits for a core (a loaded machine, the SCHED_IDLE
- * lane behind busy cores) is not failed for the wait. This much wall-clock time ends it anyway, as
- * a budget overrun: a machine that busy for that long has no CPU to spare for the tenant.
+ * Interactive budgets count CPU time, so a task whose worker waits for a core on a loaded machine is
+ * not failed for the wait; this much wall-clock time ends it anyway, as a budget overrun. It is
+ * kept short: a runaway task of a project not yet known to be expensive holds an interactive
+ * worker (demoted to nice 19, it gets little CPU) until it ends, and every interactive worker it
+ * holds is one honest requests wait for (bench:hostile).
  */
 const WALL_BACKSTOP_FACTOR = 30;
 const wallBackstopMs = (budgetMs: number) => Math.max(30_000, budgetMs * WALL_BACKSTOP_FACTOR);
@@ -157,6 +159,8 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
   function dispatch(tenant: string, work: EvalWork, budgetMs = options.timeoutMs): Promise<EvalResult | Interrupted> {
     const lane = laneOf(tenant);
     const pool = pools[lane];
+    // CPU time already charged to the tenant while the task ran (the rest is charged when it ends).
+    let charged = 0;
     return schedulers[lane].submit(tenant, async () => {
       const progress: EvalProgress[] = [];
       let watch: CpuWatch | undefined;
@@ -164,13 +168,28 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
       // report), not from dispatch: a worker that replaces a killed one first has to load its code.
       let demoteTimer: NodeJS.Timeout | undefined;
       let demoted: number | undefined;
-      const task = pool.exec('evaluate', [{ ...work, budgetMs }], {
+      let long = false;
+      // Known-expensive work waits for idle CPU, and its wait counts (domain/cpu-budget.ts, startWallBudget).
+      const clock = lane === 'background' ? 'wall' : 'cpu';
+      const task = pool.exec('evaluate', [{ ...work, budgetMs, clock }], {
         on: (p: EvalProgress) => {
           if (p.at === STARTED && progress.length === 0) {
             const pid = p.pid;
             // cancel() rejects `task` itself, which the await below turns into an interruption.
-            if (pid) watch = watchCpu(pid, budgetMs + KILL_GRACE_MS, wallBackstopMs(budgetMs), () => void task.cancel());
-            if (pid && lane === 'interactive') demoteTimer = setTimeout(() => (demoted = renice(pid, DEMOTED_NICE) ? pid : undefined), DEMOTE_AFTER_MS);
+            const onUsage = (cpuMs: number) => {
+              if (clock !== 'cpu') return;
+              schedulers[lane].chargeRunning(tenant, cpuMs - charged);
+              charged = Math.max(charged, cpuMs);
+            };
+            const wallLimitMs = clock === 'wall' ? budgetMs + KILL_GRACE_MS : wallBackstopMs(budgetMs);
+            if (pid) watch = watchCpu(pid, p.cpuMs, budgetMs + KILL_GRACE_MS, wallLimitMs, () => void task.cancel(), onUsage);
+            if (pid && lane === 'interactive') {
+              demoteTimer = setTimeout(() => {
+                demoted = renice(pid, DEMOTED_NICE) ? pid : undefined;
+                long = true;
+                schedulers[lane].markLong(tenant, true);
+              }, DEMOTE_AFTER_MS);
+            }
           }
           progress.push(p);
         },
@@ -187,11 +206,15 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
       } finally {
         watch?.stop();
         clearTimeout(demoteTimer);
+        if (long) schedulers[lane].markLong(tenant, false);
         // Back to the workers' priority for the next task.
         if (demoted) renice(demoted, WORKER_NICE);
       }
-      // The tenant is charged with the CPU time the task used, not with how long it took.
-    }, (result) => result.cpuMs);
+      // Interactive: the tenant is charged with the CPU time the task used, not with how long it
+      // waited for a core, so a loaded machine does not make honest work look expensive. Background:
+      // with the time it held its slot, as its budget counts; charged by CPU, starved work would look
+      // cheap and its tenant would return to the interactive lane with it (bench:hostile).
+    }, (result) => (lane === 'background' || result.cpuMs === undefined ? undefined : Math.max(0, result.cpuMs - charged)));
   }
 
   const limitReason = (memory: boolean) => (memory ? `evaluation memory limit exceeded (${options.maxHeapMb} MB)` : budgetMessage(budgetMs));

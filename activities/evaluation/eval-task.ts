@@ -26,7 +26,8 @@ export type EvalWork =
   | { kind: 'calculate'; calculated: CalculatedVariable[]; scope: Packed<Record<string, unknown>> }
   | { kind: 'check'; name: CheckName; args: Packed<unknown[]> };
 
-export type EvalTask = EvalWork & { budgetMs: number };
+/** `clock`: what the budget counts, the worker's CPU time (interactive lane) or wall-clock time (background lane). */
+export type EvalTask = EvalWork & { budgetMs: number; clock: 'cpu' | 'wall' };
 
 export type EvalResult = (
   | { ok: true; outcome: Packed<ValidationOutcome> }
@@ -50,5 +51,7 @@ export interface EvalProgress {
   at: number;
   /** With STARTED: the worker's process id (the pool lowers the priority of a long task). */
   pid?: number;
+  /** With STARTED: the CPU milliseconds the worker's process had used (the base of its budget's CPU watch). */
+  cpuMs?: number;
   done?: { rule: number; status: 'pass' | 'fail' | 'error' | 'skipped' };
 }

@@ -1,7 +1,7 @@
 import './lower-priority';
 import { createHash } from 'node:crypto';
 import workerpool from 'workerpool';
-import { startCpuBudget } from '../../domain/cpu-budget';
+import { startCpuBudget, startWallBudget } from '../../domain/cpu-budget';
 import { AppError } from '../../domain/errors';
 import { validatePayload } from '../../domain/flow/engine';
 import { CompiledGateCache } from '../../domain/flow/gate-cache';
@@ -27,11 +27,13 @@ function compiledCalculations(calculated: CalculatedVariable[]): CompiledCalcula
 const report = (progress: EvalProgress) => workerpool.workerEmit(progress);
 
 async function evaluate(task: EvalTask): Promise<EvalResult> {
-  report({ at: STARTED, pid: process.pid });
-  const budget = { ...startCpuBudget(task.budgetMs), report };
+  const { user, system } = process.cpuUsage();
+  report({ at: STARTED, pid: process.pid, cpuMs: (user + system) / 1000 });
+  const cpu = startCpuBudget(task.budgetMs);
+  const budget = { ...(task.clock === 'wall' ? startWallBudget(task.budgetMs) : cpu), report };
   // What the task cost in CPU time: the pool's scheduler charges the tenant with it.
   const result = await run(task, budget);
-  return { ...result, cpuMs: budget.usedMs() };
+  return { ...result, cpuMs: cpu.usedMs() };
 }
 
 async function run(task: EvalTask, budget: ReturnType<typeof startCpuBudget> & { report: typeof report }): Promise<EvalResult> {

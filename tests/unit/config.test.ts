@@ -27,9 +27,17 @@ describe('loadConfig', () => {
   });
 
   it('reads the reporting query settings, with their defaults and bounds', () => {
-    expect(loadConfig({}).reporting).toEqual({ queryTimeoutSeconds: 300, maxRows: 100_000, resultMaxBytes: 50 * 1024 * 1024, queryConcurrency: 4 });
-    const c = loadConfig({ REPORTING_QUERY_TIMEOUT_SECONDS: '30', REPORTING_MAX_ROWS: '500', REPORTING_RESULT_MAX_BYTES: '1048576', REPORTING_QUERY_CONCURRENCY: '2' });
-    expect(c.reporting).toEqual({ queryTimeoutSeconds: 30, maxRows: 500, resultMaxBytes: 1048576, queryConcurrency: 2 });
+    expect(loadConfig({}).reporting).toEqual({ queryTimeoutSeconds: 300, maxRows: 100_000, resultMaxBytes: 50 * 1024 * 1024, queryConcurrency: 4, artefactRetentionDays: 30, runRetentionDays: 90 });
+    const c = loadConfig({
+      REPORTING_QUERY_TIMEOUT_SECONDS: '30',
+      REPORTING_MAX_ROWS: '500',
+      REPORTING_RESULT_MAX_BYTES: '1048576',
+      REPORTING_QUERY_CONCURRENCY: '2',
+      REPORTING_ARTEFACT_RETENTION_DAYS: '7',
+      REPORTING_RUN_RETENTION_DAYS: '14',
+    });
+    expect(c.reporting).toEqual({ queryTimeoutSeconds: 30, maxRows: 500, resultMaxBytes: 1048576, queryConcurrency: 2, artefactRetentionDays: 7, runRetentionDays: 14 });
+    expect(() => loadConfig({ REPORTING_RUN_RETENTION_DAYS: '0' })).toThrow(/^Invalid configuration: REPORTING_RUN_RETENTION_DAYS /);
     expect(() => loadConfig({ REPORTING_QUERY_TIMEOUT_SECONDS: '0' })).toThrow(/^Invalid configuration: REPORTING_QUERY_TIMEOUT_SECONDS /);
     expect(() => loadConfig({ REPORTING_MAX_ROWS: 'many' })).toThrow(/^Invalid configuration: REPORTING_MAX_ROWS must be a number$/);
     expect(() => loadConfig({ REPORTING_RESULT_MAX_BYTES: '100' })).toThrow(/REPORTING_RESULT_MAX_BYTES/);

@@ -105,4 +105,26 @@ describe('fair scheduler', () => {
     await expect(s.submit('t', g.job)).rejects.toMatchObject({ code: 'ERR_QUOTA_003', status: 429, relatedInfo: { retryAfter: 1 } });
     g.open();
   });
+  it('gives a tenant with a long-running job no further slot until it ends, and charges running cost', async () => {
+    const s = new FairScheduler(4);
+    const started: number[] = [];
+    const jobs = Array.from({ length: 3 }, () => gate());
+    void s.submit('t', () => (started.push(0), jobs[0].job()));
+    await flush();
+    s.markLong('t', true);
+    jobs.slice(1).forEach((g, i) => void s.submit('t', () => (started.push(i + 1), g.job())));
+    await flush();
+    expect(started).toEqual([0]);
+    // Another tenant is not held back.
+    const other = gate();
+    void s.submit('o', () => other.job());
+    s.markLong('t', false);
+    jobs[0].open();
+    await flush();
+    await flush();
+    expect(started).toEqual([0, 1, 2]);
+    // CPU used while running counts at once: 1.2 s over one job is expensive.
+    s.chargeRunning('burner', 1200);
+    expect(s.isExpensive('burner')).toBe(true);
+  });
 });
