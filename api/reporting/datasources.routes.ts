@@ -32,6 +32,12 @@ export function datasourceRoutes(services: Services): Router {
     ctx.body = presenter.presentDatasource(await datasources.createDatasource(deps, scope(ctx).projectId, input));
   });
 
+  // A full create body, tested and not saved (before /:id routes, which would take `test` for an id).
+  router.post('/test', manage, async (ctx) => {
+    const input = validate(schema.createDatasourceSchema, ctx.request.body);
+    ctx.body = presenter.presentTest(await datasources.testUnsavedDatasource(deps, scope(ctx).projectId, input));
+  });
+
   router.get('/', read, async (ctx) => {
     const query = validate(schema.listDatasourcesSchema, ctx.query);
     const { datasources: page, total } = await datasources.listDatasources(deps, scope(ctx).projectId, query);
@@ -66,6 +72,10 @@ export function datasourceRoutes(services: Services): Router {
   router.post('/:id/schema/refresh', refresh, async (ctx) => {
     validate(schema.testDatasourceSchema, ctx.request.body);
     ctx.body = await datasources.refreshSchema(deps, scope(ctx).projectId, ctx.params.id);
+  });
+
+  router.get('/:id/health', read, async (ctx) => {
+    ctx.body = await datasources.datasourceHealth(deps, scope(ctx).projectId, ctx.params.id);
   });
 
   router.get('/:id/schema', read, async (ctx) => {

@@ -87,12 +87,13 @@ function nameTaken(name: string): AppError {
   return new AppError('ERR_DS_003', `A datasource named '${name}' exists in this project`, { field: 'name' });
 }
 
-export async function createDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
+/** A datasource from a create body, checked (400 ERR_DS_002 with every problem, ERR_VALID_001 over a limit), not saved. */
+function buildDatasource(deps: Pick<DatasourceDeps, 'limits'>, projectId: string, input: CreateDatasourceInput): DatasourceEntity {
   checkQueryLimits(input.defaults, deps.limits, 'defaults.');
   assertSupported(input.kind, input.connectionMode ?? 'direct', input.agentId, input.secretMode);
   const { config, secrets } = checkSettings(input.kind, input.config, input.secrets);
   const now = new Date();
-  const ds = Object.assign(new DatasourceEntity(), {
+  return Object.assign(new DatasourceEntity(), {
     id: randomUUID(),
     projectId,
     shortId: SHORT_ID_PREFIX + randomBase62(16),
@@ -112,6 +113,10 @@ export async function createDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits
     createdAt: now,
     updatedAt: now,
   });
+}
+
+export async function createDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
+  const ds = buildDatasource(deps, projectId, input);
   try {
     await deps.db.getRepository(DatasourceEntity).save(ds);
   } catch (err) {
@@ -201,17 +206,48 @@ async function withRunner<T>(deps: DatasourceDeps, ds: DatasourceEntity, use: (r
  */
 export async function testDatasource(deps: DatasourceDeps, projectId: string, ref: string): Promise<DatasourceLastTest> {
   const ds = await getDatasource(deps, projectId, ref);
-  const started = Date.now();
-  let result: DatasourceLastTest;
-  try {
-    const t = await withRunner(deps, ds, (r) => r.test());
-    result = { at: new Date().toISOString(), ok: true, latencyMs: t.latencyMs, serverVersion: t.serverVersion, error: null };
-  } catch (err) {
-    const error = testError(err, Object.values(ds.secrets).map((s) => s.value));
-    result = { at: new Date().toISOString(), ok: false, latencyMs: Date.now() - started, serverVersion: undefined, error };
-  }
+  const result = await connectionTest(deps, ds);
   await deps.db.getRepository(DatasourceEntity).update({ id: ds.id, projectId }, { lastTest: result });
   return result;
+}
+
+/**
+ * POST /datasources/test: a create body tested as it would be saved (the same checks, the outbound
+ * guard), and nothing saved. A csv datasource with `source: upload` has no file before it exists,
+ * so its test reports that as the error.
+ */
+export async function testUnsavedDatasource(deps: DatasourceDeps, projectId: string, input: CreateDatasourceInput): Promise<DatasourceLastTest> {
+  return connectionTest(deps, buildDatasource(deps, projectId, input));
+}
+
+async function connectionTest(deps: DatasourceDeps, ds: DatasourceEntity): Promise<DatasourceLastTest> {
+  const started = Date.now();
+  try {
+    const t = await withRunner(deps, ds, (r) => r.test());
+    return { at: new Date().toISOString(), ok: true, latencyMs: t.latencyMs, serverVersion: t.serverVersion, error: null };
+  } catch (err) {
+    const error = testError(err, Object.values(ds.secrets).map((s) => s.value));
+    return { at: new Date().toISOString(), ok: false, latencyMs: Date.now() - started, serverVersion: undefined, error };
+  }
+}
+
+/**
+ * GET /datasources/:id/health (design B5.4) for a direct datasource: the server opens a connection
+ * per query in this phase (no pool is kept between queries), so `pool` shows the configured maximum
+ * and nothing open; the status is the last connection test's (`ok`, `failing`, or `unknown` before
+ * the first test).
+ */
+export async function datasourceHealth(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string) {
+  const ds = await getDatasource(deps, projectId, ref);
+  const t = ds.lastTest;
+  return {
+    status: !t ? 'unknown' : t.ok ? 'ok' : 'failing',
+    pool: { size: 0, max: ds.pool.max, idle: 0, waiting: 0 },
+    lastTest: t ? { at: t.at, ok: t.ok, latencyMs: t.latencyMs ?? null, serverVersion: t.serverVersion ?? null, error: t.error } : null,
+    lastError: t && !t.ok ? t.error : null,
+    reportedAt: t?.at ?? null,
+    executedBy: 'server' as const,
+  };
 }
 
 /** Discovers the schema and stores it; errors (the outbound guard's included) are the answer. */
