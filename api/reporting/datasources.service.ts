@@ -2,6 +2,7 @@ import { checkQueryLimits, defaultQueryLimits, type SystemLimits } from './limit
 import { randomUUID } from 'node:crypto';
 import type Joi from 'joi';
 import type { DataSource } from 'typeorm';
+import type { Queryable } from '../../db/sql';
 import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
@@ -141,7 +142,8 @@ export async function listDatasources(deps: Pick<DatasourceDeps, 'db'>, projectI
 }
 
 /** By UUID or short id (`ds_…`), within the project. */
-export async function getDatasource(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string): Promise<DatasourceEntity> {
+/** A datasource of the project by UUID or short id; `db` may be a transaction's manager. */
+export async function getDatasource(deps: { db: Queryable }, projectId: string, ref: string): Promise<DatasourceEntity> {
   const qb = deps.db.getRepository(DatasourceEntity).createQueryBuilder('d').where('d.projectId = :projectId', { projectId });
   let found: DatasourceEntity | null = null;
   if (isUuid(ref)) found = await qb.andWhere('d.id = :ref', { ref }).getOne();

@@ -106,7 +106,7 @@ async function problems(
 }
 
 /** The datasource a body names (UUID or short id) in the project; unknown: 404 ERR_DS_001 naming the field. */
-async function datasourceFor(db: DataSource, projectId: string, ref: string): Promise<DatasourceEntity> {
+async function datasourceFor(db: Queryable, projectId: string, ref: string): Promise<DatasourceEntity> {
   try {
     return await getDatasource({ db }, projectId, ref);
   } catch (err) {
@@ -301,7 +301,8 @@ export async function publishQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, ac
       if (row?.same) throw new AppError('ERR_QRY_003', `The draft has no changes since version ${q.latestVersion}`, { latestVersion: q.latestVersion });
     }
     // Saved drafts were valid when saved; checking again keeps a version from outliving a rule fix.
-    const ds = await datasourceFor(deps.db, actor.projectId, q.datasourceId);
+    // Through the transaction's connection: the embedded store (PGlite) has one connection only.
+    const ds = await datasourceFor(m, actor.projectId, q.datasourceId);
     const errors = await problems(deps, ds, q.language, q.text, q.parameters, q);
     if (errors.length > 0) throw invalid(errors);
     return nextVersion(m, actor, q, definition, q.datasourceId, releaseNotes || null);
@@ -364,7 +365,7 @@ export async function restoreVersion(deps: Pick<QueryDeps, 'db' | 'evaluator'>, 
     const q = await findQuery(m, actor.projectId, ref, true);
     const { version: old } = await findVersion(m, q, param);
     const d = old.definition;
-    const ds = await datasourceFor(deps.db, actor.projectId, old.datasourceId);
+    const ds = await datasourceFor(m, actor.projectId, old.datasourceId);
     const errors = await problems(deps, ds, d.language, d.text, d.parameters, d);
     if (errors.length > 0) throw invalid(errors);
     await m.getRepository(QueryEntity).update(
