@@ -2,13 +2,13 @@ import { checkQueryLimits, defaultQueryLimits, type SystemLimits } from './limit
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { DatasourceEntity } from '../../db/reporting/datasource.entity';
+import { findLiveByRef } from '../../db/reporting/find-live';
 import { type QueryDefinition, QueryEntity, type QueryLanguage } from '../../db/reporting/query.entity';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { reportsPinningQuery } from '../../db/reporting/report-pins';
 import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { compileQuery } from '../../domain/reporting/compile-query';
 import { coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
 import type { HttpRequestSpec } from '../../domain/reporting/http-request';
@@ -207,15 +207,7 @@ export async function listQueries(deps: Pick<QueryDeps, 'db'>, projectId: string
 
 /** A live query of the project by UUID, short id (`qry_…`) or slug. */
 async function findQuery(db: Queryable, projectId: string, ref: string, lock = false): Promise<QueryEntity> {
-  let found: QueryEntity | null = null;
-  if (typeof ref === 'string' && ref.length > 0 && ref.length <= 200) {
-    const qb = db.getRepository(QueryEntity).createQueryBuilder('q').where('q.projectId = :projectId AND q.deletedAt IS NULL', { projectId });
-    if (isUuid(ref)) qb.andWhere('q.id = :ref', { ref });
-    else if (ref.startsWith(SHORT_ID_PREFIX)) qb.andWhere('q.shortId = :ref', { ref });
-    else qb.andWhere('q.slug = :ref', { ref: ref.toLowerCase() });
-    if (lock) qb.setLock('pessimistic_write');
-    found = await qb.getOne();
-  }
+  const found = await findLiveByRef(db, QueryEntity, projectId, ref, SHORT_ID_PREFIX, lock);
   if (!found) throw new AppError('ERR_QRY_001', undefined, { queryId: ref });
   return found;
 }

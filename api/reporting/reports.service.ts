@@ -1,3 +1,4 @@
+import { findLiveByRef } from '../../db/reporting/find-live';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { QueryEntity } from '../../db/reporting/query.entity';
@@ -330,15 +331,7 @@ export async function listReports(deps: ReportDeps, projectId: string, query: Li
 
 /** A live report of the project by UUID, short id (`rpt_…`) or slug. */
 async function findReport(db: Queryable, projectId: string, ref: string, lock = false): Promise<ReportEntity> {
-  let found: ReportEntity | null = null;
-  if (typeof ref === 'string' && ref.length > 0 && ref.length <= 200) {
-    const qb = db.getRepository(ReportEntity).createQueryBuilder('r').where('r.projectId = :projectId AND r.deletedAt IS NULL', { projectId });
-    if (isUuid(ref)) qb.andWhere('r.id = :ref', { ref });
-    else if (ref.startsWith(SHORT_ID_PREFIX)) qb.andWhere('r.shortId = :ref', { ref });
-    else qb.andWhere('r.slug = :ref', { ref: ref.toLowerCase() });
-    if (lock) qb.setLock('pessimistic_write');
-    found = await qb.getOne();
-  }
+  const found = await findLiveByRef(db, ReportEntity, projectId, ref, SHORT_ID_PREFIX, lock);
   if (!found) throw new AppError('ERR_RPT_001', undefined, { reportId: ref.slice(0, 200) });
   return found;
 }
