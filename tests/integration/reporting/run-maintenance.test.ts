@@ -5,6 +5,7 @@ import { signUp, type SignedUpUser } from '../../support/factories';
 import { personalProjectId } from '../../support/templates';
 import { waitFor } from '../../support/wait';
 import { workflowIds } from '../../../domain/temporal-names';
+import { recordRunDataset } from '../../../db/reporting/run-state';
 
 /**
  * Reporting's part of the maintenance schedule (docs/reporting.md "Runs", "Retention and restart"):
@@ -145,5 +146,15 @@ describe('reporting maintenance: retention and stranded runs', () => {
     await runMaintenance(60);
     expect((await getRun(stranded.id)).body.status).toBe('queued');
     await app.services.db.query(`DELETE FROM reporting_runs WHERE id = $1`, [stranded.id]);
+  });
+  it('keeps every dataset record when datasets record at once (their queries run in parallel)', async () => {
+    const { id } = await insertRun({ status: 'queued', ageDays: 0 });
+    const names = ['a', 'b', 'c', 'd'];
+    await app.services.db.query(`UPDATE reporting_runs SET datasets = $2 WHERE id = $1`, [id, JSON.stringify(names.map((name) => ({ name, status: 'pending' })))]);
+    for (const status of ['running', 'completed'] as const) {
+      await Promise.all(names.map((name) => recordRunDataset(app.services.db, id, { name, status, rowCount: status === 'completed' ? 1 : undefined })));
+      const [row] = await app.services.db.query(`SELECT datasets FROM reporting_runs WHERE id = $1`, [id]);
+      expect(row.datasets.map((d: { status: string }) => d.status)).toEqual(names.map(() => status));
+    }
   });
 });
