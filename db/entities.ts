@@ -25,6 +25,10 @@ import { ReportEntity } from './reporting/report.entity';
 import { ReportVersionEntity } from './reporting/report-version.entity';
 import { ReportRunEntity } from './reporting/report-run.entity';
 import { ReportRunOutputEntity } from './reporting/report-run-output.entity';
+import { ChannelEntity } from './reporting/channel.entity';
+import { ReportDeliveryEntity } from './reporting/delivery.entity';
+import { ReportJobEntity } from './reporting/job.entity';
+import { ReportJobRunEntity } from './reporting/job-run.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity];

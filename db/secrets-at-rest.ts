@@ -24,6 +24,7 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   { table: 'flow_gates', column: 'render_config', kind: 'renderConfig' },
   { table: 'flow_gates', column: 'delivery_channels', kind: 'channels' },
   { table: 'reporting_datasources', column: 'secrets', kind: 'namedSecrets' },
+  { table: 'reporting_channels', column: 'secrets', kind: 'namedSecrets' },
 ];
 
 /** A string value not starting with the prefix ($p): something to (re-)encrypt. */

@@ -142,6 +142,14 @@ const fragments = {
     REPORTING_ARTEFACT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
     /** Run records (and what is left of their files) are deleted after this many days. */
     REPORTING_RUN_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(90),
+    /** Waits between automatic attempts of a report delivery (like WEBHOOK_RETRY_DELAYS). */
+    REPORT_DELIVERY_RETRY_DELAYS: Joi.string().default('30s,2m,10m'),
+    /** Lifetime of the signed download links put in e-mails and chat messages (at most the artefact retention). */
+    REPORTING_LINK_TTL_HOURS: Joi.number().integer().min(1).max(3650 * 24).default(168),
+    /** Shortest time between two fire times of a schedule (ERR_SCHED_003). Tests lower it. */
+    REPORTING_SCHEDULE_MIN_INTERVAL_MINUTES: Joi.number().integer().min(0).max(1440).default(5),
+    REPORTING_SCHEDULES_PER_PROJECT: Joi.number().integer().min(1).max(100_000).default(100),
+    REPORTING_CHANNELS_PER_PROJECT: Joi.number().integer().min(1).max(100_000).default(50),
   },
   flowApprovals: {
     /** Length of a "minute" in approval timeouts and digests: tests make it a second. */
@@ -349,6 +357,14 @@ export function loadConfig(env: Env = process.env) {
       artefactRetentionDays: v.REPORTING_ARTEFACT_RETENTION_DAYS as number,
       /** Days a run record is kept. */
       runRetentionDays: v.REPORTING_RUN_RETENTION_DAYS as number,
+      /** Waits between automatic attempts of a report delivery (REPORT_DELIVERY_RETRY_DELAYS). */
+      deliveryRetryDelaysMs: retryDelays(v.REPORT_DELIVERY_RETRY_DELAYS as string, 'REPORT_DELIVERY_RETRY_DELAYS'),
+      /** Lifetime of signed links in e-mails and chat messages, in seconds (at most the artefact retention). */
+      linkTtlSeconds: Math.min(v.REPORTING_LINK_TTL_HOURS as number, (v.REPORTING_ARTEFACT_RETENTION_DAYS as number) * 24) * 3600,
+      /** Shortest time between two fire times of a schedule, in minutes (ERR_SCHED_003). */
+      scheduleMinIntervalMinutes: v.REPORTING_SCHEDULE_MIN_INTERVAL_MINUTES as number,
+      schedulesPerProject: v.REPORTING_SCHEDULES_PER_PROJECT as number,
+      channelsPerProject: v.REPORTING_CHANNELS_PER_PROJECT as number,
     },
     flowApprovals: {
       /** Milliseconds in a gate's `timeoutMinutes` and `notificationDigestMinutes` (60,000 outside tests). */
@@ -400,10 +416,10 @@ function refusePlaceholders(v: Record<string, unknown>): void {
   }
 }
 
-function retryDelays(text: string): number[] {
+function retryDelays(text: string, name = 'WEBHOOK_RETRY_DELAYS'): number[] {
   try {
     return parseRetryDelays(text);
   } catch (err) {
-    throw new ConfigError('WEBHOOK_RETRY_DELAYS', (err as Error).message);
+    throw new ConfigError(name, (err as Error).message);
   }
 }

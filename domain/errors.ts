@@ -257,6 +257,29 @@ export const ERRORS = {
   ERR_RPT_011: { status: 404, retryable: false, message: 'Output not found' },
   /** The output's file was deleted after REPORTING_ARTEFACT_RETENTION_DAYS. */
   ERR_RPT_012: { status: 410, retryable: false, message: 'Output expired' },
+  /** Delete of a report that an active schedule or a live job targets. */
+  ERR_RPT_013: { status: 409, retryable: false, message: 'Report is used by active schedules or jobs' },
+  /** `ERR_JOB_*` already means document jobs. */
+  ERR_RJOB_001: { status: 404, retryable: false, message: 'Report job not found' },
+  /** A job definition that cannot run (`relatedInfo.errors: [{path, message}]`). */
+  ERR_RJOB_002: { status: 400, retryable: false, message: 'Report job invalid' },
+  ERR_RJOB_003: { status: 404, retryable: false, message: 'Job run not found' },
+  ERR_SCHED_001: { status: 404, retryable: false, message: 'Schedule not found' },
+  /** The cron expression or time zone is refused (`relatedInfo.errors`); docs/reporting.md "Scheduling". */
+  ERR_SCHED_002: { status: 400, retryable: false, message: 'Invalid cron expression or time zone' },
+  /** Two fire times are closer than REPORTING_SCHEDULE_MIN_INTERVAL_MINUTES (`relatedInfo.minIntervalMinutes`). */
+  ERR_SCHED_003: { status: 400, retryable: false, message: 'Schedule fires more often than allowed' },
+  /** REPORTING_SCHEDULES_PER_PROJECT reached (`relatedInfo.limit`). */
+  ERR_SCHED_004: { status: 403, retryable: false, message: 'Schedule limit reached' },
+  ERR_SCHED_005: { status: 409, retryable: false, message: 'Schedule target is not published' },
+  ERR_CHAN_001: { status: 404, retryable: false, message: 'Channel not found' },
+  /** A channel's config or secrets refused (`relatedInfo.errors: [{path, message}]`), or a per-project/per-schedule channel limit. */
+  ERR_CHAN_002: { status: 400, retryable: false, message: 'Channel configuration invalid' },
+  ERR_CHAN_003: { status: 409, retryable: false, message: 'A channel with the same name exists' },
+  ERR_CHAN_004: { status: 409, retryable: false, message: 'Channel is used by schedules or jobs' },
+  ERR_RDLV_001: { status: 404, retryable: false, message: 'Delivery not found' },
+  ERR_RDLV_002: { status: 409, retryable: false, message: 'Cannot retry a completed delivery' },
+  ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
@@ -6,12 +5,12 @@ import type { ArtefactStorage } from '../../activities/storage/storage';
 import { ReportRunOutputEntity } from '../../db/reporting/report-run-output.entity';
 import { ReportRunEntity } from '../../db/reporting/report-run.entity';
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
+import { newReportRun, RUN_SHORT_ID_PREFIX as SHORT_ID_PREFIX, storableValues } from '../../db/reporting/new-run';
 import { insertReportRun, moveReportRun } from '../../db/reporting/run-state';
 import { checkMetadata } from '../../domain/documents/metadata';
 import { AppError } from '../../domain/errors';
-import { BUILT_IN_PARAMETERS, coerceParameters } from '../../domain/reporting/parameters';
-import { CANCELLABLE_RUN_STATUSES, type RunTrigger } from '../../domain/reporting/run-status';
-import { randomBase62 } from '../../domain/signing';
+import { coerceParameters } from '../../domain/reporting/parameters';
+import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
 import { startReportRun } from '../../platform/workflow-starts';
@@ -39,8 +38,6 @@ export interface RunCaller {
   apiKeyId?: string;
 }
 
-const SHORT_ID_PREFIX = 'rrun_';
-
 async function findRun(db: DataSource, projectId: string, ref: string): Promise<ReportRunEntity> {
   const where = isUuid(ref) ? { id: ref, projectId } : ref.startsWith(SHORT_ID_PREFIX) ? { shortId: ref, projectId } : null;
   const run = where ? await db.getRepository(ReportRunEntity).findOneBy(where) : null;
@@ -48,47 +45,20 @@ async function findRun(db: DataSource, projectId: string, ref: string): Promise<
   return run;
 }
 
-/** Report parameter values as stored on the run: the report's own (built-ins come from the run's clock), dates as ISO text. */
-function storedValues(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(values)
-      .filter(([name]) => !BUILT_IN_PARAMETERS.includes(name))
-      .map(([name, v]) => [name, v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.map((x) => (x instanceof Date ? x.toISOString() : x)) : v]),
-  );
-}
-
-async function openRun(deps: RunDeps, caller: RunCaller, version: ReportVersionEntity, fields: { parameters: Record<string, unknown>; formats: ReportRunEntity['formats']; metadata: Record<string, unknown>; retryOf?: string }): Promise<ReportRunEntity> {
-  const now = new Date();
-  const trigger: RunTrigger = caller.apiKeyId ? 'api' : 'manual';
-  const run: ReportRunEntity = {
-    id: randomUUID(),
+async function openRun(deps: RunDeps, caller: RunCaller, version: ReportVersionEntity, fields: { parameters: Record<string, unknown>; formats: ReportRunEntity['formats']; metadata: Record<string, unknown>; retryOf?: string; channelIds?: string[] }): Promise<ReportRunEntity> {
+  const run = newReportRun({
     projectId: caller.projectId,
-    shortId: SHORT_ID_PREFIX + randomBase62(16),
     reportId: version.reportId,
     reportVersion: version.version,
-    trigger,
-    retryOf: fields.retryOf ?? null,
-    scheduledFor: now,
-    timezone: 'UTC',
+    trigger: caller.apiKeyId ? 'api' : 'manual',
+    retryOf: fields.retryOf,
     parameters: fields.parameters,
     formats: fields.formats,
-    status: 'queued',
-    failedStage: null,
-    skipReason: null,
-    datasets: [],
-    error: null,
     metadata: fields.metadata,
-    deliveryStatus: 'none',
-    documentsCharged: 0,
-    billing: null,
-    chargedAt: null,
-    createdBy: caller.userId ?? null,
-    apiKeyId: caller.apiKeyId ?? null,
-    createdAt: now,
-    startedAt: null,
-    completedAt: null,
-    updatedAt: now,
-  };
+    channelIds: fields.channelIds,
+    createdBy: caller.userId,
+    apiKeyId: caller.apiKeyId,
+  });
   await insertReportRun(deps.db, run);
   try {
     await startReportRun(deps, run);
@@ -117,7 +87,7 @@ export async function startRun(deps: RunDeps, caller: RunCaller, reportRef: stri
   if (missing.length > 0) throw new AppError('ERR_VALID_001', `This report version has no ${missing.join(', ')} output (it has ${available.join(', ')})`, { field: 'outputs' });
   const values = coerceParameters(version.definition.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
   const metadata = checkMetadata(input.metadata) ?? {};
-  return openRun(deps, caller, version, { parameters: storedValues(values), formats, metadata });
+  return openRun(deps, caller, version, { parameters: storableValues(values), formats, metadata });
 }
 
 /** A failed run once more: a new run of the same version, values and formats, `retryOf` the old one. */

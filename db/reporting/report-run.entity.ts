@@ -16,6 +16,14 @@ export class ReportRunEntity {
   @Column('integer', { name: 'report_version' }) reportVersion: number;
   @Column('text') trigger: RunTrigger;
   @Column('uuid', { name: 'retry_of', nullable: true }) retryOf: string | null;
+  @Column('uuid', { name: 'schedule_id', nullable: true }) scheduleId: string | null;
+  @Column('uuid', { name: 'job_run_id', nullable: true }) jobRunId: string | null;
+  /** A scheduled run's local wall-clock minute in the schedule's zone (`2026-10-25T02:30 Europe/Berlin`), unique per schedule but for `duplicate_occurrence` records. */
+  @Column('text', { name: 'occurrence_key', nullable: true }) occurrenceKey: string | null;
+  /** Channels the run delivers to when its outputs are stored (none: the run ends `completed` after rendering). */
+  @Column('jsonb', { name: 'channel_ids' }) channelIds: string[];
+  /** A schedule's override of the report's `skipIfEmpty` (null: the report's). */
+  @Column('boolean', { name: 'skip_if_empty', nullable: true }) skipIfEmpty: boolean | null;
   @Column('timestamptz', { name: 'scheduled_for' }) scheduledFor: Date;
   @Column('text') timezone: string;
   /** Resolved parameter values (JSON: dates as ISO strings). */

@@ -1,0 +1,24 @@
+import { defineStateMachine } from '../state-machine';
+
+/** `reporting_job_runs.status` (design B5.6 Job run). */
+const JOB_RUN_STATUSES = ['queued', 'running', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'] as const;
+export type JobRunStatus = (typeof JOB_RUN_STATUSES)[number];
+
+export const JOB_RUN_TRANSITIONS: Readonly<Record<JobRunStatus, readonly JobRunStatus[]>> = {
+  queued: ['running', 'failed', 'cancelled'],
+  running: ['delivering', 'completed', 'failed', 'cancelled'],
+  delivering: ['completed', 'failed'],
+  completed: [],
+  failed: [],
+  cancelled: [],
+  skipped: [],
+};
+
+export const jobRunMachine = defineStateMachine(JOB_RUN_STATUSES, ['queued', 'skipped'], JOB_RUN_TRANSITIONS);
+
+/** One report of a job run: its child run once opened. */
+export interface JobRunItem {
+  reportId: string;
+  runId: string | null;
+  status: 'pending' | 'queued' | 'running' | 'rendering' | 'delivering' | 'completed' | 'failed' | 'cancelled' | 'skipped';
+}
