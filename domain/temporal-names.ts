@@ -40,6 +40,12 @@ export const workflowIds = {
   reviewDigest: (gateId: string) => `flow-review-digest-${gateId}`,
   /** A report run's workflow (design B5.7). */
   reportRun: (runId: string) => `report-run-${runId}`,
+  /** One report delivery's schedule (first attempt and its automatic retries). */
+  reportDelivery: (deliveryId: string) => `report-delivery-${deliveryId}`,
+  /** The n-th manual retry of a report delivery. */
+  reportDeliveryRetry: (deliveryId: string, n: number) => `report-delivery-${deliveryId}-retry-${n}`,
+  /** A report job run's workflow: its reports as child runs, then the bundle (design B5.7). */
+  reportJobRun: (jobRunId: string) => `report-job-run-${jobRunId}`,
   /** The runs the maintenance schedule starts (Temporal appends the start time to this id). */
   maintenanceRun: (prefix: string) => `${scheduleIds.maintenance(prefix)}-run`,
 };
