@@ -24,6 +24,14 @@ export interface WorkflowStartDeps {
   config: { webhooks: Pick<Config['webhooks'], 'retryDelaysMs'>; documents: Pick<Config['documents'], 'batchConcurrency' | 'batchChunkSize'> };
 }
 
+/** What starting a report run needs: the client, the queues and REPORT_DELIVERY_RETRY_DELAYS. */
+export type ReportRunStartDeps = Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'> & { config: { reporting: Pick<Config['reporting'], 'deliveryRetryDelaysMs'> } };
+
+/** A report run workflow's input (started here, or as the child of a schedule's or a job's workflow). */
+export function reportRunInput(deps: Pick<ReportRunStartDeps, 'taskQueues' | 'config'>, runId: string): ReportRunInput {
+  return { runId, queryTaskQueue: deps.taskQueues.query, renderTaskQueue: deps.taskQueues.render, deliveryRetryDelaysMs: deps.config.reporting.deliveryRetryDelaysMs };
+}
+
 /** What every document job's workflow needs from the config (single jobs and batches). */
 function jobWorkflowOptions(deps: Pick<WorkflowStartDeps, 'taskQueues' | 'config'>): JobWorkflowOptions {
   return { renderTaskQueue: deps.taskQueues.render, webhookRetryDelaysMs: deps.config.webhooks.retryDelaysMs };
@@ -139,8 +147,8 @@ export function startWebhookDelivery(
  * A report run's workflow (`report-run-<runId>`, design B5.7) with REJECT_DUPLICATE, so the API and
  * a restart of stranded runs cannot run it twice.
  */
-export function startReportRun(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, run: { id: string; projectId: string }): Promise<void> {
-  const args: [ReportRunInput] = [{ runId: run.id, queryTaskQueue: deps.taskQueues.query, renderTaskQueue: deps.taskQueues.render }];
+export function startReportRun(deps: ReportRunStartDeps, run: { id: string; projectId: string }): Promise<void> {
+  const args: [ReportRunInput] = [reportRunInput(deps, run.id)];
   return startWorkflow(deps.temporal, 'reportRunWorkflow', {
     taskQueue: deps.taskQueues.main,
     workflowId: workflowIds.reportRun(run.id),

@@ -7,6 +7,7 @@ import { createQueryActivities } from '../activities/reporting/run-direct-query.
 import { createReportRunActivities } from '../activities/reporting/report-run.activity';
 import { createReportMaintenanceActivities } from '../activities/reporting/report-maintenance.activity';
 import { createReportRenderActivities } from '../activities/reporting/render-report.activity';
+import { createReportDeliveryActivities } from '../activities/reporting/deliver-report.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
@@ -77,6 +78,14 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               artefactRetentionDays: config.reporting.artefactRetentionDays,
             }),
             ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run) }),
+            ...createReportDeliveryActivities({
+              db,
+              storage: services.storage,
+              mailer,
+              outboundAllowlist: config.outbound.allowlist,
+              linkTtlSeconds: config.reporting.linkTtlSeconds,
+              publicUrl: config.publicUrl,
+            }),
           },
         }),
       );

@@ -9,3 +9,4 @@ export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
 export { flowRunWorkflow } from './flow/flow-run.workflow';
 export { flowReviewDigestWorkflow } from './flow/review-digest.workflow';
 export { reportRunWorkflow } from './reporting/report-run.workflow';
+export { deliverReportWorkflow } from './reporting/deliver-report.workflow';

@@ -106,7 +106,7 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
         reportId: run.reportId,
         reportVersion: run.reportVersion,
         trigger: run.trigger,
-        skipIfEmpty: version.definition.skipIfEmpty,
+        skipIfEmpty: run.skipIfEmpty ?? version.definition.skipIfEmpty,
         parameters: run.parameters,
         scheduledFor: run.scheduledFor.toISOString(),
         timezone: run.timezone,
@@ -139,12 +139,17 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
       return billing === null ? null : { watermark: billing === 'free' };
     },
 
-    /** Records the outputs and ends the run `completed` (no channels in this phase); nothing when it was cancelled meanwhile. */
-    async completeReportRun(input: { runId: string; outputs: RenderedReportOutput[] }): Promise<boolean> {
+    /**
+     * Records the outputs and moves the run on: `delivering` when it has channels, else `completed`.
+     * Answers where the run is, or null when it was cancelled meanwhile (nothing recorded).
+     */
+    async completeReportRun(input: { runId: string; outputs: RenderedReportOutput[] }): Promise<'completed' | 'delivering' | null> {
       const run = await loadRun(input.runId);
-      if (run.status !== 'rendering') return run.status === 'completed';
+      if (run.status === 'completed' || run.status === 'delivering') return run.status;
+      if (run.status !== 'rendering') return null;
       const expiresAt = new Date(Date.now() + deps.artefactRetentionDays * 86_400_000);
-      return completeWithOutputs(db, run, input.outputs, expiresAt);
+      const next = run.channelIds.length > 0 ? 'delivering' : 'completed';
+      return (await completeWithOutputs(db, run, input.outputs, expiresAt, next)) ? next : null;
     },
 
     /** Ends the run `failed` at a stage with the error that stopped it (never a remote server's body). */

@@ -26,6 +26,7 @@ export function runRoutes(services: Services): Router {
     taskQueues: services.taskQueues,
     storage: services.storage,
     downloadUrlTtlSeconds: services.config.storage.downloadUrlTtlSeconds,
+    config: services.config,
   };
   const accepted = (ctx: Context, r: Awaited<ReturnType<typeof runs.startRun>>) => {
     ctx.status = 202;

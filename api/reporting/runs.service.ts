@@ -13,7 +13,7 @@ import { coerceParameters } from '../../domain/reporting/parameters';
 import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
-import { startReportRun } from '../../platform/workflow-starts';
+import { startReportRun, type ReportRunStartDeps } from '../../platform/workflow-starts';
 import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
 import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schema';
 import { getReport } from './reports.service';
@@ -30,6 +30,7 @@ export interface RunDeps {
   taskQueues: TaskQueues;
   storage: ArtefactStorage;
   downloadUrlTtlSeconds: number;
+  config: ReportRunStartDeps['config'];
 }
 
 export interface RunCaller {

@@ -115,16 +115,16 @@ export interface RunOutputRecord {
 }
 
 /**
- * `rendering → completed` with the run's output files, in one transaction: a retried attempt
- * replaces what an earlier one recorded, and a run that left `rendering` meanwhile (cancelled)
- * records nothing. Answers whether the run is completed.
+ * `rendering → completed` (or `delivering`, for a run with channels) with the run's output files,
+ * in one transaction: a retried attempt replaces what an earlier one recorded, and a run that left
+ * `rendering` meanwhile (cancelled) records nothing. Answers whether the run moved.
  */
-export async function completeWithOutputs(db: DataSource, run: ReportRunEntity, outputs: RunOutputRecord[], expiresAt: Date): Promise<boolean> {
+export async function completeWithOutputs(db: DataSource, run: ReportRunEntity, outputs: RunOutputRecord[], expiresAt: Date, next: 'completed' | 'delivering' = 'completed'): Promise<boolean> {
   return db.transaction(async (m) => {
     const moved = await modifyReturning(
       m,
-      `UPDATE reporting_runs SET status = 'completed', completed_at = now(), updated_at = now() WHERE id = $1 AND status = ANY($2::text[]) RETURNING id`,
-      [run.id, reportRunMachine.sourcesOf('completed', ['rendering'])],
+      `UPDATE reporting_runs SET status = $3, completed_at = CASE WHEN $3 = 'completed' THEN now() END, updated_at = now() WHERE id = $1 AND status = ANY($2::text[]) RETURNING id`,
+      [run.id, reportRunMachine.sourcesOf(next, ['rendering']), next],
     );
     if (moved.length === 0) return false;
     await m.query(`DELETE FROM reporting_run_outputs WHERE run_id = $1`, [run.id]);

@@ -4,6 +4,7 @@ import type { RenderReportInput, RenderedReportOutput } from '../../activities/r
 import type { RunDirectQueryInput, RunDirectQueryResult } from '../../activities/reporting/run-direct-query.activity';
 import type { RunDataset } from '../../domain/reporting/run-status';
 import { RETRY } from '../shared/retry-policies';
+import { deliverOutputs } from './deliver-report.workflow';
 
 export interface ReportRunInput {
   runId: string;
@@ -11,6 +12,8 @@ export interface ReportRunInput {
   queryTaskQueue: string;
   /** `<prefix>-render`: renderReportOutputs. */
   renderTaskQueue: string;
+  /** REPORT_DELIVERY_RETRY_DELAYS (absent in histories from before channels: the default). */
+  deliveryRetryDelaysMs?: number[];
 }
 
 const bookkeeping = proxyActivities<ReportRunActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.reportBookkeeping });
@@ -29,12 +32,14 @@ function errorOf(err: unknown): { code: string; message: string } {
  * passed through Temporal, then the outputs rendered on the render task queue and recorded. Every
  * status move is a bookkeeping activity (db/reporting/run-state.ts), so a cancel from the API that
  * got there first wins. A failed query fails the run at `query`, a failed render at `render` (with
- * the quota's or the template's code); cancelling the workflow cancels what runs and ends the run
+ * the quota's or the template's code). A run with channels then delivers its files to every channel
+ * target (deliver-report.workflow.ts) and ends `completed`, or `failed` at `delivery` when a
+ * delivery failed after its retries. Cancelling the workflow cancels what runs and ends the run
  * `cancelled`.
  */
 export async function reportRunWorkflow(input: ReportRunInput): Promise<void> {
   const { runId } = input;
-  let stage: 'query' | 'render' = 'query';
+  let stage: 'query' | 'render' | 'delivery' = 'query';
   try {
     const plan = await bookkeeping.prepareReportRun({ runId });
     if (!plan) return;
@@ -74,7 +79,10 @@ export async function reportRunWorkflow(input: ReportRunInput): Promise<void> {
       formats: plan.formats,
       watermark: rendering.watermark,
     });
-    await bookkeeping.completeReportRun({ runId, outputs });
+    const ended = await bookkeeping.completeReportRun({ runId, outputs });
+    if (ended !== 'delivering') return;
+    stage = 'delivery';
+    await deliverOutputs({ runId }, plan.projectId, input.deliveryRetryDelaysMs ?? []);
   } catch (err) {
     if (isCancellation(err)) {
       await CancellationScope.nonCancellable(() => bookkeeping.cancelReportRun({ runId }));

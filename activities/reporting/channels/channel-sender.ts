@@ -45,6 +45,8 @@ export interface DeliveryMessage {
     trigger: string;
     scheduledFor: string;
     timezone: string;
+    /** The run's resolved report parameters (file-name pattern tokens `{param.<name>}`); empty for job runs. */
+    parameters: Record<string, unknown>;
     /** Job runs: one line per report, so a bundle can say which failed. */
     items?: Array<{ reportName: string; runId: string | null; status: string }>;
   };

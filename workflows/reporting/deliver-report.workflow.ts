@@ -1,0 +1,68 @@
+import { CancellationScope, isCancellation, log, proxyActivities, sleep, startChild, ParentClosePolicy, ChildWorkflowCancellationType } from '@temporalio/workflow';
+import type { ReportDeliveryActivities } from '../../activities/reporting/deliver-report.activity';
+import { workflowIds } from '../../domain/temporal-names';
+import { retrySchedule } from '../../domain/webhooks/delivery';
+import { RETRY } from '../shared/retry-policies';
+import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
+
+export interface DeliverReportInput {
+  deliveryId: string;
+  /** REPORT_DELIVERY_RETRY_DELAYS (30 s, 2 min, 10 min by default). */
+  retryDelaysMs: number[];
+}
+
+const delivery = proxyActivities<ReportDeliveryActivities>({
+  // An attempt has its own budget (5 minutes, a large upload included); the rest is bookkeeping.
+  startToCloseTimeout: '10 minutes',
+  // Only infrastructure failures reach this policy (target failures are outcomes).
+  retry: RETRY.delivery,
+});
+
+/**
+ * One report delivery (docs/reporting.md "Deliveries"; design B5.7), id `report-delivery-<id>`
+ * (`-retry-<n>` for a manual retry): each attempt is one activity that sends and records itself;
+ * a retryable failure sleeps the next delay (a durable timer), a 429's Retry-After when longer.
+ */
+export async function deliverReportWorkflow(input: DeliverReportInput): Promise<'completed' | 'failed'> {
+  const delays = retrySchedule(input.retryDelaysMs);
+  try {
+    for (let attempt = 1; ; attempt += 1) {
+      const retryInMs = delays[attempt - 1];
+      const result = await delivery.attemptReportDelivery({ deliveryId: input.deliveryId, attempt, retryInMs });
+      if (result.outcome === 'delivered') return 'completed';
+      if (result.outcome === 'permanent' || retryInMs === undefined) {
+        log.info('report delivery failed', { deliveryId: input.deliveryId, attempt });
+        return 'failed';
+      }
+      await sleep(result.retryAfterMs ?? retryInMs);
+    }
+  } catch (err) {
+    if (isCancellation(err)) await CancellationScope.nonCancellable(() => delivery.abandonReportDelivery({ deliveryId: input.deliveryId }));
+    throw err;
+  }
+}
+
+/**
+ * Delivers a run's or job run's outputs from inside its workflow: the delivery records, one child
+ * `deliverReportWorkflow` per target, all awaited, then the owner's final delivery status.
+ */
+export async function deliverOutputs(owner: { runId: string } | { jobRunId: string }, projectId: string, retryDelaysMs: number[]): Promise<'completed' | 'failed'> {
+  const ids = await delivery.prepareReportDeliveries(owner);
+  const children = await Promise.all(
+    ids.map((deliveryId) =>
+      startChild(deliverReportWorkflow, {
+        workflowId: workflowIds.reportDelivery(deliveryId),
+        args: [{ deliveryId, retryDelaysMs }],
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        typedSearchAttributes: [
+          { key: SA_KIND, value: 'report-delivery' },
+          { key: SA_ENTITY_ID, value: deliveryId },
+          { key: SA_PROJECT_ID, value: projectId },
+        ],
+      }),
+    ),
+  );
+  await Promise.all(children.map((c) => c.result()));
+  return delivery.finishReportDeliveries(owner);
+}
