@@ -29,6 +29,7 @@ import { ChannelEntity } from './reporting/channel.entity';
 import { ReportDeliveryEntity } from './reporting/delivery.entity';
 import { ReportJobEntity } from './reporting/job.entity';
 import { ReportJobRunEntity } from './reporting/job-run.entity';
+import { ReportScheduleEntity } from './reporting/schedule.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity, ReportScheduleEntity];

@@ -18,6 +18,7 @@ import { ReportingRuns1732200010300 } from './1732200010300-reporting-runs';
 import { ReportingQueryLimits1732200010400 } from './1732200010400-reporting-query-limits';
 import { ReportingQueryRequest1732200010510 } from './1732200010510-reporting-query-request';
 import { ReportingDistribution1732200010600 } from './1732200010600-reporting-distribution';
+import { ReportingSchedules1732200010700 } from './1732200010700-reporting-schedules';
 
 /** In order. A migration, once on main, never changes: add a new one. */
-export const MIGRATIONS = [Identity1732200000000, Teams1732200001000, Users1732200002000, Templates1732200003000, Flow1732200004000, Webhooks1732200005000, Documents1732200006000, FlowApprovals1732200007000, FlowLifecycle1732200008000, Sessions1732200009200, ApiKeyManageGates1732200009400, ReviewTokenProject1732200009410, ReportingDatasources1732200010000, ApiKeyReportingFlags1732200010050, ReportingQueries1732200010100, ReportingReports1732200010200, ReportingRuns1732200010300, ReportingQueryLimits1732200010400, ReportingQueryRequest1732200010510, ReportingDistribution1732200010600];
+export const MIGRATIONS = [Identity1732200000000, Teams1732200001000, Users1732200002000, Templates1732200003000, Flow1732200004000, Webhooks1732200005000, Documents1732200006000, FlowApprovals1732200007000, FlowLifecycle1732200008000, Sessions1732200009200, ApiKeyManageGates1732200009400, ReviewTokenProject1732200009410, ReportingDatasources1732200010000, ApiKeyReportingFlags1732200010050, ReportingQueries1732200010100, ReportingReports1732200010200, ReportingRuns1732200010300, ReportingQueryLimits1732200010400, ReportingQueryRequest1732200010510, ReportingDistribution1732200010600, ReportingSchedules1732200010700];
