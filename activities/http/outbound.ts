@@ -21,6 +21,8 @@ export interface GuardedRequestInit extends RequestInit {
   timeoutMs?: number;
   /** Refuse (ERR_OUTBOUND_001, reason `redirect_other_host`) a redirect to another host (http_json datasources). */
   sameHostRedirects?: boolean;
+  /** false: a 3xx answer is returned as it is, never followed (chat and webhook channels treat it as a failure). */
+  followRedirects?: boolean;
 }
 
 export interface OutboundGuard {
@@ -279,7 +281,7 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
   });
 
   async function guardedFetch(input: string | URL, init: GuardedRequestInit = {}): Promise<Response> {
-    const { timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS, sameHostRedirects = false, ...rest } = init;
+    const { timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS, sameHostRedirects = false, followRedirects = true, ...rest } = init;
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = rest.signal ? AbortSignal.any([rest.signal, timeout]) : timeout;
     let method = (rest.method ?? 'GET').toUpperCase();
@@ -298,7 +300,7 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
         throw cause instanceof AppError ? cause : err;
       }
       const location = response.headers.get('location');
-      if (!REDIRECTS.has(response.status) || !location) return response;
+      if (!followRedirects || !REDIRECTS.has(response.status) || !location) return response;
       await response.body?.cancel();
       if (hop >= maxRedirects) {
         throw refuse(`More than ${maxRedirects} redirects`, current.hostname, 'too_many_redirects');

@@ -8,6 +8,18 @@ export interface MailMessage {
   /** Plain-text body; links in it are what the outbox logs for development. */
   text: string;
   html: string;
+  /** Reply-To address (report channels name one). */
+  replyTo?: string;
+  /** Files sent with the message (report deliveries). */
+  attachments?: MailAttachment[];
+  /** Extra header lines; names and values must be free of line breaks (the caller's duty). */
+  headers?: Record<string, string>;
+}
+
+export interface MailAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
 }
 
 export interface SentMail {

@@ -11,8 +11,9 @@ export interface OutboxMailerOptions {
   log: MailLog;
 }
 
-/** What one outbox file holds. */
-export interface OutboxMessage extends MailMessage {
+/** What one outbox file holds: attachments by name and size, not their bytes. */
+export interface OutboxMessage extends Omit<MailMessage, 'attachments'> {
+  attachments?: Array<{ filename: string; contentType: string; bytes: number }>;
   id: string;
   messageId: string;
   from: string;
@@ -49,6 +50,11 @@ export class OutboxMailer implements Mailer {
       subject: message.subject,
       text: message.text,
       html: message.html,
+      ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      ...(message.headers ? { headers: message.headers } : {}),
+      ...(message.attachments?.length
+        ? { attachments: message.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, bytes: a.content.length })) }
+        : {}),
       createdAt: now.toISOString(),
     };
     const name = `${now.toISOString().replace(/[:.]/g, '-')}-${id}.json`;

@@ -16,6 +16,8 @@ export interface ParsedMail {
   messageId?: string;
   /** The user the client logged in as, when it did. */
   authUser?: string;
+  /** Attached files as postal-mime read them. */
+  attachments: Array<{ filename: string | null; mimeType: string; content: Buffer }>;
   raw: Buffer;
 }
 
@@ -24,6 +26,8 @@ export interface SmtpTestServer {
   messages: ParsedMail[];
   /** Resolves with the first message, received earlier or later, that satisfies `predicate`. */
   waitForMessage(predicate?: (mail: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
+  /** RCPT TO `address` (case-insensitive) is answered with `code` (e.g. 450, 550) from now on; null accepts it again. */
+  refuseRecipient(address: string, code: number | null): void;
   stop(): Promise<void>;
 }
 
@@ -35,6 +39,7 @@ function mailboxes(list: PostalMime.Address[] | undefined): string[] {
 export async function startSmtpServer(): Promise<SmtpTestServer> {
   const messages: ParsedMail[] = [];
   const waiters = new Set<(mail: ParsedMail) => void>();
+  const refused = new Map<string, number>();
 
   const server = new SMTPServer({
     secure: false,
@@ -44,6 +49,12 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
     logger: false,
     onAuth(auth, _session, callback) {
       callback(null, { user: auth.username ?? 'anonymous' });
+    },
+    onRcptTo(address, _session, callback) {
+      const code = refused.get(address.address.toLowerCase());
+      if (code === undefined) return callback();
+      const err = Object.assign(new Error(code < 500 ? 'Mailbox busy, try later' : 'No such mailbox'), { responseCode: code });
+      callback(err);
     },
     onData(stream, session, callback) {
       readAll(stream)
@@ -58,6 +69,11 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
             html: email.html ?? '',
             messageId: email.messageId,
             authUser: typeof session.user === 'string' ? session.user : undefined,
+            attachments: email.attachments.map((a) => ({
+              filename: a.filename,
+              mimeType: a.mimeType,
+              content: typeof a.content === 'string' ? Buffer.from(a.content) : Buffer.from(new Uint8Array(a.content as ArrayBuffer)),
+            })),
             raw,
           };
           messages.push(mail);
@@ -93,6 +109,10 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
         };
         waiters.add(waiter);
       });
+    },
+    refuseRecipient(address, code) {
+      if (code === null) refused.delete(address.toLowerCase());
+      else refused.set(address.toLowerCase(), code);
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

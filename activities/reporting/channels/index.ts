@@ -1,11 +1,19 @@
 import type { ChannelKind } from '../../../domain/reporting/channel-kinds';
 import type { ChannelSender } from './channel-sender';
+import { emailSender } from './email';
 import { s3Sender } from './s3';
 import { sftpSender } from './sftp';
+import { slackSender } from './slack';
+import { teamsSender } from './teams';
 import { webdavSender } from './webdav';
+import { webhookSender } from './webhook';
 
 /** Every channel kind's sender (design B4), by kind. Each kind's module registers here. */
 export const CHANNEL_SENDERS: Partial<Record<ChannelKind, ChannelSender>> = {
+  email: emailSender,
+  slack: slackSender,
+  teams: teamsSender,
+  webhook: webhookSender,
   s3: s3Sender,
   sftp: sftpSender,
   webdav: webdavSender,
