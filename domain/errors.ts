@@ -264,6 +264,11 @@ export const ERRORS = {
   /** A job definition that cannot run (`relatedInfo.errors: [{path, message}]`). */
   ERR_RJOB_002: { status: 400, retryable: false, message: 'Report job invalid' },
   ERR_RJOB_003: { status: 404, retryable: false, message: 'Job run not found' },
+  /** A job run's `error` when no report completed or `stopOnFailure` stopped it; never an HTTP answer. */
+  ERR_RJOB_004: { status: 422, retryable: false, message: 'Report job run failed' },
+  /** Cancel of a job run that is delivering or has ended. */
+  ERR_RJOB_005: { status: 409, retryable: false, message: 'The job run can no longer be cancelled' },
+  ERR_RJOB_006: { status: 409, retryable: false, message: 'Report job is used by active schedules' },
   ERR_SCHED_001: { status: 404, retryable: false, message: 'Schedule not found' },
   /** The cron expression or time zone is refused (`relatedInfo.errors`); docs/reporting.md "Scheduling". */
   ERR_SCHED_002: { status: 400, retryable: false, message: 'Invalid cron expression or time zone' },

@@ -8,6 +8,7 @@ import { createReportRunActivities } from '../activities/reporting/report-run.ac
 import { createReportMaintenanceActivities } from '../activities/reporting/report-maintenance.activity';
 import { createReportRenderActivities } from '../activities/reporting/render-report.activity';
 import { createReportDeliveryActivities } from '../activities/reporting/deliver-report.activity';
+import { createJobRunActivities } from '../activities/reporting/job-run.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
@@ -78,6 +79,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               artefactRetentionDays: config.reporting.artefactRetentionDays,
             }),
             ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run) }),
+            ...createJobRunActivities({ db }),
             ...createReportDeliveryActivities({
               db,
               storage: services.storage,

@@ -119,9 +119,13 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
       [d.jobRunId],
     );
     if (!jobRun) throw new AppError('ERR_RJOB_003', 'The job run of this delivery no longer exists');
-    const items: Array<{ id: string; status: string; report_name: string }> = await db.query(
-      `SELECT r.id, r.status, rep.name AS report_name FROM reporting_runs r JOIN reporting_reports rep ON rep.id = r.report_id
-        WHERE r.job_run_id = $1 ORDER BY r.created_at, r.id`,
+    // In the job's order, whatever order the runs were opened in.
+    const items: Array<{ id: string | null; status: string; report_name: string }> = await db.query(
+      `SELECT r.id, coalesce(r.status, i.item->>'status') AS status, rep.name AS report_name
+         FROM reporting_job_runs jr, jsonb_array_elements(jr.items) WITH ORDINALITY AS i(item, n)
+         LEFT JOIN reporting_runs r ON r.id = (i.item->>'runId')::uuid
+         LEFT JOIN reporting_reports rep ON rep.id = (i.item->>'reportId')::uuid
+        WHERE jr.id = $1 ORDER BY i.n`,
       [jobRun.id],
     );
     return {
@@ -138,7 +142,7 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
         parameters: {},
         items: items.map((i) => ({ reportName: i.report_name, runId: i.id, status: i.status })),
       },
-      files: await filesOf(items.filter((i) => i.status === 'completed' || i.status === 'delivering').map((i) => i.id)),
+      files: await filesOf(items.filter((i) => i.id && (i.status === 'completed' || i.status === 'delivering')).map((i) => i.id!)),
       runUrl: `${deps.publicUrl}/api/reporting/job-runs/${jobRun.short_id}`,
     };
   }

@@ -16,13 +16,15 @@ export interface PresentedOutput {
   expiresAt: string;
 }
 
-export function presentRun(run: ReportRunEntity, outputs: PresentedOutput[]) {
+export function presentRun(run: ReportRunEntity, outputs: PresentedOutput[], deliveries: unknown[] = []) {
   return {
     id: run.id,
     shortId: run.shortId,
     reportId: run.reportId,
     reportVersion: run.reportVersion,
     trigger: run.trigger,
+    scheduleId: run.scheduleId,
+    jobRunId: run.jobRunId,
     retryOf: run.retryOf,
     scheduledFor: run.scheduledFor.toISOString(),
     timezone: run.timezone,
@@ -46,7 +48,8 @@ export function presentRun(run: ReportRunEntity, outputs: PresentedOutput[]) {
     })),
     outputs,
     deliveryStatus: run.deliveryStatus,
-    deliveries: [],
+    channelIds: run.channelIds,
+    deliveries,
     documentsCharged: run.documentsCharged,
     error: run.error,
     metadata: run.metadata,

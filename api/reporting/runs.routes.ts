@@ -8,6 +8,7 @@ import { validate } from '../validation';
 import { pageMeta } from './datasources.presenter';
 import * as schema from './runs.schema';
 import * as runs from './runs.service';
+import { retryDelivery } from './deliveries.service';
 
 /**
  * Report runs (docs/reporting.md "Runs"; design B5.2, B5.4): viewers and API keys with
@@ -63,6 +64,15 @@ export function runRoutes(services: Services): Router {
   router.post('/runs/:id/retry', run, async (ctx) => {
     const input = validate(schema.retryRunSchema, ctx.request.body ?? {});
     accepted(ctx, await runs.retryRun(deps, caller(ctx), ctx.params.id, input.deliveriesOnly));
+  });
+
+  router.get('/runs/:id/deliveries', read, async (ctx) => {
+    ctx.body = { data: await runs.runDeliveries(deps, scope(ctx).projectId, ctx.params.id) };
+  });
+
+  router.post('/deliveries/:deliveryId/retry', run, async (ctx) => {
+    const d = await retryDelivery(deps, scope(ctx).projectId, ctx.params.deliveryId);
+    ctx.body = { success: true, deliveryId: d.id, status: d.status, message: 'Delivery retry started' };
   });
 
   router.get('/runs/:id/outputs/:outputId/download', read, async (ctx) => {

@@ -9,6 +9,7 @@ export interface StartRunInput {
   parameters?: Record<string, unknown>;
   version?: number;
   outputs?: Array<(typeof FORMATS)[number]>;
+  channelIds?: string[];
   metadata?: Record<string, unknown>;
 }
 
@@ -16,6 +17,7 @@ export const startRunSchema = Joi.object<StartRunInput>({
   parameters: Joi.object().unknown(true),
   version: Joi.number().integer().min(1).max(1_000_000_000),
   outputs: Joi.array().items(Joi.string().valid(...FORMATS)).min(1).max(3).unique(),
+  channelIds: Joi.array().items(Joi.string().trim().min(1).max(100)).max(10).unique(),
   metadata: Joi.object().unknown(true),
 });
 
@@ -43,6 +45,8 @@ export interface ListRunsQuery {
   page: number;
   limit: number;
   reportId?: string;
+  scheduleId?: string;
+  jobRunId?: string;
   status?: ReportRunStatus;
   trigger?: RunTrigger;
   from?: Date;
@@ -55,6 +59,8 @@ export const listRunsSchema = Joi.object<ListRunsQuery>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   reportId: Joi.string().trim().min(1).max(200),
+  scheduleId: Joi.string().guid(),
+  jobRunId: Joi.string().guid(),
   status: Joi.string().valid('queued', 'running', 'rendering', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'),
   trigger: Joi.string().valid('manual', 'api', 'schedule', 'job'),
   from: Joi.date().iso(),

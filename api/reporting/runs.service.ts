@@ -14,6 +14,8 @@ import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
 import { startReportRun, type ReportRunStartDeps } from '../../platform/workflow-starts';
+import { resolveChannelRefs } from '../../db/reporting/channel-refs';
+import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries, type DeliveryDeps } from './deliveries.service';
 import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
 import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schema';
 import { getReport } from './reports.service';
@@ -24,7 +26,7 @@ import { getReport } from './reports.service';
  * workflow's next move) and then cancels the workflow.
  */
 
-export interface RunDeps {
+export interface RunDeps extends DeliveryDeps {
   db: DataSource;
   temporal: Client;
   taskQueues: TaskQueues;
@@ -88,18 +90,32 @@ export async function startRun(deps: RunDeps, caller: RunCaller, reportRef: stri
   if (missing.length > 0) throw new AppError('ERR_VALID_001', `This report version has no ${missing.join(', ')} output (it has ${available.join(', ')})`, { field: 'outputs' });
   const values = coerceParameters(version.definition.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
   const metadata = checkMetadata(input.metadata) ?? {};
-  return openRun(deps, caller, version, { parameters: storableValues(values), formats, metadata });
+  const channelIds = await resolveChannelRefs(deps.db, caller.projectId, input.channelIds);
+  return openRun(deps, caller, version, { parameters: storableValues(values), formats, metadata, channelIds });
 }
 
-/** A failed run once more: a new run of the same version, values and formats, `retryOf` the old one. */
+/**
+ * A failed run once more: a new run of the same version, values, formats and channels, `retryOf`
+ * the old one. With `deliveriesOnly`, the same run's failed deliveries are re-sent instead (the
+ * run must have failed at `delivery`); the others are not sent again.
+ */
 export async function retryRun(deps: RunDeps, caller: RunCaller, ref: string, deliveriesOnly: boolean): Promise<ReportRunEntity> {
   const old = await findRun(deps.db, caller.projectId, ref);
   if (old.status !== 'failed') throw new AppError('ERR_RPT_010', undefined, { status: old.status });
-  // No run has deliveries before channels exist: there is nothing to re-send.
-  if (deliveriesOnly) throw new AppError('ERR_RPT_010', 'This run has no failed deliveries to re-send', { status: old.status, deliveriesOnly });
+  if (deliveriesOnly) {
+    if (old.failedStage !== 'delivery') throw new AppError('ERR_RPT_010', 'This run has no failed deliveries to re-send', { status: old.status, failedStage: old.failedStage, deliveriesOnly });
+    await retryFailedDeliveries(deps, caller.projectId, { runId: old.id });
+    return findRun(deps.db, caller.projectId, old.id);
+  }
   const version = await deps.db.getRepository(ReportVersionEntity).findOneBy({ reportId: old.reportId, version: old.reportVersion });
   if (!version) throw new AppError('ERR_RPT_002', `Report version ${old.reportVersion} not found`);
-  return openRun(deps, caller, version, { parameters: old.parameters, formats: old.formats, metadata: old.metadata, retryOf: old.id });
+  return openRun(deps, caller, version, { parameters: old.parameters, formats: old.formats, metadata: old.metadata, retryOf: old.id, channelIds: old.channelIds });
+}
+
+/** A run's deliveries with their attempts (GET /runs/:id/deliveries). */
+export async function runDeliveries(deps: RunDeps, projectId: string, ref: string): Promise<ReturnType<typeof presentDelivery>[]> {
+  const run = await findRun(deps.db, projectId, ref);
+  return ((await deliveriesOf(deps.db, 'runId', [run.id])).get(run.id) ?? []).map(presentDelivery);
 }
 
 /** Cancels a run that has not reached `delivering` or an end (409 ERR_RPT_008 otherwise). */
@@ -130,6 +146,8 @@ export async function listRuns(deps: RunDeps, projectId: string, q: ListRunsQuer
     if (!report) return { runs: [], total: 0 };
     qb.andWhere('r.reportId = :reportId', { reportId: report.id });
   }
+  if (q.scheduleId) qb.andWhere('r.scheduleId = :scheduleId', { scheduleId: q.scheduleId });
+  if (q.jobRunId) qb.andWhere('r.jobRunId = :jobRunId', { jobRunId: q.jobRunId });
   if (q.status) qb.andWhere('r.status = :status', { status: q.status });
   if (q.trigger) qb.andWhere('r.trigger = :trigger', { trigger: q.trigger });
   if (q.from) qb.andWhere('r.createdAt >= :from', { from: q.from });
@@ -213,7 +231,8 @@ async function outputsOf(deps: RunDeps, runs: ReportRunEntity[]): Promise<Map<st
 
 export async function presentRuns(deps: RunDeps, runs: ReportRunEntity[]) {
   const outputs = await outputsOf(deps, runs);
-  return runs.map((r) => presentRun(r, outputs.get(r.id) ?? []));
+  const deliveries = await deliveriesOf(deps.db, 'runId', runs.map((r) => r.id));
+  return runs.map((r) => presentRun(r, outputs.get(r.id) ?? [], (deliveries.get(r.id) ?? []).map(deliverySummary)));
 }
 
 /** A fresh signed link to one output (404 ERR_RPT_011; 410 ERR_RPT_012 after retention). */

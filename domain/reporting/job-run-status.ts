@@ -16,9 +16,13 @@ export const JOB_RUN_TRANSITIONS: Readonly<Record<JobRunStatus, readonly JobRunS
 
 export const jobRunMachine = defineStateMachine(JOB_RUN_STATUSES, ['queued', 'skipped'], JOB_RUN_TRANSITIONS);
 
-/** One report of a job run: its child run once opened. */
+/** One report of a job run: its child run once opened, and the job item it was made from (kept, so an edit of the job does not change a run under way). */
 export interface JobRunItem {
   reportId: string;
   runId: string | null;
   status: 'pending' | 'queued' | 'running' | 'rendering' | 'delivering' | 'completed' | 'failed' | 'cancelled' | 'skipped';
+  parameters?: Record<string, unknown>;
+  outputs?: Array<'pdf' | 'excel' | 'csv'>;
+  /** Why the item has no run (report unpublished, parameters refused). */
+  error?: { code: string; message: string };
 }

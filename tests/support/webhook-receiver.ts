@@ -31,6 +31,8 @@ export interface WebhookReceiver {
   requests: ReceivedRequest[];
   /** Replies for the next requests, in order; after them every request gets `fallback` (default 200). */
   respondWith(replies: ScriptedReply[], fallback?: ScriptedReply): void;
+  /** Like respondWith, for requests to `path` only (several targets in flight at once); these win over the shared script. */
+  respondOn(path: string, replies: ScriptedReply[], fallback?: ScriptedReply): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   /** Stops listening (the port then refuses connections) and drops open connections. */
   stop(): Promise<void>;
@@ -42,6 +44,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const requests: ReceivedRequest[] = [];
   let script: ScriptedReply[] = [];
   let fallback: ScriptedReply = 200;
+  const byPath = new Map<string, { script: ScriptedReply[]; fallback: ScriptedReply }>();
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
@@ -59,7 +62,8 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers, rawBody, json, receivedAt: new Date() });
-      const reply = script.length > 0 ? script.shift()! : fallback;
+      const own = byPath.get(req.url ?? '');
+      const reply = own ? (own.script.length > 0 ? own.script.shift()! : own.fallback) : script.length > 0 ? script.shift()! : fallback;
       if (reply === 'reset') return void req.socket.destroy();
       if (reply === 'hang') return;
       const { status, body, headers: extra } = typeof reply === 'number' ? { status: reply, body: undefined, headers: undefined } : reply;
@@ -96,6 +100,9 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     respondWith(replies, otherwise = 200) {
       script = [...replies];
       fallback = otherwise;
+    },
+    respondOn(path, replies, otherwise = 200) {
+      byPath.set(path, { script: [...replies], fallback: otherwise });
     },
     waitForRequests(n, timeoutMs = 15000) {
       return waitFor(() => (requests.length >= n ? requests.slice(0, n) : undefined), { timeoutMs, what: `${n} webhook request(s)` });

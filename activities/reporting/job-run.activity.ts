@@ -1,0 +1,142 @@
+import type { DataSource } from 'typeorm';
+import { ReportJobRunEntity } from '../../db/reporting/job-run.entity';
+import { ReportJobEntity } from '../../db/reporting/job.entity';
+import { moveJobRun, recordJobItem } from '../../db/reporting/job-run-state';
+import { newReportRun, storableValues } from '../../db/reporting/new-run';
+import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
+import { insertReportRun } from '../../db/reporting/run-state';
+import { AppError } from '../../domain/errors';
+import type { JobRunItem } from '../../domain/reporting/job-run-status';
+import { coerceParameters } from '../../domain/reporting/parameters';
+
+/**
+ * The bookkeeping activities of `reportJobRunWorkflow` (main task queue; docs/reporting.md
+ * "Jobs"; design B5.6, B5.7): the job run's moves, one child run per item (opened here, run by its
+ * own `report-run-<id>` workflow), and the end: a bundle delivery when some report completed.
+ */
+
+export interface JobRunPlan {
+  projectId: string;
+  itemCount: number;
+  concurrency: number;
+  stopOnFailure: boolean;
+}
+
+const errorOf = (err: unknown) => (err instanceof AppError ? { code: err.code, message: err.message } : { code: 'ERR_INTERNAL_001', message: 'The report could not be started' });
+
+export function createJobRunActivities(deps: { db: DataSource }) {
+  const { db } = deps;
+
+  async function load(jobRunId: string): Promise<{ jobRun: ReportJobRunEntity; job: ReportJobEntity }> {
+    const jobRun = await db.getRepository(ReportJobRunEntity).findOneBy({ id: jobRunId });
+    if (!jobRun) throw new AppError('ERR_RJOB_003', `job run ${jobRunId} no longer exists`);
+    const job = await db.getRepository(ReportJobEntity).findOneBy({ id: jobRun.jobId, projectId: jobRun.projectId });
+    if (!job) throw new AppError('ERR_RJOB_001', `the job of job run ${jobRunId} no longer exists`);
+    return { jobRun, job };
+  }
+
+  /** Opens one item's run: the report's latest published version, the item's values, the job run's clock. */
+  async function openItemRun(jobRun: ReportJobRunEntity, job: ReportJobEntity, item: JobRunItem): Promise<string> {
+    const [report] = await db.query(`SELECT id, latest_version FROM reporting_reports WHERE id = $1 AND project_id = $2 AND deleted_at IS NULL`, [item.reportId, jobRun.projectId]);
+    if (!report) throw new AppError('ERR_RPT_001', 'The report of this item no longer exists');
+    if (report.latest_version === 0) throw new AppError('ERR_RPT_003', 'The report of this item has no published version');
+    const version = await db.getRepository(ReportVersionEntity).findOneBy({ reportId: report.id, version: report.latest_version });
+    if (!version) throw new AppError('ERR_RPT_002');
+    const available = [...new Set(version.definition.outputs.map((o) => o.format))];
+    const formats = item.outputs ? item.outputs.filter((f) => available.includes(f)) : available;
+    if (formats.length === 0) throw new AppError('ERR_RJOB_002', `The report has none of the item's outputs (${(item.outputs ?? []).join(', ')})`);
+    const values = coerceParameters(version.definition.parameters, item.parameters ?? {}, { now: jobRun.scheduledFor, timezone: jobRun.timezone, scheduledFor: jobRun.scheduledFor });
+    const run = newReportRun({
+      projectId: jobRun.projectId,
+      reportId: report.id,
+      reportVersion: version.version,
+      trigger: 'job',
+      jobRunId: jobRun.id,
+      scheduleId: jobRun.scheduleId,
+      parameters: storableValues(values),
+      formats,
+      metadata: jobRun.metadata,
+      // `separate`: each run delivers itself; `bundle`: the job run delivers every file at the end.
+      channelIds: job.delivery === 'separate' ? jobRun.channelIds : [],
+      scheduledFor: jobRun.scheduledFor,
+      timezone: jobRun.timezone,
+      createdBy: jobRun.createdBy,
+      apiKeyId: jobRun.apiKeyId,
+    });
+    await insertReportRun(db, run);
+    return run.id;
+  }
+
+  return {
+    /** `queued → running` and what the workflow needs; null when the job run already ended (cancelled). */
+    async startJobRun(input: { jobRunId: string }): Promise<JobRunPlan | null> {
+      const { jobRun, job } = await load(input.jobRunId);
+      if (jobRun.status !== 'queued' && jobRun.status !== 'running') return null;
+      if (jobRun.status === 'queued' && !(await moveJobRun(db, jobRun.id, 'running'))) return null;
+      return { projectId: jobRun.projectId, itemCount: jobRun.items.length, concurrency: job.concurrency, stopOnFailure: job.stopOnFailure };
+    },
+
+    /**
+     * Opens the run of item `index` (idempotent: a retried activity finds the run it opened). A
+     * report that cannot run (gone, unpublished, values refused) fails the item with its code; the
+     * other items go on.
+     */
+    async openJobItemRun(input: { jobRunId: string; index: number }): Promise<{ runId: string } | { failed: true }> {
+      const { jobRun, job } = await load(input.jobRunId);
+      const item = jobRun.items[input.index];
+      if (item.runId) return { runId: item.runId };
+      if (jobRun.status !== 'running') return { failed: true };
+      try {
+        const runId = await openItemRun(jobRun, job, item);
+        await recordJobItem(db, jobRun.id, input.index, { runId, status: 'queued' });
+        return { runId };
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        await recordJobItem(db, jobRun.id, input.index, { status: 'failed', error: errorOf(err) });
+        return { failed: true };
+      }
+    },
+
+    /** The item's run status on the job run once its workflow ended. */
+    async finishJobItem(input: { jobRunId: string; index: number }): Promise<JobRunItem['status']> {
+      const { jobRun } = await load(input.jobRunId);
+      const item = jobRun.items[input.index];
+      if (!item.runId) return item.status;
+      const [run] = await db.query(`SELECT status FROM reporting_runs WHERE id = $1`, [item.runId]);
+      const status: JobRunItem['status'] = run?.status ?? 'failed';
+      await recordJobItem(db, jobRun.id, input.index, { status });
+      return status;
+    },
+
+    /**
+     * After every item: `delivering` when the job bundles, has channels and some report completed;
+     * else `completed` when some report completed, `failed` when none did or `stopOnFailure`
+     * stopped the job. Items never started are marked `skipped`. Null when cancelled meanwhile.
+     */
+    async concludeJobRun(input: { jobRunId: string; stopped: boolean }): Promise<'delivering' | 'completed' | 'failed' | null> {
+      const { jobRun, job } = await load(input.jobRunId);
+      if (jobRun.status !== 'running') return null;
+      for (const [index, item] of jobRun.items.entries()) if (item.status === 'pending') await recordJobItem(db, jobRun.id, index, { status: 'skipped' });
+      const completed = jobRun.items.filter((i) => i.status === 'completed').length;
+      if (input.stopped || completed === 0) {
+        const message = input.stopped ? 'A report failed and the job stops on failure' : 'Every report of the job failed';
+        await moveJobRun(db, jobRun.id, 'failed', { code: 'ERR_RJOB_004', message });
+        return 'failed';
+      }
+      const next = job.delivery === 'bundle' && jobRun.channelIds.length > 0 ? 'delivering' : 'completed';
+      return (await moveJobRun(db, jobRun.id, next)) ? next : null;
+    },
+
+    /** Ends the job run `failed` with the error that stopped its workflow. */
+    async failJobRun(input: { jobRunId: string; error: { code: string; message: string } }): Promise<void> {
+      await moveJobRun(db, input.jobRunId, 'failed', input.error);
+    },
+
+    /** Ends the job run `cancelled` (its workflow was cancelled); a no-op when the API already did. */
+    async cancelJobRun(input: { jobRunId: string }): Promise<void> {
+      await moveJobRun(db, input.jobRunId, 'cancelled');
+    },
+  };
+}
+
+export type JobRunActivities = ReturnType<typeof createJobRunActivities>;

@@ -1,0 +1,92 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../platform/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries } from './deliveries.service';
+import { pageMeta } from './datasources.presenter';
+import { presentJob, presentJobRun } from './jobs.presenter';
+import * as schema from './jobs.schema';
+import * as jobs from './jobs.service';
+
+/**
+ * Report jobs and job runs (docs/reporting.md "Jobs"; design B5.4): viewers and API keys with
+ * `read_reports` read; members write jobs; members and API keys with `run_reports` run and cancel.
+ */
+export function jobRoutes(services: Services): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/reporting' });
+  const read = requireProject(db, { role: 'viewer', permission: 'read_reports' });
+  const write = requireProject(db, { role: 'member' });
+  const run = requireProject(db, { role: 'member', permission: 'run_reports' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const caller = (ctx: Context): jobs.JobCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, apiKeyId: scope(ctx).apiKeyId });
+  const deps: jobs.JobDeps = { db, temporal: services.temporal, taskQueues: services.taskQueues, config: services.config };
+  const presentRuns = async (runs: Awaited<ReturnType<typeof jobs.getJobRun>>[]) => {
+    const deliveries = await deliveriesOf(db, 'jobRunId', runs.map((r) => r.id));
+    return runs.map((r) => presentJobRun(r, (deliveries.get(r.id) ?? []).map(deliverySummary)));
+  };
+
+  router.post('/jobs', write, async (ctx) => {
+    const input = validate(schema.createJobSchema, ctx.request.body ?? {});
+    ctx.status = 201;
+    ctx.body = presentJob(await jobs.createJob(deps, caller(ctx), input));
+  });
+
+  router.get('/jobs', read, async (ctx) => {
+    const q = validate(schema.listJobsSchema, ctx.query);
+    const { jobs: page, total } = await jobs.listJobs(deps, scope(ctx).projectId, q);
+    ctx.body = { data: page.map(presentJob), meta: pageMeta(total, q.page, q.limit) };
+  });
+
+  router.get('/jobs/:id', read, async (ctx) => {
+    ctx.body = presentJob(await jobs.getJob(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  for (const method of ['put', 'patch'] as const) {
+    router[method]('/jobs/:id', write, async (ctx) => {
+      const patch = validate(schema.updateJobSchema, ctx.request.body ?? {});
+      ctx.body = presentJob(await jobs.updateJob(deps, scope(ctx).projectId, ctx.params.id, patch));
+    });
+  }
+
+  router.delete('/jobs/:id', write, async (ctx) => {
+    await jobs.deleteJob(deps, scope(ctx).projectId, ctx.params.id);
+    ctx.body = { success: true, message: 'Job deleted' };
+  });
+
+  router.post('/jobs/:id/runs', run, async (ctx) => {
+    const input = validate(schema.startJobRunSchema, ctx.request.body ?? {});
+    const r = await jobs.startJobRun(deps, caller(ctx), ctx.params.id, input);
+    ctx.status = 202;
+    ctx.body = { jobRunId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/job-runs/${r.id}` };
+  });
+
+  router.get('/job-runs', read, async (ctx) => {
+    const q = validate(schema.listJobRunsSchema, ctx.query);
+    const { jobRuns, total } = await jobs.listJobRuns(deps, scope(ctx).projectId, q);
+    ctx.body = { data: await presentRuns(jobRuns), meta: pageMeta(total, q.page, q.limit) };
+  });
+
+  router.get('/job-runs/:id', read, async (ctx) => {
+    ctx.body = (await presentRuns([await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id)]))[0];
+  });
+
+  router.get('/job-runs/:id/deliveries', read, async (ctx) => {
+    const r = await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id);
+    ctx.body = { data: ((await deliveriesOf(db, 'jobRunId', [r.id])).get(r.id) ?? []).map(presentDelivery) };
+  });
+
+  router.post('/job-runs/:id/cancel', run, async (ctx) => {
+    ctx.body = (await presentRuns([await jobs.cancelJobRun(deps, scope(ctx).projectId, ctx.params.id)]))[0];
+  });
+
+  router.post('/job-runs/:id/retry-deliveries', run, async (ctx) => {
+    const r = await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id);
+    const retried = await retryFailedDeliveries(deps, scope(ctx).projectId, { jobRunId: r.id });
+    ctx.status = 202;
+    ctx.body = { success: true, jobRunId: r.id, retried, message: `${retried} deliveries re-sent` };
+  });
+
+  return router;
+}
