@@ -37,6 +37,7 @@ import { datasourceRoutes } from './reporting/datasources.routes';
 import { queryRoutes } from './reporting/queries.routes';
 import { reportRoutes } from './reporting/reports.routes';
 import { runRoutes } from './reporting/runs.routes';
+import { scheduleRoutes } from './reporting/schedules.routes';
 import { jobRoutes } from './reporting/jobs.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
@@ -92,6 +93,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     queryRoutes(services),
     reportRoutes(services),
     runRoutes(services),
+    scheduleRoutes(services),
     jobRoutes(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));

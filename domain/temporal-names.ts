@@ -15,9 +15,14 @@ export function taskQueues(prefix: string) {
 }
 export type TaskQueues = ReturnType<typeof taskQueues>;
 
+/** The start of every report schedule's Temporal Schedule id. */
+export const REPORT_SCHEDULE_PREFIX = 'report-schedule-';
+
 export const scheduleIds = {
   /** Retention of artefacts and restart of stranded work, every DOCUMENT_MAINTENANCE_INTERVAL_SECONDS. */
   maintenance: (prefix: string) => `${prefix}-maintenance`,
+  /** A report schedule's Temporal Schedule (design B5.7); the reconciler finds them by this prefix. */
+  reportSchedule: (scheduleId: string) => `${REPORT_SCHEDULE_PREFIX}${scheduleId}`,
 };
 
 export const workflowIds = {
@@ -46,6 +51,8 @@ export const workflowIds = {
   reportDeliveryRetry: (deliveryId: string, n: number) => `report-delivery-${deliveryId}-retry-${n}`,
   /** A report job run's workflow: its reports as child runs, then the bundle (design B5.7). */
   reportJobRun: (jobRunId: string) => `report-job-run-${jobRunId}`,
+  /** The workflows a report schedule starts (`scheduledReportWorkflow`; Temporal appends the start time to this id). */
+  reportScheduleRun: (scheduleId: string) => scheduleIds.reportSchedule(scheduleId),
   /** The runs the maintenance schedule starts (Temporal appends the start time to this id). */
   maintenanceRun: (prefix: string) => `${scheduleIds.maintenance(prefix)}-run`,
 };

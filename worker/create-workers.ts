@@ -7,12 +7,14 @@ import { createQueryActivities } from '../activities/reporting/run-direct-query.
 import { createReportRunActivities } from '../activities/reporting/report-run.activity';
 import { createReportMaintenanceActivities } from '../activities/reporting/report-maintenance.activity';
 import { createReportRenderActivities } from '../activities/reporting/render-report.activity';
+import { createScheduleActivities } from '../activities/reporting/schedule.activity';
 import { createReportDeliveryActivities } from '../activities/reporting/deliver-report.activity';
 import { createJobRunActivities } from '../activities/reporting/job-run.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
 import { flowRunWorkflowInput, startReportRun } from '../platform/workflow-starts';
+import { reportSchedulePort } from '../platform/report-schedules';
 import { renderLimitsOf, type Services } from '../platform/services';
 
 export interface WorkerSet {
@@ -79,6 +81,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               artefactRetentionDays: config.reporting.artefactRetentionDays,
             }),
             ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run) }),
+            ...createScheduleActivities({ db, schedules: reportSchedulePort(services), deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
             ...createJobRunActivities({ db }),
             ...createReportDeliveryActivities({
               db,

@@ -10,4 +10,5 @@ export { flowRunWorkflow } from './flow/flow-run.workflow';
 export { flowReviewDigestWorkflow } from './flow/review-digest.workflow';
 export { reportRunWorkflow } from './reporting/report-run.workflow';
 export { deliverReportWorkflow } from './reporting/deliver-report.workflow';
+export { scheduledReportWorkflow } from './reporting/scheduled-report.workflow';
 export { reportJobRunWorkflow } from './reporting/report-job-run.workflow';

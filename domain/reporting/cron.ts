@@ -9,7 +9,7 @@ import { normalizeTimeZone } from '../identity/time-zones';
  */
 
 /** Longer expressions are refused before any parsing (no valid five-field cron comes near it). */
-export const CRON_MAX_LENGTH = 200;
+const CRON_MAX_LENGTH = 200;
 /** Items of one comma-separated field. */
 const MAX_ITEMS = 60;
 /** Days checked for daylight-saving gaps and overlaps. */
@@ -256,7 +256,7 @@ const hhmm = (minuteOfDay: number) => `${pad(Math.floor(minuteOfDay / 60))}:${pa
  * twice (clocks go back: DST_OVERLAP, the second becomes a `skipped` duplicate) in the zone within
  * the next 400 days.
  */
-export function dstWarnings(c: ParsedCron, zone: string, now: Date): CronWarning[] {
+function dstWarnings(c: ParsedCron, zone: string, now: Date): CronWarning[] {
   const gaps: Array<{ date: string; time: string }> = [];
   const overlaps: Array<{ date: string; time: string }> = [];
   const today = new Date(now.getTime() + offsetAt(zone, now.getTime()));
@@ -318,7 +318,7 @@ function listLabel(values: number[], labels: string[], offset: number, all: numb
 }
 
 /** A short English reading of the expression ("At 07:30 on Monday–Friday (Europe/Berlin)"). */
-export function describeCron(expression: string, c: ParsedCron, zone: string): string {
+function describeCron(expression: string, c: ParsedCron, zone: string): string {
   const fields = (MACROS[expression.trim().toLowerCase()] ?? expression.trim()).split(/\s+/);
   const [minuteField, hourField] = fields;
   let time: string;

@@ -2,6 +2,7 @@ import { patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
 import type { FlowActivities } from '../../activities/flow';
 import type { ReportMaintenanceActivities } from '../../activities/reporting/report-maintenance.activity';
+import type { ScheduleActivities } from '../../activities/reporting/schedule.activity';
 import { RETRY } from '../shared/retry-policies';
 
 const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivities>({
@@ -14,8 +15,12 @@ const { expireReportOutputs, expireReportDatasets, deleteOldReportRuns, restartS
   retry: RETRY.maintenance,
 });
 
+const { reconcileReportSchedules } = proxyActivities<ScheduleActivities>({ startToCloseTimeout: '5 minutes', retry: RETRY.maintenance });
+
 /** Reporting retention and stranded report runs, added after the first schedules ran (replay of older histories skips them). */
 const REPORT_RETENTION_PATCH = 'report-retention';
+/** Report schedules' Temporal Schedules matched to their rows (docs/reporting.md "Scheduling"), added later still. */
+const REPORT_SCHEDULE_RECONCILE_PATCH = 'report-schedule-reconcile';
 const BATCH = 500;
 
 export interface MaintenanceInput {
@@ -34,7 +39,8 @@ export interface MaintenanceInput {
  * Run by a Temporal schedule (`formwork-maintenance`): removes artefacts past the retention period
  * (document artefacts, and Flow run artefacts past their plan's retention; report output and
  * dataset files, and report runs past REPORTING_RUN_RETENTION_DAYS) and restarts accepted work
- * whose workflow never started (report runs included).
+ * whose workflow never started (report runs included), and makes report schedules' Temporal
+ * Schedules match their rows.
  */
 export async function documentMaintenanceWorkflow(input: MaintenanceInput): Promise<{ expired: number; restarted: number }> {
   let expired = 0;
@@ -67,6 +73,11 @@ export async function documentMaintenanceWorkflow(input: MaintenanceInput): Prom
     await drain(() => deleteOldReportRuns({ olderThanDays: runDays, limit: BATCH }));
     // One pass, like restartStrandedWork: a queued run whose workflow exists stays queued and would loop.
     restarted += await restartStrandedReportRuns({ olderThanSeconds: input.strandedAfterSeconds, limit: BATCH });
+  }
+  if (patched(REPORT_SCHEDULE_RECONCILE_PATCH)) {
+    // Rows first, then Temporal: a crash between the two (or a Temporal outage) is repaired here.
+    const repaired = await reconcileReportSchedules();
+    restarted += repaired.created + repaired.updated;
   }
   return { expired, restarted };
 }

@@ -1,0 +1,55 @@
+import { ApplicationFailure, defineSearchAttributeKey, SearchAttributeType, WorkflowIdReusePolicy } from '@temporalio/common';
+import { executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { ScheduleActivities } from '../../activities/reporting/schedule.activity';
+import { workflowIds } from '../../domain/temporal-names';
+import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
+import { RETRY } from '../shared/retry-policies';
+import { reportRunWorkflow } from './report-run.workflow';
+
+export interface ScheduledReportInput {
+  scheduleId: string;
+  /** For the child `reportRunWorkflow`. */
+  queryTaskQueue: string;
+  renderTaskQueue: string;
+}
+
+/** Set by Temporal on every workflow a schedule starts (a trigger included): the fire time it stands for. */
+const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
+
+const { openScheduledRun } = proxyActivities<ScheduleActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.reportBookkeeping });
+
+/**
+ * One fire of a report schedule (docs/reporting.md "Scheduling"; design B5.7), started by the
+ * Temporal Schedule `report-schedule-<scheduleId>` as `report-schedule-<scheduleId>-<time>`. Opens
+ * the occurrence's run (or records a `skipped` duplicate, or a `failed` run that could not open),
+ * then runs `report-run-<runId>` as a child and waits for it: while it runs, this workflow is the
+ * schedule's running action, so overlap SKIP keeps a slow run from overlapping the next fire.
+ */
+export async function scheduledReportWorkflow(input: ScheduledReportInput): Promise<{ outcome: string; runId?: string }> {
+  const info = workflowInfo();
+  const scheduledFor = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.runStartTime;
+  const opened = await openScheduledRun({ scheduleId: input.scheduleId, scheduledFor: scheduledFor.toISOString(), runId: uuid4(), duplicateRunId: uuid4() });
+  switch (opened.outcome) {
+    case 'gone':
+      return { outcome: 'gone' };
+    case 'skipped':
+    case 'failed':
+      return { outcome: opened.outcome, runId: opened.runId };
+    case 'job':
+      // Job targets: the lead's `openScheduledJobRun` + `reportJobRunWorkflow` (child `report-job-run-<jobRunId>`) go here.
+      throw ApplicationFailure.nonRetryable('Schedules of report jobs are not wired yet', 'ERR_SCHED_005', { scheduleId: input.scheduleId, jobId: opened.jobId });
+    case 'run':
+      break;
+  }
+  await executeChild(reportRunWorkflow, {
+    workflowId: workflowIds.reportRun(opened.runId),
+    args: [{ runId: opened.runId, queryTaskQueue: input.queryTaskQueue, renderTaskQueue: input.renderTaskQueue, deliveryRetryDelaysMs: opened.deliveryRetryDelaysMs }],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    typedSearchAttributes: [
+      { key: SA_KIND, value: 'report-run' },
+      { key: SA_ENTITY_ID, value: opened.runId },
+      { key: SA_PROJECT_ID, value: opened.projectId },
+    ],
+  });
+  return { outcome: 'run', runId: opened.runId };
+}
