@@ -39,6 +39,7 @@ import { reportRoutes } from './reporting/reports.routes';
 import { runRoutes } from './reporting/runs.routes';
 import { scheduleRoutes } from './reporting/schedules.routes';
 import { jobRoutes } from './reporting/jobs.routes';
+import { channelRoutes } from './reporting/channels.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -95,6 +96,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     runRoutes(services),
     scheduleRoutes(services),
     jobRoutes(services),
+    channelRoutes(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 

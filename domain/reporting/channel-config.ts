@@ -162,13 +162,12 @@ const CONFIG_SCHEMAS: Record<ChannelKind, Joi.ObjectSchema> = {
   webhook: Joi.object({
     url: httpUrl.required(),
     headers: Joi.object()
-      .pattern(
-        Joi.string()
-          .pattern(HEADER_NAME, 'a header name')
-          .custom((name: string, helpers) => (RESERVED_HEADERS.includes(name.toLowerCase()) ? rule(helpers, `'${name}' is set by the service`) : name)),
-        Joi.string().max(1000).pattern(...noBreaks('a header value')),
-      )
-      .max(MAX_WEBHOOK_HEADERS),
+      .pattern(Joi.string().pattern(HEADER_NAME, 'a header name'), Joi.string().max(1000).pattern(...noBreaks('a header value')))
+      .max(MAX_WEBHOOK_HEADERS)
+      .custom((headers: Record<string, string>, helpers) => {
+        const reserved = Object.keys(headers).find((h) => RESERVED_HEADERS.includes(h.toLowerCase()));
+        return reserved ? rule(helpers, `'${reserved}' is set by the service`) : headers;
+      }),
   }),
   s3: Joi.object({
     bucket: Joi.string()

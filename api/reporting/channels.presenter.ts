@@ -1,0 +1,22 @@
+import type { ChannelEntity, ChannelLastTest } from '../../db/reporting/channel.entity';
+
+/** A channel as every answer shows it: secrets only as `{set: true, updatedAt}`, never their values. */
+export function presentChannel(c: ChannelEntity) {
+  return {
+    id: c.id,
+    shortId: c.shortId,
+    name: c.name,
+    kind: c.kind,
+    config: c.config,
+    secrets: Object.fromEntries(Object.entries(c.secrets).map(([name, s]) => [name, { set: true, updatedAt: s.updatedAt }])),
+    isActive: c.isActive,
+    lastTest: c.lastTest,
+    createdAt: c.createdAt.toISOString(),
+    updatedAt: c.updatedAt.toISOString(),
+  };
+}
+
+/** The answer of POST …/test (design B5.4): `ok: false` is an answer too. */
+export function presentTest(t: ChannelLastTest) {
+  return { ok: t.ok, durationMs: t.durationMs, ...(t.error ? { error: t.error } : {}), ...(t.details ? { details: t.details } : {}) };
+}

@@ -1,0 +1,68 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { createOutboundGuard } from '../../activities/http/outbound';
+import { channelTests } from '../../platform/channel-tests';
+import type { Services } from '../../platform/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import { pageMeta } from './datasources.presenter';
+import * as presenter from './channels.presenter';
+import * as schema from './channels.schema';
+import * as channels from './channels.service';
+
+/**
+ * Distribution channels under /api/reporting/channels (docs/reporting.md "Channels"; design B5.2,
+ * B5.4). Viewers, and API keys with `read_reports`, read them; members manage e-mail channels and
+ * admins every kind (checked by the service, which knows the kind); API keys never change channels
+ * (403 ERR_AUTH_005, `relatedInfo.required: "manage_channels"`, a flag no key can hold).
+ */
+export function channelRoutes(services: Services): Router {
+  const { db, config } = services;
+  const router = new Router({ prefix: '/api/reporting/channels' });
+  const read = requireProject(db, { role: 'viewer', permission: 'read_reports' });
+  const write = requireProject(db, { role: 'member', apiKeyRequired: 'manage_channels' });
+  const deps: channels.ChannelDeps = {
+    db,
+    guard: createOutboundGuard(config.outbound.allowlist),
+    outboundAllowlist: config.outbound.allowlist,
+    runTest: channelTests(config, services.mailer),
+    channelsPerProject: config.reporting.channelsPerProject,
+  };
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const caller = (ctx: Context): channels.ChannelCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, role: scope(ctx).role });
+
+  router.post('/', write, async (ctx) => {
+    const input = validate(schema.createChannelSchema, ctx.request.body);
+    const { channel, secret } = await channels.createChannel(deps, caller(ctx), input);
+    ctx.status = 201;
+    // A webhook channel's signing secret: this answer is the only one that shows it.
+    ctx.body = { ...presenter.presentChannel(channel), ...(secret ? { secret } : {}) };
+  });
+
+  router.get('/', read, async (ctx) => {
+    const query = validate(schema.listChannelsSchema, ctx.query);
+    const { channels: page, total } = await channels.listChannels(deps, scope(ctx).projectId, query);
+    ctx.body = { data: page.map(presenter.presentChannel), meta: pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/:id', read, async (ctx) => {
+    ctx.body = presenter.presentChannel(await channels.getChannel(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.patch('/:id', write, async (ctx) => {
+    const patch = validate(schema.updateChannelSchema, ctx.request.body);
+    ctx.body = presenter.presentChannel(await channels.updateChannel(deps, caller(ctx), ctx.params.id, patch));
+  });
+
+  router.delete('/:id', write, async (ctx) => {
+    await channels.deleteChannel(deps, caller(ctx), ctx.params.id);
+    ctx.status = 204;
+  });
+
+  router.post('/:id/test', write, async (ctx) => {
+    validate(schema.testChannelSchema, ctx.request.body ?? {});
+    ctx.body = presenter.presentTest(await channels.testChannel(deps, caller(ctx), ctx.params.id));
+  });
+
+  return router;
+}

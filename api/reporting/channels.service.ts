@@ -1,0 +1,244 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { isInternalAddress, type OutboundGuard } from '../../activities/http/outbound';
+import { ChannelEntity, type ChannelLastTest } from '../../db/reporting/channel.entity';
+import { channelUsage } from '../../db/reporting/channel-usage';
+import type { DatasourceSecrets } from '../../db/reporting/datasource.entity';
+import { AppError } from '../../domain/errors';
+import { isUuid } from '../../domain/flow/flow-ids';
+import { roleAtLeast, type Role } from '../../domain/identity/roles';
+import { checkChannelSettings, missingSecrets, type ChannelIssue } from '../../domain/reporting/channel-config';
+import { MEMBER_CHANNEL_KINDS, type ChannelKind } from '../../domain/reporting/channel-kinds';
+import { randomBase62 } from '../../domain/signing';
+import type { ChannelTestOutcome, ChannelTestTarget } from '../../platform/channel-tests';
+import type { CreateChannelInput, ListChannelsQuery, UpdateChannelInput } from './channels.schema';
+
+/**
+ * Distribution channels (docs/reporting.md "Channels"; design B5.3, B5.4). Every lookup is
+ * `(project_id, id)`: another project's channel answers ERR_CHAN_001. Members manage e-mail
+ * channels, admins every kind (the others hold secrets). Secrets are write-only and encrypted at
+ * rest by the entity's column transformer; a webhook channel's signing secret is generated here
+ * and shown once, in the create answer.
+ */
+
+export interface ChannelDeps {
+  db: DataSource;
+  /** Checks target URLs when saved and carries the test message (no redirects, OUTBOUND_ALLOWLIST). */
+  guard: OutboundGuard;
+  /** OUTBOUND_ALLOWLIST as configured: a chat webhook URL may be plain http only for a host named there. */
+  outboundAllowlist: string[];
+  /** Sends a kind's test message in this process (platform/channel-tests.ts). */
+  runTest: (target: ChannelTestTarget) => Promise<ChannelTestOutcome>;
+  /** REPORTING_CHANNELS_PER_PROJECT. */
+  channelsPerProject: number;
+}
+
+export interface ChannelCaller {
+  projectId: string;
+  userId?: string;
+  role?: Role;
+}
+
+const SHORT_ID_PREFIX = 'rch_';
+const ERROR_MESSAGE_MAX = 300;
+const DETAILS_MAX = 4000;
+
+const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
+
+function invalid(errors: ChannelIssue[]): AppError {
+  return new AppError('ERR_CHAN_002', `Channel configuration invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`.slice(0, 1000), { errors });
+}
+
+function nameTaken(name: string): AppError {
+  return new AppError('ERR_CHAN_003', `A channel named '${name}' exists in this project`, { field: 'name' });
+}
+
+/** Members manage e-mail channels; the other kinds hold secrets and need an admin (B5.2). */
+function assertMayManage(caller: ChannelCaller, kind: ChannelKind): void {
+  if (MEMBER_CHANNEL_KINDS.includes(kind)) return;
+  const role = caller.role ?? 'viewer';
+  if (!roleAtLeast(role, 'admin')) {
+    throw new AppError('ERR_AUTH_005', `Managing ${kind} channels needs an admin (they hold secrets)`, { required: 'admin', granted: role });
+  }
+}
+
+/** `whsec_` + 32 base62 characters, like webhook subscriptions. */
+const newWebhookSecret = () => `whsec_${randomBase62(32)}`;
+
+/** Stored secrets with the given ones applied: a string replaces, null clears, a missing name keeps. */
+function applySecrets(stored: DatasourceSecrets, given: Record<string, string | null>, now: Date): DatasourceSecrets {
+  const out = { ...stored };
+  for (const [name, value] of Object.entries(given)) {
+    if (value === null) delete out[name];
+    else out[name] = { value, updatedAt: now.toISOString() };
+  }
+  return out;
+}
+
+/**
+ * A chat webhook URL: reachable for the outbound guard (ERR_OUTBOUND_001 otherwise), and https
+ * unless its host is one the operator opened with OUTBOUND_ALLOWLIST (a private address, or a
+ * name listed there): Slack and Teams URLs are credentials and never travel in clear elsewhere.
+ */
+async function checkChatUrl(deps: ChannelDeps, url: string): Promise<void> {
+  const { url: parsed, addresses } = await deps.guard.assertAllowed(url);
+  if (parsed.protocol === 'https:') return;
+  const host = parsed.hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const listed = deps.outboundAllowlist.some((e) => e.trim().toLowerCase() === host);
+  // Internal addresses passed the guard only because OUTBOUND_ALLOWLIST opened them.
+  const internal = addresses.every((a) => isInternalAddress(a));
+  if (!listed && !internal) throw invalid([{ path: 'secrets.webhookUrl', message: "'secrets.webhookUrl' must use https" }]);
+}
+
+/**
+ * The config and secrets a save stores: checked per kind (every problem at once), the secrets the
+ * channel then holds complete, target URLs allowed by the outbound guard.
+ */
+async function settings(deps: ChannelDeps, kind: ChannelKind, config: unknown, given: unknown, stored: DatasourceSecrets, previousUrl?: string) {
+  const checked = checkChannelSettings(kind, config, given ?? {});
+  const issues = [...checked.issues];
+  const now = new Date();
+  const secrets = applySecrets(stored, checked.secrets, now);
+  if (issues.length === 0) issues.push(...missingSecrets(kind, Object.keys(secrets)));
+  if (issues.length > 0) throw invalid(issues);
+  if ((kind === 'slack' || kind === 'teams') && typeof checked.secrets.webhookUrl === 'string') await checkChatUrl(deps, checked.secrets.webhookUrl);
+  if (kind === 'webhook' && checked.config.url !== previousUrl) await deps.guard.assertAllowed(String(checked.config.url));
+  return { config: checked.config, secrets };
+}
+
+export async function createChannel(deps: ChannelDeps, caller: ChannelCaller, input: CreateChannelInput): Promise<{ channel: ChannelEntity; secret?: string }> {
+  assertMayManage(caller, input.kind);
+  const now = new Date();
+  const generated = input.kind === 'webhook' ? newWebhookSecret() : undefined;
+  const stored: DatasourceSecrets = generated ? { secret: { value: generated, updatedAt: now.toISOString() } } : {};
+  const { config, secrets } = await settings(deps, input.kind, input.config, input.secrets, stored);
+  const channel = Object.assign(new ChannelEntity(), {
+    id: randomUUID(),
+    projectId: caller.projectId,
+    shortId: SHORT_ID_PREFIX + randomBase62(16),
+    name: input.name,
+    kind: input.kind,
+    config,
+    secrets,
+    isActive: input.isActive ?? true,
+    lastTest: null,
+    createdBy: caller.userId ?? null,
+    createdAt: now,
+    updatedAt: now,
+  });
+  try {
+    await deps.db.transaction(async (tx) => {
+      // The project row serialises concurrent creations, so the limit holds under a burst.
+      await tx.query(`SELECT 1 FROM projects WHERE id = $1 FOR UPDATE`, [caller.projectId]);
+      const [{ n }] = await tx.query(`SELECT count(*)::int AS n FROM reporting_channels WHERE project_id = $1`, [caller.projectId]);
+      if (n >= deps.channelsPerProject) {
+        throw new AppError('ERR_CHAN_002', `A project can have at most ${deps.channelsPerProject} channels (REPORTING_CHANNELS_PER_PROJECT)`, { limit: deps.channelsPerProject });
+      }
+      await tx.getRepository(ChannelEntity).save(channel);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(input.name);
+    throw err;
+  }
+  return { channel, ...(generated ? { secret: generated } : {}) };
+}
+
+export async function listChannels(deps: Pick<ChannelDeps, 'db'>, projectId: string, query: ListChannelsQuery): Promise<{ channels: ChannelEntity[]; total: number }> {
+  const qb = deps.db.getRepository(ChannelEntity).createQueryBuilder('c').where('c.projectId = :projectId', { projectId });
+  if (query.kind) qb.andWhere('c.kind = :kind', { kind: query.kind });
+  if (query.isActive !== undefined) qb.andWhere('c.isActive = :isActive', { isActive: query.isActive });
+  if (query.search) qb.andWhere(`strpos(lower(c.name), lower(:search)) > 0`, { search: query.search });
+  const [channels, total] = await qb
+    .orderBy('c.createdAt', 'DESC')
+    .addOrderBy('c.id', 'DESC')
+    .offset((query.page - 1) * query.limit)
+    .limit(query.limit)
+    .getManyAndCount();
+  return { channels, total };
+}
+
+/** A channel of the project by UUID or short id (`rch_…`). */
+export async function getChannel(deps: Pick<ChannelDeps, 'db'>, projectId: string, ref: string): Promise<ChannelEntity> {
+  const qb = deps.db.getRepository(ChannelEntity).createQueryBuilder('c').where('c.projectId = :projectId', { projectId });
+  let found: ChannelEntity | null = null;
+  if (isUuid(ref)) found = await qb.andWhere('c.id = :ref', { ref }).getOne();
+  else if (ref.startsWith(SHORT_ID_PREFIX) && ref.length <= 40) found = await qb.andWhere('c.shortId = :ref', { ref }).getOne();
+  if (!found) throw new AppError('ERR_CHAN_001');
+  return found;
+}
+
+/** PATCH: `config` replaces the whole config (checked again); `secrets` sets or (null) clears single secrets. */
+export async function updateChannel(deps: ChannelDeps, caller: ChannelCaller, ref: string, patch: UpdateChannelInput): Promise<ChannelEntity> {
+  const channel = await getChannel(deps, caller.projectId, ref);
+  assertMayManage(caller, channel.kind);
+  if (patch.config !== undefined || patch.secrets !== undefined) {
+    // The webhook's signing secret is the service's; a body never names it (checkChannelSettings refuses it).
+    const previousUrl = channel.kind === 'webhook' ? String(channel.config.url) : undefined;
+    const { config, secrets } = await settings(deps, channel.kind, patch.config ?? channel.config, patch.secrets, channel.secrets, previousUrl);
+    channel.config = config;
+    channel.secrets = secrets;
+  }
+  if (patch.name !== undefined) channel.name = patch.name;
+  if (patch.isActive !== undefined) channel.isActive = patch.isActive;
+  channel.updatedAt = new Date();
+  try {
+    await deps.db.getRepository(ChannelEntity).save(channel);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw nameTaken(channel.name);
+    throw err;
+  }
+  return channel;
+}
+
+/** Hard delete; 409 ERR_CHAN_004 while a live job or a schedule names the channel (db/reporting/channel-usage.ts). */
+export async function deleteChannel(deps: Pick<ChannelDeps, 'db'>, caller: ChannelCaller, ref: string): Promise<void> {
+  const channel = await getChannel(deps, caller.projectId, ref);
+  assertMayManage(caller, channel.kind);
+  const usage = await channelUsage(deps.db, caller.projectId, channel.id);
+  if (usage.jobs > 0 || usage.schedules > 0) throw new AppError('ERR_CHAN_004', undefined, { ...usage });
+  await deps.db.getRepository(ChannelEntity).delete({ id: channel.id, projectId: caller.projectId });
+}
+
+/** `text` without any of the secret values. */
+function withoutSecrets(text: string, secretValues: string[]): string {
+  let out = text;
+  for (const s of secretValues) if (s) out = out.split(s).join('***');
+  return out;
+}
+
+/** What a test's error may say: no secret, cut short. */
+function scrub(text: string, secretValues: string[]): string {
+  const out = withoutSecrets(text, secretValues);
+  return out.length > ERROR_MESSAGE_MAX ? `${out.slice(0, ERROR_MESSAGE_MAX - 1)}…` : out;
+}
+
+/** A test's details without secrets; dropped when large (they are a few facts, e.g. a status code or a fingerprint). */
+function scrubDetails(details: Record<string, unknown>, secretValues: string[]): Record<string, unknown> | null {
+  const text = withoutSecrets(JSON.stringify(details), secretValues);
+  if (text.length > DETAILS_MAX) return null;
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * POST …/test: the kind's sender sends its test message (e-mail: every recipient; chat: one post;
+ * webhook: a signed `report.test` event) with the decrypted secrets and the outbound guard, in this
+ * process, within 10 s. The outcome is the answer (`ok: false` is still 200) and the channel's `lastTest`.
+ */
+export async function testChannel(deps: ChannelDeps, caller: ChannelCaller, ref: string): Promise<ChannelLastTest> {
+  const channel = await getChannel(deps, caller.projectId, ref);
+  assertMayManage(caller, channel.kind);
+  const secretValues = Object.values(channel.secrets).map((s) => s.value);
+  const started = performance.now();
+  const secrets = Object.fromEntries(Object.entries(channel.secrets).map(([name, s]) => [name, s.value]));
+  const result = await deps.runTest({ kind: channel.kind, channelId: channel.id, channelShortId: channel.shortId, projectId: channel.projectId, config: channel.config, secrets });
+  const ok = result.ok;
+  const error = result.error ? scrub(result.error, secretValues) : ok ? null : 'The test failed';
+  const details = result.details ? scrubDetails(result.details, secretValues) : null;
+  const lastTest: ChannelLastTest = { at: new Date().toISOString(), ok, durationMs: Math.round(performance.now() - started), error, details };
+  await deps.db.query(`UPDATE reporting_channels SET last_test = $3::jsonb WHERE id = $1 AND project_id = $2`, [channel.id, caller.projectId, JSON.stringify(lastTest)]);
+  return lastTest;
+}
