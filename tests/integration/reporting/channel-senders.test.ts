@@ -1,7 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createOutboundGuard } from '../../../activities/http/outbound';
-import { SmtpMailer } from '../../../activities/mail';
+import { OutboxMailer, SmtpMailer } from '../../../activities/mail';
 import type { ChannelContext, DeliveryFile, DeliveryMessage } from '../../../activities/reporting/channels/channel-sender';
 import { CHANNEL_SENDERS } from '../../../activities/reporting/channels';
 import { checkChannelSettings } from '../../../domain/reporting/channel-config';
@@ -180,6 +183,23 @@ describe('report channel senders', () => {
       const result = await sender('email').send(ctx('email', { to: [to] }, {}, { mailer: down }), { key: to, masked: to }, message());
       expect(result).toMatchObject({ outcome: 'retry', error: expect.stringMatching(/^Mail server not reachable/) });
       await down.close();
+    });
+
+    it('through the outbox mailer (no SMTP_URL): the outbox records attachment names and sizes, not their bytes', async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'formwork-outbox-'));
+      try {
+        const outbox = new OutboxMailer({ dir, from: 'reports@formwork.test', log: { info: () => undefined } });
+        const to = address();
+        const csv = Buffer.from('a,b\n1,2\n');
+        const result = await sender('email').send(ctx('email', { to: [to], replyTo: 'team@example.com' }, {}, { mailer: outbox }), { key: to, masked: to }, message([file('sales.csv', csv)]));
+        expect(result).toMatchObject({ outcome: 'delivered', statusCode: 250 });
+        const [name] = await readdir(dir);
+        const stored = JSON.parse(await readFile(join(dir, name), 'utf8'));
+        expect(stored).toMatchObject({ to, subject: 'Sales — 2026-11-23', replyTo: 'team@example.com', attachments: [{ filename: 'sales.csv', contentType: 'text/csv', bytes: csv.length }] });
+        expect(JSON.stringify(stored)).not.toContain(csv.toString('base64'));
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
     });
 
     it('test() sends a short message to every recipient', async () => {
