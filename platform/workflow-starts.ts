@@ -6,6 +6,7 @@ import { workflowIds, type TaskQueues } from '../domain/temporal-names';
 import type { JobWorkflowOptions } from '../workflows/documents/process-job';
 import type { FlowRunInput } from '../workflows/flow/flow-run.workflow';
 import type { ReportRunInput } from '../workflows/reporting/report-run.workflow';
+import type { ReportJobRunInput } from '../workflows/reporting/report-job-run.workflow';
 import type { AccountDeletionInput } from '../domain/identity/account-deletion';
 import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
 import type { DeliverWebhookInput } from '../domain/webhooks/delivery';
@@ -156,6 +157,20 @@ export function startReportRun(deps: ReportRunStartDeps, run: { id: string; proj
     kind: 'report-run',
     projectId: run.projectId,
     entityId: run.id,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+}
+
+/** A report job run's workflow `report-job-run-<id>` (the API, and the maintenance sweep's restart). */
+export function startJobRunWorkflow(deps: ReportRunStartDeps, jobRun: { id: string; projectId: string }): Promise<void> {
+  const args: [ReportJobRunInput] = [{ jobRunId: jobRun.id, queryTaskQueue: deps.taskQueues.query, renderTaskQueue: deps.taskQueues.render, deliveryRetryDelaysMs: deps.config.reporting.deliveryRetryDelaysMs }];
+  return startWorkflow(deps.temporal, 'reportJobRunWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.reportJobRun(jobRun.id),
+    args,
+    kind: 'report-job-run',
+    projectId: jobRun.projectId,
+    entityId: jobRun.id,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
 }

@@ -13,7 +13,7 @@ import { createJobRunActivities } from '../activities/reporting/job-run.activity
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
-import { flowRunWorkflowInput, startReportRun } from '../platform/workflow-starts';
+import { flowRunWorkflowInput, startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
 import { reportSchedulePort } from '../platform/report-schedules';
 import { renderLimitsOf, type Services } from '../platform/services';
 
@@ -80,7 +80,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth,
               artefactRetentionDays: config.reporting.artefactRetentionDays,
             }),
-            ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run) }),
+            ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run), restartJobRun: (jobRun) => startJobRunWorkflow(services, jobRun) }),
             ...createScheduleActivities({ db, schedules: reportSchedulePort(services), deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
             ...createJobRunActivities({ db }),
             ...createReportDeliveryActivities({

@@ -18,6 +18,8 @@ export interface ReportMaintenanceDeps {
   storage: ArtefactStorage;
   /** Starts `report-run-<id>` (platform/workflow-starts.ts `startReportRun`, REJECT_DUPLICATE). */
   restartRun: (run: { id: string; projectId: string }) => Promise<void>;
+  /** Starts a job run's workflow (`report-job-run-<id>`). */
+  restartJobRun: (jobRun: { id: string; projectId: string }) => Promise<void>;
 }
 
 const ENDED = reportRunMachine.terminal;
@@ -94,26 +96,33 @@ export function createReportMaintenanceActivities(deps: ReportMaintenanceDeps) {
     },
 
     /**
-     * Runs still `queued` after `olderThanSeconds` (the API stopped between writing the run and
-     * starting its workflow): their workflow is started. One that exists already (running, or ended
-     * before the record moved) answers already-started and is left alone. Answers how many started.
+     * Runs and job runs the API opened that are still `queued` after `olderThanSeconds` (the API
+     * stopped between writing the record and starting its workflow): their workflow is started.
+     * One that exists already (running, or ended before the record moved) answers already-started
+     * and is left alone. Runs of a schedule or a job are not touched: their parent workflow starts
+     * them (and starts them again after a crash). Answers how many started.
      */
     async restartStrandedReportRuns(input: { olderThanSeconds: number; limit: number }): Promise<number> {
-      const rows: Array<{ id: string; project_id: string }> = await db.query(
-        `SELECT id, project_id FROM reporting_runs
-          WHERE status = 'queued' AND created_at < now() - make_interval(secs => $1)
-          ORDER BY created_at LIMIT $2`,
-        [input.olderThanSeconds, input.limit],
-      );
+      const stranded = async (table: string, extra: string) =>
+        (await db.query(
+          `SELECT id, project_id FROM ${table}
+            WHERE status = 'queued' AND trigger IN ('manual','api') ${extra} AND created_at < now() - make_interval(secs => $1)
+            ORDER BY created_at LIMIT $2`,
+          [input.olderThanSeconds, input.limit],
+        )) as Array<{ id: string; project_id: string }>;
       let started = 0;
-      for (const row of rows) {
-        try {
-          await deps.restartRun({ id: row.id, projectId: row.project_id });
-          started += 1;
-        } catch (err) {
-          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      const restart = async (rows: Array<{ id: string; project_id: string }>, start: (r: { id: string; projectId: string }) => Promise<void>) => {
+        for (const row of rows) {
+          try {
+            await start({ id: row.id, projectId: row.project_id });
+            started += 1;
+          } catch (err) {
+            if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+          }
         }
-      }
+      };
+      await restart(await stranded('reporting_runs', ''), deps.restartRun);
+      await restart(await stranded('reporting_job_runs', ''), deps.restartJobRun);
       return started;
     },
   };

@@ -16,8 +16,7 @@ import { jobRunMachine } from '../../domain/reporting/job-run-status';
 import { randomBase62 } from '../../domain/signing';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
-import { startWorkflow } from '../../platform/start-workflow';
-import type { ReportRunStartDeps } from '../../platform/workflow-starts';
+import { startJobRunWorkflow, type ReportRunStartDeps } from '../../platform/workflow-starts';
 import type { JobFields, ListJobRunsQuery, ListJobsQuery } from './jobs.schema';
 
 /**
@@ -150,18 +149,6 @@ export async function startJobRun(deps: JobDeps, caller: JobCaller, ref: string,
     throw new AppError('ERR_INTERNAL_002', 'The job run could not be started; try again', { jobRunId: jobRun.id, cause: err instanceof Error ? err.message : String(err) });
   }
   return jobRun;
-}
-
-/** The job run's workflow `report-job-run-<id>` (also the maintenance sweep's restart). */
-export function startJobRunWorkflow(deps: Pick<JobDeps, 'temporal' | 'taskQueues' | 'config'>, jobRun: { id: string; projectId: string }): Promise<void> {
-  return startWorkflow(deps.temporal, 'reportJobRunWorkflow', {
-    taskQueue: deps.taskQueues.main,
-    workflowId: workflowIds.reportJobRun(jobRun.id),
-    args: [{ jobRunId: jobRun.id, queryTaskQueue: deps.taskQueues.query, renderTaskQueue: deps.taskQueues.render, deliveryRetryDelaysMs: deps.config.reporting.deliveryRetryDelaysMs }],
-    kind: 'report-job-run',
-    projectId: jobRun.projectId,
-    entityId: jobRun.id,
-  });
 }
 
 async function findJobRun(db: DataSource, projectId: string, ref: string): Promise<ReportJobRunEntity> {

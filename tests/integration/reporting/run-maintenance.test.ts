@@ -147,6 +147,35 @@ describe('reporting maintenance: retention and stranded runs', () => {
     expect((await getRun(stranded.id)).body.status).toBe('queued');
     await app.services.db.query(`DELETE FROM reporting_runs WHERE id = $1`, [stranded.id]);
   });
+  it('starts the workflow of a stranded job run, and leaves a queued run of a job or schedule to its parent', async () => {
+    const jobId = randomUUID();
+    await app.services.db.query(
+      `INSERT INTO reporting_jobs (id, project_id, short_id, name, items, delivery) VALUES ($1, $2, $3, $4, $5, 'bundle')`,
+      [jobId, projectId, `rjob_${randomBytes(8).toString('hex')}`, `Stranded ${randomBytes(4).toString('hex')}`, JSON.stringify([{ reportId: randomUUID(), parameters: {} }])],
+    );
+    const jobRunId = randomUUID();
+    await app.services.db.query(
+      `INSERT INTO reporting_job_runs (id, project_id, short_id, job_id, trigger, scheduled_for, timezone, status, items, total_runs, created_at)
+       VALUES ($1, $2, $3, $4, 'api', now(), 'UTC', 'queued', $5, 1, now() - interval '5 minutes')`,
+      [jobRunId, projectId, `rjrun_${randomBytes(8).toString('hex')}`, jobId, JSON.stringify([{ reportId: randomUUID(), runId: null, status: 'pending', parameters: {} }])],
+    );
+    const child = await insertRun({ status: 'queued', ageDays: 0 });
+    await app.services.db.query(`UPDATE reporting_runs SET trigger = 'job', created_at = now() - interval '5 minutes' WHERE id = $1`, [child.id]);
+
+    await runMaintenance(60);
+    // The job run's workflow ran: its one report does not exist, so the item and the job run fail.
+    const jobRun = await waitFor(
+      async () => {
+        const [row] = await app.services.db.query(`SELECT status, error, items FROM reporting_job_runs WHERE id = $1`, [jobRunId]);
+        return row.status === 'failed' ? row : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the restarted job run to end' },
+    );
+    expect(jobRun).toMatchObject({ error: { code: 'ERR_RJOB_004' }, items: [{ status: 'failed', error: { code: 'ERR_RPT_001' } }] });
+    await expect(describeRun(child.id)).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await app.services.db.query(`DELETE FROM reporting_runs WHERE id = $1`, [child.id]);
+  });
+
   it('keeps every dataset record when datasets record at once (their queries run in parallel)', async () => {
     const { id } = await insertRun({ status: 'queued', ageDays: 0 });
     const names = ['a', 'b', 'c', 'd'];
