@@ -182,6 +182,26 @@ describe('reporting deliveries', () => {
     }
   });
 
+  it('never follows a redirect (to the metadata address here) and retries a dropped connection to the end of its schedule', async () => {
+    const report = await csvReport();
+    const moved = await webhookChannel('/moved');
+    const dropping = await webhookChannel('/dropping');
+    receiver.respondOn('/moved', [], { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } });
+    receiver.respondOn('/dropping', [], 'reset');
+    const run = await runEnded(await startRun(report.id, [moved.id, dropping.id]));
+
+    expect(run).toMatchObject({ status: 'failed', failedStage: 'delivery', error: { message: '2 of 2 deliveries failed' } });
+    const deliveries = await deliveriesOf(run.id);
+    const redirect = deliveries.find((d: any) => d.channelId === moved.id);
+    expect(redirect.attempts).toEqual([expect.objectContaining({ number: 1, statusCode: 302 })]);
+    expect(JSON.stringify(redirect)).not.toContain('169.254');
+    // REPORT_DELIVERY_RETRY_DELAYS has three waits: four attempts, then failed.
+    const dropped = deliveries.find((d: any) => d.channelId === dropping.id);
+    expect(dropped.attempts.map((a: any) => a.number)).toEqual([1, 2, 3, 4]);
+    expect(dropped.attempts.every((a: any) => a.statusCode === undefined && typeof a.error === 'string')).toBe(true);
+    expect(requestsTo('/dropping')).toHaveLength(4);
+  });
+
   it('skips an inactive channel and refuses channels of another project', async () => {
     const report = await csvReport();
     const hook = await webhookChannel('/inactive');
