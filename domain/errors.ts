@@ -286,7 +286,7 @@ export const ERRORS = {
   ERR_RDLV_002: { status: 409, retryable: false, message: 'Cannot retry a completed delivery' },
   ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },
   /** A run's or job run's `error` when some of its deliveries failed after their retries ("n of m deliveries failed"); never an HTTP answer. */
-  ERR_RDLV_004: { status: 502, retryable: false, message: 'Deliveries failed' },
+  ERR_RDLV_004: { status: 422, retryable: false, message: 'Deliveries failed' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -27,7 +27,19 @@ describe('loadConfig', () => {
   });
 
   it('reads the reporting query settings, with their defaults and bounds', () => {
-    expect(loadConfig({}).reporting).toEqual({ queryTimeoutSeconds: 300, maxRows: 100_000, resultMaxBytes: 50 * 1024 * 1024, queryConcurrency: 4, artefactRetentionDays: 30, runRetentionDays: 90 });
+    expect(loadConfig({}).reporting).toEqual({
+      queryTimeoutSeconds: 300,
+      maxRows: 100_000,
+      resultMaxBytes: 50 * 1024 * 1024,
+      queryConcurrency: 4,
+      artefactRetentionDays: 30,
+      runRetentionDays: 90,
+      deliveryRetryDelaysMs: [30_000, 120_000, 600_000],
+      linkTtlSeconds: 168 * 3600,
+      scheduleMinIntervalMinutes: 5,
+      schedulesPerProject: 100,
+      channelsPerProject: 50,
+    });
     const c = loadConfig({
       REPORTING_QUERY_TIMEOUT_SECONDS: '30',
       REPORTING_MAX_ROWS: '500',
@@ -35,8 +47,13 @@ describe('loadConfig', () => {
       REPORTING_QUERY_CONCURRENCY: '2',
       REPORTING_ARTEFACT_RETENTION_DAYS: '7',
       REPORTING_RUN_RETENTION_DAYS: '14',
+      REPORT_DELIVERY_RETRY_DELAYS: '1s,5s',
+      REPORTING_LINK_TTL_HOURS: '1000',
+      REPORTING_SCHEDULE_MIN_INTERVAL_MINUTES: '0',
     });
-    expect(c.reporting).toEqual({ queryTimeoutSeconds: 30, maxRows: 500, resultMaxBytes: 1048576, queryConcurrency: 2, artefactRetentionDays: 7, runRetentionDays: 14 });
+    // Links never outlive the files: 1000 hours is cut to the 7 days of artefact retention.
+    expect(c.reporting).toMatchObject({ queryTimeoutSeconds: 30, maxRows: 500, resultMaxBytes: 1048576, queryConcurrency: 2, artefactRetentionDays: 7, runRetentionDays: 14, deliveryRetryDelaysMs: [1000, 5000], linkTtlSeconds: 7 * 86_400, scheduleMinIntervalMinutes: 0 });
+    expect(() => loadConfig({ REPORT_DELIVERY_RETRY_DELAYS: '1s,2s,3s,4s' })).toThrow(/^Invalid configuration: REPORT_DELIVERY_RETRY_DELAYS /);
     expect(() => loadConfig({ REPORTING_RUN_RETENTION_DAYS: '0' })).toThrow(/^Invalid configuration: REPORTING_RUN_RETENTION_DAYS /);
     expect(() => loadConfig({ REPORTING_QUERY_TIMEOUT_SECONDS: '0' })).toThrow(/^Invalid configuration: REPORTING_QUERY_TIMEOUT_SECONDS /);
     expect(() => loadConfig({ REPORTING_MAX_ROWS: 'many' })).toThrow(/^Invalid configuration: REPORTING_MAX_ROWS must be a number$/);
