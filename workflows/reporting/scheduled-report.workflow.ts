@@ -1,4 +1,4 @@
-import { ApplicationFailure, defineSearchAttributeKey, SearchAttributeType, WorkflowIdReusePolicy } from '@temporalio/common';
+import { ApplicationFailure, ChildWorkflowFailure, defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import { executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../../activities/reporting/schedule.activity';
 import { workflowIds } from '../../domain/temporal-names';
@@ -41,15 +41,23 @@ export async function scheduledReportWorkflow(input: ScheduledReportInput): Prom
     case 'run':
       break;
   }
-  await executeChild(reportRunWorkflow, {
-    workflowId: workflowIds.reportRun(opened.runId),
-    args: [{ runId: opened.runId, queryTaskQueue: input.queryTaskQueue, renderTaskQueue: input.renderTaskQueue, deliveryRetryDelaysMs: opened.deliveryRetryDelaysMs }],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    typedSearchAttributes: [
-      { key: SA_KIND, value: 'report-run' },
-      { key: SA_ENTITY_ID, value: opened.runId },
-      { key: SA_PROJECT_ID, value: opened.projectId },
-    ],
-  });
+  try {
+    await executeChild(reportRunWorkflow, {
+      workflowId: workflowIds.reportRun(opened.runId),
+      args: [{ runId: opened.runId, queryTaskQueue: input.queryTaskQueue, renderTaskQueue: input.renderTaskQueue, deliveryRetryDelaysMs: opened.deliveryRetryDelaysMs }],
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: SA_KIND, value: 'report-run' },
+        { key: SA_ENTITY_ID, value: opened.runId },
+        { key: SA_PROJECT_ID, value: opened.projectId },
+      ],
+    });
+  } catch (err) {
+    // A run cancelled from the API (or terminated) ends its child; the run record says what happened.
+    if (err instanceof ChildWorkflowFailure) return { outcome: 'run-ended', runId: opened.runId };
+    // The maintenance sweep started the queued run first (a worker stalled here past its threshold): it runs there.
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'run-started-elsewhere', runId: opened.runId };
+    throw err;
+  }
   return { outcome: 'run', runId: opened.runId };
 }

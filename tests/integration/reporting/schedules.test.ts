@@ -176,7 +176,10 @@ describe('reporting schedules', () => {
     const first = await app.request('POST', `/api/reporting/schedules/${res.body.id}/trigger`, { token: runKey });
     expect([first.status, first.body.triggered, first.body.skipped]).toEqual([202, true, null]);
     expect(first.body).toMatchObject({ runId: expect.any(String), shortId: expect.stringMatching(/^rrun_/), statusUrl: `/api/reporting/runs/${first.body.runId}` });
-    await waitFor(async () => (await handle(res.body.id).describe()).info.runningActions.length > 0, { what: 'the running action' });
+    const [running] = await waitFor(async () => {
+      const actions = (await handle(res.body.id).describe()).info.runningActions;
+      return actions.length > 0 ? actions : undefined;
+    }, { what: 'the running action' });
     const second = await app.request('POST', `/api/reporting/schedules/${res.body.id}/trigger`, { token: runKey });
     expect([second.status, second.body.skipped, second.body.runId]).toEqual([202, 'overlap', null]);
     const got = await waitFor(async () => {
@@ -188,6 +191,9 @@ describe('reporting schedules', () => {
     // A read-only key cannot trigger.
     expect((await app.request('POST', `/api/reporting/schedules/${res.body.id}/trigger`, { token: readKey })).status).toBe(403);
     expect((await app.request('POST', `/api/reporting/runs/${first.body.runId}/cancel`, { token: runKey })).status).toBe(200);
+    // The schedule's workflow ends normally when its run is cancelled (the run record has the outcome).
+    const fired = app.services.temporal.workflow.getHandle(running.workflow.workflowId);
+    expect(await fired.result()).toEqual({ outcome: 'run-ended', runId: first.body.runId });
     await app.request('DELETE', `/api/reporting/schedules/${res.body.id}`, as());
   }, 90_000);
 
