@@ -45,12 +45,12 @@ interface S3ChannelConfig {
 const CONNECT_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 120_000;
 const BUCKET = /^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/;
-const REGION = /^[a-z0-9][a-z0-9-]{0,39}$/;
+const REGION = /^[a-z0-9][a-z0-9-]{0,49}$/;
 
 function readConfig(config: Record<string, unknown>): S3ChannelConfig {
   const bucket = configText(config, 'bucket', { max: 255 })!;
   if (!BUCKET.test(bucket)) throw permanent('Channel configuration invalid: bucket is not a bucket name');
-  const region = configText(config, 'region', { max: 40 })!;
+  const region = configText(config, 'region', { max: 50 })!;
   if (!REGION.test(region)) throw permanent('Channel configuration invalid: region is not a region name');
   const prefix = pathSegments(configText(config, 'prefix', { optional: true }), 'prefix').join('/');
   const endpointText = configText(config, 'endpoint', { optional: true, max: 2048 });

@@ -56,7 +56,7 @@ function readConfig(config: Record<string, unknown>): SftpChannelConfig {
   if (!HOST.test(host)) throw permanent('Channel configuration invalid: host is not a host name or address');
   const port = config.port ?? 22;
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) throw permanent('Channel configuration invalid: port must be 1-65535');
-  const username = configText(config, 'username', { max: 100 })!;
+  const username = configText(config, 'username', { max: 200 })!;
   const dirText = configText(config, 'directory', { optional: true }) ?? '';
   const segments = pathSegments(dirText, 'directory');
   const directory = dirText.startsWith('/') ? `/${segments.join('/')}` : segments.join('/');

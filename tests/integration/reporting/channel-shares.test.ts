@@ -21,6 +21,10 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
 const allowLocal = createOutboundGuard(['127.0.0.1']);
 const strictGuard = createOutboundGuard([]);
 const noMailer = {} as Mailer;
+/** Guards whose DNS answers every name with 127.0.0.1: `*.share.test` names reach the local servers only through the guard's answer. */
+const resolvesLocal = async () => [{ address: '127.0.0.1', family: 4 }];
+const namedLocal = createOutboundGuard(['127.0.0.1'], { lookup: resolvesLocal });
+const namedStrict = createOutboundGuard([], { lookup: resolvesLocal });
 
 function memoryFile(filename: string, text: string, format: DeliveryFile['format'] = 'pdf'): DeliveryFile {
   const body = Buffer.from(text);
@@ -145,6 +149,14 @@ describe('file-share channels', () => {
       expect(await ls()).toEqual([]);
     });
 
+    it('hostile: a name that resolves to a private address is refused; the socket goes to the address the guard checked', async () => {
+      const named = config({ host: 'sftp.share.test' });
+      expect(await send(sftpSender, context(named, secrets(), namedStrict), message([memoryFile('r.pdf', 'x')]))).toMatchObject({ outcome: 'permanent', error: expect.stringMatching(/not allowed/) });
+      expect(await ls()).toEqual([]);
+      // sftp.share.test does not exist in the system's DNS: only the guard's answer can have reached the server.
+      expect(await send(sftpSender, context(named, secrets(), namedLocal), message([memoryFile('r.pdf', 'x')]))).toEqual({ outcome: 'delivered', remoteRef: `sftp.share.test:${dir}/r.pdf` });
+    });
+
     it('a server that is down is retried', async () => {
       const port = await freePort();
       const result = await send(sftpSender, context(config({ port }), secrets()), message([memoryFile('r.pdf', 'x')]));
@@ -228,6 +240,12 @@ describe('file-share channels', () => {
       expect(down).toEqual({ outcome: 'retry', error: 'Connection refused' });
     });
 
+    it('hostile: a name that resolves to a private address is refused; the request goes to the address the guard checked', async () => {
+      const named = config({ baseUrl: `http://dav.share.test:${server.port}/` });
+      expect(await send(webdavSender, context(named, secrets(), namedStrict), message([memoryFile('r.pdf', 'x')]))).toMatchObject({ outcome: 'permanent', error: expect.stringMatching(/not allowed/) });
+      expect(await send(webdavSender, context(named, secrets(), namedLocal), message([memoryFile('r.pdf', 'x')]))).toEqual({ outcome: 'delivered', remoteRef: `/${dir}/r.pdf` });
+    });
+
     it('hostile: a file past 100 MB is refused before it is read', async () => {
       const huge = { ...memoryFile('big.csv', '', 'csv'), bytes: 100 * 1024 * 1024 + 1, open: async () => { throw new Error('must not be read'); } };
       const result = await send(webdavSender, context(config({ conflict: 'overwrite' }), secrets()), message([huge]));
@@ -278,10 +296,18 @@ describe('file-share channels', () => {
       expect(await keys()).toEqual([`${prefix}/r-1.pdf`, `${prefix}/r.pdf`]);
     });
 
-    it('unique mode steps past a name another writer took', async () => {
-      await admin.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/late.pdf`, Body: 'other' }));
-      const result = await send(s3Sender, context(config({ conflict: 'unique' }), secrets()), message([memoryFile('late.pdf', 'mine')]));
-      expect(result).toMatchObject({ outcome: 'delivered', remoteRef: `${bucket}/${prefix}/late-1.pdf` });
+    it('a name taken between the check and the upload is not overwritten (If-None-Match): fail is permanent; unique steps past taken names', async () => {
+      // The file's stream opens only after the HEAD said the name was free: another writer takes it right then.
+      const racing = (text: string) => ({
+        ...memoryFile('late.pdf', text),
+        open: async () => {
+          await admin.send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}/late.pdf`, Body: 'other' }));
+          return Readable.from([Buffer.from(text)]);
+        },
+      });
+      expect(await send(s3Sender, context(config({ conflict: 'fail' }), secrets()), message([racing('mine')]))).toEqual({ outcome: 'permanent', error: 'File exists: late.pdf' });
+      expect(await text(`${prefix}/late.pdf`)).toBe('other');
+      expect(await send(s3Sender, context(config({ conflict: 'unique' }), secrets()), message([racing('mine')]))).toMatchObject({ outcome: 'delivered', remoteRef: `${bucket}/${prefix}/late-1.pdf` });
       expect(await text(`${prefix}/late.pdf`)).toBe('other');
     });
 
@@ -306,6 +332,13 @@ describe('file-share channels', () => {
       });
       expect(await send(s3Sender, context(config(), secrets()), message([memoryFile('../../../r.pdf', 'x')]))).toMatchObject({ remoteRef: `${bucket}/${prefix}/r.pdf` });
       expect(await keys()).toEqual([`${prefix}/r.pdf`]);
+    });
+
+    it('hostile: an endpoint name that resolves to a private address is refused; the SDK connects to the address the guard checked', async () => {
+      const named = config({ endpoint: server.endpoint.replace('127.0.0.1', 's3.share.test') });
+      expect(await send(s3Sender, context(named, secrets(), namedStrict), message([memoryFile('r.pdf', 'x')]))).toMatchObject({ outcome: 'permanent', error: expect.stringMatching(/not allowed/) });
+      expect(await keys()).toEqual([]);
+      expect(await send(s3Sender, context(named, secrets(), namedLocal), message([memoryFile('r.pdf', 'x')]))).toEqual({ outcome: 'delivered', remoteRef: `${bucket}/${prefix}/r.pdf` });
     });
 
     it('a server that is down is retried', async () => {
