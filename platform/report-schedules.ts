@@ -141,16 +141,16 @@ export async function describeReportSchedule(deps: ReportScheduleDeps, scheduleI
   }
 }
 
-/** The row ids of this deployment's report schedules in Temporal (by id prefix and the memo's task queue). */
-async function listReportScheduleIds(deps: ReportScheduleDeps): Promise<string[]> {
-  const ids: string[] = [];
+/** This deployment's report schedules in Temporal (by id prefix and the memo's task queue): row id and paused state. */
+async function listReportSchedules(deps: ReportScheduleDeps): Promise<Array<{ scheduleId: string; paused: boolean }>> {
+  const found: Array<{ scheduleId: string; paused: boolean }> = [];
   for await (const s of deps.temporal.schedule.list()) {
     if (!s.scheduleId.startsWith(REPORT_SCHEDULE_PREFIX)) continue;
     const memo = s.memo as Partial<ReportScheduleMemo> | undefined;
     if (memo?.taskQueue !== deps.taskQueues.main) continue;
-    ids.push(s.scheduleId.slice(REPORT_SCHEDULE_PREFIX.length));
+    found.push({ scheduleId: s.scheduleId.slice(REPORT_SCHEDULE_PREFIX.length), paused: s.state.paused });
   }
-  return ids;
+  return found;
 }
 
 /** The port the reconcile activity uses (activities/ do not import platform/: the worker passes this in). */
@@ -164,6 +164,6 @@ export function reportSchedulePort(deps: ReportScheduleDeps): ReportSchedulePort
     },
     upsert: (row) => upsertReportSchedule(deps, row),
     remove: (scheduleId) => deleteReportSchedule(deps, scheduleId),
-    listIds: () => listReportScheduleIds(deps),
+    list: () => listReportSchedules(deps),
   };
 }

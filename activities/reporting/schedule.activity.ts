@@ -21,8 +21,8 @@ export interface ReportSchedulePort {
   /** Creates it, or brings it in line with the row. */
   upsert(row: ReportScheduleEntity): Promise<void>;
   remove(scheduleId: string): Promise<void>;
-  /** The row ids of this deployment's report schedules in Temporal. */
-  listIds(): Promise<string[]>;
+  /** This deployment's report schedules in Temporal (row id, paused), as the visibility store lists them. */
+  list(): Promise<Array<{ scheduleId: string; paused: boolean }>>;
 }
 
 export interface ScheduleActivityDeps {
@@ -31,6 +31,9 @@ export interface ScheduleActivityDeps {
   /** REPORT_DELIVERY_RETRY_DELAYS as the worker has it now, for the run's workflow (not frozen into the Temporal Schedule). */
   deliveryRetryDelaysMs: number[];
 }
+
+/** Rows changed this recently have their Temporal Schedule's revision checked (one describe each). */
+const RECENT_CHANGE_MS = 24 * 3600_000;
 
 /** The row's revision as the Temporal Schedule's action memo keeps it. */
 export const scheduleRevision = (row: Pick<ReportScheduleEntity, 'updatedAt'>) => new Date(row.updatedAt).toISOString();
@@ -139,27 +142,40 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
 
     /**
      * Makes Temporal match the rows (maintenance; design B5.7 "reconciles schedules"): each live row
-     * gets its Temporal Schedule when it is missing, and is brought in line when its revision or
-     * paused state differs (an update whose Temporal call failed); each of this deployment's
-     * `report-schedule-*` Temporal Schedules whose row is deleted or gone is deleted. Answers the
-     * number of repairs.
+     * gets its Temporal Schedule when it is missing, and is brought in line when its paused state or,
+     * for rows changed in the last day, its revision differs (an update whose Temporal call failed);
+     * each of this deployment's `report-schedule-*` Temporal Schedules whose row is deleted or gone is
+     * deleted. Temporal is listed before the rows are read, so a schedule created meanwhile is never
+     * taken for an orphan; rows the (eventually consistent) list does not show yet are described one
+     * by one. Answers the number of repairs.
      */
     async reconcileReportSchedules(): Promise<{ created: number; updated: number; deleted: number }> {
+      const listed = new Map((await schedules.list()).map((s) => [s.scheduleId, s.paused]));
       const rows = await db.getRepository(ReportScheduleEntity).createQueryBuilder('s').where('s.deletedAt IS NULL').getMany();
       const result = { created: 0, updated: 0, deleted: 0 };
       const live = new Set<string>();
+      const recent = Date.now() - RECENT_CHANGE_MS;
       for (const row of rows) {
         live.add(row.id);
+        const paused = row.status === 'paused';
+        const inList = listed.get(row.id);
+        if (inList !== undefined && new Date(row.updatedAt).getTime() < recent) {
+          if (inList !== paused) {
+            await schedules.upsert(row);
+            result.updated++;
+          }
+          continue;
+        }
         const described = await schedules.describe(row.id);
         if (!described) {
           await schedules.upsert(row);
           result.created++;
-        } else if (described.revision !== scheduleRevision(row) || described.paused !== (row.status === 'paused')) {
+        } else if (described.revision !== scheduleRevision(row) || described.paused !== paused) {
           await schedules.upsert(row);
           result.updated++;
         }
       }
-      for (const id of await schedules.listIds()) {
+      for (const id of listed.keys()) {
         if (live.has(id)) continue;
         await schedules.remove(id);
         result.deleted++;

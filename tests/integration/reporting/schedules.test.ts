@@ -267,6 +267,9 @@ describe('reporting schedules', () => {
     // A row paused behind Temporal's back (a pause whose Temporal call failed).
     const stale = await create({ name: 'Stale', target: { type: 'report', id: report.id }, cron: '0 4 * * *', timezone: 'UTC' });
     await app.services.db.query(`UPDATE reporting_schedules SET status = 'paused', pause_note = 'n', updated_at = now() WHERE id = $1`, [stale.body.id]);
+    // The same, on a row last changed days ago (found through the list, not described).
+    const old = await create({ name: 'Old', target: { type: 'report', id: report.id }, cron: '0 5 * * *', timezone: 'UTC' });
+    await app.services.db.query(`UPDATE reporting_schedules SET status = 'paused', updated_at = now() - interval '3 days' WHERE id = $1`, [old.body.id]);
 
     // The orphan must be visible to the list (Temporal's visibility is eventually consistent).
     const result = await waitFor(async () => {
@@ -277,12 +280,13 @@ describe('reporting schedules', () => {
     const again = await handle(res.body.id).describe();
     expect([again.spec.timezone, again.state.paused]).toEqual(['Asia/Tokyo', false]);
     expect((await handle(stale.body.id).describe()).state.paused).toBe(true);
+    await waitFor(async () => (await activities().reconcileReportSchedules()) && (await handle(old.body.id).describe()).state.paused, { timeoutMs: 30_000, what: 'the old row paused in Temporal' });
     await expect(handle(orphan).describe()).rejects.toThrow();
     expect((await handle(foreign).describe()).memo).toMatchObject({ taskQueue: 'another-deployment-main' });
     await handle(foreign).delete();
     // Nothing left to repair.
     expect(await activities().reconcileReportSchedules()).toMatchObject({ created: 0, updated: 0 });
-    for (const id of [res.body.id, stale.body.id]) await app.request('DELETE', `/api/reporting/schedules/${id}`, as());
+    for (const id of [res.body.id, stale.body.id, old.body.id]) await app.request('DELETE', `/api/reporting/schedules/${id}`, as());
   }, 60_000);
 
   it('refuses bad crons and zones (ERR_SCHED_002), too frequent ones (ERR_SCHED_003), and validates without creating', async () => {
