@@ -19,10 +19,10 @@ import {
 
 /**
  * `webdav` channels (docs/reporting.md "File shares"; design B4): every request through the outbound
- * guard's fetch (each hop checked), Basic auth when a username is set, MKCOL for each missing parent
- * when `createDirectories`, then PUT. A redirect is a failure (the share moved; credentials are not
- * followed elsewhere). The guard's fetch needs a body it can send again, so a file is read into memory
- * first: at most 100 MB (a larger file is a permanent failure naming the cap).
+ * guard's fetch, Basic auth when a username is set, MKCOL for each missing parent when
+ * `createDirectories`, then PUT. A redirect is not followed but is a permanent failure (the share moved).
+ * A file is read into memory first and sent with its length (chunked PUTs are refused by several
+ * servers): at most 100 MB (a larger file is a permanent failure naming the cap).
  */
 
 interface WebdavChannelConfig {
@@ -86,10 +86,10 @@ function client(ctx: ChannelContext, config: WebdavChannelConfig) {
       body: init.body ? new Uint8Array(init.body.buffer as ArrayBuffer, init.body.byteOffset, init.body.length) : undefined,
       signal: ctx.signal,
       timeoutMs: init.timeoutMs ?? REQUEST_TIMEOUT_MS,
+      // A 3xx comes back as it is (a failure): a PUT is never sent again elsewhere, credentials never follow.
+      followRedirects: false,
     });
     await response.body?.cancel();
-    // The guard follows redirects; a share that moved is a failure all the same.
-    if (response.url && response.url !== url.href) return 307;
     return response.status;
   };
 }

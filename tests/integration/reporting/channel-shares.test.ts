@@ -229,7 +229,14 @@ describe('file-share channels', () => {
       try {
         receiver.respondWith([{ status: 302, headers: { location: `${server.url}elsewhere/` } }]);
         const moved = await send(webdavSender, context({ baseUrl: receiver.url, directory: 'x', username: 'u' }, { password: 'p' }), message([memoryFile('r.pdf', 'x')]));
-        expect(moved).toMatchObject({ outcome: 'permanent', statusCode: 307 });
+        expect(moved).toEqual({ outcome: 'permanent', statusCode: 302, error: 'WebDAV server redirected the request (302): use the final URL as baseUrl' });
+        expect(receiver.requests).toHaveLength(1);
+        // A PUT answered 307 is not sent again to the new place (nor are the credentials).
+        receiver.respondWith([{ status: 307, headers: { location: `${server.url}moved.pdf` } }]);
+        const put = await send(webdavSender, context({ baseUrl: receiver.url, directory: '', username: server.username, conflict: 'overwrite' }, secrets()), message([memoryFile('moved.pdf', 'x')]));
+        expect(put).toMatchObject({ outcome: 'permanent', statusCode: 307 });
+        expect(receiver.requests.map((r) => r.method)).toEqual(['MKCOL', 'PUT']);
+        expect(await readShared(server.rootDir, 'moved.pdf')).toBeUndefined();
         receiver.respondWith([503]);
         const busy = await send(webdavSender, context({ baseUrl: receiver.url, directory: '' }, {}), message([memoryFile('r.pdf', 'x')]));
         expect(busy).toEqual({ outcome: 'retry', statusCode: 503, error: 'WebDAV server answered 503 while checking the name' });
