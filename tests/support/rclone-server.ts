@@ -24,6 +24,9 @@ export interface RcloneServer {
   rootDir: string;
   /** SFTP only: the host key's SHA-256 fingerprint, as `ssh-keygen -l -E sha256` prints it after `SHA256:`. */
   hostKeySha256: string;
+  /** SFTP only: an OpenSSH private key (encrypted with `clientKeyPassphrase`) the server accepts for `username`. */
+  clientKey: string;
+  clientKeyPassphrase: string;
   /** Stops the server (the port then refuses connections); the directory stays until `remove`. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -54,13 +57,18 @@ export async function startRcloneServer(protocol: 'sftp' | 'webdav'): Promise<Rc
   const args = ['serve', protocol, rootDir, '--addr', `127.0.0.1:${port}`, '--user', username, '--pass', password, '--config', '/dev/null', '--dir-cache-time', '1ms', '--poll-interval', '0'];
   // Directory listings are not cached: a test prepares folders in rootDir directly and the server sees them at once.
   let hostKeySha256 = '';
+  let clientKey = '';
+  const clientKeyPassphrase = randomBytes(8).toString('hex');
   if (protocol === 'sftp') {
     const key = join(work, 'host_ed25519');
     await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
     const { stdout } = await run('ssh-keygen', ['-l', '-E', 'sha256', '-f', `${key}.pub`]);
     hostKeySha256 = /SHA256:([A-Za-z0-9+/]+)/.exec(stdout)?.[1] ?? '';
-    // An empty authorized-keys file: only the password logs in (not the machine's ~/.ssh keys).
-    args.push('--key', key, '--authorized-keys', '/dev/null');
+    // The password, or this one client key (never the machine's ~/.ssh/authorized_keys).
+    const client = join(work, 'client_ed25519');
+    await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', clientKeyPassphrase, '-f', client]);
+    clientKey = await readFile(client, 'utf8');
+    args.push('--key', key, '--authorized-keys', `${client}.pub`);
   }
 
   let child: ChildProcess | undefined;
@@ -99,7 +107,7 @@ export async function startRcloneServer(protocol: 'sftp' | 'webdav'): Promise<Rc
     await remove();
     throw err;
   }
-  return { host: '127.0.0.1', port, url: `http://127.0.0.1:${port}/`, username, password, rootDir, hostKeySha256, stop, start, remove };
+  return { host: '127.0.0.1', port, url: `http://127.0.0.1:${port}/`, username, password, rootDir, hostKeySha256, clientKey, clientKeyPassphrase, stop, start, remove };
 }
 
 /** A file of the share as text, or undefined when it is not there. */

@@ -144,9 +144,11 @@ export function shareTarget(masked: string): ChannelTarget[] {
 
 // ---- names ----
 
+/** Stem and extension of a name's last path segment (a stored name has none; a hostile one may). */
 function splitName(filename: string): { stem: string; ext: string } {
-  const dot = filename.lastIndexOf('.');
-  return dot > 0 ? { stem: filename.slice(0, dot), ext: filename.slice(dot + 1) } : { stem: filename, ext: '' };
+  const base = filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? { stem: base.slice(0, dot), ext: base.slice(dot + 1) } : { stem: base, ext: '' };
 }
 
 /**
@@ -172,7 +174,7 @@ export interface RemoteFile {
  * rendered for the run, with a suffix from the file's own name when several files share a format
  * (a CSV per dataset, a job's bundle). Names are unique within the message whatever their case.
  */
-function remoteFiles(message: DeliveryMessage, settings: ShareSettings): RemoteFile[] {
+export function remoteFiles(message: DeliveryMessage, settings: ShareSettings): RemoteFile[] {
   let rendered: string | undefined;
   if (settings.filenamePattern !== undefined) {
     const scheduledFor = new Date(message.run.scheduledFor);

@@ -121,6 +121,17 @@ describe('file-share channels', () => {
       expect(result).toEqual({ outcome: 'permanent', error: 'The SFTP server refused the credentials' });
     });
 
+    it('logs in with a private key and its passphrase; a wrong passphrase is permanent', async () => {
+      const key = { privateKey: server.clientKey, passphrase: server.clientKeyPassphrase };
+      expect(await send(sftpSender, context(config(), key), message([memoryFile('k.pdf', 'by key')]))).toMatchObject({ outcome: 'delivered' });
+      expect(await readShared(server.rootDir, `${dir}/k.pdf`)).toBe('by key');
+      const wrong = await send(sftpSender, context(config(), { ...key, passphrase: 'nope' }), message([memoryFile('k2.pdf', 'x')]));
+      expect(wrong).toEqual({ outcome: 'permanent', error: 'The private key could not be read (wrong format or passphrase)' });
+      const garbage = await send(sftpSender, context(config(), { privateKey: '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n' }), message([memoryFile('k2.pdf', 'x')]));
+      expect(garbage.outcome).toBe('permanent');
+      expect(await ls()).toEqual(['k.pdf']);
+    });
+
     it('a filenamePattern renders the run, several CSVs get their dataset suffix, a missing directory is permanent', async () => {
       const msg = message([memoryFile('sales-2026-11-20-orders.csv', 'o', 'csv'), memoryFile('sales-2026-11-20-items.csv', 'i', 'csv'), memoryFile('sales-2026-11-20.pdf', 'p')], { region: 'EU/../north' });
       const result = await send(sftpSender, context(config({ filenamePattern: '{param.region}_{scheduledFor:yyyyMMdd}' }), secrets()), msg);
