@@ -143,7 +143,7 @@ function sshFailure(err: unknown, seen?: Handshake): ShareError {
   const { level, code, message } = err as { level?: string; code?: unknown; message?: string };
   if (level === 'client-authentication') return permanent('The SFTP server refused the credentials');
   // SFTP status codes (draft-ietf-secsh-filexfer-02): 2 no such file, 3 permission denied, 4 failure.
-  if (code === 2) return permanent('SFTP directory or file not found');
+  if (code === NO_SUCH_FILE) return permanent('SFTP directory or file not found');
   if (code === 3) return permanent('The SFTP server denied permission');
   if (code === 4) return permanent('The SFTP server refused the operation');
   if (level === 'client-timeout' || /timed out/i.test(message ?? '')) return retry('The SFTP server did not answer in time');
@@ -153,14 +153,17 @@ function sshFailure(err: unknown, seen?: Handshake): ShareError {
 const call = <T>(fn: (cb: (err: Error | null | undefined, value?: T) => void) => void) =>
   new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(sshFailure(err)) : resolve(value as T))));
 
-async function exists(sftp: SFTPWrapper, path: string): Promise<boolean> {
-  try {
-    await call((cb) => sftp.stat(path, cb));
-    return true;
-  } catch (err) {
-    if (err instanceof ShareError && err.message === 'SFTP directory or file not found') return false;
-    throw err;
-  }
+/** SSH_FX_NO_SUCH_FILE */
+const NO_SUCH_FILE = 2;
+
+function exists(sftp: SFTPWrapper, path: string): Promise<boolean> {
+  return new Promise((resolve, reject) =>
+    sftp.stat(path, (err) => {
+      if (!err) resolve(true);
+      else if ((err as { code?: unknown }).code === NO_SUCH_FILE) resolve(false);
+      else reject(sshFailure(err));
+    }),
+  );
 }
 
 const removeQuietly = (sftp: SFTPWrapper, path: string) => call((cb) => sftp.unlink(path, cb)).catch(() => undefined);

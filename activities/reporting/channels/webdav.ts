@@ -103,7 +103,12 @@ async function bytesOf(file: DeliveryFile): Promise<Buffer> {
 }
 
 async function ensureFolders(request: ReturnType<typeof client>, config: WebdavChannelConfig): Promise<void> {
-  if (!config.createDirectories) return;
+  if (!config.createDirectories || config.parents.length === 0) return;
+  // Usually the folder exists: one PROPFIND instead of a MKCOL per level (which some servers refuse
+  // with 403 on a read-only parent even when the folder below it is there).
+  const found = await request('PROPFIND', config.folder, { headers: { depth: '0' } });
+  if (found === 207 || found === 200) return;
+  if (found !== 404) throw statusFailure(found, 'looking for the folder');
   for (const parent of config.parents) {
     const status = await request('MKCOL', parent);
     // 405: the collection exists already (RFC 4918 9.3.1).

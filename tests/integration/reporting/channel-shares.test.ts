@@ -246,7 +246,7 @@ describe('file-share channels', () => {
         receiver.respondWith([{ status: 307, headers: { location: `${server.url}moved.pdf` } }]);
         const put = await send(webdavSender, context({ baseUrl: receiver.url, directory: '', username: server.username, conflict: 'overwrite' }, secrets()), message([memoryFile('moved.pdf', 'x')]));
         expect(put).toMatchObject({ outcome: 'permanent', statusCode: 307 });
-        expect(receiver.requests.map((r) => r.method)).toEqual(['MKCOL', 'PUT']);
+        expect(receiver.requests.map((r) => r.method)).toEqual(['PROPFIND', 'PUT']);
         expect(await readShared(server.rootDir, 'moved.pdf')).toBeUndefined();
         receiver.respondWith([503]);
         const busy = await send(webdavSender, context({ baseUrl: receiver.url, directory: '' }, {}), message([memoryFile('r.pdf', 'x')]));
