@@ -10,3 +10,9 @@ export async function modifyReturning<T>(db: Queryable, sql: string, params: unk
   const result = await db.query(sql, params);
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }
+
+/** A unique violation (23505), of `constraint` when given (an index name). */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const e = err as { code?: string; constraint?: string } | null;
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

@@ -82,7 +82,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
             }),
             ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run), restartJobRun: (jobRun) => startJobRunWorkflow(services, jobRun) }),
             ...createScheduleActivities({ db, schedules: reportSchedulePort(services), deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
-            ...createJobRunActivities({ db }),
+            ...createJobRunActivities({ db, deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
             ...createReportDeliveryActivities({
               db,
               storage: services.storage,

@@ -1,7 +1,9 @@
 import type { DataSource } from 'typeorm';
 import { ReportJobRunEntity } from '../../db/reporting/job-run.entity';
 import { ReportJobEntity } from '../../db/reporting/job.entity';
-import { moveJobRun, recordJobItem } from '../../db/reporting/job-run-state';
+import { insertJobRun, moveJobRun, newJobRun, recordJobItem } from '../../db/reporting/job-run-state';
+import { ReportScheduleEntity } from '../../db/reporting/schedule.entity';
+import { isUniqueViolation } from '../../db/sql';
 import { newReportRun, storableValues } from '../../db/reporting/new-run';
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
 import { insertReportRun } from '../../db/reporting/run-state';
@@ -24,7 +26,13 @@ export interface JobRunPlan {
 
 const errorOf = (err: unknown) => (err instanceof AppError ? { code: err.code, message: err.message } : { code: 'ERR_INTERNAL_001', message: 'The report could not be started' });
 
-export function createJobRunActivities(deps: { db: DataSource }) {
+export interface JobRunActivityDeps {
+  db: DataSource;
+  /** REPORT_DELIVERY_RETRY_DELAYS, for the job runs schedules open (their workflow input). */
+  deliveryRetryDelaysMs: number[];
+}
+
+export function createJobRunActivities(deps: JobRunActivityDeps) {
   const { db } = deps;
 
   async function load(jobRunId: string): Promise<{ jobRun: ReportJobRunEntity; job: ReportJobEntity }> {
@@ -125,6 +133,40 @@ export function createJobRunActivities(deps: { db: DataSource }) {
       }
       const next = job.delivery === 'bundle' && jobRun.channelIds.length > 0 ? 'delivering' : 'completed';
       return (await moveJobRun(db, jobRun.id, next)) ? next : null;
+    },
+
+    /**
+     * Opens the job run of one schedule occurrence (the schedule's channels, clock and zone; the
+     * occurrence key unique per schedule like runs'): a second fire of the same local minute is
+     * recorded as a `skipped` job run (`duplicate_occurrence`). The ids come from the workflow, so a
+     * retried attempt finds its own insert. `gone`: the schedule or the job was deleted.
+     */
+    async openScheduledJobRun(input: { scheduleId: string; scheduledFor: string; occurrenceKey: string; jobRunId: string; duplicateJobRunId: string }): Promise<{ outcome: 'gone' } | { outcome: 'skipped'; jobRunId: string } | { outcome: 'job-run'; jobRunId: string; projectId: string; deliveryRetryDelaysMs: number[] }> {
+      const schedule = await db.getRepository(ReportScheduleEntity).findOneBy({ id: input.scheduleId });
+      if (!schedule || schedule.deletedAt || schedule.targetType !== 'job') return { outcome: 'gone' };
+      const job = await db.getRepository(ReportJobEntity).findOneBy({ id: schedule.targetId, projectId: schedule.projectId });
+      if (!job || job.deletedAt) return { outcome: 'gone' };
+      const fields = {
+        job,
+        trigger: 'schedule' as const,
+        scheduleId: schedule.id,
+        occurrenceKey: input.occurrenceKey,
+        channelIds: schedule.channelIds,
+        scheduledFor: new Date(input.scheduledFor),
+        timezone: schedule.timezone,
+        createdBy: schedule.createdBy,
+      };
+      const jobRun = { ...newJobRun(fields), id: input.jobRunId };
+      try {
+        await insertJobRun(db, jobRun);
+      } catch (err) {
+        if (!isUniqueViolation(err, 'reporting_job_runs_occurrence_idx') && !isUniqueViolation(err, 'reporting_job_runs_pkey')) throw err;
+        const [mine] = await db.query(`SELECT id FROM reporting_job_runs WHERE id = ANY($1::uuid[])`, [[input.jobRunId, input.duplicateJobRunId]]);
+        if (mine?.id === input.jobRunId) return { outcome: 'job-run', jobRunId: mine.id, projectId: job.projectId, deliveryRetryDelaysMs: deps.deliveryRetryDelaysMs };
+        if (!mine) await insertJobRun(db, { ...newJobRun({ ...fields, status: 'skipped', skipReason: 'duplicate_occurrence' }), id: input.duplicateJobRunId });
+        return { outcome: 'skipped', jobRunId: input.duplicateJobRunId };
+      }
+      return { outcome: 'job-run', jobRunId: jobRun.id, projectId: job.projectId, deliveryRetryDelaysMs: deps.deliveryRetryDelaysMs };
     },
 
     /** Ends the job run `failed` with the error that stopped its workflow. */

@@ -4,6 +4,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { resolveChannelRefs } from '../../db/reporting/channel-refs';
+import { isScheduled } from '../../db/reporting/schedule-targets';
 import { insertJobRun, JOB_RUN_SHORT_ID_PREFIX, moveJobRun, newJobRun } from '../../db/reporting/job-run-state';
 import { ReportJobRunEntity } from '../../db/reporting/job-run.entity';
 import { ReportJobEntity, type ReportJobItem } from '../../db/reporting/job.entity';
@@ -125,8 +126,7 @@ export async function listJobs(deps: JobDeps, projectId: string, q: ListJobsQuer
 /** Soft delete; runs under way finish. 409 ERR_RJOB_006 while a live schedule targets the job. */
 export async function deleteJob(deps: JobDeps, projectId: string, ref: string): Promise<void> {
   const job = await findJob(deps.db, projectId, ref);
-  const [used] = await deps.db.query(`SELECT 1 FROM reporting_schedules WHERE project_id = $1 AND target_type = 'job' AND target_id = $2 AND deleted_at IS NULL LIMIT 1`, [projectId, job.id]);
-  if (used) throw new AppError('ERR_RJOB_006', undefined, { jobId: job.id, usedBy: 'schedules' });
+  if (await isScheduled(deps.db, 'job', job.id)) throw new AppError('ERR_RJOB_006', undefined, { jobId: job.id, usedBy: 'schedules' });
   await deps.db.getRepository(ReportJobEntity).update({ id: job.id, projectId }, { deletedAt: new Date() });
 }
 

@@ -5,7 +5,7 @@ import { QueryEntity } from '../../db/reporting/query.entity';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { type PinnedDefinition, type ReportDataset, type ReportDefinition, ReportEntity, type ReportOutput, type VersionRef } from '../../db/reporting/report.entity';
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
-import { isScheduled } from '../../db/reporting/schedule-targets';
+import { isJobItem, isScheduled } from '../../db/reporting/schedule-targets';
 import type { Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
@@ -364,8 +364,8 @@ export async function updateReport(deps: ReportDeps, actor: Actor, ref: string, 
 /** Soft delete: the row and its versions stay for history; name and slug become free. */
 export async function deleteReport(deps: ReportDeps, projectId: string, ref: string): Promise<void> {
   const r = await findReport(deps.db, projectId, ref);
-  // Jobs that name the report are checked with them (reporting_jobs).
   if (await isScheduled(deps.db, 'report', r.id)) throw new AppError('ERR_RPT_013', undefined, { reportId: r.id, usedBy: 'schedules' });
+  if (await isJobItem(deps.db, projectId, r.id)) throw new AppError('ERR_RPT_013', undefined, { reportId: r.id, usedBy: 'jobs' });
   await deps.db.getRepository(ReportEntity).update({ id: r.id, projectId }, { deletedAt: new Date() });
 }
 

@@ -1,10 +1,12 @@
-import { ApplicationFailure, ChildWorkflowFailure, defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
+import { ChildWorkflowFailure, defineSearchAttributeKey, SearchAttributeType, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import { executeChild, proxyActivities, uuid4, workflowInfo } from '@temporalio/workflow';
 import type { ScheduleActivities } from '../../activities/reporting/schedule.activity';
 import { workflowIds } from '../../domain/temporal-names';
 import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
 import { RETRY } from '../shared/retry-policies';
 import { reportRunWorkflow } from './report-run.workflow';
+import { reportJobRunWorkflow, type ReportJobRunInput } from './report-job-run.workflow';
+import type { JobRunActivities } from '../../activities/reporting/job-run.activity';
 
 export interface ScheduledReportInput {
   scheduleId: string;
@@ -17,6 +19,7 @@ export interface ScheduledReportInput {
 const SCHEDULED_START = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
 const { openScheduledRun } = proxyActivities<ScheduleActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.reportBookkeeping });
+const { openScheduledJobRun } = proxyActivities<JobRunActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.reportBookkeeping });
 
 /**
  * One fire of a report schedule (docs/reporting.md "Scheduling"; design B5.7), started by the
@@ -36,8 +39,7 @@ export async function scheduledReportWorkflow(input: ScheduledReportInput): Prom
     case 'failed':
       return { outcome: opened.outcome, runId: opened.runId };
     case 'job':
-      // Job targets: the lead's `openScheduledJobRun` + `reportJobRunWorkflow` (child `report-job-run-<jobRunId>`) go here.
-      throw ApplicationFailure.nonRetryable('Schedules of report jobs are not wired yet', 'ERR_SCHED_005', { scheduleId: input.scheduleId, jobId: opened.jobId });
+      return runScheduledJob(input, opened);
     case 'run':
       break;
   }
@@ -60,4 +62,33 @@ export async function scheduledReportWorkflow(input: ScheduledReportInput): Prom
     throw err;
   }
   return { outcome: 'run', runId: opened.runId };
+}
+
+/**
+ * A job target: the occurrence's job run (or a `skipped` duplicate), run as the child
+ * `report-job-run-<jobRunId>` and waited for, like a report's run.
+ */
+async function runScheduledJob(input: ScheduledReportInput, opened: { occurrenceKey: string }): Promise<{ outcome: string; jobRunId?: string }> {
+  const info = workflowInfo();
+  const scheduledFor = info.typedSearchAttributes.get(SCHEDULED_START) ?? info.runStartTime;
+  const job = await openScheduledJobRun({ scheduleId: input.scheduleId, scheduledFor: scheduledFor.toISOString(), occurrenceKey: opened.occurrenceKey, jobRunId: uuid4(), duplicateJobRunId: uuid4() });
+  if (job.outcome !== 'job-run') return job;
+  const args: [ReportJobRunInput] = [{ jobRunId: job.jobRunId, queryTaskQueue: input.queryTaskQueue, renderTaskQueue: input.renderTaskQueue, deliveryRetryDelaysMs: job.deliveryRetryDelaysMs }];
+  try {
+    await executeChild(reportJobRunWorkflow, {
+      workflowId: workflowIds.reportJobRun(job.jobRunId),
+      args,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: SA_KIND, value: 'report-job-run' },
+        { key: SA_ENTITY_ID, value: job.jobRunId },
+        { key: SA_PROJECT_ID, value: job.projectId },
+      ],
+    });
+  } catch (err) {
+    // A job run cancelled from the API ends its child; its record says what happened.
+    if (err instanceof ChildWorkflowFailure) return { outcome: 'job-run-ended', jobRunId: job.jobRunId };
+    throw err;
+  }
+  return { outcome: 'job-run', jobRunId: job.jobRunId };
 }

@@ -257,6 +257,39 @@ describe('reporting deliveries', () => {
     expect(runs.body.meta.total).toBe(3);
   });
 
+  it('runs a job from its schedule (trigger), delivering the bundle to the schedule\'s channels; a scheduled job or report cannot be deleted', async () => {
+    const report = await csvReport();
+    const hook = await webhookChannel('/scheduled-bundle');
+    receiver.respondOn('/scheduled-bundle', [], 200);
+    const job = await app.request('POST', '/api/reporting/jobs', as({ body: { name: `Nightly ${unique()}`, items: [{ reportId: report.id }] } }));
+    expect(job.status).toBe(201);
+    const schedule = await app.request('POST', '/api/reporting/schedules', as({ body: { name: `Nightly ${unique()}`, target: { type: 'job', id: job.body.id }, cron: '0 3 * * *', timezone: 'Europe/Berlin', channelIds: [hook.id] } }));
+    expect([schedule.status, schedule.body.code ?? null, schedule.body.relatedInfo ?? null]).toEqual([201, null, null]);
+
+    const triggered = await app.request('POST', `/api/reporting/schedules/${schedule.body.id}/trigger`, as());
+    expect(triggered.status).toBe(202);
+    const jobRun = await waitFor(
+      async () => {
+        const res = await app.request('GET', `/api/reporting/job-runs?jobId=${job.body.id}`, { token: runKey });
+        const [latest] = res.body.data;
+        return latest && ended(latest.status) ? latest : undefined;
+      },
+      { timeoutMs: 120_000, what: 'the scheduled job run to end' },
+    );
+    expect(jobRun).toMatchObject({ status: 'completed', trigger: 'schedule', scheduleId: schedule.body.id, timezone: 'Europe/Berlin', channelIds: [hook.id], deliveryStatus: 'completed', completedRuns: 1 });
+    expect(requestsTo('/scheduled-bundle')).toHaveLength(1);
+    const itemRun = await getRun(jobRun.items[0].runId);
+    expect(itemRun.body).toMatchObject({ trigger: 'job', jobRunId: jobRun.id, scheduleId: schedule.body.id, timezone: 'Europe/Berlin', status: 'completed' });
+
+    const jobDelete = await app.request('DELETE', `/api/reporting/jobs/${job.body.id}`, as());
+    expect([jobDelete.status, jobDelete.body.code]).toEqual([409, 'ERR_RJOB_006']);
+    const reportDelete = await app.request('DELETE', `/api/reporting/reports/${report.id}`, as());
+    expect([reportDelete.status, reportDelete.body.code, reportDelete.body.relatedInfo.usedBy]).toEqual([409, 'ERR_RPT_013', 'jobs']);
+    expect((await app.request('DELETE', `/api/reporting/schedules/${schedule.body.id}`, as())).status).toBeLessThan(300);
+    expect((await app.request('DELETE', `/api/reporting/jobs/${job.body.id}`, as())).status).toBe(200);
+    expect((await app.request('DELETE', `/api/reporting/reports/${report.id}`, as())).status).toBeLessThan(300);
+  });
+
   it('stops a job on the first failure when asked, and refuses unknown reports at once', async () => {
     const broken = await csvReport(`SELECT missing_column FROM ${table}`);
     const fine = await csvReport();
