@@ -63,7 +63,8 @@ const ownerOf = (d: Pick<ReportDeliveryEntity, 'runId' | 'jobRunId'>): DeliveryO
 
 export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
   const { db } = deps;
-  const guard = deps.guard ?? createOutboundGuard(deps.outboundAllowlist);
+  // Redirects are never followed (a moved target is a failure its owner fixes); each sender sets its own timeouts.
+  const guard = deps.guard ?? createOutboundGuard(deps.outboundAllowlist, { maxRedirects: 0, timeoutMs: ATTEMPT_TIMEOUT_MS });
 
   /** The stored, unexpired outputs of runs, with fresh signed links. */
   async function filesOf(runIds: string[]): Promise<DeliveryFile[]> {
