@@ -2,6 +2,7 @@ import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } fr
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { Readable, Transform } from 'node:stream';
 import type { OutboundGuard } from '../../http/outbound';
 import type { ChannelContext, ChannelSender, DeliveryFile } from './channel-sender';
 import {
@@ -43,6 +44,8 @@ interface S3ChannelConfig {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** S3 answers to PUT, HEAD and DELETE are small; the SDK reads an error body whole, so a server's is cut here. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
 const REQUEST_TIMEOUT_MS = 120_000;
 const BUCKET = /^[A-Za-z0-9][A-Za-z0-9._-]{1,254}$/;
 const REGION = /^[a-z0-9][a-z0-9-]{0,49}$/;
@@ -92,7 +95,7 @@ async function makeClient(ctx: ChannelContext, config: S3ChannelConfig): Promise
   // Node connects to an IP literal without a lookup: the guard checks it here.
   if (config.endpoint && isIP(config.endpoint.hostname.replace(/^\[(.*)\]$/, '$1'))) await ctx.guard.resolveTcp(config.endpoint.hostname);
   const lookup = guardedLookup(ctx.guard);
-  return new S3Client({
+  const client = new S3Client({
     endpoint: config.endpoint?.href,
     region: config.region,
     forcePathStyle: config.forcePathStyle,
@@ -110,11 +113,40 @@ async function makeClient(ctx: ChannelContext, config: S3ChannelConfig): Promise
       httpsAgent: new HttpsAgent({ lookup }),
     },
   });
+  // Below the deserializer: the raw response's body is read through a byte cap.
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const response = result.response as { body?: unknown } | undefined;
+      if (response && response.body instanceof Readable) response.body = capped(response.body);
+      return result;
+    },
+    { step: 'deserialize', priority: 'low', name: 'formworkResponseCap' },
+  );
+  return client;
+}
+
+/** `body`, ended with an error past MAX_RESPONSE_BYTES (the socket is closed, nothing more is read). */
+function capped(body: Readable): Readable {
+  let seen = 0;
+  const out = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      seen += chunk.length;
+      if (seen > MAX_RESPONSE_BYTES) {
+        body.destroy();
+        callback(permanent('The S3 server answered with more than 1 MB'));
+      } else callback(null, chunk);
+    },
+  });
+  body.once('error', (err) => out.destroy(err));
+  return body.pipe(out);
 }
 
 /** An SDK error as our outcome and words. */
 function s3Failure(err: unknown): ShareError {
-  const known = err instanceof ShareError ? err : (guardFailure(err) ?? undefined);
+  // The SDK appends its own lines to an error raised while it reads a body: keep our first line.
+  if (err instanceof ShareError) return new ShareError(err.outcome, err.message.split('\n')[0], err.statusCode);
+  const known = guardFailure(err);
   if (known) return known;
   const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
   const name = (err as { name?: string }).name ?? '';

@@ -1,5 +1,8 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdir, readdir } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createOutboundGuard, type OutboundGuard } from '../../../activities/http/outbound';
 import type { Mailer } from '../../../activities/mail/mailer';
@@ -357,6 +360,32 @@ describe('file-share channels', () => {
       expect(await send(s3Sender, context(named, secrets(), namedStrict), message([memoryFile('r.pdf', 'x')]))).toMatchObject({ outcome: 'permanent', error: expect.stringMatching(/not allowed/) });
       expect(await keys()).toEqual([]);
       expect(await send(s3Sender, context(named, secrets(), namedLocal), message([memoryFile('r.pdf', 'x')]))).toEqual({ outcome: 'delivered', remoteRef: `${bucket}/${prefix}/r.pdf` });
+    });
+
+    it('hostile: an endpoint answering an endless error body is cut at 1 MB, not read to the end', async () => {
+      let sent = 0;
+      const endless = createServer((req, res) => {
+        res.writeHead(500, { 'content-type': 'application/xml' });
+        const chunk = Buffer.alloc(64 * 1024, 'x');
+        const pump = () => {
+          while (!res.destroyed && sent < 1024 ** 3 && res.write(chunk)) sent += chunk.length;
+        };
+        res.on('drain', pump);
+        pump();
+      });
+      endless.listen(0, '127.0.0.1');
+      await once(endless, 'listening');
+      try {
+        const endpoint = `http://127.0.0.1:${(endless.address() as AddressInfo).port}`;
+        const started = Date.now();
+        const result = await send(s3Sender, context(config({ endpoint, conflict: 'overwrite' }), secrets()), message([memoryFile('r.pdf', 'x')]));
+        expect(result).toEqual({ outcome: 'permanent', error: 'The S3 server answered with more than 1 MB' });
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(sent).toBeLessThan(64 * 1024 ** 2);
+      } finally {
+        endless.closeAllConnections();
+        endless.close();
+      }
     });
 
     it('a server that is down is retried', async () => {
