@@ -29,7 +29,7 @@ export interface WorkflowStartDeps {
 export type ReportRunStartDeps = Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'> & { config: { reporting: Pick<Config['reporting'], 'deliveryRetryDelaysMs'> } };
 
 /** A report run workflow's input (started here, or as the child of a schedule's or a job's workflow). */
-export function reportRunInput(deps: Pick<ReportRunStartDeps, 'taskQueues' | 'config'>, runId: string): ReportRunInput {
+function reportRunInput(deps: Pick<ReportRunStartDeps, 'taskQueues' | 'config'>, runId: string): ReportRunInput {
   return { runId, queryTaskQueue: deps.taskQueues.query, renderTaskQueue: deps.taskQueues.render, deliveryRetryDelaysMs: deps.config.reporting.deliveryRetryDelaysMs };
 }
 

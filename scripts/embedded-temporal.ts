@@ -29,10 +29,18 @@ export async function startEmbeddedTemporal(opts: { dataDir: string; cliPath?: s
       uiPort: opts.uiPort,
       searchAttributes: SEARCH_ATTRIBUTE_KEYS,
       log: { format: 'pretty', level: 'warn' },
+      extraArgs: DEV_SERVER_ARGS,
     },
   });
   return { address: env.address, uiUrl: `http://127.0.0.1:${opts.uiPort}`, stop: () => env.teardown() };
 }
+
+/**
+ * The dev server runs Temporal Schedules on an internal per-namespace worker with two task pollers;
+ * 100 schedules firing in the same minute then start their workflows up to a minute late (npm run
+ * bench:schedule). More pollers let it keep up.
+ */
+export const DEV_SERVER_ARGS = ['--dynamic-config-value', 'worker.perNamespaceWorkerOptions={"MaxConcurrentWorkflowTaskPollers":16,"MaxConcurrentActivityTaskPollers":16}'];
 
 function hasGo(): boolean {
   return spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;

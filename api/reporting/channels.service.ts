@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { isUniqueViolation } from '../../db/sql';
 import { isInternalAddress, type OutboundGuard } from '../../activities/http/outbound';
 import { ChannelEntity, type ChannelLastTest } from '../../db/reporting/channel.entity';
 import { channelUsage } from '../../db/reporting/channel-usage';
@@ -43,7 +44,6 @@ const SHORT_ID_PREFIX = 'rch_';
 const ERROR_MESSAGE_MAX = 300;
 const DETAILS_MAX = 4000;
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 function invalid(errors: ChannelIssue[]): AppError {
   return new AppError('ERR_CHAN_002', `Channel configuration invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`.slice(0, 1000), { errors });

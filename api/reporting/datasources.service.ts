@@ -2,7 +2,7 @@ import { checkQueryLimits, defaultQueryLimits, type SystemLimits } from './limit
 import { randomUUID } from 'node:crypto';
 import type Joi from 'joi';
 import type { DataSource } from 'typeorm';
-import type { Queryable } from '../../db/sql';
+import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
@@ -36,7 +36,6 @@ const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
 const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json', 'csv'];
 const ERROR_MESSAGE_MAX = 300;
 
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 interface FieldError {
   path: string;

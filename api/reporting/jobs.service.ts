@@ -10,7 +10,7 @@ import { ReportJobRunEntity } from '../../db/reporting/job-run.entity';
 import { ReportJobEntity, type ReportJobItem } from '../../db/reporting/job.entity';
 import { findLiveByRef } from '../../db/reporting/find-live';
 import { ReportEntity } from '../../db/reporting/report.entity';
-import { isUniqueViolation } from './queries.service';
+import { isUniqueViolation } from '../../db/sql';
 import { checkMetadata } from '../../domain/documents/metadata';
 import { AppError } from '../../domain/errors';
 import { jobRunMachine } from '../../domain/reporting/job-run-status';

@@ -6,7 +6,7 @@ import { findLiveByRef } from '../../db/reporting/find-live';
 import { type QueryDefinition, QueryEntity, type QueryLanguage } from '../../db/reporting/query.entity';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { reportsPinningQuery } from '../../db/reporting/report-pins';
-import type { Queryable } from '../../db/sql';
+import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { compileQuery } from '../../domain/reporting/compile-query';
@@ -50,7 +50,6 @@ const RESERVED_SLUGS = new Set(['validate']);
 /** Uncompressed NDJSON a preview may hold in memory. */
 const PREVIEW_MAX_BYTES = 5 * 1024 * 1024;
 
-export const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 export const uniqueIndex = (err: unknown) => String((err as { constraint?: string }).constraint ?? '');
 
 interface Problem {

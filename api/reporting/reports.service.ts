@@ -6,7 +6,6 @@ import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { type PinnedDefinition, type ReportDataset, type ReportDefinition, ReportEntity, type ReportOutput, type VersionRef } from '../../db/reporting/report.entity';
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
 import { isJobItem, isScheduled } from '../../db/reporting/schedule-targets';
-import type { Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
@@ -17,7 +16,8 @@ import { BUILT_IN_PARAMETERS, checkParameterDefs, coerceParameters, type Paramet
 import { randomBase62 } from '../../domain/signing';
 import type { TemplateVariable } from '../../domain/templates/template.types';
 import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
-import { getQuery, isUniqueViolation, uniqueIndex, type Actor } from './queries.service';
+import { getQuery, uniqueIndex, type Actor } from './queries.service';
+import { isUniqueViolation, type Queryable } from '../../db/sql';
 import type { CreateReportInput, DatasetInput, ListReportsQuery, UpdateReportInput } from './reports.schema';
 
 /**

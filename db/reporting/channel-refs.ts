@@ -3,7 +3,7 @@ import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/templates/template-ids';
 
 /** At most this many channels per run, schedule or job (design B5.10). */
-export const MAX_CHANNELS_PER_TARGET = 10;
+const MAX_CHANNELS_PER_TARGET = 10;
 
 /**
  * Channel references of a run, schedule or job body (UUIDs or `rch_` short ids) as the project's

@@ -98,7 +98,7 @@ export async function abandonReportDelivery(db: DataSource, deliveryId: string):
 }
 
 /** Counts of an owner's deliveries by status. */
-export async function deliveryCounts(db: Queryable, owner: DeliveryOwner): Promise<{ total: number; open: number; failed: number }> {
+async function deliveryCounts(db: Queryable, owner: DeliveryOwner): Promise<{ total: number; open: number; failed: number }> {
   const [row] = await db.query(
     `SELECT count(*)::int AS total,
             count(*) FILTER (WHERE status IN ('pending','delivering'))::int AS open,

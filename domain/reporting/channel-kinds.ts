@@ -5,9 +5,6 @@
 export const CHANNEL_KINDS = ['email', 'slack', 'teams', 'webhook', 's3', 'sftp', 'webdav'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-/** Kinds that write files to a share (they take `filenamePattern` and `conflict`). */
-export const FILE_SHARE_KINDS: readonly ChannelKind[] = ['s3', 'sftp', 'webdav'];
-
 /** Members may manage e-mail channels; every other kind needs an admin (B5.4). */
 export const MEMBER_CHANNEL_KINDS: readonly ChannelKind[] = ['email'];
 

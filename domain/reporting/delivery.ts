@@ -18,10 +18,3 @@ export interface ReportDeliveryAttempt {
 
 /** What one attempt tells the delivery workflow (svix-style: returned, never thrown). */
 export type ReportAttemptOutcome = 'delivered' | 'retry' | 'permanent';
-
-/** A run's (or job run's) delivery status from its deliveries' statuses. */
-export function deliveriesSummary(statuses: ReportDeliveryStatus[]): { done: boolean; failed: number; total: number } {
-  const failed = statuses.filter((s) => s === 'failed').length;
-  const done = statuses.every((s) => s === 'completed' || s === 'skipped' || s === 'failed');
-  return { done, failed, total: statuses.length };
-}

@@ -4,7 +4,7 @@ import { defineStateMachine } from '../state-machine';
 const JOB_RUN_STATUSES = ['queued', 'running', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'] as const;
 export type JobRunStatus = (typeof JOB_RUN_STATUSES)[number];
 
-export const JOB_RUN_TRANSITIONS: Readonly<Record<JobRunStatus, readonly JobRunStatus[]>> = {
+const JOB_RUN_TRANSITIONS: Readonly<Record<JobRunStatus, readonly JobRunStatus[]>> = {
   queued: ['running', 'failed', 'cancelled'],
   running: ['delivering', 'completed', 'failed', 'cancelled'],
   delivering: ['completed', 'failed'],

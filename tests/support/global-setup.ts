@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { DEV_SERVER_ARGS } from '../../scripts/embedded-temporal';
 import { findTemporalCli } from '../../scripts/temporal-cli';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/shared/search-attributes';
 
@@ -19,6 +20,7 @@ export default async function globalSetup(): Promise<void> {
         executable: { type: 'existing-path', path },
         searchAttributes: SEARCH_ATTRIBUTE_KEYS,
         log: { format: 'pretty', level: 'error' },
+        extraArgs: DEV_SERVER_ARGS,
       },
     }),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger }),

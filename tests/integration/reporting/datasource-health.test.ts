@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app';
+import { testDatabaseConfig } from '../../support/reporting';
 import { addTeamProject } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
 
@@ -12,7 +13,7 @@ describe('reporting datasource test and health', () => {
   const body = (overrides: Record<string, unknown> = {}) => ({
     name: 'Warehouse',
     kind: 'postgres',
-    config: { host: '127.0.0.1', port: 5432, database: new URL(app.env.DATABASE_URL).pathname.slice(1), user: 'postgres', ssl: 'disable' },
+    config: testDatabaseConfig(app),
     secrets: { password: 'not-needed-here' },
     ...overrides,
   });

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../../support/app';
+import { createTestDatasource } from '../../support/reporting';
 import { createKey } from '../../support/api-keys';
 import { download } from '../../support/documents';
 import { signUp, type SignedUpUser } from '../../support/factories';
@@ -30,17 +31,7 @@ describe('reporting deliveries', () => {
     alice = await signUp(app, { verified: true });
     await app.services.db.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, label text, amount numeric(10,2))`);
     await app.services.db.query(`INSERT INTO ${table} VALUES (1, 'Apple', 12.50), (2, 'Pear', 3.25)`);
-    const ds = await app.request('POST', '/api/reporting/datasources', {
-      token: alice.accessToken,
-      body: {
-        name: `Sales ${suffix}`,
-        kind: 'postgres',
-        config: { host: '127.0.0.1', port: 5432, database: new URL(app.env.DATABASE_URL).pathname.slice(1), user: 'postgres', ssl: 'disable' },
-        secrets: { password: 'unused' },
-      },
-    });
-    expect(ds.status).toBe(201);
-    datasource = ds.body;
+    datasource = await createTestDatasource(app, alice.accessToken, `Sales ${suffix}`);
     runKey = (await createKey(app, alice.accessToken, { name: 'runner', permissions: { read_reports: true, run_reports: true } })).plainKey;
   });
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../../support/app';
+import { testDatabaseConfig } from '../../support/reporting';
 import { addTeamProject, createKey } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { inTeam } from '../../support/teams';
@@ -19,7 +20,7 @@ describe('reporting query objects', () => {
   const dsBody = (overrides: Record<string, unknown> = {}) => ({
     name: `Warehouse ${randomBytes(3).toString('hex')}`,
     kind: 'postgres',
-    config: { host: '127.0.0.1', port: 5432, database: new URL(app.env.DATABASE_URL).pathname.slice(1), user: 'postgres', ssl: 'disable' },
+    config: testDatabaseConfig(app),
     secrets: { password: 'pg-secret' },
     ...overrides,
   });

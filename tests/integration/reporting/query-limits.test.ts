@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app';
+import { testDatabaseConfig } from '../../support/reporting';
 import { signUp, type SignedUpUser } from '../../support/factories';
 
 /**
@@ -18,7 +19,7 @@ describe('reporting limits follow the settings', () => {
       body: {
         name: 'Warehouse',
         kind: 'postgres',
-        config: { host: '127.0.0.1', port: 5432, database: new URL(app.env.DATABASE_URL).pathname.slice(1), user: 'postgres', ssl: 'disable' },
+        config: testDatabaseConfig(app),
         defaults: { timeoutSeconds: 500 },
       },
     });

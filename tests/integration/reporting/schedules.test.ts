@@ -6,6 +6,7 @@ import * as schedules from '../../../api/reporting/schedules.service';
 import { scheduleIds } from '../../../domain/temporal-names';
 import { reportSchedulePort } from '../../../platform/report-schedules';
 import { startTestApp, type TestApp } from '../../support/app';
+import { createTestDatasource } from '../../support/reporting';
 import { createKey } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { waitFor } from '../../support/wait';
@@ -33,17 +34,7 @@ describe('reporting schedules', () => {
     [{ project_id: aliceProject }] = await app.services.db.query(`SELECT project_id FROM memberships WHERE user_id = $1`, [alice.id]);
     await app.services.db.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, label text)`);
     await app.services.db.query(`INSERT INTO ${table} VALUES (1, 'one'), (2, 'two')`);
-    const ds = await app.request('POST', '/api/reporting/datasources', {
-      token: alice.accessToken,
-      body: {
-        name: `Rows ${suffix}`,
-        kind: 'postgres',
-        config: { host: '127.0.0.1', port: 5432, database: new URL(app.env.DATABASE_URL).pathname.slice(1), user: 'postgres', ssl: 'disable' },
-        secrets: { password: 'unused' },
-      },
-    });
-    expect(ds.status).toBe(201);
-    datasource = ds.body;
+    datasource = await createTestDatasource(app, alice.accessToken, `Rows ${suffix}`);
     runKey = (await createKey(app, alice.accessToken, { name: 'runner', permissions: { read_reports: true, run_reports: true } })).plainKey;
     readKey = (await createKey(app, alice.accessToken, { name: 'reader', permissions: { read_reports: true } })).plainKey;
   });

@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app';
+import { testDatabaseConfig } from '../../support/reporting';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { buildTemplate, createTemplate, publish as publishTemplate } from '../../support/templates';
 import { waitFor } from '../../support/wait';
@@ -28,7 +29,7 @@ describe('reporting on a single database connection (the embedded store)', () =>
     const ds = await call('POST', '/api/reporting/datasources', {
       name: 'One connection',
       kind: 'postgres',
-      config: { host: '127.0.0.1', port: 5432, database: new URL(app.env.DATABASE_URL).pathname.slice(1), user: 'postgres', ssl: 'disable' },
+      config: testDatabaseConfig(app),
     });
     await call('POST', `/api/reporting/datasources/${ds.id}/test`, {});
     const q = await call('POST', '/api/reporting/queries', { name: 'Numbers', datasourceId: ds.id, text: "SELECT 'A' AS label, 1.5::numeric AS amount" });
