@@ -238,8 +238,10 @@ describe('reporting runs', () => {
     expect([bad.status, bad.body.code, bad.body.relatedInfo?.field]).toEqual([400, 'ERR_RPT_007', 'min']);
     const unknown = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, { token: runKey, body: { parameters: { nope: 1 } } });
     expect([unknown.status, unknown.body.code]).toEqual([400, 'ERR_RPT_007']);
-    const extra = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, { token: runKey, body: { channelIds: ['x'] } });
+    const extra = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, { token: runKey, body: { notes: 'x' } });
     expect([extra.status, extra.body.code]).toEqual([400, 'ERR_VALID_001']);
+    const noChannel = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, { token: runKey, body: { channelIds: ['rch_unknown'] } });
+    expect([noChannel.status, noChannel.body.code, noChannel.body.relatedInfo?.channelId]).toEqual([400, 'ERR_CHAN_002', 'rch_unknown']);
     const noVersion = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, { token: runKey, body: { version: 7 } });
     expect([noVersion.status, noVersion.body.code]).toEqual([404, 'ERR_RPT_002']);
     expect((await app.services.db.query(`SELECT count(*)::int AS n FROM reporting_runs WHERE report_id = $1`, [report.id]))[0].n).toBe(0);
