@@ -40,6 +40,7 @@ import { runRoutes } from './reporting/runs.routes';
 import { scheduleRoutes } from './reporting/schedules.routes';
 import { jobRoutes } from './reporting/jobs.routes';
 import { channelRoutes } from './reporting/channels.routes';
+import { importRoutes } from './reporting/imports.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -97,6 +98,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     scheduleRoutes(services),
     jobRoutes(services),
     channelRoutes(services),
+    importRoutes(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 

@@ -287,6 +287,14 @@ export const ERRORS = {
   ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },
   /** A run's or job run's `error` when some of its deliveries failed after their retries ("n of m deliveries failed"); never an HTTP answer. */
   ERR_RDLV_004: { status: 422, retryable: false, message: 'Deliveries failed' },
+  // --- Reporting imports (docs/reporting.md "Imports"; design B3, B5.12) ---
+  ERR_IMP_001: { status: 400, retryable: false, message: 'No file uploaded' },
+  ERR_IMP_002: { status: 400, retryable: false, message: 'Unrecognised model format' },
+  /** The file is not readable as its format (`relatedInfo.errors: [{path, message}]`). */
+  ERR_IMP_003: { status: 400, retryable: false, message: 'Model file invalid' },
+  /** Over 10 MB, or a zip of more than 500 entries or 50 MB unpacked. */
+  ERR_IMP_004: { status: 413, retryable: false, message: 'Import file too large' },
+  ERR_IMP_005: { status: 404, retryable: false, message: 'Import not found' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,0 +1,61 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { Services } from '../../platform/services';
+import { AppError } from '../../domain/errors';
+import { requireProject, type Scope } from '../middleware/guards';
+import { multipartUpload } from '../middleware/uploads';
+import { validate } from '../validation';
+import { pageMeta } from './datasources.presenter';
+import * as presenter from './imports.presenter';
+import * as schema from './imports.schema';
+import * as imports from './imports.service';
+
+/**
+ * Model imports under /api/reporting/imports (docs/reporting.md "Imports"; design B3, B5.4):
+ * members upload a Metabase, Redash or JRXML model; viewers read the records.
+ */
+export function importRoutes(services: Services): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/reporting/imports' });
+  const read = requireProject(db, { role: 'viewer' });
+  const write = requireProject(db, { role: 'member' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const deps = { db, evaluator: services.evaluator, limits: services.config.reporting };
+  // At most 10 MB, counted while it streams; past it 413 ERR_IMP_004 (the upload's own ERR_REQ_002 renamed).
+  const upload = multipartUpload({ ...services.config.uploads, maxFileBytes: imports.IMPORT_MAX_BYTES }, '/api/reporting/imports');
+  const importUpload = async (ctx: Context, next: Next) => {
+    let inRoute = false;
+    try {
+      await upload(ctx, () => {
+        inRoute = true;
+        return next();
+      });
+    } catch (err) {
+      const e = err as { httpCode?: number; status?: number; code?: string };
+      if (!inRoute && (e?.httpCode === 413 || e?.status === 413 || e?.code === 'ERR_REQ_002')) throw new AppError('ERR_IMP_004', undefined, { maxBytes: imports.IMPORT_MAX_BYTES });
+      throw err;
+    }
+  };
+
+  router.post('/', write, importUpload, async (ctx) => {
+    const files = ctx.request.files?.file;
+    const file = Array.isArray(files) ? files[0] : files;
+    const input = validate(schema.importSchema, ctx.request.body ?? {});
+    const actor = { projectId: scope(ctx).projectId, userId: scope(ctx).userId };
+    const record = await imports.runImport(deps, actor, file, input);
+    ctx.status = input.dryRun ? 200 : 201;
+    ctx.body = presenter.presentImport(record);
+  });
+
+  router.get('/', read, async (ctx) => {
+    const query = validate(schema.listImportsSchema, ctx.query);
+    const { imports: page, total } = await imports.listImports(deps, scope(ctx).projectId, query);
+    ctx.body = { data: page.map((i) => presenter.presentImport(i, { withItems: false })), meta: pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/:id', read, async (ctx) => {
+    ctx.body = presenter.presentImport(await imports.getImport(deps, scope(ctx).projectId, ctx.params.id));
+  });
+
+  return router;
+}
