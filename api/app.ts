@@ -41,6 +41,7 @@ import { scheduleRoutes } from './reporting/schedules.routes';
 import { jobRoutes } from './reporting/jobs.routes';
 import { channelRoutes } from './reporting/channels.routes';
 import { importRoutes } from './reporting/imports.routes';
+import { agentRouters } from './agents/agents.routes';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -99,6 +100,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     jobRoutes(services),
     channelRoutes(services),
     importRoutes(services),
+    ...agentRouters(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
 

@@ -282,6 +282,24 @@ export const ERRORS = {
   ERR_CHAN_002: { status: 400, retryable: false, message: 'Channel configuration invalid' },
   ERR_CHAN_003: { status: 409, retryable: false, message: 'A channel with the same name exists' },
   ERR_CHAN_004: { status: 409, retryable: false, message: 'Channel is used by schedules or jobs' },
+  // --- Reporting agents (docs/reporting.md "Agents"; design B5.5, B5.12) ---
+  /** Another project's agent answers the same. */
+  ERR_AGENT_001: { status: 404, retryable: false, message: 'Agent not found' },
+  /** An `fmag_` token that is unknown or was rotated away. */
+  ERR_AGENT_002: { status: 401, retryable: false, message: 'Invalid agent token' },
+  ERR_AGENT_003: { status: 401, retryable: false, message: 'Agent is deactivated' },
+  /** A task of another project or agent answers the same. */
+  ERR_AGENT_004: { status: 404, retryable: false, message: 'Task not found' },
+  ERR_AGENT_005: { status: 409, retryable: false, message: 'Task is not leased to this session' },
+  ERR_AGENT_006: { status: 410, retryable: false, message: 'Task expired' },
+  ERR_AGENT_007: { status: 413, retryable: false, message: 'Result too large' },
+  ERR_AGENT_008: { status: 400, retryable: false, message: 'Result malformed' },
+  /** Delete of an agent that datasources are still bound to (`relatedInfo.datasources`: how many). */
+  ERR_AGENT_009: { status: 409, retryable: false, message: 'Agent has datasources' },
+  ERR_AGENT_010: { status: 409, retryable: false, message: 'Agent public key already set' },
+  /** A session id that a newer session replaced, or never existed: the agent opens a new session. */
+  ERR_AGENT_011: { status: 409, retryable: false, message: 'Session replaced or unknown' },
+  ERR_AGENT_012: { status: 503, retryable: true, message: 'No agent picked up the task in time' },
   ERR_RDLV_001: { status: 404, retryable: false, message: 'Delivery not found' },
   ERR_RDLV_002: { status: 409, retryable: false, message: 'Cannot retry a completed delivery' },
   ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },

@@ -6,7 +6,9 @@ export type Principal =
   /** `sessionId`: the refresh-token family the access token belongs to (domain/identity/jwt.ts). */
   | { kind: 'jwt'; userId: string; sessionId: string }
   | { kind: 'apiKey'; apiKeyId: string; projectId: string; permissions: ApiKeyPermissions }
-  | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string; projectId: string };
+  | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string; projectId: string }
+  /** A reporting agent's token (`fmag_…`): opens only /api/agents/me/* (api/agents/agent-protocol.routes.ts). */
+  | { kind: 'agent'; agentId: string; projectId: string };
 
 /** Rate-limit bucket of a principal (spec Limits §1: API key, OAuth, JWT, unauthenticated). */
 export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 'jwt' | 'anonymous'; key: string } {
@@ -17,6 +19,9 @@ export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 
       return { kind: 'jwt', key: p.userId };
     case 'review':
       return { kind: 'anonymous', key: `review:${p.reviewerId}` };
+    case 'agent':
+      // Counted like a key here; the agent routes add their own 120 a minute per agent.
+      return { kind: 'apiKey', key: `agent:${p.agentId}` };
     default:
       return { kind: 'anonymous', key: ip };
   }

@@ -1,0 +1,91 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import { AppError } from '../../domain/errors';
+import type { Principal } from '../../domain/identity/principal';
+import type { Services } from '../../platform/services';
+import { consumeOrRefuse, createLimiterFactory } from '../rate-limits';
+import { validate } from '../validation';
+import * as protocol from './agent-protocol.service';
+import * as schema from './agents.schema';
+
+/** Design B5.10: requests per minute per agent. */
+const AGENT_REQUESTS_PER_MINUTE = 120;
+
+/**
+ * The agent protocol under /api/agents/me (docs/reporting.md "Agents"; design B1, B5.5). Only an
+ * agent token (`fmag_…`, resolved by api/middleware/authenticate.ts) opens these routes; user
+ * sessions and API keys are 403 ERR_AUTH_005, and every other route refuses an agent token the same
+ * way (its guards know no `agent` principal). An unknown or rotated token is 401 ERR_AGENT_002, a
+ * deactivated agent 401 ERR_AGENT_003, both on the very next request.
+ */
+export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHooks): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/agents/me' });
+  const limiter = createLimiterFactory(services.redis, services.config.temporal.taskQueuePrefix)('agent', AGENT_REQUESTS_PER_MINUTE, 60);
+  const deps: protocol.ProtocolDeps = { db, storage: services.storage, maxResultBytes: services.config.reporting.resultMaxBytes, hooks };
+  const agentId = (ctx: Context) => (ctx.state.principal as Principal & { kind: 'agent' }).agentId;
+
+  async function agentOnly(ctx: Context, next: Next): Promise<void> {
+    if (ctx.state.authError) throw ctx.state.authError;
+    const p = ctx.state.principal as Principal;
+    if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
+    if (p.kind !== 'agent') throw new AppError('ERR_AUTH_005', 'This endpoint needs an agent token (fmag_…)', { required: 'agent', granted: p.kind });
+    await consumeOrRefuse(limiter, p.agentId, 'ERR_QUOTA_003');
+    await next();
+  }
+  router.use(agentOnly);
+
+  router.post('/sessions', async (ctx) => {
+    const input = validate(schema.openSessionSchema, ctx.request.body);
+    ctx.status = 201;
+    ctx.body = await protocol.openSession(deps, agentId(ctx), input);
+  });
+
+  router.get('/tasks/next', async (ctx) => {
+    const query = validate(schema.nextTaskSchema, ctx.query);
+    let gone = false;
+    ctx.res.once('close', () => {
+      gone = true;
+    });
+    const task = await protocol.nextTask(deps, agentId(ctx), query.sessionId, query.wait, () => gone);
+    if (task) ctx.body = task;
+    else ctx.status = 204;
+  });
+
+  router.post('/heartbeat', async (ctx) => {
+    const input = validate(schema.heartbeatSchema, ctx.request.body);
+    ctx.body = await protocol.heartbeat(deps, agentId(ctx), input);
+  });
+
+  router.post('/tasks/:taskId/result', async (ctx) => {
+    const query = validate(schema.taskUploadQuerySchema, ctx.query);
+    const { task, session } = await protocol.taskForUpload(deps, agentId(ctx), ctx.params.taskId, query.sessionId);
+    if (task.kind === 'query' || task.kind === 'preview') {
+      if (!ctx.is('application/x-ndjson')) throw new AppError('ERR_AGENT_008', 'A query or preview result is Content-Type application/x-ndjson');
+      const declared = Number(ctx.get('Content-Length') || 0);
+      const encoding = ctx.get('Content-Encoding').trim().toLowerCase();
+      if (!encoding && declared > deps.maxResultBytes) throw new AppError('ERR_AGENT_007', `A result may have at most ${deps.maxResultBytes} bytes (uncompressed)`, { maxBytes: deps.maxResultBytes });
+      try {
+        await protocol.acceptNdjsonResult(deps, task, session, ctx.req, encoding);
+      } catch (err) {
+        // The rest of a refused body is read and dropped, so the answer reaches an agent still sending.
+        ctx.req.unpipe();
+        ctx.req.resume();
+        throw err;
+      }
+    } else {
+      if (!ctx.is('application/json')) throw new AppError('ERR_AGENT_008', 'A test or schema result is Content-Type application/json');
+      const body = validate(schema.taskJsonResultSchema, ctx.request.body, { 'object.base': 'ERR_AGENT_008' }) as Record<string, unknown>;
+      await protocol.acceptJsonResult(deps, task, session, body);
+    }
+    ctx.body = { accepted: true };
+  });
+
+  router.post('/tasks/:taskId/failure', async (ctx) => {
+    const input = validate(schema.taskFailureSchema, ctx.request.body);
+    await protocol.failTask(deps, agentId(ctx), ctx.params.taskId, input);
+    ctx.body = { accepted: true };
+  });
+
+  return router;
+}

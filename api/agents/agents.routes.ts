@@ -1,0 +1,87 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../platform/services';
+import { requireProject, type Scope } from '../middleware/guards';
+import { validate } from '../validation';
+import { agentProtocolRoutes } from './agent-protocol.routes';
+import type { AgentHooks } from './agent-protocol.service';
+import * as presenter from './agents.presenter';
+import * as schema from './agents.schema';
+import * as agents from './agents.service';
+
+/** Until the lead wires Temporal (design B1): tasks change state in the database only. */
+const NO_HOOKS: AgentHooks = {
+  onAgentHeartbeat: async () => undefined,
+  onAgentTaskDone: async () => undefined,
+};
+
+/**
+ * /api/agents (docs/reporting.md "Agents"; design B5.2, B5.5): the agent protocol under /me first
+ * (so `me` is never taken for an agent id), then management. Management is for user sessions
+ * only: viewers read, members see tasks, admins and owners manage (agents hold tokens). API keys
+ * and agent tokens are refused (403 ERR_AUTH_005).
+ */
+export function agentRouters(services: Services, hooks: AgentHooks = NO_HOOKS): Router[] {
+  return [agentProtocolRoutes(services, hooks), agentRoutes(services)];
+}
+
+function agentRoutes(services: Services): Router {
+  const { db } = services;
+  const router = new Router({ prefix: '/api/agents' });
+  const read = requireProject(db, { role: 'viewer', apiKeyRequired: 'manage_agents' });
+  const tasks = requireProject(db, { role: 'member', apiKeyRequired: 'manage_agents' });
+  const manage = requireProject(db, { role: 'admin', apiKeyRequired: 'manage_agents' });
+  const scope = (ctx: Context) => ctx.state.scope as Scope;
+  const present = async (projectId: string, agent: Awaited<ReturnType<typeof agents.getAgent>>) =>
+    presenter.presentAgent(agent, (await agents.datasourceCounts(db, projectId, [agent.id])).get(agent.id) ?? 0);
+
+  router.post('/', manage, async (ctx) => {
+    const input = validate(schema.createAgentSchema, ctx.request.body);
+    const { projectId, userId } = scope(ctx);
+    const { agent, token } = await agents.createAgent(db, projectId, userId, input);
+    ctx.status = 201;
+    ctx.body = { ...presenter.presentAgent(agent, 0), token };
+  });
+
+  router.get('/', read, async (ctx) => {
+    const query = validate(schema.listAgentsSchema, ctx.query);
+    const { projectId } = scope(ctx);
+    const { agents: page, total } = await agents.listAgents(db, projectId, query);
+    const counts = await agents.datasourceCounts(db, projectId, page.map((a) => a.id));
+    ctx.body = { data: page.map((a) => presenter.presentAgent(a, counts.get(a.id) ?? 0)), meta: presenter.pageMeta(total, query.page, query.limit) };
+  });
+
+  router.get('/:id', read, async (ctx) => {
+    const { projectId } = scope(ctx);
+    ctx.body = await present(projectId, await agents.getAgent(db, projectId, ctx.params.id));
+  });
+
+  router.patch('/:id', manage, async (ctx) => {
+    const patch = validate(schema.updateAgentSchema, ctx.request.body);
+    const { projectId } = scope(ctx);
+    ctx.body = await present(projectId, await agents.updateAgent(db, projectId, ctx.params.id, patch));
+  });
+
+  router.delete('/:id', manage, async (ctx) => {
+    await agents.deleteAgent(db, scope(ctx).projectId, ctx.params.id);
+    ctx.status = 204;
+  });
+
+  router.post('/:id/rotate-token', manage, async (ctx) => {
+    ctx.body = await agents.rotateToken(db, scope(ctx).projectId, ctx.params.id);
+  });
+
+  router.get('/:id/health', read, async (ctx) => {
+    ctx.body = presenter.presentHealth(await agents.getAgent(db, scope(ctx).projectId, ctx.params.id));
+  });
+
+  router.get('/:id/tasks', tasks, async (ctx) => {
+    const query = validate(schema.listTasksSchema, ctx.query);
+    const { projectId } = scope(ctx);
+    const agent = await agents.getAgent(db, projectId, ctx.params.id);
+    const { tasks: page, total } = await agents.listTasks(db, projectId, agent.id, query);
+    ctx.body = { data: page.map((t) => presenter.presentTask(t, agent.shortId)), meta: presenter.pageMeta(total, query.page, query.limit) };
+  });
+
+  return router;
+}
