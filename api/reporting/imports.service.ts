@@ -7,8 +7,11 @@ import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { ImportedQuery, ParsedItem } from '../../domain/reporting/imports/model';
 import { parseModelFile } from '../../domain/reporting/imports/parse';
+import { draftTemplateFor } from '../../domain/reporting/imports/template';
 import { randomBase62 } from '../../domain/signing';
 import { isUuid } from '../../domain/templates/template-ids';
+import { freeName as freeTemplateName, nameExists as templateNameExists } from '../templates/template-store.service';
+import { createTemplate } from '../templates/templates.service';
 import { getDatasource } from './datasources.service';
 import type { SystemLimits } from './limits';
 import type { ImportInput, ListImportsQuery } from './imports.schema';
@@ -149,6 +152,27 @@ async function importItem(deps: ImportDeps, actor: Actor, input: ImportInput, it
   }
 }
 
+/**
+ * A JRXML item's draft template (a heading and a table of the fields). The report binding it is not
+ * made: a report pins a published query version, and imported queries stay drafts. A template the
+ * checks refuse leaves the query as it is, with a warning.
+ */
+async function addDraftTemplate(deps: ImportDeps, actor: Actor, input: ImportInput, q: ImportedQuery, out: ImportItem): Promise<void> {
+  const layout = 'the band layout is not converted; the report is not made (it pins a published query version): publish the query, then make a report binding it';
+  if (input.dryRun) {
+    out.warnings.push({ code: 'LAYOUT_NOT_CONVERTED', message: `a draft template (heading and a table of the fields) would be made; ${layout}`, path: '$' });
+    return;
+  }
+  try {
+    const name = (await templateNameExists(deps.db, actor.projectId, q.name)) ? await freeTemplateName(deps.db, actor.projectId, q.name, 'imported') : q.name;
+    const template = await createTemplate(deps, actor, { name, description: q.description, outputFormats: ['pdf', 'excel'], ...draftTemplateFor(q.name, q.expectedColumns ?? []) });
+    out.templateId = template.id;
+    out.warnings.push({ code: 'LAYOUT_NOT_CONVERTED', message: `a draft template '${name}' has a heading and a table of the fields (variable 'rows'); ${layout}`, path: '$' });
+  } catch (err) {
+    out.warnings.push({ code: 'TEMPLATE_NOT_CREATED', message: `no draft template: ${problemMessage(err)}; ${layout}`, path: '$' });
+  }
+}
+
 function statusOf(items: ImportItem[]): ImportStatus {
   const done: ImportAction[] = ['created', 'overwritten', 'skipped'];
   if (items.length === 0 || !items.some((i) => done.includes(i.action))) return 'failed';
@@ -166,10 +190,9 @@ export async function runImport(deps: ImportDeps, actor: Actor, file: UploadedFi
   const items: ImportItem[] = [];
   // One after the other: later items see the names earlier ones took.
   for (const item of parsed.items) {
-    items.push(await importItem(deps, actor, input, item, datasourceOf(item, map, fallback), taken));
-    if (item.source.type === 'jrxml') {
-      items[items.length - 1].warnings.push({ code: 'LAYOUT_NOT_CONVERTED', message: 'the report layout is not converted: make a template and a report for this query', path: '$' });
-    }
+    const done = await importItem(deps, actor, input, item, datasourceOf(item, map, fallback), taken);
+    if (item.source.type === 'jrxml' && item.query && done.action === 'created') await addDraftTemplate(deps, actor, input, item.query, done);
+    items.push(done);
   }
   const record = Object.assign(new ImportEntity(), {
     id: randomUUID(),

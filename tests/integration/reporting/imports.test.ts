@@ -112,6 +112,7 @@ describe('reporting imports', () => {
     expect([res.status, res.body.format, res.body.status]).toEqual([201, 'jrxml', 'completed_with_warnings']);
     expect(res.body.items[0]).toMatchObject({ action: 'created', source: { type: 'jrxml', name: 'Invoices' } });
     expect(res.body.items[0].warnings.map((w: any) => w.code)).toEqual(['X_CLAUSE', 'LAYOUT_NOT_CONVERTED']);
+    expect(res.body.items[0].templateId).toEqual(expect.any(String));
     const q = await getQuery(res.body.items[0].queryId);
     expect(q.body.expectedColumns).toEqual([
       { name: 'id', type: 'integer' },
@@ -120,6 +121,15 @@ describe('reporting imports', () => {
       { name: 'issued_on', type: 'date' },
     ]);
     expect(q.body.parameters.find((p: any) => p.name === 'STATUSES')).toEqual({ name: 'STATUSES', type: 'string', multiple: true, required: true });
+    // A draft template: the report's name as heading, a table of the fields bound to `rows`.
+    const t = await app.request('GET', `/api/templates/${res.body.items[0].templateId}`, { token: alice.accessToken });
+    expect([t.status, t.body.name, t.body.isPublished ?? false]).toEqual([200, expect.stringMatching(/^Invoices/), false]);
+    expect(JSON.stringify(t.body)).toContain('"dataSource":"rows"');
+    const again = await upload(fixture('jr6.jrxml'), { datasourceId: ds.id });
+    expect([again.status, again.body.items[0].action, again.body.items[0].templateId]).toEqual([201, 'created', expect.any(String)]);
+    expect((await app.request('GET', `/api/templates/${again.body.items[0].templateId}`, { token: alice.accessToken })).body.name).toBe('Invoices (imported)');
+    const dry = await upload(fixture('jr7.jrxml'), { datasourceId: ds.id, dryRun: 'true' });
+    expect([dry.status, dry.body.items[0].action, dry.body.items[0].templateId, dry.body.items[0].warnings.map((w: any) => w.code)]).toEqual([200, 'created', undefined, ['LAYOUT_NOT_CONVERTED']]);
 
     const splice = await upload(fixture('jr-splice.jrxml'), { datasourceId: ds.id });
     expect([splice.status, splice.body.status, splice.body.items[0].action, splice.body.items[0].queryId]).toEqual([201, 'failed', 'needs_attention', undefined]);

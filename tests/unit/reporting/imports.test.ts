@@ -5,6 +5,7 @@ import { parseJrxml } from '../../../domain/reporting/imports/jrxml';
 import { parseMetabase } from '../../../domain/reporting/imports/metabase';
 import { parseModelFile } from '../../../domain/reporting/imports/parse';
 import { parseRedash, scheduleCron } from '../../../domain/reporting/imports/redash';
+import { draftTemplateFor } from '../../../domain/reporting/imports/template';
 import { makeZip } from '../../support/zip';
 
 /**
@@ -194,6 +195,29 @@ describe('JRXML reports', () => {
     const expression = `<jasperReport name="E"><parameter name="d" class="java.util.Date"><defaultValueExpression>new java.util.Date()</defaultValueExpression></parameter><queryString>SELECT $P{d}</queryString></jasperReport>`;
     const [e] = parseJrxml(expression);
     expect([e.query?.parameters, e.warnings.map((w) => w.code)]).toEqual([[{ name: 'd', type: 'date', required: true }], ['DEFAULT_NOT_LITERAL']]);
+  });
+});
+
+describe('JRXML draft template', () => {
+  it('has the name as heading (braces left out) and a table of the fields that are identifiers', () => {
+    const t = draftTemplateFor('Sales {{x}}', [{ name: 'id', type: 'integer' }, { name: 'name', type: 'string' }, { name: 'bad name' }]);
+    expect(t.schema).toEqual({
+      pageSize: 'A4',
+      sections: [
+        {
+          id: 'main',
+          title: 'Sales x',
+          components: [
+            { id: 'title', type: 'heading', props: { text: 'Sales x', level: 1 } },
+            { id: 'rows', type: 'table', props: { dataSource: 'rows', columns: [{ header: 'id', field: 'id', format: 'number' }, { header: 'name', field: 'name' }] } },
+          ],
+        },
+      ],
+    });
+    expect(t.variables).toEqual([
+      { name: 'rows', type: 'array', required: false, defaultValue: [], items: { type: 'object', properties: [{ name: 'id', type: 'number' }, { name: 'name', type: 'string' }] } },
+    ]);
+    expect(draftTemplateFor('{{}}', []).variables).toEqual([]);
   });
 });
 
