@@ -169,14 +169,15 @@ export async function nextTask(deps: ProtocolDeps, agentId: string, sessionId: s
   await touch(deps.db, agent.id);
   await deps.hooks.onAgentHeartbeat(await liveTasks(deps.db, agent));
   const deadline = Date.now() + waitSeconds * 1000;
-  for (;;) {
+  // An agent that hung up leases nothing more: the task would sit leased to nobody until its lease ran out.
+  while (!gone()) {
     const leased = await leaseNext(deps.db, agent, session);
     if (leased) {
       await touch(deps.db, agent.id);
       return presentLeased(deps.db, leased);
     }
     const left = deadline - Date.now();
-    if (left <= 0 || gone()) break;
+    if (left <= 0) break;
     await sleep(Math.min(PROBE_INTERVAL_MS, left));
   }
   // A session replaced during the wait is told so, like one that was stale from the start.

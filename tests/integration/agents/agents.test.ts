@@ -4,6 +4,7 @@ import { startTestApp, type TestApp, type TestResponse } from '../../support/app
 import { addTeamProject, createKey, findInDatabase } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { inTeam } from '../../support/teams';
+import { waitFor } from '../../support/wait';
 
 const MAX_RESULT = 1_000_000;
 
@@ -373,6 +374,22 @@ describe('reporting agents', () => {
       expect(got.body.taskId).toBe(taskId);
       expect(Date.now() - t0).toBeLessThan(10_000);
       expect((await app.request('GET', '/api/agents/me/tasks/next?sessionId=x&wait=51', { token: agent.token })).status).toBe(400);
+    });
+
+    it('a long poll whose agent hung up stops probing and leases nothing', async () => {
+      const agent = await newAgent();
+      const sessionId = await openSession(agent);
+      const ds = await boundDatasource(teamId, agent.id);
+      const controller = new AbortController();
+      const polling = fetch(`${app.url}/api/agents/me/tasks/next?sessionId=${sessionId}&wait=30`, { headers: { authorization: `Bearer ${agent.token}` }, signal: controller.signal }).catch(() => 'aborted');
+      await waitFor(async () => (await db().query(`SELECT last_seen_at FROM reporting_agents WHERE id = $1`, [agent.id]))[0].last_seen_at);
+      controller.abort();
+      expect(await polling).toBe('aborted');
+      // Nothing observable tells when the server saw the hang-up: give it a few probe intervals.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const taskId = await insertTask(teamId, agent.id, ds);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect((await taskRow(taskId)).status).toBe('queued');
     });
 
     it('a replaced session is 409 ERR_AGENT_011 on poll, heartbeat and upload', async () => {
