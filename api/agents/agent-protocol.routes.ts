@@ -3,25 +3,21 @@ import type { Context, Next } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import type { Services } from '../../platform/services';
-import { consumeOrRefuse, createLimiterFactory } from '../rate-limits';
 import { validate } from '../validation';
 import * as protocol from './agent-protocol.service';
 import * as schema from './agents.schema';
-
-/** Design B5.10: requests per minute per agent. */
-const AGENT_REQUESTS_PER_MINUTE = 120;
 
 /**
  * The agent protocol under /api/agents/me (docs/reporting.md "Agents"; design B1, B5.5). Only an
  * agent token (`fmag_…`, resolved by api/middleware/authenticate.ts) opens these routes; user
  * sessions and API keys are 403 ERR_AUTH_005, and every other route refuses an agent token the same
  * way (its guards know no `agent` principal). An unknown or rotated token is 401 ERR_AGENT_002, a
- * deactivated agent 401 ERR_AGENT_003, both on the very next request.
+ * deactivated agent 401 ERR_AGENT_003, both on the very next request. The rate limiter counts 120
+ * requests a minute per agent (api/middleware/rate-limit.ts).
  */
 export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHooks): Router {
   const { db } = services;
   const router = new Router({ prefix: '/api/agents/me' });
-  const limiter = createLimiterFactory(services.redis, services.config.temporal.taskQueuePrefix)('agent', AGENT_REQUESTS_PER_MINUTE, 60);
   const deps: protocol.ProtocolDeps = { db, storage: services.storage, maxResultBytes: services.config.reporting.resultMaxBytes, hooks };
   const agentId = (ctx: Context) => (ctx.state.principal as Principal & { kind: 'agent' }).agentId;
 
@@ -30,7 +26,6 @@ export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHoo
     const p = ctx.state.principal as Principal;
     if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
     if (p.kind !== 'agent') throw new AppError('ERR_AUTH_005', 'This endpoint needs an agent token (fmag_…)', { required: 'agent', granted: p.kind });
-    await consumeOrRefuse(limiter, p.agentId, 'ERR_QUOTA_003');
     await next();
   }
   router.use(agentOnly);
@@ -43,11 +38,13 @@ export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHoo
 
   router.get('/tasks/next', async (ctx) => {
     const query = validate(schema.nextTaskSchema, ctx.query);
-    let gone = false;
+    // 'close' may have fired before this handler ran: the socket's own state says so too.
+    let closed = false;
     ctx.res.once('close', () => {
-      gone = true;
+      closed = true;
     });
-    const task = await protocol.nextTask(deps, agentId(ctx), query.sessionId, query.wait, () => gone);
+    const gone = () => closed || ctx.res.destroyed || ctx.req.socket.destroyed;
+    const task = await protocol.nextTask(deps, agentId(ctx), query.sessionId, query.wait, gone);
     if (task) ctx.body = task;
     else ctx.status = 204;
   });

@@ -13,6 +13,9 @@ export interface PerMinuteLimits {
   fileLinks: number;
 }
 
+/** Reporting agents (design B5.10): per agent, whatever the API-key budget; a poll waits up to 50 s, so 120 is ample. */
+const AGENT_REQUESTS_PER_MINUTE = 120;
+
 /**
  * For a request that presents a valid signed download link, the owner its budget is counted on
  * (e.g. `documents/<projectId>`); undefined for anything else, a forged or expired link included.
@@ -34,6 +37,7 @@ export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory, 
     jwt: makeLimiter('jwt', limits.jwt, 60),
     anonymous: makeLimiter('anon', limits.anonymous, 60),
     fileLinks: makeLimiter('file-links', limits.fileLinks, 60),
+    agent: makeLimiter('agent', AGENT_REQUESTS_PER_MINUTE, 60),
   };
   return async function limit(ctx: Context, next: Next): Promise<void> {
     const owner = capabilityOwner?.(ctx);

@@ -11,7 +11,7 @@ export type Principal =
   | { kind: 'agent'; agentId: string; projectId: string };
 
 /** Rate-limit bucket of a principal (spec Limits §1: API key, OAuth, JWT, unauthenticated). */
-export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 'jwt' | 'anonymous'; key: string } {
+export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 'jwt' | 'anonymous' | 'agent'; key: string } {
   switch (p.kind) {
     case 'apiKey':
       return { kind: 'apiKey', key: p.apiKeyId };
@@ -20,8 +20,7 @@ export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 
     case 'review':
       return { kind: 'anonymous', key: `review:${p.reviewerId}` };
     case 'agent':
-      // Counted like a key here; the agent routes add their own 120 a minute per agent.
-      return { kind: 'apiKey', key: `agent:${p.agentId}` };
+      return { kind: 'agent', key: p.agentId };
     default:
       return { kind: 'anonymous', key: ip };
   }

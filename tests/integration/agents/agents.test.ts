@@ -283,6 +283,7 @@ describe('reporting agents', () => {
       expect(statuses.every((s) => s === 400)).toBe(true);
       const over = await agentCall(agent, 'POST', '/heartbeat', {});
       expect([over.status, over.body.code]).toEqual([429, 'ERR_QUOTA_003']);
+      expect(over.headers.get('x-ratelimit-limit')).toBe('120');
       // Another agent has its own budget.
       expect((await agentCall(await newAgent(), 'POST', '/heartbeat', {})).status).toBe(400);
     });
@@ -380,6 +381,7 @@ describe('reporting agents', () => {
       const agent = await newAgent();
       const sessionId = await openSession(agent);
       const ds = await boundDatasource(teamId, agent.id);
+      await db().query(`UPDATE reporting_agents SET last_seen_at = NULL WHERE id = $1`, [agent.id]);
       const controller = new AbortController();
       const polling = fetch(`${app.url}/api/agents/me/tasks/next?sessionId=${sessionId}&wait=30`, { headers: { authorization: `Bearer ${agent.token}` }, signal: controller.signal }).catch(() => 'aborted');
       await waitFor(async () => (await db().query(`SELECT last_seen_at FROM reporting_agents WHERE id = $1`, [agent.id]))[0].last_seen_at);
