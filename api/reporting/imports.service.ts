@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { DataSource } from 'typeorm';
+import { parseInThread } from '../../activities/evaluation/import-thread';
 import { type ImportAction, ImportEntity, type ImportItem, type ImportStatus } from '../../db/reporting/import.entity';
 import { QueryEntity } from '../../db/reporting/query.entity';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { ImportedQuery, ParsedItem } from '../../domain/reporting/imports/model';
-import { parseModelFile } from '../../domain/reporting/imports/parse';
 import { draftTemplateFor } from '../../domain/reporting/imports/template';
 import { randomBase62 } from '../../domain/signing';
 import { isUuid } from '../../domain/templates/template-ids';
@@ -33,6 +33,8 @@ export interface ImportDeps {
 /** The import caps (design B5.10). */
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 const ZIP_CAPS = { maxEntries: 500, maxBytes: 50 * 1024 * 1024 };
+/** The thread reading a file: a file that needs more is refused (ERR_IMP_003). */
+const THREAD_LIMITS = { timeoutMs: 30_000, maxHeapMb: 512 };
 const SHORT_ID_PREFIX = 'rimp_';
 /** Renamed copies tried before an item gives up (`name (imported 2)`, …). */
 const MAX_RENAMES = 20;
@@ -185,7 +187,7 @@ export async function runImport(deps: ImportDeps, actor: Actor, file: UploadedFi
   const { fallback, map } = await resolveDatasources(deps, actor.projectId, input);
   const bytes = await readFile(file.filepath);
   if (bytes.length > IMPORT_MAX_BYTES) throw new AppError('ERR_IMP_004', undefined, { maxBytes: IMPORT_MAX_BYTES });
-  const parsed = await parseModelFile(bytes, ZIP_CAPS, input.format);
+  const parsed = await parseInThread(bytes, ZIP_CAPS, input.format, THREAD_LIMITS);
   const taken = new Set<string>();
   const items: ImportItem[] = [];
   // One after the other: later items see the names earlier ones took.

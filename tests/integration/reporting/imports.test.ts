@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { addTeamProject } from '../../support/api-keys';
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
@@ -166,6 +167,19 @@ describe('reporting imports', () => {
     expect([viewer.status, viewer.body.code]).toEqual([403, expect.stringMatching(/^ERR_AUTH_/)]);
     const viewerList = await app.request('GET', '/api/reporting/imports', { token: carol.accessToken, headers: inTeam(teamId) });
     expect(viewerList.status).toBe(200);
+  });
+
+  it('reads a large YAML file in a thread of its own: the loop serving HTTP is never held for long', async () => {
+    // A card with 70,000 result_metadata entries (as Metabase exports keep them): seconds of YAML parsing.
+    const meta = Array.from({ length: 70_000 }, (_, i) => `  - name: column_${i}\n    display_name: Column ${i}\n    base_type: type/Text\n`).join('');
+    const yaml = `name: Wide ${randomBytes(3).toString('hex')}\ndataset_query:\n  type: native\n  database: 1\n  native:\n    query: SELECT 1 AS one\nresult_metadata:\n${meta}`;
+    expect(yaml.length).toBeGreaterThan(5_000_000);
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const res = await upload(yaml, { datasourceId: ds.id, dryRun: 'true' });
+    delay.disable();
+    expect([res.status, res.body.items?.[0]?.action]).toEqual([200, 'created']);
+    expect(delay.max / 1e6).toBeLessThan(1000);
   });
 
   it('answers the limits and refusals: no file, unknown format, invalid file, too large, zip caps, bad fields', async () => {
