@@ -14,6 +14,8 @@ export interface MailMessage {
   attachments?: MailAttachment[];
   /** Extra header lines; names and values must be free of line breaks (the caller's duty). */
   headers?: Record<string, string>;
+  /** The Message-ID to send (`<local@domain>`): the same on every attempt of one delivery, so a repeat can be recognised. */
+  messageId?: string;
 }
 
 export interface MailAttachment {

@@ -44,7 +44,7 @@ export class OutboxMailer implements Mailer {
     const now = new Date();
     const record: OutboxMessage = {
       id,
-      messageId: `<${id}@outbox.formwork.local>`,
+      messageId: message.messageId ?? `<${id}@outbox.formwork.local>`,
       from: this.options.from,
       to: message.to,
       subject: message.subject,

@@ -36,6 +36,7 @@ export class SmtpMailer implements Mailer {
       ...(message.replyTo ? { replyTo: message.replyTo } : {}),
       ...(message.attachments?.length ? { attachments: message.attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })) } : {}),
       ...(message.headers ? { headers: message.headers } : {}),
+      ...(message.messageId ? { messageId: message.messageId } : {}),
     });
     return { messageId: String(info.messageId) };
   }

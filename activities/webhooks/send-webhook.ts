@@ -19,6 +19,8 @@ export interface SendResult {
   statusCode: number | null;
   error: string | null;
   durationMs: number;
+  /** The answer's Retry-After header as sent (429 and 503 answers), for callers that honour it. */
+  retryAfter?: string;
 }
 
 /** How much of a refusing receiver's answer is kept in the attempt's `error`, for its owner to read. */
@@ -40,7 +42,8 @@ export async function sendWebhook(guard: OutboundGuard, req: WebhookRequest, tim
     }
     const snippet = await readSnippet(res).catch(() => '');
     const error = `HTTP ${res.status}${snippet ? `: ${snippet}` : ''}`;
-    return { outcome, statusCode: res.status, error, durationMs: elapsed() };
+    const retryAfter = res.headers.get('retry-after');
+    return { outcome, statusCode: res.status, error, durationMs: elapsed(), ...(retryAfter ? { retryAfter } : {}) };
   } catch (err) {
     return { ...classifyFailure(err, timeoutMs), statusCode: null, durationMs: elapsed() };
   }

@@ -70,10 +70,11 @@ function mailFailure(err: unknown): SendResult {
   return { outcome: 'retry', error: `Mail server not reachable${typeof sys === 'string' && /^[A-Z_]{1,40}$/.test(sys) ? ` (${sys})` : ''}` };
 }
 
-async function sendOne(ctx: ChannelContext, to: string, cfg: EmailChannelConfig, mail: Composed): Promise<SendResult> {
+async function sendOne(ctx: ChannelContext, to: string, cfg: EmailChannelConfig, mail: Composed, messageId?: string): Promise<SendResult> {
   try {
     const sent = await ctx.mailer.send({
       to,
+      ...(messageId ? { messageId } : {}),
       subject: mail.subject,
       text: mail.text,
       html: toHtml(mail.text),
@@ -94,7 +95,8 @@ export const emailSender: ChannelSender = {
   },
   async send(ctx, target, message) {
     const cfg = channelConfig('email', ctx.config);
-    return sendOne(ctx, target.masked, cfg, await compose(cfg, message));
+    // One delivery per recipient: its id makes a Message-ID that every attempt repeats (at least once, recognisably).
+    return sendOne(ctx, target.masked, cfg, await compose(cfg, message), `<${message.deliveryId}@formwork.reports>`);
   },
   async test(ctx) {
     const cfg = channelConfig('email', ctx.config);

@@ -70,7 +70,7 @@ async function post(ctx: ChannelContext, event: WebhookEnvelope): Promise<SendRe
     CHANNEL_TIMEOUT_MS,
   );
   // sendWebhook's error may quote the receiver's answer; a report delivery keeps our words only.
-  if (r.statusCode !== null) return resultOfStatus(r.statusCode, 'Receiver');
+  if (r.statusCode !== null) return resultOfStatus(r.statusCode, 'Receiver', r.retryAfter ?? null);
   return { outcome: r.outcome, error: r.error ?? 'Network error' };
 }
 

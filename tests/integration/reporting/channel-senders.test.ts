@@ -345,11 +345,18 @@ describe('report channel senders', () => {
     it('maps answers like the chat kinds and keeps the remote body out of the error', async () => {
       const channel = ctx('webhook', { url: `${receiver.url}/hook` }, { secret });
       const target = { key: 'default', masked: 'x' };
-      receiver.respondWith([{ status: 500, body: 'stack trace with secrets' }, 410, { status: 307, headers: { location: `${receiver.url}/elsewhere` } }]);
+      receiver.respondWith([
+        { status: 500, body: 'stack trace with secrets' },
+        410,
+        { status: 307, headers: { location: `${receiver.url}/elsewhere` } },
+        { status: 429, body: 'slow down', headers: { 'retry-after': '90' } },
+      ]);
       expect(await sender('webhook').send(channel, target, message())).toEqual({ outcome: 'retry', statusCode: 500, error: 'Receiver answered 500' });
       expect(await sender('webhook').send(channel, target, message())).toEqual({ outcome: 'permanent', statusCode: 410, error: 'Receiver answered 410' });
       expect(await sender('webhook').send(channel, target, message())).toMatchObject({ outcome: 'permanent', statusCode: 307 });
-      expect(receiver.requests.map((r) => r.path)).toEqual(['/hook', '/hook', '/hook']);
+      // A 429's Retry-After is honoured like the chat kinds'.
+      expect(await sender('webhook').send(channel, target, message())).toEqual({ outcome: 'retry', statusCode: 429, error: 'Receiver answered 429', retryAfterMs: 90_000 });
+      expect(receiver.requests.map((r) => r.path)).toEqual(['/hook', '/hook', '/hook', '/hook']);
     });
 
     it('test() sends a signed report.test event', async () => {

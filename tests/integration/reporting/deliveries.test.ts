@@ -168,6 +168,9 @@ describe('reporting deliveries', () => {
     for (const address of [ann, bob, cat]) {
       const sent = smtp.messages.filter((m) => m.envelopeTo.includes(address));
       expect(sent).toHaveLength(1);
+      // The Message-ID is the delivery's: a repeat after a crash would carry the same one.
+      const delivery = deliveries.find((d: any) => d.target === address);
+      expect([sent[0].messageId, delivery.remoteRef]).toEqual([`<${delivery.id}@formwork.reports>`, `<${delivery.id}@formwork.reports>`]);
       expect(sent[0].envelopeTo).toEqual([address]);
       expect(sent[0].attachments.map((a) => [a.filename, a.content.toString('utf8')])).toEqual([[expect.stringMatching(/\.csv$/), 'label,amount\r\nApple,12.50\r\nPear,3.25\r\n']]);
     }
