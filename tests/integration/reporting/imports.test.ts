@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { addTeamProject } from '../../support/api-keys';
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
@@ -176,10 +176,14 @@ describe('reporting imports', () => {
     expect(yaml.length).toBeGreaterThan(5_000_000);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
+    const started = performance.now();
     const res = await upload(yaml, { datasourceId: ds.id, dryRun: 'true' });
+    const requestMs = performance.now() - started;
     delay.disable();
     expect([res.status, res.body.items?.[0]?.action]).toEqual([200, 'created']);
-    expect(delay.max / 1e6).toBeLessThan(1000);
+    // Parsed on the loop, the request would have held it for nearly its whole duration (seconds of YAML);
+    // in the thread, the longest stall (the upload itself, garbage collection) stays well under half of it.
+    expect(delay.max / 1e6).toBeLessThan(requestMs / 2);
   });
 
   it('answers the limits and refusals: no file, unknown format, invalid file, too large, zip caps, bad fields', async () => {
