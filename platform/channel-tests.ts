@@ -33,7 +33,6 @@ export function channelTests(config: Config, mailer: Mailer): (target: ChannelTe
   const guard = createOutboundGuard(config.outbound.allowlist, { maxRedirects: 0, timeoutMs: TEST_TIMEOUT_MS });
   return async (target) => {
     const sender = CHANNEL_SENDERS[target.kind];
-    if (!sender) return { ok: false, error: `Testing ${target.kind} channels is not available yet` };
     const signal = AbortSignal.timeout(TEST_TIMEOUT_MS);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<ChannelTestOutcome>((resolve) => {

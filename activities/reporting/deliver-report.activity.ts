@@ -150,7 +150,6 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
 
   async function send(d: ReportDeliveryEntity, channel: ChannelEntity): Promise<SendResult> {
     const sender = CHANNEL_SENDERS[channel.kind];
-    if (!sender) return { outcome: 'permanent', error: `Channel kind ${channel.kind} cannot deliver` };
     const target = sender.targets(channel.config).find((t) => t.key === d.targetKey);
     if (!target) return { outcome: 'permanent', error: 'The channel no longer sends to this target' };
     const secrets = Object.fromEntries(Object.entries(channel.secrets ?? {}).map(([name, s]) => [name, s.value]));
@@ -181,8 +180,7 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
         const c = channels.find((x) => x.id === id);
         if (!c) return { channelId: id, kind: 'unknown', targets: [], skip: 'channel_deleted' };
         if (!c.isActive) return { channelId: id, kind: c.kind, targets: [], skip: 'channel_inactive' };
-        const sender = CHANNEL_SENDERS[c.kind];
-        return { channelId: id, kind: c.kind, targets: sender ? sender.targets(c.config) : [{ key: 'default', masked: c.name }] };
+        return { channelId: id, kind: c.kind, targets: CHANNEL_SENDERS[c.kind].targets(c.config) };
       });
       return insertDeliveries(db, owner.project_id, input, planned);
     },

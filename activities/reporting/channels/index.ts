@@ -8,8 +8,8 @@ import { teamsSender } from './teams';
 import { webdavSender } from './webdav';
 import { webhookSender } from './webhook';
 
-/** Every channel kind's sender (design B4), by kind. Each kind's module registers here. */
-export const CHANNEL_SENDERS: Partial<Record<ChannelKind, ChannelSender>> = {
+/** Every channel kind's sender (design B4), by kind. */
+export const CHANNEL_SENDERS: Record<ChannelKind, ChannelSender> = {
   email: emailSender,
   slack: slackSender,
   teams: teamsSender,
