@@ -13,7 +13,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import layers from './eslint.layers.mjs';
 
-const layerDirs = ['api', 'activities', 'workflows', 'worker', 'db', 'domain', 'platform', 'scripts', 'tests'];
+const layerDirs = ['api', 'activities', 'workflows', 'worker', 'db', 'domain', 'platform', 'scripts', 'tests', 'agent/src'];
 
 export default defineConfig(
   { ignores: ['dist/**', 'coverage/**', 'data/**', '.cache/**'] },
