@@ -37,6 +37,7 @@ const BACKOFF_MAX_MS = 30_000;
 /** Failures of the protocol that a wait can fix (a restarting service, a proxy, the rate limit). */
 const TRANSIENT_STATUS = new Set([408, 425, 429, 500, 502, 503, 504]);
 const UPLOAD_ATTEMPTS = 3;
+const MIN_EMPTY_POLL_MS = 1000;
 
 /**
  * The agent (docs/agent.md): opens a session, long-polls for tasks while it has room for more, runs
@@ -104,6 +105,7 @@ export class Agent {
         continue;
       }
       const session = this.session;
+      const asked = Date.now();
       let task: LeasedTask | null;
       try {
         task = await this.opts.client.nextTask(session.sessionId, session.pollWaitSeconds, this.stopPolling.signal);
@@ -113,7 +115,15 @@ export class Agent {
         await this.onProtocolError(err, 'poll');
         continue;
       }
-      if (task && !this.stopping) this.start(task, session);
+      if (task && this.stopping) {
+        // Leased while the shutdown began: handed back at once, for another attempt.
+        await this.send(task, () => this.opts.client.fail(task.taskId, { code: 'AGENT_SHUTDOWN', message: 'The agent is shutting down', retryable: true }));
+      } else if (task) {
+        this.start(task, session);
+      } else if (Date.now() - asked < MIN_EMPTY_POLL_MS) {
+        // An empty answer that did not wait (a short pollWaitSeconds): no tight loop against the rate limit.
+        await sleep(MIN_EMPTY_POLL_MS, undefined, { signal: this.stopPolling.signal }).catch(() => undefined);
+      }
     }
   }
 
@@ -135,7 +145,7 @@ export class Agent {
       });
       this.session = session;
       this.backoffMs = BACKOFF_START_MS;
-      this.opts.log.info('session_opened', { agentId: session.agentId, sessionId: session.sessionId, heartbeatIntervalSeconds: session.heartbeatIntervalSeconds });
+      this.opts.log.info('session_opened', { agentId: session.agentId, sessionId: session.sessionId, pollWaitSeconds: session.pollWaitSeconds, heartbeatIntervalSeconds: session.heartbeatIntervalSeconds });
       this.startHeartbeat(session);
     } catch (err) {
       if (err instanceof ProtocolError && err.code === 'ERR_AGENT_010') {
@@ -253,10 +263,17 @@ export class Agent {
       this.pools.recordError(dsId, undefined);
       const done = outcome;
       // Each attempt of a query result reads the result file again.
-      await this.send(task, () =>
+      const sent = await this.send(task, () =>
         done.kind === 'json' ? this.opts.client.uploadJson(task.taskId, session.sessionId, done.body) : this.opts.client.uploadNdjson(task.taskId, session.sessionId, done.file.upload(done.summary)),
       );
-      this.opts.log.info('task_done', { taskId: task.taskId, kind: task.kind, durationMs: Date.now() - started, ...(done.kind === 'rows' ? { rowCount: done.summary.rowCount, truncated: done.summary.truncated } : {}) });
+      if (sent instanceof ProtocolError) {
+        // The service refused the result itself (too large, malformed): the task fails with that answer.
+        const failure: TaskFailure = { code: sent.code.slice(0, 64), message: sent.message.slice(0, 2000), retryable: false };
+        this.opts.log.warn('task_failed', { taskId: task.taskId, kind: task.kind, code: failure.code, message: failure.message, retryable: false, durationMs: Date.now() - started });
+        await this.send(task, () => this.opts.client.fail(task.taskId, failure));
+      } else if (sent === 'sent') {
+        this.opts.log.info('task_done', { taskId: task.taskId, kind: task.kind, durationMs: Date.now() - started, ...(done.kind === 'rows' ? { rowCount: done.summary.rowCount, truncated: done.summary.truncated } : {}) });
+      }
     } catch (err) {
       release?.();
       const stop = signal.aborted && signal.reason instanceof TaskStop ? signal.reason.reason : null;
@@ -280,24 +297,24 @@ export class Agent {
    * or 410 (the lease was lost: expired, cancelled, another session) drops it: the service has
    * given the task to someone else or ended it.
    */
-  private async send(task: LeasedTask, request: () => Promise<void>): Promise<void> {
+  private async send(task: LeasedTask, request: () => Promise<void>): Promise<'sent' | 'dropped' | ProtocolError> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         await request();
-        return;
+        return 'sent';
       } catch (err) {
         if (err instanceof ProtocolError && (err.status === 409 || err.status === 410)) {
           this.opts.log.warn('result_dropped', { taskId: task.taskId, status: err.status, code: err.code, message: err.message });
-          return;
+          return 'dropped';
         }
         if (err instanceof ProtocolError && err.status === 401) {
           this.die(new AgentExit(`The service refused the agent token (${err.code}: ${err.message}). The token was rotated or the agent deactivated.`));
-          return;
+          return 'dropped';
         }
         const transient = err instanceof NetworkError || (err instanceof ProtocolError && TRANSIENT_STATUS.has(err.status));
         if (!transient || attempt >= UPLOAD_ATTEMPTS || this.fatal) {
-          this.opts.log.error('send_failed', { taskId: task.taskId, message: err instanceof Error ? err.message : String(err) });
-          return;
+          this.opts.log.error('send_failed', { taskId: task.taskId, status: err instanceof ProtocolError ? err.status : undefined, message: err instanceof Error ? err.message : String(err) });
+          return err instanceof ProtocolError && !transient ? err : 'dropped';
         }
         await sleep(BACKOFF_START_MS * 2 ** (attempt - 1));
       }

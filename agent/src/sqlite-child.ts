@@ -41,7 +41,8 @@ function cell(value: unknown): unknown {
 
 function storageClass(value: unknown): string | undefined {
   if (typeof value === 'bigint') return 'integer';
-  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'real';
+  // safeIntegers: every INTEGER value comes as a bigint, so a number is always a REAL (241.0 too).
+  if (typeof value === 'number') return 'real';
   if (typeof value === 'string') return 'text';
   if (Buffer.isBuffer(value)) return 'blob';
   return undefined;

@@ -71,8 +71,9 @@ function converse(request: SqliteRequest, timeoutMs: number, signal: AbortSignal
         .catch(end);
     });
     child.on('error', (err) => end(new AppError('ERR_QRY_006', `The SQLite process could not run: ${err.message}`)));
-    child.on('exit', (code, sig) => {
-      // Replies already received are handled first: the child exits right after its last one.
+    // 'close' comes after the exit and after the IPC channel delivered its last message; replies
+    // already received are handled first (the child exits right after its last one).
+    child.on('close', (code, sig) => {
       void queue.then(() => end(new AppError('ERR_QRY_006', `The SQLite process ended early (${sig ?? `exit ${String(code)}`})`)));
     });
     child.send(request);
