@@ -33,7 +33,7 @@ import { reviewPageRoutes } from './flow/review-page.routes';
 import { reviewTokenResolver } from './flow/review.service';
 import { documentRoutes } from './documents/documents.routes';
 import { templateRouters } from './templates/templates.routes';
-import { datasourceRoutes } from './reporting/datasources.routes';
+import { agentTaskRoutes, datasourceRoutes } from './reporting/datasources.routes';
 import { queryRoutes } from './reporting/queries.routes';
 import { reportRoutes } from './reporting/reports.routes';
 import { runRoutes } from './reporting/runs.routes';
@@ -93,6 +93,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     reviewPageRoutes(services),
     // reporting
     datasourceRoutes(services),
+    agentTaskRoutes(services),
     queryRoutes(services),
     reportRoutes(services),
     runRoutes(services),

@@ -150,6 +150,15 @@ const fragments = {
     REPORTING_SCHEDULE_MIN_INTERVAL_MINUTES: Joi.number().integer().min(0).max(1440).default(5),
     REPORTING_SCHEDULES_PER_PROJECT: Joi.number().integer().min(1).max(100_000).default(100),
     REPORTING_CHANNELS_PER_PROJECT: Joi.number().integer().min(1).max(100_000).default(50),
+    /** An agent task nobody leases within this long fails ERR_AGENT_012 (agent offline). */
+    REPORTING_AGENT_QUEUE_TIMEOUT_SECONDS: Joi.number().integer().min(5).max(24 * 3600).default(600),
+    /**
+     * A silent agent times out its query attempt after this long (the activity's heartbeat timeout);
+     * agents heartbeat at a third of it (at most every 20 s) and their leases last as long. Tests lower it.
+     */
+    REPORTING_AGENT_HEARTBEAT_TIMEOUT_SECONDS: Joi.number().integer().min(3).max(600).default(60),
+    /** The first wait before an agent query attempt that timed out or lost its agent is tried again (then 5×). */
+    REPORTING_AGENT_RETRY_DELAY_SECONDS: Joi.number().integer().min(1).max(3600).default(60),
   },
   flowApprovals: {
     /** Length of a "minute" in approval timeouts and digests: tests make it a second. */
@@ -365,6 +374,10 @@ export function loadConfig(env: Env = process.env) {
       scheduleMinIntervalMinutes: v.REPORTING_SCHEDULE_MIN_INTERVAL_MINUTES as number,
       schedulesPerProject: v.REPORTING_SCHEDULES_PER_PROJECT as number,
       channelsPerProject: v.REPORTING_CHANNELS_PER_PROJECT as number,
+      /** Agents (docs/reporting.md "Agents"): queue timeout (ERR_AGENT_012), heartbeat timeout and the first retry wait, in seconds. */
+      agentQueueTimeoutSeconds: v.REPORTING_AGENT_QUEUE_TIMEOUT_SECONDS as number,
+      agentHeartbeatTimeoutSeconds: v.REPORTING_AGENT_HEARTBEAT_TIMEOUT_SECONDS as number,
+      agentRetryDelaySeconds: v.REPORTING_AGENT_RETRY_DELAY_SECONDS as number,
     },
     flowApprovals: {
       /** Milliseconds in a gate's `timeoutMinutes` and `notificationDigestMinutes` (60,000 outside tests). */

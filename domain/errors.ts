@@ -218,6 +218,7 @@ export const ERRORS = {
   /** `sqlite` without an agent, or a kind the chosen mode does not serve. */
   ERR_DS_005: { status: 400, retryable: false, message: 'This kind cannot use this connection mode' },
   ERR_DS_006: { status: 400, retryable: false, message: 'Agent not found or not in this project' },
+  ERR_DS_007: { status: 400, retryable: false, message: 'Sealed secrets need an agent that has connected (no public key yet)' },
   ERR_DS_008: { status: 404, retryable: false, message: 'Schema not discovered yet' },
   /** Another project's query object, or a deleted one, answers the same. */
   ERR_QRY_001: { status: 404, retryable: false, message: 'Query object not found' },

@@ -4,6 +4,7 @@ import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
+import { createAgentQueryActivities } from '../activities/reporting/run-agent-query.activity';
 import { createReportRunActivities } from '../activities/reporting/report-run.activity';
 import { createReportMaintenanceActivities } from '../activities/reporting/report-maintenance.activity';
 import { createReportRenderActivities } from '../activities/reporting/render-report.activity';
@@ -79,10 +80,16 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               evaluator: services.evaluator,
               freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth,
               artefactRetentionDays: config.reporting.artefactRetentionDays,
+              agents: {
+                queueTimeoutSeconds: config.reporting.agentQueueTimeoutSeconds,
+                heartbeatTimeoutSeconds: config.reporting.agentHeartbeatTimeoutSeconds,
+                retryDelaySeconds: config.reporting.agentRetryDelaySeconds,
+              },
             }),
             ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run), restartJobRun: (jobRun) => startJobRunWorkflow(services, jobRun) }),
             ...createScheduleActivities({ db, schedules: reportSchedulePort(services), deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
             ...createJobRunActivities({ db, deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
+            ...createAgentQueryActivities({ db, limits: config.reporting }),
             ...createReportDeliveryActivities({
               db,
               storage: services.storage,

@@ -19,6 +19,7 @@ export async function ensureMaintenanceSchedule(services: Pick<Services, 'tempor
       deletionGraceSeconds: config.users.deletionGraceSeconds,
       reportArtefactRetentionDays: config.reporting.artefactRetentionDays,
       reportRunRetentionDays: config.reporting.runRetentionDays,
+      reportAgentQueueTimeoutSeconds: config.reporting.agentQueueTimeoutSeconds,
     },
   ];
   const options = {

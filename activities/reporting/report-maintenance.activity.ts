@@ -125,6 +125,45 @@ export function createReportMaintenanceActivities(deps: ReportMaintenanceDeps) {
       await restart(await stranded('reporting_job_runs', ''), deps.restartJobRun);
       return started;
     },
+
+    /**
+     * Agent tasks (docs/reporting.md "Agents"): a test, schema or preview task nobody leased within
+     * the queue timeout fails ERR_AGENT_012 (its agent is offline); a lease that ran out is `expired`
+     * (a query task's activity has timed out by then and its retry made a new task); preview files of
+     * tasks that ended a day ago are deleted, and ended tasks past the run retention with them.
+     */
+    async expireAgentTasks(input: { queueTimeoutSeconds: number; runRetentionDays: number; limit: number }): Promise<number> {
+      const failed = await db.query(
+        `UPDATE reporting_agent_tasks SET status = 'failed', completed_at = now(),
+                error = jsonb_build_object('code', 'ERR_AGENT_012', 'message', 'No agent picked up the task in time', 'retryable', false)
+          WHERE id IN (SELECT id FROM reporting_agent_tasks WHERE status = 'queued' AND workflow_id IS NULL
+                        AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2)`,
+        [input.queueTimeoutSeconds, input.limit],
+      );
+      const expired = await db.query(
+        `UPDATE reporting_agent_tasks SET status = 'expired', completed_at = now()
+          WHERE id IN (SELECT id FROM reporting_agent_tasks WHERE status IN ('leased', 'cancel_requested')
+                        AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT $1)`,
+        [input.limit],
+      );
+      const files: Array<{ id: string; result_key: string }> = await db.query(
+        `SELECT id, result_key FROM reporting_agent_tasks
+          WHERE run_id IS NULL AND result_key IS NOT NULL AND completed_at < now() - interval '1 day' ORDER BY completed_at LIMIT $1`,
+        [input.limit],
+      );
+      for (const f of files) {
+        await storage.delete(f.result_key);
+        await db.query(`UPDATE reporting_agent_tasks SET result_key = NULL WHERE id = $1`, [f.id]);
+      }
+      const deleted = await db.query(
+        `DELETE FROM reporting_agent_tasks WHERE id IN (SELECT id FROM reporting_agent_tasks
+          WHERE status IN ('completed', 'failed', 'cancelled', 'expired') AND (result_key IS NULL OR run_id IS NOT NULL)
+            AND coalesce(completed_at, created_at) < now() - make_interval(days => $1) ORDER BY created_at LIMIT $2)`,
+        [input.runRetentionDays, input.limit],
+      );
+      const count = (r: unknown) => (Array.isArray(r) && typeof r[1] === 'number' ? r[1] : 0);
+      return count(failed) + count(expired) + files.length + count(deleted);
+    },
   };
 }
 export type ReportMaintenanceActivities = ReturnType<typeof createReportMaintenanceActivities>;

@@ -8,7 +8,7 @@ import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { compileQuery } from '../../domain/reporting/compile-query';
 import { coerceParameters, datasetQueryInput, type ParameterValue } from '../../domain/reporting/parameters';
-import type { CompiledQuery, QueryLimits } from '../../domain/reporting/query-runner';
+import type { CompiledQuery, DatasourceKind, QueryLimits } from '../../domain/reporting/query-runner';
 import type { RenderedReportOutput } from './render-report.activity';
 
 /**
@@ -25,14 +25,30 @@ export interface ReportRunActivityDeps {
   freeDocumentsPerMonth: number;
   /** REPORTING_ARTEFACT_RETENTION_DAYS. */
   artefactRetentionDays: number;
+  /** REPORTING_AGENT_*: the timeouts and first retry wait of a dataset an agent runs. */
+  agents: { queueTimeoutSeconds: number; heartbeatTimeoutSeconds: number; retryDelaySeconds: number };
 }
 
-/** One dataset's query, ready for runDirectQuery (no secret: the query activity loads the datasource). */
+/** How the workflow waits for an agent's query (design B5.7 `runAgentQuery`), fixed when the run is planned. */
+export interface PlannedAgentQuery {
+  agentId: string;
+  heartbeatTimeoutMs: number;
+  /** The queue timeout + the query's timeout + 60 s. */
+  startToCloseTimeoutMs: number;
+  retryDelayMs: number;
+}
+
+/**
+ * One dataset's query, ready for runDirectQuery, or for runAgentQuery when `agent` is set (no secret:
+ * the activity, or the agent's lease, loads the datasource).
+ */
 export interface PlannedDataset {
   name: string;
   datasourceId: string;
   compiled: CompiledQuery;
   limits: QueryLimits;
+  /** The datasource is reached through this agent (absent in plans from before agents: direct). */
+  agent?: PlannedAgentQuery;
 }
 
 export interface ReportRunPlan {
@@ -83,19 +99,27 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
       for (const d of version.definition.datasets) {
         const qv = await db.getRepository(QueryVersionEntity).findOneBy({ queryId: d.queryId, version: d.queryVersion });
         if (!qv) throw new AppError('ERR_QRY_004', `Version ${d.queryVersion} of the query of dataset '${d.name}' no longer exists`);
-        const [ds] = await db.query(`SELECT kind FROM reporting_datasources WHERE id = $1 AND project_id = $2`, [qv.datasourceId, run.projectId]);
+        const [ds]: Array<{ kind: DatasourceKind; connection_mode: string; agent_id: string | null }> = await db.query(
+          `SELECT kind, connection_mode, agent_id FROM reporting_datasources WHERE id = $1 AND project_id = $2`,
+          [qv.datasourceId, run.projectId],
+        );
         if (!ds) throw new AppError('ERR_DS_001', `The datasource of dataset '${d.name}' no longer exists`);
         const def = qv.definition;
         const queryValues = coerceParameters(def.parameters, datasetQueryInput(d.parameters, values), { now: run.createdAt, timezone: run.timezone, scheduledFor: run.scheduledFor });
         // The activity adds the datasource's auth (http) or reads its file (csv) itself.
         const compiled = await compileQuery(deps.evaluator, run.projectId, ds.kind, def, queryValues, `The query of dataset '${d.name}'`);
+        const agentId = ds.connection_mode === 'agent' ? ds.agent_id : null;
+        const a = deps.agents;
         datasets.push({
           name: d.name,
           datasourceId: qv.datasourceId,
           compiled,
           limits: { timeoutMs: def.timeoutSeconds * 1000, maxRows: def.maxRows, maxBytes: Number.MAX_SAFE_INTEGER, onRowLimit: def.onRowLimit },
+          ...(agentId
+            ? { agent: { agentId, heartbeatTimeoutMs: a.heartbeatTimeoutSeconds * 1000, startToCloseTimeoutMs: (a.queueTimeoutSeconds + def.timeoutSeconds + 60) * 1000, retryDelayMs: a.retryDelaySeconds * 1000 } }
+            : {}),
         });
-        records.push({ name: d.name, queryId: d.queryId, queryVersion: d.queryVersion, executedBy: 'server', status: 'pending' });
+        records.push({ name: d.name, queryId: d.queryId, queryVersion: d.queryVersion, executedBy: agentId ? 'agent' : 'server', ...(agentId ? { agentId } : {}), status: 'pending' });
       }
       // The datasets as the run record shows them, before the first query starts.
       await db.query(`UPDATE reporting_runs SET datasets = $2, updated_at = now() WHERE id = $1 AND status = 'queued'`, [run.id, JSON.stringify(records)]);
@@ -165,6 +189,13 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
     /** Ends the run `cancelled` (the workflow was cancelled); a no-op when the API already did. */
     async cancelReportRun(input: { runId: string }): Promise<void> {
       await moveReportRun(db, { runId: input.runId, status: 'cancelled' });
+      // Agents stop the run's queries at their next heartbeat (its answer's `cancel`); queued ones are never leased.
+      await db.query(
+        `UPDATE reporting_agent_tasks SET status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE 'cancel_requested' END,
+                completed_at = CASE WHEN status = 'queued' THEN now() ELSE completed_at END
+          WHERE run_id = $1 AND status IN ('queued', 'leased')`,
+        [input.runId],
+      );
     },
   };
 }

@@ -18,7 +18,13 @@ import * as schema from './agents.schema';
 export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHooks): Router {
   const { db } = services;
   const router = new Router({ prefix: '/api/agents/me' });
-  const deps: protocol.ProtocolDeps = { db, storage: services.storage, maxResultBytes: services.config.reporting.resultMaxBytes, hooks };
+  const deps: protocol.ProtocolDeps = {
+    db,
+    storage: services.storage,
+    maxResultBytes: services.config.reporting.resultMaxBytes,
+    heartbeatTimeoutSeconds: services.config.reporting.agentHeartbeatTimeoutSeconds,
+    hooks,
+  };
   const agentId = (ctx: Context) => (ctx.state.principal as Principal & { kind: 'agent' }).agentId;
 
   async function agentOnly(ctx: Context, next: Next): Promise<void> {

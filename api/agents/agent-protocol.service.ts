@@ -6,6 +6,7 @@ import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { AgentEntity, type AgentPool, type AgentRecentError, type AgentSession } from '../../db/reporting/agent.entity';
 import { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
+import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
@@ -19,8 +20,8 @@ import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agent
  */
 
 const POLL_WAIT_SECONDS = 50;
+/** At most this long between two heartbeats of an agent; shorter when the heartbeat timeout is (a third of it). */
 const HEARTBEAT_INTERVAL_SECONDS = 20;
-const LEASE_SECONDS = 60;
 /** How often a waiting long poll probes for a queued task: one indexed query, no event-loop blocking. */
 const PROBE_INTERVAL_MS = 250;
 /** Result rows: at most this many columns and this long a single NDJSON line (400 ERR_AGENT_008 past either). */
@@ -43,8 +44,13 @@ export interface ProtocolDeps {
   db: DataSource;
   storage: ArtefactStorage;
   maxResultBytes: number;
+  /** REPORTING_AGENT_HEARTBEAT_TIMEOUT_SECONDS: a lease lasts this long, and agents beat three times within it. */
+  heartbeatTimeoutSeconds: number;
   hooks: AgentHooks;
 }
+
+const leaseSeconds = (deps: ProtocolDeps) => deps.heartbeatTimeoutSeconds;
+const heartbeatIntervalSeconds = (deps: ProtocolDeps) => Math.max(1, Math.min(HEARTBEAT_INTERVAL_SECONDS, Math.floor(deps.heartbeatTimeoutSeconds / 3)));
 
 async function loadAgent(db: DataSource, agentId: string): Promise<AgentEntity> {
   const agent = await db.getRepository(AgentEntity).findOneBy({ id: agentId });
@@ -97,8 +103,8 @@ export async function openSession(deps: ProtocolDeps, agentId: string, input: Op
     projectId: agent.projectId,
     sessionId: session.id,
     pollWaitSeconds: POLL_WAIT_SECONDS,
-    heartbeatIntervalSeconds: HEARTBEAT_INTERVAL_SECONDS,
-    leaseSeconds: LEASE_SECONDS,
+    heartbeatIntervalSeconds: heartbeatIntervalSeconds(deps),
+    leaseSeconds: leaseSeconds(deps),
     maxResultBytes: deps.maxResultBytes,
   };
 }
@@ -117,9 +123,9 @@ async function liveTasks(db: DataSource, agent: AgentEntity): Promise<AgentTaskE
  * is still current, the agent active, and the session below its `maxConcurrency`. SKIP LOCKED lets
  * concurrent polls (and replicas) take different tasks without waiting on each other.
  */
-async function leaseNext(db: DataSource, agent: AgentEntity, session: AgentSession): Promise<string | null> {
+async function leaseNext(deps: ProtocolDeps, agent: AgentEntity, session: AgentSession): Promise<string | null> {
   const rows = await modifyReturning<{ id: string }>(
-    db,
+    deps.db,
     `WITH next AS (
        SELECT t.id FROM reporting_agent_tasks t
          JOIN reporting_datasources d ON d.id = t.datasource_id AND d.project_id = t.project_id AND d.agent_id = t.agent_id AND d.connection_mode = 'agent'
@@ -133,25 +139,33 @@ async function leaseNext(db: DataSource, agent: AgentEntity, session: AgentSessi
         SET status = 'leased', session_id = $3::uuid, leased_at = now(), lease_expires_at = now() + make_interval(secs => $6)
        FROM next WHERE t.id = next.id
      RETURNING t.id`,
-    [agent.projectId, agent.id, session.id, session.capabilities, session.maxConcurrency, LEASE_SECONDS],
+    [agent.projectId, agent.id, session.id, session.capabilities, session.maxConcurrency, leaseSeconds(deps)],
   );
   return rows[0]?.id ?? null;
 }
 
-/** The task as the agent receives it (design B5.5 "Task (as leased)"): no secret in clear. */
+/**
+ * The datasource's secrets as its agent receives them (design B2): `stored` values in clear (the
+ * lease travels over HTTPS to the one agent the datasource is bound to), a `sealed` value only the
+ * agent's private key opens, or nothing for `agent_local` (the agent reads `config.secretEnv`).
+ */
+function leasedSecrets(ds: DatasourceEntity) {
+  if (ds.secretMode === 'agent_local') return { mode: 'agent_local' as const };
+  if (ds.secretMode === 'sealed') return { mode: 'sealed' as const, ...(ds.secrets.password ? { sealed: ds.secrets.password.value } : {}) };
+  return { mode: 'stored' as const, values: Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value])) };
+}
+
+/** The task as the agent receives it (design B5.5 "Task (as leased)"). */
 async function presentLeased(db: DataSource, taskId: string) {
   const task = await db.getRepository(AgentTaskEntity).findOneByOrFail({ id: taskId });
-  const [ds]: Array<{ id: string; kind: string; config: Record<string, unknown>; secret_mode: string }> = await db.query(
-    `SELECT id, kind, config, secret_mode FROM reporting_datasources WHERE id = $1 AND project_id = $2`,
-    [task.datasourceId, task.projectId],
-  );
-  const { statement, limits, secrets } = task.payload as { statement?: unknown; limits?: unknown; secrets?: unknown };
+  const ds = await db.getRepository(DatasourceEntity).findOneByOrFail({ id: task.datasourceId, projectId: task.projectId });
+  const { statement, limits } = task.payload as { statement?: unknown; limits?: unknown };
   return {
     taskId: task.shortId,
     kind: task.kind,
     attempt: task.attempt,
     leaseExpiresAt: task.leaseExpiresAt?.toISOString() ?? null,
-    datasource: { id: ds.id, kind: ds.kind, config: ds.config, secrets: { mode: ds.secret_mode, ...(secrets && typeof secrets === 'object' ? secrets : {}) } },
+    datasource: { id: ds.id, kind: ds.kind, config: ds.config, pool: ds.pool, secrets: leasedSecrets(ds) },
     ...(statement !== undefined ? { statement } : {}),
     ...(limits !== undefined ? { limits } : {}),
   };
@@ -171,7 +185,7 @@ export async function nextTask(deps: ProtocolDeps, agentId: string, sessionId: s
   const deadline = Date.now() + waitSeconds * 1000;
   // An agent that hung up leases nothing more: the task would sit leased to nobody until its lease ran out.
   while (!gone()) {
-    const leased = await leaseNext(deps.db, agent, session);
+    const leased = await leaseNext(deps, agent, session);
     if (leased) {
       await touch(deps.db, agent.id);
       return presentLeased(deps.db, leased);
@@ -190,13 +204,15 @@ export async function nextTask(deps: ProtocolDeps, agentId: string, sessionId: s
 export async function heartbeat(deps: ProtocolDeps, agentId: string, input: HeartbeatInput) {
   const agent = await loadAgent(deps.db, agentId);
   const sessionId = assertSession(agent, input.sessionId);
+  // Temporal first: a run cancelled or gone since the last beat shows up in this answer's `cancel`.
+  await deps.hooks.onAgentHeartbeat(await liveTasks(deps.db, agent));
   const renewed = input.running.length
     ? await modifyReturning<{ short_id: string; lease_expires_at: Date }>(
         deps.db,
         `UPDATE reporting_agent_tasks SET lease_expires_at = now() + make_interval(secs => $4)
           WHERE agent_id = $1 AND session_id = $2 AND status = 'leased' AND short_id = ANY($3::text[])
           RETURNING short_id, lease_expires_at`,
-        [agent.id, sessionId, input.running, LEASE_SECONDS],
+        [agent.id, sessionId, input.running, leaseSeconds(deps)],
       )
     : [];
   const cancelRows: Array<{ short_id: string }> = await deps.db.query(
@@ -234,7 +250,6 @@ export async function heartbeat(deps: ProtocolDeps, agentId: string, input: Hear
     unhealthyBeats: unhealthy ? (agent.load?.unhealthyBeats ?? 0) + 1 : 0,
   };
   await deps.db.query(`UPDATE reporting_agents SET last_seen_at = now(), load = $2, pools = $3 WHERE id = $1`, [agent.id, load, JSON.stringify(pools)]);
-  await deps.hooks.onAgentHeartbeat(await liveTasks(deps.db, agent));
   return {
     cancel,
     leaseExpiresAt: Object.fromEntries(renewed.map((r) => [r.short_id, new Date(r.lease_expires_at).toISOString()])),
@@ -332,7 +347,7 @@ function parseColumns(value: unknown): ResultColumn[] {
  * stops at the cap), each line is bounded, the first line names the columns, every row is an array
  * of that many cells, and the trailer's rowCount must match. The lines are stored gzip-compressed.
  */
-async function readNdjson(source: Readable, maxBytes: number, sink: (line: Buffer) => void): Promise<ResultSummary> {
+async function readNdjson(source: Readable, maxBytes: number, sink: (columns: ResultColumn[], row: unknown[]) => void): Promise<ResultSummary> {
   let bytes = 0;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -352,6 +367,7 @@ async function readNdjson(source: Readable, maxBytes: number, sink: (line: Buffe
     } else if (Array.isArray(value)) {
       if (value.length !== columns.length) throw malformed(`A row has ${value.length} cells for ${columns.length} columns`, lineNo);
       rows += 1;
+      sink(columns, value);
     } else {
       const t = value as Record<string, unknown> | null;
       if (!t || t.end !== true || !Number.isInteger(t.rowCount) || typeof t.truncated !== 'boolean' || (t.durationMs !== undefined && typeof t.durationMs !== 'number')) {
@@ -360,7 +376,6 @@ async function readNdjson(source: Readable, maxBytes: number, sink: (line: Buffe
       if (t.rowCount !== rows) throw malformed(`The trailer says ${String(t.rowCount)} rows; ${rows} were sent`, lineNo);
       trailer = { rowCount: rows, truncated: t.truncated, durationMs: typeof t.durationMs === 'number' ? Math.max(0, Math.round(t.durationMs)) : 0 };
     }
-    sink(Buffer.concat([raw, Buffer.from('\n')]));
   };
 
   for await (const chunk of source as AsyncIterable<Buffer>) {
@@ -387,15 +402,21 @@ async function readNdjson(source: Readable, maxBytes: number, sink: (line: Buffe
   return { columns, rowCount: end.rowCount, truncated: end.truncated, durationMs: end.durationMs, bytes };
 }
 
-/** Storage key of a task's rows: the run's dataset file, or a preview's own file. */
+/**
+ * Storage key of a task's rows: a run's dataset file (named by the task, so a late upload of an
+ * earlier attempt can never replace or delete a later attempt's file), or a preview's own file.
+ */
 function resultKey(task: AgentTaskEntity): string {
   const name = (task.payload as { datasetName?: unknown }).datasetName;
-  // The same key a direct query writes (activities/reporting/run-direct-query.activity.ts), so rendering finds it.
-  if (task.kind === 'query' && task.runId) return `reporting/${task.projectId}/runs/${task.runId}/datasets/${typeof name === 'string' && DATASET_NAME.test(name) ? name : task.shortId}.ndjson.gz`;
+  if (task.kind === 'query' && task.runId) return `reporting/${task.projectId}/runs/${task.runId}/datasets/${typeof name === 'string' && DATASET_NAME.test(name) ? name : 'dataset'}.${task.shortId}.ndjson.gz`;
   return `reporting/${task.projectId}/agent-tasks/${task.shortId}.ndjson.gz`;
 }
 
-/** POST /me/tasks/:taskId/result for `query` and `preview` tasks: the NDJSON stream, checked, then stored. */
+/**
+ * POST /me/tasks/:taskId/result for `query` and `preview` tasks: the NDJSON stream, checked, then
+ * stored the way a direct query stores its rows (one JSON object per line, gzip; what rendering
+ * reads), at most the task's `maxRows` rows (400 ERR_AGENT_008 past them) and `maxBytes` bytes either way.
+ */
 export async function acceptNdjsonResult(deps: ProtocolDeps, task: AgentTaskEntity, session: string, body: Readable, encoding: string): Promise<void> {
   let source: Readable = body;
   if (encoding === 'gzip') {
@@ -405,6 +426,9 @@ export async function acceptNdjsonResult(deps: ProtocolDeps, task: AgentTaskEnti
   } else if (encoding !== '' && encoding !== 'identity') {
     throw malformed('Content-Encoding must be gzip or absent');
   }
+  const limits = ((task.payload as { limits?: { maxRows?: unknown; maxBytes?: unknown } }).limits ?? {}) as { maxRows?: unknown; maxBytes?: unknown };
+  const maxRows = typeof limits.maxRows === 'number' ? limits.maxRows : Number.MAX_SAFE_INTEGER;
+  const maxBytes = Math.min(deps.maxResultBytes, typeof limits.maxBytes === 'number' ? limits.maxBytes : Number.MAX_SAFE_INTEGER);
   const gzip = createGzip();
   const out: Buffer[] = [];
   gzip.on('data', (c: Buffer) => out.push(c));
@@ -412,9 +436,23 @@ export async function acceptNdjsonResult(deps: ProtocolDeps, task: AgentTaskEnti
     gzip.once('end', resolve);
     gzip.once('error', reject);
   });
+  let stored = 0;
+  let rows = 0;
+  const storeRow = (columns: ResultColumn[], values: unknown[]) => {
+    rows += 1;
+    if (rows > maxRows) throw malformed(`The task allows at most ${maxRows} rows`);
+    const row: Record<string, unknown> = {};
+    columns.forEach((c, i) => {
+      row[c.name] = values[i];
+    });
+    const line = Buffer.from(`${JSON.stringify(row)}\n`);
+    stored += line.length;
+    if (stored > maxBytes) throw new AppError('ERR_AGENT_007', `A result may have at most ${maxBytes} bytes (uncompressed)`, { maxBytes });
+    gzip.write(line);
+  };
   let summary: ResultSummary;
   try {
-    summary = await readNdjson(source, deps.maxResultBytes, (line) => gzip.write(line));
+    summary = await readNdjson(source, maxBytes, storeRow);
   } catch (err) {
     gzip.destroy();
     if (source !== body) source.destroy();
@@ -426,7 +464,7 @@ export async function acceptNdjsonResult(deps: ProtocolDeps, task: AgentTaskEnti
   const key = resultKey(task);
   await deps.storage.put(key, Buffer.concat(out), 'application/gzip');
   try {
-    await finish(deps, task, session, { status: 'completed', resultKey: key, result: { resultKey: key, ...summary } });
+    await finish(deps, task, session, { status: 'completed', resultKey: key, result: { resultKey: key, ...summary, bytes: stored } });
   } catch (err) {
     await deps.storage.delete(key);
     throw err;

@@ -4,16 +4,11 @@ import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import { agentProtocolRoutes } from './agent-protocol.routes';
+import { createAgentHooks } from './agent-completion';
 import type { AgentHooks } from './agent-protocol.service';
 import * as presenter from './agents.presenter';
 import * as schema from './agents.schema';
 import * as agents from './agents.service';
-
-/** Until the lead wires Temporal (design B1): tasks change state in the database only. */
-const NO_HOOKS: AgentHooks = {
-  onAgentHeartbeat: async () => undefined,
-  onAgentTaskDone: async () => undefined,
-};
 
 /**
  * /api/agents (docs/reporting.md "Agents"; design B5.2, B5.5): the agent protocol under /me first
@@ -21,7 +16,7 @@ const NO_HOOKS: AgentHooks = {
  * only: viewers read, members see tasks, admins and owners manage (agents hold tokens). API keys
  * and agent tokens are refused (403 ERR_AUTH_005).
  */
-export function agentRouters(services: Services, hooks: AgentHooks = NO_HOOKS): Router[] {
+export function agentRouters(services: Services, hooks: AgentHooks = createAgentHooks(services)): Router[] {
   return [agentProtocolRoutes(services, hooks), agentRoutes(services)];
 }
 

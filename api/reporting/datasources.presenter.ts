@@ -25,13 +25,13 @@ export function presentDatasource(d: DatasourceEntity) {
 }
 
 /** The answer of POST …/test (design B5.4). */
-export function presentTest(t: DatasourceLastTest) {
+export function presentTest(t: DatasourceLastTest, executedBy: 'server' | 'agent' = 'server') {
   return {
     ok: t.ok,
     latencyMs: t.latencyMs ?? null,
     serverVersion: t.serverVersion ?? null,
     ...(t.error ? { error: t.error } : {}),
-    executedBy: 'server',
+    executedBy,
     at: t.at,
   };
 }

@@ -8,6 +8,8 @@ import { validate } from '../validation';
 import * as presenter from './datasources.presenter';
 import * as schema from './datasources.schema';
 import * as datasources from './datasources.service';
+import * as agentTasks from './agent-tasks.service';
+import { presentTask } from '../agents/agents.presenter';
 
 /**
  * Reporting datasources under /api/reporting/datasources (docs/reporting.md "Datasources"; design
@@ -59,8 +61,14 @@ export function datasourceRoutes(services: Services): Router {
   });
 
   router.post('/:id/test', manage, async (ctx) => {
-    validate(schema.testDatasourceSchema, ctx.request.body);
-    ctx.body = presenter.presentTest(await datasources.testDatasource(deps, scope(ctx).projectId, ctx.params.id));
+    const { wait } = validate(schema.testDatasourceSchema, ctx.request.body);
+    const outcome = await datasources.testDatasource(deps, scope(ctx).projectId, ctx.params.id, wait);
+    if ('pending' in outcome) {
+      ctx.status = 202;
+      ctx.body = outcome.pending;
+    } else {
+      ctx.body = presenter.presentTest(outcome.test, outcome.executedBy);
+    }
   });
 
   router.put('/:id/file', manage, csvUpload, async (ctx) => {
@@ -70,8 +78,10 @@ export function datasourceRoutes(services: Services): Router {
   });
 
   router.post('/:id/schema/refresh', refresh, async (ctx) => {
-    validate(schema.testDatasourceSchema, ctx.request.body);
-    ctx.body = await datasources.refreshSchema(deps, scope(ctx).projectId, ctx.params.id);
+    const { wait } = validate(schema.testDatasourceSchema, ctx.request.body);
+    const outcome = await datasources.refreshSchema(deps, scope(ctx).projectId, ctx.params.id, wait);
+    if ('pending' in outcome) ctx.status = 202;
+    ctx.body = 'pending' in outcome ? outcome.pending : outcome;
   });
 
   router.get('/:id/health', read, async (ctx) => {
@@ -83,5 +93,21 @@ export function datasourceRoutes(services: Services): Router {
     ctx.body = await datasources.getSchema(deps, scope(ctx).projectId, ctx.params.id, query.search);
   });
 
+  return router;
+}
+
+/**
+ * GET /api/reporting/tasks/:taskId (design B5.4): an agent task of the project, with its answer once
+ * it has one (a test's outcome, a schema, a preview's rows): what a request that got 202 reads later.
+ */
+export function agentTaskRoutes(services: Services): Router {
+  const { db, storage } = services;
+  const router = new Router({ prefix: '/api/reporting/tasks' });
+  const member = requireProject(db, { role: 'member' });
+  router.get('/:taskId', member, async (ctx) => {
+    const task = await agentTasks.getTask(db, (ctx.state.scope as Scope).projectId, ctx.params.taskId);
+    const [agent]: Array<{ short_id: string }> = await db.query(`SELECT short_id FROM reporting_agents WHERE id = $1`, [task.agentId]);
+    ctx.body = { ...presentTask(task, agent?.short_id ?? task.agentId), ...(agentTasks.isDone(task) ? { result: await agentTasks.taskAnswer(storage, task) } : {}) };
+  });
   return router;
 }

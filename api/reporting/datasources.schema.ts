@@ -81,13 +81,20 @@ export const listDatasourcesSchema = Joi.object<ListDatasourcesQuery>({
   search: Joi.string().trim().max(100).allow(''),
 });
 
-/** `wait` is for agent-bound datasources (later); a direct test answers when it is done. */
+/** `wait`: how long a request about a datasource behind an agent waits for the agent (then 202 with the task id); a direct one answers when it is done. */
 export const testDatasourceSchema = Joi.object<{ wait?: number }>({ wait: Joi.number().integer().min(1).max(55) });
 
 export const schemaQuerySchema = Joi.object<{ search?: string }>({ search: Joi.string().trim().max(200).allow('') });
 
-/** `config` of a SQL datasource (postgres, mysql). TLS checks the certificate unless `ssl` says otherwise. */
-export function sqlConfigSchema(kind: 'postgres' | 'mysql') {
+/** An environment variable name on the agent's host (secretMode `agent_local`). */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/**
+ * `config` of a SQL datasource (postgres, mysql). TLS checks the certificate unless `ssl` says
+ * otherwise. With secretMode `agent_local`, `secretEnv` names the variable holding the password on the
+ * agent's host (and only then).
+ */
+export function sqlConfigSchema(kind: 'postgres' | 'mysql', agentLocal = false) {
   return Joi.object({
     host: Joi.string().trim().hostname().required(),
     port: Joi.number().integer().min(1).max(65535).default(kind === 'postgres' ? 5432 : 3306),
@@ -96,8 +103,17 @@ export function sqlConfigSchema(kind: 'postgres' | 'mysql') {
     ssl: Joi.string().valid('disable', 'require', 'verify-full').default('verify-full'),
     caCert: Joi.string().max(20_000),
     ...(kind === 'postgres' ? { schemas: Joi.array().items(Joi.string().trim().min(1).max(200)).max(100) } : {}),
+    secretEnv: agentLocal ? Joi.string().pattern(ENV_NAME, 'an environment variable name').required() : Joi.forbidden(),
   });
 }
+
+/** `config` of a sqlite datasource: an absolute path of an existing file on the agent's host (opened read-only there). */
+export const sqliteConfigSchema = Joi.object({
+  path: Joi.string()
+    .max(1000)
+    .pattern(/^(\/|[A-Za-z]:[\\/])[^\0]*$/, 'an absolute path')
+    .required(),
+});
 
 export const sqlSecretsSchema = Joi.object({ password: Joi.string().max(10_000).allow(null) });
 

@@ -12,7 +12,11 @@ import type { RunnerTarget } from '../../platform/reporting-runners';
 import { createReadStream } from 'node:fs';
 import { CSV_MAX_BYTES, csvSourceKey } from '../../domain/reporting/csv-source';
 import type { ArtefactStorage } from '../../activities/storage/storage';
-import { csvConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
+import { AgentEntity } from '../../db/reporting/agent.entity';
+import { agentStatus } from '../agents/agents.service';
+import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOutcome } from './agent-tasks.service';
+import { sealSecret } from '../../domain/reporting/sealed-box';
+import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 
 /**
  * Reporting datasources (docs/reporting.md "Datasources"; design B5.3, B5.4). Every lookup is
@@ -32,8 +36,6 @@ export interface DatasourceDeps {
 
 const SHORT_ID_PREFIX = 'ds_';
 const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
-/** Kinds this phase serves in direct mode (docs/reporting.md). */
-const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json', 'csv'];
 const ERROR_MESSAGE_MAX = 300;
 
 
@@ -52,20 +54,67 @@ function check<T>(schema: Joi.Schema, value: unknown, prefix: string): { value: 
   return { value: out as T, errors };
 }
 
-/** The kind and mode must fit what this phase serves: agents and the other kinds come later. */
-function assertSupported(kind: DatasourceKind, mode: 'direct' | 'agent', agentId: string | null | undefined, secretMode: string | undefined): void {
-  if (kind === 'sqlite' && mode === 'direct') throw new AppError('ERR_DS_005', 'A sqlite datasource needs connectionMode agent (a file on the agent host)', { field: 'connectionMode' });
-  // No agents exist yet: whichever id is given, it is not one of the project's agents.
-  if (mode === 'agent') throw new AppError('ERR_DS_006', undefined, { field: 'agentId' });
-  if (agentId) throw invalid([{ path: 'agentId', message: "'agentId' is allowed only with connectionMode agent" }]);
-  if (secretMode !== undefined && secretMode !== 'stored') throw invalid([{ path: 'secretMode', message: "'secretMode' must be stored for a direct datasource" }]);
-  if (!DIRECT_KINDS.includes(kind)) throw invalid([{ path: 'kind', message: `kind '${kind}' is not supported yet (this phase serves ${DIRECT_KINDS.join(', ')})` }]);
+/** Kinds a server connects to itself, and kinds an agent runs (design B2; http_json and csv stay on the server). */
+const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json', 'csv'];
+const AGENT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite'];
+
+type ConnectionMode = DatasourceEntity['connectionMode'];
+type SecretMode = DatasourceEntity['secretMode'];
+
+/** Where a datasource's queries run and how its secrets are kept, as a body asks for them. */
+interface ModeRequest {
+  connectionMode?: ConnectionMode;
+  agentId?: string | null;
+  secretMode?: SecretMode;
+}
+
+interface Placement {
+  mode: ConnectionMode;
+  agent: AgentEntity | null;
+  secretMode: SecretMode;
+}
+
+/**
+ * The connection mode, agent and secret mode of a datasource (design B2, B5.3): `sqlite` only through
+ * an agent, `http_json` and `csv` only direct (ERR_DS_005); an agent of this project (ERR_DS_006);
+ * `sealed` and `agent_local` only with an agent, `sealed` only once the agent has registered its
+ * public key (ERR_DS_007). `current` is the stored datasource of a PATCH: what the body leaves out stays.
+ */
+async function placement(db: Queryable, projectId: string, kind: DatasourceKind, req: ModeRequest, current?: DatasourceEntity): Promise<Placement> {
+  const mode = req.connectionMode ?? current?.connectionMode ?? (req.agentId ? 'agent' : 'direct');
+  if (mode === 'direct') {
+    if (!DIRECT_KINDS.includes(kind)) throw new AppError('ERR_DS_005', `A ${kind} datasource needs connectionMode agent (it is read on the agent's host)`, { field: 'connectionMode' });
+    if (req.agentId) throw invalid([{ path: 'agentId', message: "'agentId' is allowed only with connectionMode agent" }]);
+    if (req.secretMode !== undefined && req.secretMode !== 'stored') throw invalid([{ path: 'secretMode', message: "'secretMode' must be stored for a direct datasource" }]);
+    return { mode, agent: null, secretMode: 'stored' };
+  }
+  if (!AGENT_KINDS.includes(kind)) throw new AppError('ERR_DS_005', `A ${kind} datasource is read by the server, not through an agent`, { field: 'connectionMode' });
+  const agentRef = req.agentId ?? (current?.connectionMode === 'agent' ? current.agentId : null);
+  if (!agentRef) throw new AppError('ERR_DS_006', 'connectionMode agent needs agentId: an agent of this project', { field: 'agentId' });
+  const agent = await findAgent(db, projectId, agentRef);
+  if (!agent) throw new AppError('ERR_DS_006', undefined, { field: 'agentId' });
+  const secretMode = req.secretMode ?? (current?.connectionMode === 'agent' ? current.secretMode : 'stored');
+  if (secretMode === 'sealed' && !agent.publicKey) throw new AppError('ERR_DS_007', undefined, { field: 'secretMode', agentId: agent.shortId });
+  return { mode, agent, secretMode };
+}
+
+async function findAgent(db: Queryable, projectId: string, ref: string): Promise<AgentEntity | null> {
+  const qb = db.getRepository(AgentEntity).createQueryBuilder('a').where('a.projectId = :projectId', { projectId });
+  if (isUuid(ref)) return qb.andWhere('a.id = :ref', { ref }).getOne();
+  if (ref.startsWith('agt_')) return qb.andWhere('a.shortId = :ref', { ref }).getOne();
+  return null;
 }
 
 /** The config and secrets as stored: defaults applied, every problem reported at once. */
-function checkSettings(kind: DatasourceKind, config: unknown, secrets: Record<string, string | null> | undefined) {
+function checkSettings(kind: DatasourceKind, secretMode: SecretMode, config: unknown, secrets: Record<string, string | null> | undefined) {
   const [configSchema, secretsSchema] =
-    kind === 'http_json' ? [httpJsonConfigSchema, httpJsonSecretsSchema] : kind === 'csv' ? [csvConfigSchema, noSecretsSchema] : [sqlConfigSchema(kind as 'postgres' | 'mysql'), sqlSecretsSchema];
+    kind === 'http_json'
+      ? [httpJsonConfigSchema, httpJsonSecretsSchema]
+      : kind === 'csv'
+        ? [csvConfigSchema, noSecretsSchema]
+        : kind === 'sqlite'
+          ? [sqliteConfigSchema, noSecretsSchema]
+          : [sqlConfigSchema(kind as 'postgres' | 'mysql', secretMode === 'agent_local'), secretMode === 'agent_local' ? noSecretsSchema : sqlSecretsSchema];
   const c = check<Record<string, unknown>>(configSchema, config, 'config');
   const s = check<Record<string, string | null>>(secretsSchema, secrets ?? {}, 'secrets');
   const errors = [...c.errors, ...s.errors];
@@ -83,28 +132,58 @@ function applySecrets(stored: DatasourceSecrets, given: Record<string, string | 
   return out;
 }
 
+/** What a sealed secret is bound to: a sealed value copied to another datasource does not open. */
+const sealedSecretAad = (projectId: string, datasourceId: string) => `${projectId}:datasource:${datasourceId}`;
+
+/**
+ * The secrets a datasource keeps in its secret mode (design B2). `stored`: the values, encrypted at
+ * rest with the service's key. `agent_local`: none (the agent reads `config.secretEnv`). `sealed`: the
+ * values sealed to the agent's public key as one value (JSON of the secrets) that only the agent can
+ * open; the plaintext lives in this request's memory only. Sealed values cannot be read back, so a
+ * datasource moved to another agent needs them again, while stored ones are sealed as they are.
+ */
+function keptSecrets(ds: Pick<DatasourceEntity, 'id' | 'projectId'>, place: Placement, current: DatasourceEntity | undefined, given: Record<string, string | null>, now: Date): DatasourceSecrets {
+  if (place.secretMode === 'agent_local') return {};
+  const before = current?.secretMode === 'stored' ? current.secrets : {};
+  if (place.secretMode === 'stored') {
+    if (current?.secretMode === 'sealed' && current.secrets.password && given.password === undefined) {
+      throw invalid([{ path: 'secrets.password', message: 'sealed secrets can only be read by the agent: give the password again to store it' }]);
+    }
+    return applySecrets(before, given, now);
+  }
+  const sameAgent = current?.secretMode === 'sealed' && current.agentId === place.agent?.id;
+  if (given.password === undefined && sameAgent) return current.secrets;
+  if (given.password === undefined && current?.secretMode === 'sealed' && current.secrets.password) {
+    throw invalid([{ path: 'secrets.password', message: 'the password is sealed to the previous agent: give it again' }]);
+  }
+  const plain = applySecrets(before, given, now);
+  const values = Object.fromEntries(Object.entries(plain).map(([name, v]) => [name, v.value]));
+  if (Object.keys(values).length === 0) return {};
+  const sealed = sealSecret(place.agent!.publicKey!, JSON.stringify(values), sealedSecretAad(ds.projectId, ds.id));
+  return Object.fromEntries(Object.keys(values).map((name) => [name, { value: sealed, updatedAt: now.toISOString() }]));
+}
+
 function nameTaken(name: string): AppError {
   return new AppError('ERR_DS_003', `A datasource named '${name}' exists in this project`, { field: 'name' });
 }
 
 /** A datasource from a create body, checked (400 ERR_DS_002 with every problem, ERR_VALID_001 over a limit), not saved. */
-function buildDatasource(deps: Pick<DatasourceDeps, 'limits'>, projectId: string, input: CreateDatasourceInput): DatasourceEntity {
+async function buildDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
   checkQueryLimits(input.defaults, deps.limits, 'defaults.');
-  assertSupported(input.kind, input.connectionMode ?? 'direct', input.agentId, input.secretMode);
-  const { config, secrets } = checkSettings(input.kind, input.config, input.secrets);
+  const place = await placement(deps.db, projectId, input.kind, input);
+  const { config, secrets } = checkSettings(input.kind, place.secretMode, input.config, input.secrets);
   const now = new Date();
-  return Object.assign(new DatasourceEntity(), {
+  const ds = Object.assign(new DatasourceEntity(), {
     id: randomUUID(),
     projectId,
     shortId: SHORT_ID_PREFIX + randomBase62(16),
     name: input.name,
     description: input.description || null,
     kind: input.kind,
-    connectionMode: 'direct' as const,
-    agentId: null,
+    connectionMode: place.mode,
+    agentId: place.agent?.id ?? null,
     config,
-    secrets: applySecrets({}, secrets, now),
-    secretMode: 'stored' as const,
+    secretMode: place.secretMode,
     pool: { ...DEFAULT_POOL, ...input.pool },
     defaults: { ...defaultQueryLimits(deps.limits), ...input.defaults },
     lastTest: null,
@@ -113,10 +192,12 @@ function buildDatasource(deps: Pick<DatasourceDeps, 'limits'>, projectId: string
     createdAt: now,
     updatedAt: now,
   });
+  ds.secrets = keptSecrets(ds, place, undefined, secrets, now);
+  return ds;
 }
 
 export async function createDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
-  const ds = buildDatasource(deps, projectId, input);
+  const ds = await buildDatasource(deps, projectId, input);
   try {
     await deps.db.getRepository(DatasourceEntity).save(ds);
   } catch (err) {
@@ -154,13 +235,16 @@ export async function getDatasource(deps: { db: Queryable }, projectId: string, 
 export async function updateDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, ref: string, patch: UpdateDatasourceInput): Promise<DatasourceEntity> {
   checkQueryLimits(patch.defaults, deps.limits, 'defaults.');
   const ds = await getDatasource(deps, projectId, ref);
-  assertSupported(ds.kind, patch.connectionMode ?? ds.connectionMode, patch.agentId, patch.secretMode);
-  const { config, secrets } = checkSettings(ds.kind, patch.config ?? ds.config, patch.secrets);
+  const place = await placement(deps.db, projectId, ds.kind, patch, ds);
+  const { config, secrets } = checkSettings(ds.kind, place.secretMode, patch.config ?? ds.config, patch.secrets);
   const now = new Date();
   if (patch.name !== undefined) ds.name = patch.name;
   if (patch.description !== undefined) ds.description = patch.description || null;
   ds.config = config;
-  ds.secrets = applySecrets(ds.secrets, secrets, now);
+  ds.secrets = keptSecrets(ds, place, ds, secrets, now);
+  ds.connectionMode = place.mode;
+  ds.agentId = place.agent?.id ?? null;
+  ds.secretMode = place.secretMode;
   if (patch.pool) ds.pool = { ...ds.pool, ...patch.pool };
   if (patch.defaults) ds.defaults = { ...ds.defaults, ...patch.defaults };
   ds.updatedAt = now;
@@ -203,13 +287,19 @@ async function withRunner<T>(deps: DatasourceDeps, ds: DatasourceEntity, use: (r
 
 /**
  * Connects, asks the server's version and records the outcome as `lastTest`. A connection that
- * fails (refused by the outbound guard, wrong password, host down) is an answer, `ok: false`.
+ * fails (refused by the outbound guard, wrong password, host down) is an answer, `ok: false`. A
+ * datasource behind an agent is tested there: the answer waits up to `wait` seconds, then is
+ * `{pending}` (202 with the task id; the outcome lands on `lastTest` when the agent answers).
  */
-export async function testDatasource(deps: DatasourceDeps, projectId: string, ref: string): Promise<DatasourceLastTest> {
+export async function testDatasource(deps: DatasourceDeps, projectId: string, ref: string, wait = DEFAULT_WAIT_SECONDS): Promise<{ test: DatasourceLastTest; executedBy: 'server' | 'agent' } | { pending: { taskId: string; status: string } }> {
   const ds = await getDatasource(deps, projectId, ref);
+  if (ds.connectionMode === 'agent') {
+    const task = await askAgent(deps.db, ds, 'test', {}, wait);
+    return isDone(task) ? { test: testOutcome(task), executedBy: 'agent' } : { pending: pending(task) };
+  }
   const result = await connectionTest(deps, ds);
   await deps.db.getRepository(DatasourceEntity).update({ id: ds.id, projectId }, { lastTest: result });
-  return result;
+  return { test: result, executedBy: 'server' };
 }
 
 /**
@@ -218,7 +308,9 @@ export async function testDatasource(deps: DatasourceDeps, projectId: string, re
  * so its test reports that as the error.
  */
 export async function testUnsavedDatasource(deps: DatasourceDeps, projectId: string, input: CreateDatasourceInput): Promise<DatasourceLastTest> {
-  return connectionTest(deps, buildDatasource(deps, projectId, input));
+  const ds = await buildDatasource(deps, projectId, input);
+  if (ds.connectionMode === 'agent') throw new AppError('ERR_VALID_001', 'A datasource reached through an agent is tested once saved: POST /api/reporting/datasources/:id/test', { field: 'connectionMode' });
+  return connectionTest(deps, ds);
 }
 
 async function connectionTest(deps: DatasourceDeps, ds: DatasourceEntity): Promise<DatasourceLastTest> {
@@ -233,27 +325,46 @@ async function connectionTest(deps: DatasourceDeps, ds: DatasourceEntity): Promi
 }
 
 /**
- * GET /datasources/:id/health (design B5.4) for a direct datasource: the server opens a connection
- * per query in this phase (no pool is kept between queries), so `pool` shows the configured maximum
- * and nothing open; the status is the last connection test's (`ok`, `failing`, or `unknown` before
- * the first test).
+ * GET /datasources/:id/health (design B5.4). A direct datasource: the server opens a connection per
+ * query (no pool is kept between queries), so `pool` shows the configured maximum and nothing open;
+ * the status is the last connection test's (`ok`, `failing`, or `unknown` before the first test). A
+ * datasource behind an agent: its pool as the agent's last heartbeat reported it, `failing` when that
+ * pool reported an error, `offline` when the agent has not been seen for a minute.
  */
 export async function datasourceHealth(deps: Pick<DatasourceDeps, 'db'>, projectId: string, ref: string) {
   const ds = await getDatasource(deps, projectId, ref);
   const t = ds.lastTest;
+  const lastTest = t ? { at: t.at, ok: t.ok, latencyMs: t.latencyMs ?? null, serverVersion: t.serverVersion ?? null, error: t.error } : null;
+  if (ds.connectionMode === 'agent' && ds.agentId) {
+    const agent = await deps.db.getRepository(AgentEntity).findOneBy({ id: ds.agentId, projectId });
+    const pool = agent?.pools.find((p) => p.datasourceId === ds.id) ?? null;
+    const status = !agent || agentStatus(agent) === 'offline' || agentStatus(agent) === 'never_connected' ? 'offline' : pool?.lastError ? 'failing' : pool || t?.ok ? 'ok' : t ? 'failing' : 'unknown';
+    return {
+      status,
+      pool: pool ? { size: pool.size, max: pool.max, idle: pool.idle, waiting: pool.waiting } : { size: 0, max: ds.pool.max, idle: 0, waiting: 0 },
+      lastTest,
+      lastError: pool?.lastError ? { code: 'AGENT_POOL', message: pool.lastError, at: pool.lastErrorAt } : t && !t.ok ? t.error : null,
+      reportedAt: pool?.reportedAt ?? null,
+      executedBy: 'agent' as const,
+    };
+  }
   return {
     status: !t ? 'unknown' : t.ok ? 'ok' : 'failing',
     pool: { size: 0, max: ds.pool.max, idle: 0, waiting: 0 },
-    lastTest: t ? { at: t.at, ok: t.ok, latencyMs: t.latencyMs ?? null, serverVersion: t.serverVersion ?? null, error: t.error } : null,
+    lastTest,
     lastError: t && !t.ok ? t.error : null,
     reportedAt: t?.at ?? null,
     executedBy: 'server' as const,
   };
 }
 
-/** Discovers the schema and stores it; errors (the outbound guard's included) are the answer. */
-export async function refreshSchema(deps: DatasourceDeps, projectId: string, ref: string): Promise<DiscoveredSchema> {
+/** Discovers the schema and stores it; errors (the outbound guard's included) are the answer. Through an agent: as the test. */
+export async function refreshSchema(deps: DatasourceDeps, projectId: string, ref: string, wait = DEFAULT_WAIT_SECONDS): Promise<DiscoveredSchema | { pending: { taskId: string; status: string } }> {
   const ds = await getDatasource(deps, projectId, ref);
+  if (ds.connectionMode === 'agent') {
+    const task = await askAgent(deps.db, ds, 'schema', {}, wait);
+    return isDone(task) ? schemaOutcome(task) : { pending: pending(task) };
+  }
   const schema = await withRunner(deps, ds, (r) => r.discoverSchema());
   await deps.db.getRepository(DatasourceEntity).update({ id: ds.id, projectId }, { schema, schemaRefreshedAt: new Date(schema.refreshedAt) });
   return schema;

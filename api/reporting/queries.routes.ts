@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { AppError } from '../../domain/errors';
 import type { Context } from 'koa';
 import { directRunners } from '../../platform/reporting-runners';
 import type { Services } from '../../platform/services';
@@ -76,7 +77,14 @@ export function queryRoutes(services: Services): Router {
 
   router.post('/:id/preview', write, async (ctx) => {
     const input = validate(schema.previewQuerySchema, ctx.request.body);
-    ctx.body = await queries.previewQuery(deps, scope(ctx).projectId, ctx.params.id, input);
+    try {
+      ctx.body = await queries.previewQuery(deps, scope(ctx).projectId, ctx.params.id, input);
+    } catch (err) {
+      // An agent that has not answered within `wait`: 202 with the task to read later (GET /api/reporting/tasks/:taskId).
+      if (!(err instanceof AppError) || err.code !== 'ERR_AGENT_012' || !err.relatedInfo?.taskId) throw err;
+      ctx.status = 202;
+      ctx.body = err.relatedInfo;
+    }
   });
 
   return router;

@@ -129,9 +129,12 @@ export const validateQuerySchema = Joi.object<ValidateQueryInput>({
 export interface PreviewQueryInput {
   parameters?: Record<string, unknown>;
   limit: number;
+  wait?: number;
 }
 
 export const previewQuerySchema = Joi.object<PreviewQueryInput>({
   parameters: Joi.object().unknown(true),
   limit: Joi.number().integer().min(1).max(PREVIEW_MAX_ROWS).default(100),
+  /** A datasource behind an agent: seconds to wait for its answer before 202 with the task id. */
+  wait: Joi.number().integer().min(1).max(55),
 });

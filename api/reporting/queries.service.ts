@@ -19,6 +19,7 @@ import { randomBase62 } from '../../domain/signing';
 import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
 import type { RunnerTarget } from '../../platform/reporting-runners';
 import { getDatasource } from './datasources.service';
+import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, previewOutcome, previewPayload } from './agent-tasks.service';
 import { type CreateQueryInput, type ListQueriesQuery, PREVIEW_MAX_ROWS, type PreviewQueryInput, type UpdateQueryInput, type ValidateQueryInput } from './queries.schema';
 
 /**
@@ -63,11 +64,11 @@ function invalid(errors: Problem[]): AppError {
 }
 
 /** The language each kind runs (design B2): SQL kinds `sql`, http_json `http`, csv `table`. */
-const LANGUAGE_OF_KIND: Partial<Record<DatasourceKind, QueryLanguage>> = { postgres: 'sql', mysql: 'sql', http_json: 'http', csv: 'table' };
+const LANGUAGE_OF_KIND: Record<DatasourceKind, QueryLanguage> = { postgres: 'sql', mysql: 'sql', sqlite: 'sql', http_json: 'http', csv: 'table' };
 
 /** The dialect a query's text is read in: the datasource's kind, when it is a SQL one. */
 function dialectOf(ds: DatasourceEntity): SqlDialect | null {
-  return ds.kind === 'postgres' || ds.kind === 'mysql' ? ds.kind : null;
+  return ds.kind === 'postgres' || ds.kind === 'mysql' || ds.kind === 'sqlite' ? ds.kind : null;
 }
 
 /**
@@ -398,11 +399,20 @@ export async function validateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, p
  * errors are the answer (ERR_QRY_006..010).
  */
 export async function previewRows(
-  deps: Pick<QueryDeps, 'connect'> & { evaluator?: Evaluator; storage?: ArtefactStorage },
+  deps: Pick<QueryDeps, 'connect' | 'db'> & { evaluator?: Evaluator; storage?: ArtefactStorage },
   ds: DatasourceEntity,
   compiled: CompiledQuery,
   limits: { timeoutSeconds: number; maxRows: number },
+  wait = DEFAULT_WAIT_SECONDS,
 ): Promise<{ columns: ResultColumn[]; rows: Array<Record<string, unknown>>; rowCount: number; truncated: boolean; durationMs: number }> {
+  if (ds.connectionMode === 'agent') {
+    if (!deps.storage) throw new Error('previewRows: an agent preview needs the artefact storage');
+    const payload = previewPayload(ds, compiled, { maxRows: Math.min(limits.maxRows, PREVIEW_MAX_ROWS), timeoutSeconds: limits.timeoutSeconds, maxBytes: PREVIEW_MAX_BYTES });
+    const task = await askAgent(deps.db, ds, 'preview', payload, wait);
+    // Past the wait: 503 ERR_AGENT_012 naming the task (a query preview answers 202 with it instead).
+    if (!isDone(task)) throw new AppError('ERR_AGENT_012', 'The agent has not answered yet', pending(task));
+    return previewOutcome(deps.storage, task);
+  }
   const lines: string[] = [];
   const secrets = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
   const runner = deps.connect({ kind: ds.kind, config: ds.config, secrets, evaluator: deps.evaluator, tenant: ds.projectId, storage: deps.storage, datasourceId: ds.id });
@@ -424,6 +434,7 @@ export interface PreviewResult {
   rowCount: number;
   truncated: boolean;
   durationMs: number;
+  executedBy: 'server' | 'agent';
 }
 
 /**
@@ -440,12 +451,13 @@ export async function previewQuery(deps: QueryDeps, projectId: string, ref: stri
   if (!http && !table && (q.language !== 'sql' || !dialect)) throw invalid(await problems(deps, ds, q.language, q.text, q.parameters, q));
   const values = coerceParameters(q.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
   const compiled = await compileQuery(deps.evaluator, projectId, ds.kind, q, values);
-  const summary = await previewRows(deps, ds, compiled, { timeoutSeconds: q.timeoutSeconds, maxRows: Math.min(input.limit, q.maxRows) });
+  const summary = await previewRows(deps, ds, compiled, { timeoutSeconds: q.timeoutSeconds, maxRows: Math.min(input.limit, q.maxRows) }, input.wait);
   return {
     columns: summary.columns.map((c) => ({ name: c.name, type: c.dataType })),
     rows: summary.rows,
     rowCount: summary.rowCount,
     truncated: summary.truncated,
     durationMs: summary.durationMs,
+    executedBy: ds.connectionMode === 'agent' ? 'agent' : 'server',
   };
 }

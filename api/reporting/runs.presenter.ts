@@ -38,6 +38,7 @@ export function presentRun(run: ReportRunEntity, outputs: PresentedOutput[], del
       queryId: d.queryId,
       queryVersion: d.queryVersion,
       executedBy: d.executedBy,
+      ...(d.agentId ? { agentId: d.agentId } : {}),
       status: d.status,
       rowCount: d.rowCount ?? null,
       truncated: d.truncated ?? false,

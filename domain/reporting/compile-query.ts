@@ -31,6 +31,7 @@ export async function compileQuery(
   switch (kind) {
     case 'postgres':
     case 'mysql':
+    case 'sqlite':
       return evaluator.check(tenant, 'compiledQuery', query.text, kind, query.parameters, values);
     case 'http_json':
       if (query.language !== 'http' || !query.request) {

@@ -35,6 +35,8 @@ export interface RunDataset {
   queryId: string;
   queryVersion: number;
   executedBy: 'server' | 'agent';
+  /** The agent whose datasource this is (executedBy `agent`). */
+  agentId?: string;
   status: 'pending' | 'running' | 'completed' | 'failed';
   rowCount?: number;
   truncated?: boolean;

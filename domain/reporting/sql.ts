@@ -11,7 +11,8 @@ import { BUILT_IN_PARAMETERS, type ParameterDef, type ParameterValue } from './p
  * transaction and a SELECT-only user are the real guarantee.
  */
 
-export type SqlDialect = 'postgres' | 'mysql';
+/** `sqlite` runs only through an agent (design B2): `?` markers, `"…"` and `` `…` `` identifiers, no backslash escapes. */
+export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
 
 export type QueryIssueCode =
   | 'EMPTY_QUERY'
@@ -145,6 +146,7 @@ function scan(text: string, dialect: SqlDialect): Scan {
   const tokens: Token[] = [];
   const problems: Scan['problems'] = [];
   const pg = dialect === 'postgres';
+  const my = dialect === 'mysql';
   const n = text.length;
   let optionalOpen = false;
   let i = 0;
@@ -173,24 +175,24 @@ function scan(text: string, dialect: SqlDialect): Scan {
       while (j < n && isSpace(text.charCodeAt(j))) j += 1;
       push('space', i, j);
     } else if (c === 39) {
-      // '...': postgres E'...' (the word E right before) and every mysql string take backslash escapes.
+      // '...': postgres E'...' (the word E right before) and every mysql string take backslash escapes; sqlite's never do.
       const prev = tokens[tokens.length - 1];
-      const escape = !pg || (prev?.kind === 'word' && prev.end === i && prev.end - prev.start === 1 && (text[prev.start] === 'E' || text[prev.start] === 'e'));
+      const escape = my || (prev?.kind === 'word' && prev.end === i && prev.end - prev.start === 1 && (text[prev.start] === 'E' || text[prev.start] === 'e'));
       span('string', i, quotedEnd(text, i, 39, escape), 'string literal');
     } else if (c === 34) {
-      if (pg) span('quoted', i, quotedEnd(text, i, 34, false), 'quoted identifier');
+      if (!my) span('quoted', i, quotedEnd(text, i, 34, false), 'quoted identifier');
       else span('string', i, quotedEnd(text, i, 34, true), 'string literal');
     } else if (c === 96 && !pg) {
       span('quoted', i, quotedEnd(text, i, 96, false), 'quoted identifier');
-    } else if (c === 45 && next === 45 && (pg || i + 2 >= n || text.charCodeAt(i + 2) <= 32)) {
+    } else if (c === 45 && next === 45 && (!my || i + 2 >= n || text.charCodeAt(i + 2) <= 32)) {
       // mysql: `--` starts a comment only when a space or control character follows.
       const nl = text.indexOf('\n', i);
       span('comment', i, nl === -1 ? n : nl, 'comment');
-    } else if (c === 35 && !pg) {
+    } else if (c === 35 && my) {
       const nl = text.indexOf('\n', i);
       span('comment', i, nl === -1 ? n : nl, 'comment');
     } else if (c === 47 && next === 42) {
-      if (!pg && i + 2 < n && (text[i + 2] === '!' || (text[i + 2] === 'M' && text[i + 3] === '!'))) {
+      if (my && i + 2 < n && (text[i + 2] === '!' || (text[i + 2] === 'M' && text[i + 3] === '!'))) {
         problems.push({ at: i, code: 'EXECUTABLE_COMMENT', message: 'MySQL executable comments (/*! ... */) run their text; write it as plain SQL' });
       }
       span('comment', i, blockCommentEnd(text, i, pg), 'comment');
@@ -449,7 +451,7 @@ export function compileQuery(
     }
     const items: unknown[] = Array.isArray(value) ? value : [value ?? null];
     let markers: string;
-    if (dialect === 'mysql') {
+    if (dialect !== 'postgres') {
       markers = items.map(() => '?').join(', ');
       bound.push(...items);
     } else {

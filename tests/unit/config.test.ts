@@ -39,7 +39,12 @@ describe('loadConfig', () => {
       scheduleMinIntervalMinutes: 5,
       schedulesPerProject: 100,
       channelsPerProject: 50,
+      agentQueueTimeoutSeconds: 600,
+      agentHeartbeatTimeoutSeconds: 60,
+      agentRetryDelaySeconds: 60,
     });
+    expect(loadConfig({ REPORTING_AGENT_HEARTBEAT_TIMEOUT_SECONDS: '5', REPORTING_AGENT_RETRY_DELAY_SECONDS: '2', REPORTING_AGENT_QUEUE_TIMEOUT_SECONDS: '30' }).reporting).toMatchObject({ agentHeartbeatTimeoutSeconds: 5, agentRetryDelaySeconds: 2, agentQueueTimeoutSeconds: 30 });
+    expect(() => loadConfig({ REPORTING_AGENT_HEARTBEAT_TIMEOUT_SECONDS: '1' })).toThrow(/^Invalid configuration: REPORTING_AGENT_HEARTBEAT_TIMEOUT_SECONDS /);
     const c = loadConfig({
       REPORTING_QUERY_TIMEOUT_SECONDS: '30',
       REPORTING_MAX_ROWS: '500',

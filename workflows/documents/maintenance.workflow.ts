@@ -10,7 +10,7 @@ const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivit
   retry: RETRY.maintenance,
 });
 const { expireFlowArtefacts } = proxyActivities<FlowActivities>({ startToCloseTimeout: '5 minutes', retry: RETRY.maintenance });
-const { expireReportOutputs, expireReportDatasets, deleteOldReportRuns, restartStrandedReportRuns } = proxyActivities<ReportMaintenanceActivities>({
+const { expireReportOutputs, expireReportDatasets, deleteOldReportRuns, restartStrandedReportRuns, expireAgentTasks } = proxyActivities<ReportMaintenanceActivities>({
   startToCloseTimeout: '5 minutes',
   retry: RETRY.maintenance,
 });
@@ -21,6 +21,8 @@ const { reconcileReportSchedules } = proxyActivities<ScheduleActivities>({ start
 const REPORT_RETENTION_PATCH = 'report-retention';
 /** Report schedules' Temporal Schedules matched to their rows (docs/reporting.md "Scheduling"), added later still. */
 const REPORT_SCHEDULE_RECONCILE_PATCH = 'report-schedule-reconcile';
+/** Agent tasks past their queue timeout or lease, and old preview files (docs/reporting.md "Agents"), added with agents. */
+const REPORT_AGENT_TASKS_PATCH = 'report-agent-tasks';
 const BATCH = 500;
 
 export interface MaintenanceInput {
@@ -33,6 +35,8 @@ export interface MaintenanceInput {
   reportArtefactRetentionDays?: number;
   /** REPORTING_RUN_RETENTION_DAYS (absent in older schedules' input: 90). */
   reportRunRetentionDays?: number;
+  /** REPORTING_AGENT_QUEUE_TIMEOUT_SECONDS (absent in older schedules' input: 600). */
+  reportAgentQueueTimeoutSeconds?: number;
 }
 
 /**
@@ -78,6 +82,9 @@ export async function documentMaintenanceWorkflow(input: MaintenanceInput): Prom
     // Rows first, then Temporal: a crash between the two (or a Temporal outage) is repaired here.
     const repaired = await reconcileReportSchedules();
     restarted += repaired.created + repaired.updated;
+  }
+  if (patched(REPORT_AGENT_TASKS_PATCH)) {
+    expired += await expireAgentTasks({ queueTimeoutSeconds: input.reportAgentQueueTimeoutSeconds ?? 600, runRetentionDays: input.reportRunRetentionDays ?? 90, limit: BATCH });
   }
   return { expired, restarted };
 }

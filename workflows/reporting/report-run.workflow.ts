@@ -1,5 +1,6 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { ReportRunActivities, PlannedDataset } from '../../activities/reporting/report-run.activity';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
+import type { ReportRunActivities, PlannedAgentQuery, PlannedDataset } from '../../activities/reporting/report-run.activity';
+import type { RunAgentQueryInput } from '../../activities/reporting/run-agent-query.activity';
 import type { RenderReportInput, RenderedReportOutput } from '../../activities/reporting/render-report.activity';
 import type { RunDirectQueryInput, RunDirectQueryResult } from '../../activities/reporting/run-direct-query.activity';
 import type { RunDataset } from '../../domain/reporting/run-status';
@@ -48,7 +49,8 @@ export async function reportRunWorkflow(input: ReportRunInput): Promise<void> {
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) {
       if (isCancellation(failed.reason)) throw failed.reason;
-      await bookkeeping.failReportRun({ runId, stage: 'query', error: errorOf(failed.reason) });
+      const agentFailed = plan.datasets[results.indexOf(failed)]?.agent;
+      await bookkeeping.failReportRun({ runId, stage: 'query', error: agentFailed ? agentErrorOf(failed.reason) : errorOf(failed.reason) });
       return;
     }
     const done = (results as Array<PromiseFulfilledResult<RunDirectQueryResult>>).map((r) => r.value);
@@ -92,23 +94,48 @@ export async function reportRunWorkflow(input: ReportRunInput): Promise<void> {
   }
 }
 
-/** One dataset: its query on the query task queue, its progress on the run record. */
+/** One dataset: its query on the query task queue, or through its agent; its progress on the run record. */
 async function runDataset(input: ReportRunInput, projectId: string, d: PlannedDataset): Promise<RunDirectQueryResult> {
-  const { runDirectQuery } = proxyActivities<{ runDirectQuery(i: RunDirectQueryInput): Promise<RunDirectQueryResult> }>({
-    taskQueue: input.queryTaskQueue,
-    // The statement's own deadline ends it first (ERR_QRY_007); this only ends a worker that vanished.
-    startToCloseTimeout: d.limits.timeoutMs + 30_000,
-    heartbeatTimeout: '30 seconds',
-    retry: RETRY.query,
-  });
   const record = (dataset: Partial<RunDataset>) => bookkeeping.recordReportDataset({ runId: input.runId, dataset: { ...dataset, name: d.name } });
   await record({ status: 'running' });
+  const query = { projectId, runId: input.runId, datasetName: d.name, datasourceId: d.datasourceId, compiled: d.compiled, limits: d.limits };
   try {
-    const result = await runDirectQuery({ projectId, runId: input.runId, datasetName: d.name, datasourceId: d.datasourceId, compiled: d.compiled, limits: d.limits });
+    const result = d.agent ? await runAgentQuery(d.agent, { ...query, agentId: d.agent.agentId }) : await runDirectQuery(input, query);
     await record({ status: 'completed', rowCount: result.rowCount, truncated: result.truncated, bytes: result.bytes, durationMs: result.durationMs, key: result.key, columns: result.columns });
     return result;
   } catch (err) {
-    if (!isCancellation(err)) await record({ status: 'failed', error: errorOf(err) });
+    if (!isCancellation(err)) await record({ status: 'failed', error: d.agent ? agentErrorOf(err) : errorOf(err) });
     throw err;
   }
+}
+
+function runDirectQuery(input: ReportRunInput, query: RunDirectQueryInput): Promise<RunDirectQueryResult> {
+  const { runDirectQuery: run } = proxyActivities<{ runDirectQuery(i: RunDirectQueryInput): Promise<RunDirectQueryResult> }>({
+    taskQueue: input.queryTaskQueue,
+    // The statement's own deadline ends it first (ERR_QRY_007); this only ends a worker that vanished.
+    startToCloseTimeout: query.limits.timeoutMs + 30_000,
+    heartbeatTimeout: '30 seconds',
+    retry: RETRY.query,
+  });
+  return run(query);
+}
+
+/**
+ * The agent's query (design B5.7): the API heartbeats the activity while the agent polls, so a silent
+ * agent times the attempt out after `heartbeatTimeoutMs` and the policy tries again on a new task.
+ */
+function runAgentQuery(agent: PlannedAgentQuery, query: RunAgentQueryInput): Promise<RunDirectQueryResult> {
+  const { runAgentQuery: run } = proxyActivities<{ runAgentQuery(i: RunAgentQueryInput): Promise<RunDirectQueryResult> }>({
+    startToCloseTimeout: agent.startToCloseTimeoutMs,
+    heartbeatTimeout: agent.heartbeatTimeoutMs,
+    retry: { ...RETRY.agentQuery, initialInterval: agent.retryDelayMs, maximumInterval: agent.retryDelayMs * 5 },
+  });
+  return run(query);
+}
+
+/** An agent query's error: a timed-out attempt (the agent offline or gone silent) is ERR_AGENT_012. */
+function agentErrorOf(err: unknown): { code: string; message: string } {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof TimeoutFailure) return { code: 'ERR_AGENT_012', message: 'The agent did not answer in time: it is offline or lost the query' };
+  return errorOf(err);
 }

@@ -48,6 +48,13 @@ export const RETRY = {
   query: { initialInterval: '5 seconds', backoffCoefficient: 6, maximumInterval: '30 seconds', maximumAttempts: 3 },
 
   /**
+   * A query an agent runs (runAgentQuery, async completion): 3 attempts, the first wait
+   * REPORTING_AGENT_RETRY_DELAY_SECONDS (1 min; the workflow sets it from the plan), then 5× it. An
+   * attempt whose agent went silent times out and is retried; the agent's SQL and limit errors are not.
+   */
+  agentQuery: { initialInterval: '1 minute', backoffCoefficient: 5, maximumInterval: '5 minutes', maximumAttempts: 3 },
+
+  /**
    * A report run's records (plan, dataset progress, status moves, outputs): a database outage is
    * waited out, because the run was accepted and must reach an end. A catalogued error (a version
    * that no longer exists, values the query refuses) is not retryable and fails the run.

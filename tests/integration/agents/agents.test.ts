@@ -339,7 +339,7 @@ describe('reporting agents', () => {
         kind: 'query',
         attempt: 1,
         leaseExpiresAt: expect.any(String),
-        datasource: { id: dsA, kind: 'postgres', config: { host: 'db.internal', port: 5432, database: 'sales', user: 'ro' }, secrets: { mode: 'agent_local' } },
+        datasource: { id: dsA, kind: 'postgres', config: { host: 'db.internal', port: 5432, database: 'sales', user: 'ro' }, pool: {}, secrets: { mode: 'agent_local' } },
         statement: { dialect: 'postgres', sql: 'SELECT 1', values: [] },
         limits: { maxRows: 10, timeoutSeconds: 60, maxBytes: MAX_RESULT },
       });
@@ -467,14 +467,17 @@ describe('reporting agents', () => {
       const res = await upload(agent, taskId, body);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ accepted: true });
-      const key = `reporting/${teamId}/runs/${runId}/datasets/sales.ndjson.gz`;
+      // Named by the task, so a late upload of an earlier attempt never touches a later attempt's file.
+      const key = `reporting/${teamId}/runs/${runId}/datasets/sales.${taskId}.ndjson.gz`;
       const row = await taskRow(taskId);
       expect(row).toEqual(expect.objectContaining({ status: 'completed', result_key: key }));
-      expect(row.result).toEqual({ resultKey: key, columns: [{ name: 'region', type: 'text' }, { name: 'total', type: 'numeric' }], rowCount: 2, truncated: false, durationMs: 12, bytes: Buffer.byteLength(body) });
+      // Stored as a direct query stores rows (one object per line), which rendering reads.
       const stored = await app.services.storage.get(key);
       const chunks: Buffer[] = [];
       for await (const c of stored.body) chunks.push(c as Buffer);
-      expect(gunzipSync(Buffer.concat(chunks)).toString()).toBe(body);
+      const lines = '{"region":"north","total":10.5}\n{"region":"south","total":null}\n';
+      expect(gunzipSync(Buffer.concat(chunks)).toString()).toBe(lines);
+      expect(row.result).toEqual({ resultKey: key, columns: [{ name: 'region', type: 'text' }, { name: 'total', type: 'numeric' }], rowCount: 2, truncated: false, durationMs: 12, bytes: Buffer.byteLength(lines) });
       // Done is done: a second upload is refused.
       expect((await upload(agent, taskId, body)).body.code).toBe('ERR_AGENT_005');
     });
@@ -554,7 +557,7 @@ describe('reporting agents', () => {
       const rows = Array.from({ length: 50_000 }, (_, i) => [`region-${i}`, i]);
       const big = ndjson(rows);
       expect(Buffer.byteLength(big)).toBeGreaterThan(MAX_RESULT);
-      const over = await leasedTask('preview');
+      const over = await leasedTask('preview', undefined, { limits: { maxRows: 100_000, timeoutSeconds: 60, maxBytes: MAX_RESULT } });
       const tooBig = await upload(over.agent, over.taskId, big);
       expect([tooBig.status, tooBig.body.code]).toEqual([413, 'ERR_AGENT_007']);
       // The same, compressed (Content-Length small): counted while it inflates.
@@ -570,6 +573,10 @@ describe('reporting agents', () => {
       const columns = Array.from({ length: 10_000 }, (_, i) => ({ name: `c${i}`, type: 't' }));
       const tooWide = await upload(wide.agent, wide.taskId, ndjson([], columns));
       expect([tooWide.status, tooWide.body.code]).toEqual([400, 'ERR_AGENT_008']);
+      // More rows than the task allows (its limits.maxRows): refused, not silently kept.
+      const long = await leasedTask('preview', undefined, { limits: { maxRows: 1, timeoutSeconds: 60, maxBytes: MAX_RESULT } });
+      const tooLong = await upload(long.agent, long.taskId, ndjson([['a', 1], ['b', 2]]));
+      expect([tooLong.status, tooLong.body.code, (await taskRow(long.taskId)).status]).toEqual([400, 'ERR_AGENT_008', 'leased']);
 
       // 64 MB of zeros compress to about 64 KB; the server stops inflating at the 1 MB cap.
       const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });

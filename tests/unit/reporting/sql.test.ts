@@ -152,6 +152,17 @@ describe('placeholders inside literals, quoted identifiers and comments are refu
     expect(compileQuery('SELECT $a$ x $a$, {{status}}', 'postgres', defs, { status: 's' }).text).toBe('SELECT $a$ x $a$, $1');
   });
 
+  it('scans sqlite (agents only) by its rules: ? markers, no backslash escapes, quoted identifiers, -- comments', () => {
+    // A backslash does not escape in sqlite: the string ends at the second quote and the placeholder after it binds.
+    expect(compileQuery("SELECT 'a\\', {{status}}, {{status}}", 'sqlite', defs, { status: 's' })).toEqual({ text: "SELECT 'a\\', ?, ?", values: ['s', 's'] });
+    expect(codes('SELECT "{{status}}" FROM t', 'sqlite')).toEqual(['PLACEHOLDER_IN_LITERAL']);
+    expect(codes('SELECT `{{status}}` FROM t', 'sqlite')).toEqual(['PLACEHOLDER_IN_LITERAL']);
+    expect(codes('SELECT 1 --{{status}}', 'sqlite')).toEqual(['PLACEHOLDER_IN_LITERAL']);
+    // # is no comment in sqlite, and /*! is an ordinary comment (no executable comments).
+    expect(codes('SELECT 1 /*! {{status}} */', 'sqlite')).toEqual(['PLACEHOLDER_IN_LITERAL']);
+    expect(codes("INSERT INTO t VALUES ('x')", 'sqlite')).toEqual(['NOT_A_READ']);
+  });
+
   it('reports unterminated literals and comments', () => {
     expect(codes("SELECT 'abc", 'postgres')).toEqual(['UNTERMINATED']);
     expect(codes('SELECT "abc', 'postgres')).toEqual(['UNTERMINATED']);
