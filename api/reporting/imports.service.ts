@@ -12,6 +12,7 @@ import { randomBase62 } from '../../domain/signing';
 import { isUuid } from '../../domain/templates/template-ids';
 import { freeName as freeTemplateName, nameExists as templateNameExists } from '../templates/template-store.service';
 import { createTemplate } from '../templates/templates.service';
+import { createReport } from './reports.service';
 import { getDatasource } from './datasources.service';
 import type { SystemLimits } from './limits';
 import type { ImportInput, ListImportsQuery } from './imports.schema';
@@ -155,23 +156,40 @@ async function importItem(deps: ImportDeps, actor: Actor, input: ImportInput, it
 }
 
 /**
- * A JRXML item's draft template (a heading and a table of the fields). The report binding it is not
- * made: a report pins a published query version, and imported queries stay drafts. A template the
- * checks refuse leaves the query as it is, with a warning.
+ * A JRXML item's draft template (a heading and a table of the fields) and a draft report binding the
+ * imported query to it (dataset `rows`, the query's parameters as the report's, a PDF output). Both are
+ * drafts: the report publishes once its query and template are published (publish checks them). A
+ * template or report the checks refuse leaves the query as it is, with a warning.
  */
 async function addDraftTemplate(deps: ImportDeps, actor: Actor, input: ImportInput, q: ImportedQuery, out: ImportItem): Promise<void> {
-  const layout = 'the band layout is not converted; the report is not made (it pins a published query version): publish the query, then make a report binding it';
+  const layout = 'the band layout is not converted; publish the query and the template, then the report';
   if (input.dryRun) {
-    out.warnings.push({ code: 'LAYOUT_NOT_CONVERTED', message: `a draft template (heading and a table of the fields) would be made; ${layout}`, path: '$' });
+    out.warnings.push({ code: 'LAYOUT_NOT_CONVERTED', message: `a draft template (heading and a table of the fields) and a draft report would be made; ${layout}`, path: '$' });
     return;
   }
+  let name = q.name;
   try {
-    const name = (await templateNameExists(deps.db, actor.projectId, q.name)) ? await freeTemplateName(deps.db, actor.projectId, q.name, 'imported') : q.name;
+    name = (await templateNameExists(deps.db, actor.projectId, q.name)) ? await freeTemplateName(deps.db, actor.projectId, q.name, 'imported') : q.name;
     const template = await createTemplate(deps, actor, { name, description: q.description, outputFormats: ['pdf', 'excel'], ...draftTemplateFor(q.name, q.expectedColumns ?? []) });
     out.templateId = template.id;
     out.warnings.push({ code: 'LAYOUT_NOT_CONVERTED', message: `a draft template '${name}' has a heading and a table of the fields (variable 'rows'); ${layout}`, path: '$' });
   } catch (err) {
     out.warnings.push({ code: 'TEMPLATE_NOT_CREATED', message: `no draft template: ${problemMessage(err)}; ${layout}`, path: '$' });
+    return;
+  }
+  try {
+    const report = await createReport(deps, actor, {
+      name,
+      description: q.description,
+      templateId: out.templateId,
+      templateVersion: 'latest',
+      datasets: [{ name: 'rows', queryId: out.queryId as string, queryVersion: 'latest', parameters: Object.fromEntries(q.parameters.map((p) => [p.name, `{{${p.name}}}`])), shape: 'rows', bindTo: 'rows' }],
+      parameters: q.parameters,
+      outputs: [{ format: 'pdf' }],
+    });
+    out.reportId = report.id;
+  } catch (err) {
+    out.warnings.push({ code: 'REPORT_NOT_CREATED', message: `no draft report: ${problemMessage(err)}`, path: '$' });
   }
 }
 

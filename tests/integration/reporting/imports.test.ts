@@ -126,6 +126,13 @@ describe('reporting imports', () => {
     const t = await app.request('GET', `/api/templates/${res.body.items[0].templateId}`, { token: alice.accessToken });
     expect([t.status, t.body.name, t.body.isPublished ?? false]).toEqual([200, expect.stringMatching(/^Invoices/), false]);
     expect(JSON.stringify(t.body)).toContain('"dataSource":"rows"');
+    // A draft report binding the query (every parameter mapped to a report parameter of its name) to that template.
+    const r = await app.request('GET', `/api/reporting/reports/${res.body.items[0].reportId}`, { token: alice.accessToken });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ name: t.body.name, isPublished: false, templateId: res.body.items[0].templateId, outputs: [{ format: 'pdf' }] });
+    expect(r.body.datasets).toEqual([expect.objectContaining({ name: 'rows', queryId: res.body.items[0].queryId, queryVersion: 'latest', shape: 'rows', bindTo: 'rows' })]);
+    expect(r.body.datasets[0].parameters).toEqual(Object.fromEntries(q.body.parameters.map((p: any) => [p.name, `{{${p.name}}}`])));
+    expect(r.body.parameters.map((p: any) => p.name)).toEqual(q.body.parameters.map((p: any) => p.name));
     const again = await upload(fixture('jr6.jrxml'), { datasourceId: ds.id });
     expect([again.status, again.body.items[0].action, again.body.items[0].templateId]).toEqual([201, 'created', expect.any(String)]);
     expect((await app.request('GET', `/api/templates/${again.body.items[0].templateId}`, { token: alice.accessToken })).body.name).toBe('Invoices (imported)');
