@@ -31,6 +31,8 @@ export interface Bench {
   services: Services;
   /** The scratch database's name (on DATABASE_URL's server). */
   dbName: string;
+  /** The API's base URL (for processes the benchmark starts, like an agent). */
+  url: string;
   jwt: string;
   call(method: string, path: string, token: string | undefined, body?: unknown): Promise<any>;
 }
@@ -72,7 +74,7 @@ export async function withBench(env: Record<string, string>, run: (bench: Bench)
   try {
     const signup = await call('POST', '/api/auth/signup', undefined, { email: `bench-${dbName}@example.com`, password: 'benchmark password', name: 'Bench' });
     await services.db.query(`UPDATE users SET email_verified_at = now()`);
-    await run({ config, services, dbName, jwt: signup.accessToken, call });
+    await run({ config, services, dbName, url: api.url, jwt: signup.accessToken, call });
   } finally {
     await api.close();
     await workers.shutdown();
