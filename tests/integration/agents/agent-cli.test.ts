@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
+import { createConnection } from 'mysql2/promise';
 import { DatasourceEntity } from '../../../db/reporting/datasource.entity';
 import { sealSecret } from '../../../domain/reporting/sealed-box';
 import { startAgentProcess, type AgentProcess } from '../../support/agent-process';
@@ -76,14 +77,18 @@ describe('formwork-agent CLI', () => {
   });
 
   /** A datasource bound to the agent (rows as the datasource API writes them; `secrets` through the entity, which encrypts them). */
-  async function datasource(agentId: string, kind: 'postgres' | 'sqlite', opts: { secretMode?: 'agent_local' | 'stored' | 'sealed'; secrets?: Record<string, string>; id?: string } = {}): Promise<string> {
+  async function datasource(
+    agentId: string,
+    kind: 'postgres' | 'sqlite' | 'mysql',
+    opts: { secretMode?: 'agent_local' | 'stored' | 'sealed'; secrets?: Record<string, string>; id?: string; config?: Record<string, unknown> } = {},
+  ): Promise<string> {
     const id = opts.id ?? randomUUID();
     const secretMode = opts.secretMode ?? (kind === 'postgres' ? 'agent_local' : 'stored');
-    const config = kind === 'sqlite' ? { path: sqlitePath } : { ...testDatabaseConfig(app), ...(secretMode === 'agent_local' ? { secretEnv: PG_SECRET_ENV } : {}) };
+    const config = opts.config ?? (kind === 'sqlite' ? { path: sqlitePath } : { ...testDatabaseConfig(app), ...(secretMode === 'agent_local' ? { secretEnv: PG_SECRET_ENV } : {}) });
     const now = new Date().toISOString();
-    await db()
-      .getRepository(DatasourceEntity)
-      .insert({
+    const repo = db().getRepository(DatasourceEntity);
+    await repo.save(
+      repo.create({
         id,
         projectId: teamId,
         shortId: `rds_${randomBytes(8).toString('hex')}`,
@@ -102,7 +107,8 @@ describe('formwork-agent CLI', () => {
         schemaRefreshedAt: null,
         createdAt: new Date(),
         updatedAt: new Date(),
-      });
+      }),
+    );
     return id;
   }
 
@@ -285,6 +291,47 @@ describe('formwork-agent CLI', () => {
     expect(after.status).toBe('completed');
     expect(await storedRows(after.result_key)).toEqual([{ n: 3 }]);
     expect(proc.child.exitCode).toBeNull();
+  });
+
+  it('runs test and query tasks on MariaDB with a stored password (the service decrypts it for the task)', async () => {
+    const suffix = randomBytes(4).toString('hex');
+    const database = `formwork_agent_${suffix}`;
+    const user = `fw_agent_${suffix}`;
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    const root = await createConnection({ host: '127.0.0.1', port: 3306, user: 'root' });
+    try {
+      await root.query(`CREATE DATABASE ${database}`);
+      await root.query(`CREATE TABLE ${database}.sales (id int PRIMARY KEY, region varchar(20) NOT NULL, total decimal(10,2))`);
+      await root.query(`INSERT INTO ${database}.sales VALUES (1, 'north', 10.50), (2, 'south', 20.25), (3, 'north', 5.00)`);
+      await root.query(`CREATE USER '${user}'@'%' IDENTIFIED BY '${password}'`);
+      await root.query(`GRANT SELECT ON ${database}.* TO '${user}'@'%'`);
+
+      const agent = await newAgent();
+      const config = { host: '127.0.0.1', port: 3306, database, user, ssl: 'disable' };
+      const ds = await datasource(agent.id, 'mysql', { secretMode: 'stored', secrets: { password }, config });
+      const [stored] = await db().query(`SELECT secrets::text AS secrets FROM reporting_datasources WHERE id = $1`, [ds]);
+      expect(stored.secrets).not.toContain(password);
+      const proc = await runAgent(agent);
+
+      const tested = await ended(await task(agent.id, ds, 'test'));
+      expect(tested.result).toEqual({ ok: true, latencyMs: expect.any(Number), serverVersion: expect.stringMatching(/MariaDB/) });
+      const queried = await ended(await query(agent.id, ds, 'SELECT region, sum(total) AS total FROM sales WHERE id > ? GROUP BY region ORDER BY region', [0]));
+      expect(queried.status).toBe('completed');
+      expect(await storedRows(queried.result_key)).toEqual([
+        { region: 'north', total: '15.50' },
+        { region: 'south', total: '20.25' },
+      ]);
+
+      // A wrong password is the database's refusal (ERR_QRY_006), not retried.
+      const wrong = await datasource(agent.id, 'mysql', { secretMode: 'stored', secrets: { password: 'wrong' }, config });
+      const refused = await ended(await task(agent.id, wrong, 'test'));
+      expect(refused.error).toEqual(expect.objectContaining({ code: 'ERR_QRY_006', dbCode: '1045', retryable: false }));
+      expect(proc.output()).not.toContain(password);
+    } finally {
+      await root.query(`DROP USER IF EXISTS '${user}'@'%'`);
+      await root.query(`DROP DATABASE IF EXISTS ${database}`);
+      await root.end();
+    }
   });
 
   it('opens a secret sealed to its public key (and refuses one sealed for another datasource)', async () => {
