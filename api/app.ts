@@ -42,6 +42,7 @@ import { jobRoutes } from './reporting/jobs.routes';
 import { channelRoutes } from './reporting/channels.routes';
 import { importRoutes } from './reporting/imports.routes';
 import { agentRouters } from './agents/agents.routes';
+import { closeTaskSignals } from './agents/task-signals';
 import { LocalStorage } from '../activities/storage/local-storage';
 
 export interface AppOptions {
@@ -137,6 +138,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     shutdown: async () => {
       flow.stop();
       await usage?.stop();
+      await closeTaskSignals(db);
     },
   });
 }

@@ -1,6 +1,5 @@
 import { randomUUID, createPublicKey } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
@@ -11,6 +10,7 @@ import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
 import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agents.schema';
+import { taskSignals } from './task-signals';
 
 /**
  * The agent protocol (docs/reporting.md "Agents"; design B1, B5.5, B5.10): sessions, the long
@@ -22,8 +22,13 @@ import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agent
 const POLL_WAIT_SECONDS = 50;
 /** At most this long between two heartbeats of an agent; shorter when the heartbeat timeout is (a third of it). */
 const HEARTBEAT_INTERVAL_SECONDS = 20;
-/** How often a waiting long poll probes for a queued task: one indexed query, no event-loop blocking. */
+/**
+ * How often a waiting long poll probes for a queued task (one indexed query, no event-loop blocking):
+ * often without the LISTEN connection (api/agents/task-signals.ts), rarely with it (the probe then only
+ * notices that the agent hung up, or a task its capacity had to leave queued).
+ */
 const PROBE_INTERVAL_MS = 250;
+const SIGNALLED_PROBE_MS = 1000;
 /** Result rows: at most this many columns and this long a single NDJSON line (400 ERR_AGENT_008 past either). */
 const MAX_RESULT_COLUMNS = 1000;
 const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -183,17 +188,26 @@ export async function nextTask(deps: ProtocolDeps, agentId: string, sessionId: s
   await touch(deps.db, agent.id);
   await deps.hooks.onAgentHeartbeat(await liveTasks(deps.db, agent));
   const deadline = Date.now() + waitSeconds * 1000;
+  const signals = taskSignals(deps.db);
   // An agent that hung up leases nothing more: the task would sit leased to nobody until its lease ran out.
   while (!gone()) {
+    // Armed before looking: a task queued between the look and the wait still wakes it.
+    const queued = signals.arm(`q:${agent.id}`);
     const leased = await leaseNext(deps, agent, session);
     if (leased) {
+      queued.cancel();
       await touch(deps.db, agent.id);
       return presentLeased(deps.db, leased);
     }
     const left = deadline - Date.now();
-    if (left <= 0) break;
-    await sleep(Math.min(PROBE_INTERVAL_MS, left));
+    if (left <= 0) {
+      queued.cancel();
+      break;
+    }
+    await queued.wait(Math.min(signals.live ? SIGNALLED_PROBE_MS : PROBE_INTERVAL_MS, left));
   }
+  // Nobody is listening any more: no answer to make.
+  if (gone()) return null;
   // A session replaced during the wait is told so, like one that was stale from the start.
   assertSession(await loadAgent(deps.db, agentId), sessionId);
   await touch(deps.db, agent.id);

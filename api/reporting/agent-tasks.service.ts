@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
@@ -10,6 +9,7 @@ import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, DiscoveredSchema } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
+import { taskSignals } from '../agents/task-signals';
 
 /**
  * Connection tests, schema discovery and previews of datasources reached through an agent (design
@@ -19,8 +19,9 @@ import { randomBase62 } from '../../domain/signing';
  * nobody leases within REPORTING_AGENT_QUEUE_TIMEOUT_SECONDS fails ERR_AGENT_012 (the maintenance sweep).
  */
 
-/** How often a waiting request looks at its task: one primary-key read. */
+/** How often a waiting request looks at its task (one primary-key read): without the LISTEN connection, and with it. */
 const PROBE_INTERVAL_MS = 150;
+const SIGNALLED_PROBE_MS = 1000;
 const DONE = new Set(['completed', 'failed', 'cancelled', 'expired']);
 /** Decompressed bytes of a preview result read back (the preview's own cap is 5 MB). */
 const PREVIEW_READ_MAX_BYTES = 6 * 1024 * 1024;
@@ -37,10 +38,15 @@ export async function askAgent(db: DataSource, ds: DatasourceEntity, kind: Exclu
   );
   const repo = db.getRepository(AgentTaskEntity);
   const deadline = Date.now() + waitSeconds * 1000;
+  const signals = taskSignals(db);
   for (;;) {
+    const ended = signals.arm(`d:${id}`);
     const task = await repo.findOneByOrFail({ id });
-    if (DONE.has(task.status) || Date.now() >= deadline) return task;
-    await sleep(Math.min(PROBE_INTERVAL_MS, Math.max(1, deadline - Date.now())));
+    if (DONE.has(task.status) || Date.now() >= deadline) {
+      ended.cancel();
+      return task;
+    }
+    await ended.wait(Math.min(signals.live ? SIGNALLED_PROBE_MS : PROBE_INTERVAL_MS, Math.max(1, deadline - Date.now())));
   }
 }
 
