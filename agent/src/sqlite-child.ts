@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
 import type { SqliteReply, SqliteRequest } from './sqlite-protocol';
 
@@ -48,8 +48,18 @@ function storageClass(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Loaded here rather than imported: an agent whose better-sqlite3 did not build still serves PostgreSQL and MySQL, and says why SQLite fails. */
+function driver(): typeof Database {
+  try {
+    return require('better-sqlite3') as typeof Database;
+  } catch (err) {
+    throw new Error(`better-sqlite3 cannot be loaded on this agent (${(err as Error).message.split('\n')[0]}): reinstall the agent with a C++ toolchain`);
+  }
+}
+
 function open(path: string): Database.Database {
-  return new Database(path, { readonly: true, fileMustExist: true });
+  const Sqlite = driver();
+  return new Sqlite(path, { readonly: true, fileMustExist: true });
 }
 
 async function test(path: string): Promise<void> {
