@@ -172,6 +172,8 @@ export class Agent {
       if (!TRANSIENT_STATUS.has(err.status)) {
         this.opts.log.error('request_refused', { during, status: err.status, code: err.code, message: err.message });
       } else {
+        // The rate limit (429) and a restarting service say how long to wait; the backoff is the floor.
+        if (err.retryAfterMs) this.backoffMs = Math.max(this.backoffMs, err.retryAfterMs);
         this.opts.log.warn('service_unavailable', { during, status: err.status, code: err.code, retryInMs: this.backoffMs });
       }
     } else if (err instanceof NetworkError) {
@@ -316,7 +318,7 @@ export class Agent {
           this.opts.log.error('send_failed', { taskId: task.taskId, status: err instanceof ProtocolError ? err.status : undefined, message: err instanceof Error ? err.message : String(err) });
           return err instanceof ProtocolError && !transient ? err : 'dropped';
         }
-        await sleep(BACKOFF_START_MS * 2 ** (attempt - 1));
+        await sleep(Math.max(BACKOFF_START_MS * 2 ** (attempt - 1), err instanceof ProtocolError ? (err.retryAfterMs ?? 0) : 0));
       }
     }
   }

@@ -17,6 +17,8 @@ export class ProtocolError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** A 429's or 503's Retry-After, in milliseconds. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'ProtocolError';
@@ -120,7 +122,8 @@ export function createClient(baseUrl: string, token: string): AgentClient {
     } catch {
       // Not the service's error body (a proxy's page): the status says enough.
     }
-    throw new ProtocolError(res.status, code, message);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    throw new ProtocolError(res.status, code, message, Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 300) * 1000 : undefined);
   }
 
   const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
