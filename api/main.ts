@@ -2,6 +2,7 @@ import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { runRole } from '../platform/run-role';
 import { createServices } from '../platform/services';
+import { ensureSearchAttributes } from '../platform/temporal';
 import { startApiServer } from './server';
 
 /** `npm run start:api`: the HTTP API alone, stateless, against configured services. */
@@ -9,6 +10,8 @@ runRole('api', async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { role: 'api' });
   const services = await createServices(config, logger);
+  // Every workflow start sets the Formwork search attributes: without them, stop now rather than fail each start.
+  await ensureSearchAttributes(services.temporal, logger, false);
   const api = await startApiServer(services);
   logger.info('api listening', { url: api.url, publicUrl: config.publicUrl });
   return async () => {

@@ -55,6 +55,17 @@ const fragments = {
     TEMPORAL_PORT: Joi.number().port().default(7233),
     TEMPORAL_UI_PORT: Joi.number().port().default(8233),
     TEMPORAL_TASK_QUEUE_PREFIX: Joi.string().pattern(/^[a-z0-9-]+$/).default('formwork'),
+    /** Temporal Cloud (docs/operations.md): an API key (TLS implied), or mTLS with a client certificate and key. */
+    TEMPORAL_API_KEY: Joi.string(),
+    TEMPORAL_TLS: Joi.boolean(),
+    TEMPORAL_TLS_CERT_PATH: Joi.string(),
+    TEMPORAL_TLS_KEY_PATH: Joi.string(),
+    TEMPORAL_TLS_CA_PATH: Joi.string(),
+    TEMPORAL_TLS_SERVER_NAME: Joi.string(),
+    /** Worker Deployment versioning (docs/architecture.md "Changing workflow code"): both set, workers poll as that version. */
+    TEMPORAL_WORKER_DEPLOYMENT_NAME: Joi.string(),
+    TEMPORAL_WORKER_BUILD_ID: Joi.string(),
+    TEMPORAL_WORKER_VERSIONING: Joi.string().valid('auto_upgrade', 'pinned').default('auto_upgrade'),
   },
   storage: {
     S3_BUCKET: Joi.string(),
@@ -182,6 +193,16 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** The Temporal connection's TLS settings as file paths (read by platform/temporal.ts), or null for plain gRPC. */
+function temporalTls(v: Record<string, unknown>): { certPath?: string; keyPath?: string; caPath?: string; serverName?: string } | null {
+  const certPath = v.TEMPORAL_TLS_CERT_PATH as string | undefined;
+  const keyPath = v.TEMPORAL_TLS_KEY_PATH as string | undefined;
+  if (Boolean(certPath) !== Boolean(keyPath)) throw new ConfigError('TEMPORAL_TLS_CERT_PATH', 'and TEMPORAL_TLS_KEY_PATH go together (mTLS needs both)');
+  const on = v.TEMPORAL_TLS === undefined ? Boolean(v.TEMPORAL_API_KEY || certPath || v.TEMPORAL_TLS_CA_PATH) : (v.TEMPORAL_TLS as boolean);
+  if (!on) return null;
+  return { certPath, keyPath, caPath: v.TEMPORAL_TLS_CA_PATH as string | undefined, serverName: v.TEMPORAL_TLS_SERVER_NAME as string | undefined };
+}
+
 export function loadConfig(env: Env = process.env) {
   const { value: v, error } = schema.validate(env, { abortEarly: true, convert: true });
   if (error) {
@@ -246,6 +267,14 @@ export function loadConfig(env: Env = process.env) {
       port: v.TEMPORAL_PORT as number,
       uiPort: v.TEMPORAL_UI_PORT as number,
       taskQueuePrefix: v.TEMPORAL_TASK_QUEUE_PREFIX as string,
+      apiKey: v.TEMPORAL_API_KEY as string | undefined,
+      /** TLS: on with an API key or a client certificate unless TEMPORAL_TLS=false says otherwise. */
+      tls: temporalTls(v),
+      /** Worker Deployment versioning; null: unversioned workers (development, tests). */
+      deployment:
+        v.TEMPORAL_WORKER_DEPLOYMENT_NAME && v.TEMPORAL_WORKER_BUILD_ID
+          ? { deploymentName: v.TEMPORAL_WORKER_DEPLOYMENT_NAME as string, buildId: v.TEMPORAL_WORKER_BUILD_ID as string, behavior: v.TEMPORAL_WORKER_VERSIONING as 'auto_upgrade' | 'pinned' }
+          : null,
     },
     storage: {
       s3: v.S3_BUCKET

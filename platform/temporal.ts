@@ -2,33 +2,81 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared/search-attributes';
 import type { Logger } from '../domain/logger';
+import type { Config } from '../domain/config';
+import { readFileSync } from 'node:fs';
 
-export async function connectTemporalClient(address: string, namespace: string): Promise<Client> {
-  const connection = await Connection.connect({ address });
-  return new Client({ connection, namespace });
+/**
+ * How every process connects to Temporal (docs/operations.md "Temporal Cloud"): the address, TLS from
+ * files (a custom CA, a server name, a client certificate and key for mTLS) and an API key. Files are read
+ * once, at start-up: a missing one stops the process with its path.
+ */
+export function temporalConnectionOptions(t: Pick<Config['temporal'], 'address' | 'tls' | 'apiKey'>) {
+  const read = (path: string | undefined, variable: string) => {
+    if (!path) return undefined;
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new Error(`${variable}: cannot read ${path} (${(err as Error).message})`);
+    }
+  };
+  const tls = t.tls
+    ? {
+        ...(t.tls.serverName ? { serverNameOverride: t.tls.serverName } : {}),
+        ...(t.tls.caPath ? { serverRootCACertificate: read(t.tls.caPath, 'TEMPORAL_TLS_CA_PATH') } : {}),
+        ...(t.tls.certPath && t.tls.keyPath ? { clientCertPair: { crt: read(t.tls.certPath, 'TEMPORAL_TLS_CERT_PATH')!, key: read(t.tls.keyPath, 'TEMPORAL_TLS_KEY_PATH')! } } : {}),
+      }
+    : undefined;
+  return { address: t.address!, ...(tls ? { tls } : {}), ...(t.apiKey ? { apiKey: t.apiKey } : {}) };
+}
+
+export async function connectTemporalClient(t: Config['temporal']): Promise<Client> {
+  const connection = await Connection.connect(temporalConnectionOptions(t));
+  return new Client({ connection, namespace: t.namespace });
 }
 
 /**
  * A real cluster does not know Formwork's search attributes until someone registers them; the
- * worker does it at start-up (the dev server launcher registers them itself). Already-registered
- * attributes are fine; a cluster that refuses (no operator rights) gets a warning, not a crash.
+ * worker registers them at start-up (the dev server launcher registers them itself). A namespace where
+ * they are still missing afterwards (no operator rights, as on Temporal Cloud, where they are created in
+ * the Cloud UI or with tcld) stops the process at start-up with the names to create, instead of failing
+ * every workflow start later. The API only checks (`register: false`).
  */
-export async function ensureSearchAttributes(client: Client, logger: Logger): Promise<void> {
+export async function ensureSearchAttributes(client: Client, logger: Logger, register = true): Promise<void> {
   const { namespace } = client.options;
-  const existing = await client.connection.operatorService.listSearchAttributes({ namespace });
-  const missing = SEARCH_ATTRIBUTE_KEYS.filter((k) => !(k.name in (existing.customAttributes ?? {})));
+  const missingNow = async () => {
+    const existing = await client.connection.operatorService.listSearchAttributes({ namespace });
+    return SEARCH_ATTRIBUTE_KEYS.filter((k) => !(k.name in (existing.customAttributes ?? {})));
+  };
+  let missing = await missingNow();
   if (missing.length === 0) return;
-  try {
-    await client.connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(missing.map((k) => [k.name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
-    });
-  } catch (err) {
-    logger.warn('could not register search attributes; register them with `temporal operator search-attribute create`', {
-      missing: missing.map((k) => k.name),
-      err,
-    });
+  if (register) {
+    try {
+      await client.connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: Object.fromEntries(missing.map((k) => [k.name, 2 /* INDEXED_VALUE_TYPE_KEYWORD */])),
+      });
+    } catch (err) {
+      logger.warn('could not register search attributes', { missing: missing.map((k) => k.name), err });
+    }
+    missing = await missingNow();
+    if (missing.length === 0) return;
   }
+  throw new Error(
+    `Temporal namespace '${namespace}' lacks the search attributes ${missing.map((k) => k.name).join(', ')} (Keyword): create them ` +
+      `(\`temporal operator search-attribute create --name <name> --type Keyword\`, or in Temporal Cloud's namespace settings), then start again`,
+  );
+}
+
+/** Worker Deployment versioning options for a Worker (docs/architecture.md "Changing workflow code"), or none. */
+export function workerDeploymentOptions(t: Pick<Config['temporal'], 'deployment'>) {
+  if (!t.deployment) return {};
+  return {
+    workerDeploymentOptions: {
+      version: { deploymentName: t.deployment.deploymentName, buildId: t.deployment.buildId },
+      useWorkerVersioning: true as const,
+      defaultVersioningBehavior: t.deployment.behavior === 'pinned' ? ('PINNED' as const) : ('AUTO_UPGRADE' as const),
+    },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { temporalConnectionOptions, workerDeploymentOptions } from '../platform/temporal';
 import { createActivities } from '../activities';
 import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
@@ -48,7 +49,9 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
   const { config, db, mailer, taskQueues } = services;
   const queues = new Set<QueueRole>(opts.queues ?? ['main', 'render', 'query']);
   if (queues.size === 0) throw new Error('createWorkers: no task queue to poll');
-  const connection = await NativeConnection.connect({ address: config.temporal.address! });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+  // Every queue's worker polls as the same deployment version (when one is configured).
+  const deployment = workerDeploymentOptions(config.temporal);
   const workers: Worker[] = [];
   try {
     if (queues.has('main')) {
@@ -58,6 +61,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
       workers.push(
         await Worker.create({
           connection,
+          ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.main,
           ...workflows,
@@ -115,6 +119,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
       workers.push(
         await Worker.create({
           connection,
+          ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
           activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
@@ -129,6 +134,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
       workers.push(
         await Worker.create({
           connection,
+          ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.query,
           activities: createQueryActivities({

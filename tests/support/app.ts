@@ -6,6 +6,7 @@ import { startApiServer } from '../../api/server';
 import type { AppOptions } from '../../api/app';
 import { loadConfig } from '../../domain/config';
 import { createLogger } from '../../domain/logger';
+import { captureHistories } from './histories';
 import { freePort } from '../../scripts/embedded-postgres';
 import { createWorkers, type QueueRole, type WorkerSet } from '../../worker/create-workers';
 import { createServices, type Services } from '../../platform/services';
@@ -111,6 +112,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     async close() {
       await api.close();
       await workers?.shutdown();
+      await captureHistories(services.temporal, services.taskQueues.main);
       await services.close();
       await smtp?.stop();
       await database.drop();
