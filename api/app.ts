@@ -14,6 +14,7 @@ import { refuseStrayMultipart } from './middleware/uploads';
 import { securityHeaders } from './middleware/security-headers';
 import { createLimiterFactory } from './rate-limits';
 import { healthRoutes } from './health/health.routes';
+import { openApiRoutes } from './openapi/openapi.routes';
 import { authRoutes } from './identity/auth.routes';
 import { apiKeyRoutes } from './identity/api-keys.routes';
 import { teamRoutes } from './identity/teams.routes';
@@ -73,6 +74,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   const flow = createFlowApi(services);
   const routers: Router[] = [
     healthRoutes(services),
+    openApiRoutes(services),
     // identity
     authRoutes(services, secondFactor),
     invitationPageRoutes(services, secondFactor),

@@ -1,0 +1,35 @@
+import { noContent, ok, operationTable } from '../openapi/operation';
+import * as schema from './agents.schema';
+
+/**
+ * OpenAPI operations of reporting agents (api/agents/agents.routes.ts) and of the protocol the
+ * agent process speaks with its own token (api/agents/agent-protocol.routes.ts, docs/agent.md).
+ */
+const id = { id: 'The agent id' };
+const taskId = { taskId: 'The task id' };
+
+const agentOperations = operationTable('Reporting agents', (op) => [
+  op('post', '/api/agents', 'Register an agent', { description: 'The agent token (`fmag_…`) is shown once.', security: 'team', request: { body: schema.createAgentSchema }, responses: { 201: ok('The agent with its token') } }),
+  op('get', '/api/agents', 'List agents', { security: 'team', request: { query: schema.listAgentsSchema }, responses: { 200: ok('A page of agents') } }),
+  op('get', '/api/agents/:id', 'Get an agent', { security: 'team', request: { params: id }, responses: { 200: ok('The agent') } }),
+  op('patch', '/api/agents/:id', 'Update an agent', { security: 'team', request: { params: id, body: schema.updateAgentSchema }, responses: { 200: ok('The agent') } }),
+  op('delete', '/api/agents/:id', 'Delete an agent', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
+  op('post', '/api/agents/:id/rotate-token', 'Replace an agent\'s token', { security: 'team', request: { params: id }, responses: { 200: ok('The agent with its new token') } }),
+  op('get', '/api/agents/:id/health', 'An agent\'s sessions and pool health', { security: 'team', request: { params: id }, responses: { 200: ok('The health') } }),
+  op('get', '/api/agents/:id/tasks', 'Tasks of an agent', { security: 'team', request: { params: id, query: schema.listTasksSchema }, responses: { 200: ok('A page of tasks') } }),
+]);
+
+const protocolOperations = operationTable('Agent protocol', (op) => [
+  op('post', '/api/agents/me/sessions', 'Open a session (the agent starts)', { security: 'agent', request: { body: schema.openSessionSchema }, responses: { 201: ok('The session') } }),
+  op('get', '/api/agents/me/tasks/next', 'Long-poll for the next task', { security: 'agent', request: { query: schema.nextTaskSchema }, responses: { 200: ok('A task'), 204: { description: 'No task within the wait', contentType: 'none' } } }),
+  op('post', '/api/agents/me/heartbeat', 'Report liveness, pool stats and running tasks', { security: 'agent', request: { body: schema.heartbeatSchema }, responses: { 200: ok('Tasks to cancel, if any') } }),
+  op('post', '/api/agents/me/tasks/:taskId/result', 'Upload a task\'s result', {
+    description: 'Test and schema tasks send JSON; query and preview tasks send NDJSON rows (`application/x-ndjson`, optionally `Content-Encoding: gzip`).',
+    security: 'agent',
+    request: { params: taskId, query: schema.taskUploadQuerySchema, body: schema.taskJsonResultSchema, otherContent: { 'application/x-ndjson': { type: 'string', description: 'One JSON row per line' } } },
+    responses: { 200: ok('Accepted', { type: 'object', properties: { accepted: { type: 'boolean' } } }) },
+  }),
+  op('post', '/api/agents/me/tasks/:taskId/failure', 'Report that a task failed', { security: 'agent', request: { params: taskId, body: schema.taskFailureSchema }, responses: { 200: ok('Accepted', { type: 'object', properties: { accepted: { type: 'boolean' } } }) } }),
+]);
+
+export const agentsOperations = [...agentOperations, ...protocolOperations];

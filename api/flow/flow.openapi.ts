@@ -1,0 +1,101 @@
+import { html, noContent, ok, operationTable, pageOf, redirect, type JsonSchema } from '../openapi/operation';
+import * as analytics from './analytics.schema';
+import * as approvals from './approvals.schema';
+import * as gates from './gates.schema';
+import * as runs from './runs.schema';
+
+/**
+ * OpenAPI operations of Flow: gates, submissions, runs, deliveries, analytics, approvals and the
+ * reviewer's API and pages (api/flow/*.routes.ts). Reads take any API key of the project, gate
+ * configuration needs `manage_gates`.
+ */
+const gateId = { id: 'The gate id, short id or slug' };
+const run: JsonSchema = {
+  type: 'object',
+  required: ['id', 'status'],
+  properties: { id: { type: 'string', format: 'uuid' }, status: { type: 'string' }, source: { type: 'string', enum: ['rest', 'mcp'] } },
+  additionalProperties: true,
+};
+
+const gateOperations = operationTable('Flow gates', (op) => [
+  op('post', '/api/flow/gates', 'Create a gate', { security: 'project', idempotent: true, request: { body: gates.createGateSchema }, responses: { 201: ok('The gate') } }),
+  op('get', '/api/flow/gates', 'List gates', { security: 'project', request: { query: gates.listGatesSchema }, responses: { 200: ok('A page of gates', pageOf()) } }),
+  op('get', '/api/flow/gates/:id', 'Get a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('The gate') } }),
+  op('put', '/api/flow/gates/:id', 'Update a gate', { security: 'project', request: { params: gateId, body: gates.updateGateSchema }, responses: { 200: ok('The gate') } }),
+  op('delete', '/api/flow/gates/:id', 'Delete a gate', { security: 'project', request: { params: gateId }, responses: { 204: noContent } }),
+  op('put', '/api/flow/gates/:id/schema', 'Replace the gate\'s payload schema (a new version)', { security: 'project', request: { params: gateId, body: gates.putSchemaSchema }, responses: { 200: ok('The gate') } }),
+  op('post', '/api/flow/gates/:id/import-schema', 'Take the payload schema from a template\'s variables', { security: 'project', request: { params: gateId, body: gates.importSchemaSchema }, responses: { 200: ok('The gate') } }),
+  op('get', '/api/flow/gates/:id/versions', 'Schema versions of a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('`{ data: [...] }`') } }),
+  op('post', '/api/flow/gates/:id/test', 'Check a payload against the gate without recording anything', {
+    security: 'project',
+    request: { params: gateId, bodyDescription: 'The payload itself: a JSON object (variables mode) or text (freetext mode), at most 1 MB' },
+    responses: { 200: ok('What the gate would say') },
+  }),
+  op('post', '/api/flow/gates/:id/validate', 'Submit a payload as a run and answer with the verdict', {
+    security: 'project',
+    idempotent: true,
+    request: { params: gateId, bodyDescription: 'The payload itself: a JSON object (variables mode) or text (freetext mode), at most 1 MB' },
+    responses: { 200: ok('Valid: the run'), 422: ok('Invalid: the run with what to fix') },
+  }),
+  op('post', '/api/flow/gates/:gateId/runs', 'Submit a run', {
+    description: 'Records a run (`source: "rest"`); a valid payload goes on to render, approval and delivery as the gate says.',
+    security: 'project',
+    idempotent: true,
+    request: { params: { gateId: 'The gate id, short id or slug' }, body: runs.submitRunSchema, example: { payload: { customer: 'Ada', amount: 42 }, metadata: { orderId: 'A-17' } } },
+    responses: { 201: { ...ok('The run', run), headers: { Location: 'The run\'s URL' } } },
+  }),
+]);
+
+const runOperations = operationTable('Flow runs', (op) => [
+  op('get', '/api/flow/runs', 'List runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(run)) } }),
+  op('get', '/api/flow/gates/:gateId/runs', 'List the runs of a gate', { security: 'project', request: { params: { gateId: 'The gate id, short id or slug' }, query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(run)) } }),
+  op('get', '/api/flow/runs/:id', 'Get a run', { security: 'project', request: { params: { id: 'The run id' } }, responses: { 200: ok('The run', run) } }),
+  op('get', '/api/flow/runs/:id/deliveries', 'Deliveries of a run', { security: 'project', request: { params: { id: 'The run id' } }, responses: { 200: ok('The deliveries') } }),
+  op('post', '/api/flow/deliveries/:id/retry', 'Deliver again', { security: 'project', request: { params: { id: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
+]);
+
+const analyticsOperations = operationTable('Flow analytics', (op) => {
+  const get = (path: string, summary: string, query: typeof analytics.noQuery) =>
+    op('get', `/api/flow/analytics/${path}`, summary, { security: 'project', request: { query }, responses: { 200: ok(summary) } });
+  return [
+    get('overview', 'Runs, pass rate and timings over a period', analytics.periodGateQuery),
+    get('run-outcomes', 'Runs by outcome', analytics.periodGateQuery),
+    get('throughput', 'Runs over time', analytics.periodGranularityGateQuery),
+    get('validation-errors', 'Most frequent validation errors', analytics.periodGateQuery),
+    get('approval-metrics', 'Approval counts and times', analytics.periodGateQuery),
+    get('infra-health', 'Render and delivery health', analytics.periodGateQuery),
+    get('gate-metrics', 'Figures per gate', analytics.periodGateQuery),
+    get('billing-summary', 'Usage against the plan this month', analytics.noQuery),
+    get('combined-timeline', 'Runs, approvals and deliveries over time', analytics.periodGranularityQuery),
+    get('team-overview', 'Activity per member', analytics.periodQuery),
+    get('plans', 'The plans on offer', analytics.noQuery),
+    get('credit-packs', 'The credit packs on offer', analytics.noQuery),
+  ];
+});
+
+const approvalOperations = operationTable('Flow approvals', (op) => [
+  op('get', '/api/flow/approvals', 'Approvals waiting in the project', { security: 'project', request: { query: approvals.listApprovalsSchema }, responses: { 200: ok('A page of approvals', pageOf()) } }),
+  op('post', '/api/flow/approvals/resend/:runId', 'Email the reviewers of a run again', { security: 'project', request: { params: { runId: 'The run id' } }, responses: { 200: ok('Sent') } }),
+  op('post', '/api/flow/approvals/:id/approve', 'Approve', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
+  op('post', '/api/flow/approvals/:id/reject', 'Reject', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
+]);
+
+const reviewOperations = operationTable('Flow review', (op) => [
+  op('post', '/api/flow/review/authenticate', 'Exchange a magic link for a reviewer token', {
+    security: 'public',
+    request: { body: approvals.magicLinkSchema },
+    responses: { 200: ok('The token', { type: 'object', required: ['reviewToken', 'expiresIn'], properties: { reviewToken: { type: 'string' }, expiresIn: { type: 'integer' } } }) },
+  }),
+  op('post', '/api/flow/review/resend', 'Email a fresh magic link', { security: 'public', request: { body: approvals.magicLinkSchema }, responses: { 200: ok('Sent (answered alike either way)') } }),
+  op('get', '/api/flow/review/inbox', 'Approvals waiting for this reviewer', { security: 'review', request: { query: approvals.listApprovalsSchema }, responses: { 200: ok('A page of approvals', pageOf()) } }),
+  op('get', '/api/flow/review/approvals/:id', 'An approval with its payload and document', { security: 'review', request: { params: { id: 'The approval id' } }, responses: { 200: ok('The approval') } }),
+  op('post', '/api/flow/review/approvals/:id/approve', 'Approve as the reviewer', { security: 'review', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
+  op('post', '/api/flow/review/approvals/:id/reject', 'Reject as the reviewer', { security: 'review', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
+  op('get', '/review', 'Reviewer sign-in page (HTML)', { security: 'public', responses: { 200: html('The page') } }),
+  op('post', '/review', 'Sign in from the review page (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: '`token` and `email` of the magic link' }, responses: { 303: redirect('To the reviewer\'s inbox'), 200: html('The page with what went wrong') } }),
+  op('post', '/review/resend', 'Ask for a fresh magic link from the review page', { security: 'public', request: { bodyType: 'form', bodyDescription: '`token` and `email`' }, responses: { 200: html('The page') } }),
+  op('get', '/review/approvals/:id', 'An approval\'s review page (HTML)', { security: 'public', request: { params: { id: 'The approval id' } }, responses: { 200: html('The page') } }),
+  op('post', '/review/approvals/:id/decision', 'Approve or reject from the review page (form post)', { security: 'public', request: { params: { id: 'The approval id' }, bodyType: 'form', bodyDescription: 'The decision and an optional comment' }, responses: { 303: redirect('Back to the inbox'), 200: html('The page with what went wrong') } }),
+]);
+
+export const flowOperations = [...gateOperations, ...runOperations, ...analyticsOperations, ...approvalOperations, ...reviewOperations];

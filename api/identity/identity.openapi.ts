@@ -1,0 +1,122 @@
+import { html, noContent, ok, operationTable, pageOf, type JsonSchema } from '../openapi/operation';
+import * as apiKeys from './api-keys.schema';
+import * as auth from './auth.schema';
+import * as teams from './teams.schema';
+import * as users from './users.schema';
+
+/** OpenAPI operations of identity: sign-in, the signed-in user, API keys, teams (api/identity/*.routes.ts). */
+
+const message: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
+
+const user: JsonSchema = {
+  type: 'object',
+  required: ['id', 'email', 'name', 'emailVerified', 'twoFactorEnabled', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    email: { type: 'string', format: 'email' },
+    name: { type: 'string' },
+    profilePictureUrl: { type: ['string', 'null'] },
+    emailVerified: { type: 'boolean' },
+    twoFactorEnabled: { type: 'boolean' },
+    timezone: { type: ['string', 'null'] },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const session: JsonSchema = {
+  type: 'object',
+  required: ['user', 'accessToken', 'refreshToken', 'expiresIn'],
+  properties: {
+    user,
+    accessToken: { type: 'string', description: 'JWT for the Authorization header' },
+    refreshToken: { type: 'string', description: '`fmr_…`, for POST /api/auth/refresh' },
+    expiresIn: { type: 'integer', description: 'Seconds the access token lives' },
+  },
+};
+
+const sessionExample = {
+  user: { id: '3f1c…', email: 'ada@example.com', name: 'Ada', profilePictureUrl: null, emailVerified: false, twoFactorEnabled: false, timezone: 'UTC', createdAt: '2026-01-01T12:00:00.000Z', updatedAt: '2026-01-01T12:00:00.000Z' },
+  accessToken: 'eyJhbGciOiJIUzI1NiIs…',
+  refreshToken: 'fmr_…',
+  expiresIn: 900,
+};
+
+const id = { id: 'The id (UUID)' };
+
+export const identityOperations = [
+  ...operationTable('Auth', (op) => [
+    op('post', '/api/auth/signup', 'Create an account', {
+      security: 'public',
+      request: { body: auth.signupSchema, example: { email: 'ada@example.com', password: 'a long passphrase 7', name: 'Ada' } },
+      responses: { 201: ok('The new user, signed in', session, sessionExample) },
+    }),
+    op('post', '/api/auth/login', 'Sign in', {
+      description: 'With two-factor authentication on, send `twoFactorCode` (or a backup code) too.',
+      security: 'public',
+      request: { body: auth.loginSchema, example: { email: 'ada@example.com', password: 'a long passphrase 7' } },
+      responses: { 200: ok('Signed in', session, sessionExample) },
+    }),
+    op('post', '/api/auth/refresh', 'Exchange a refresh token for new tokens', { security: 'public', request: { body: auth.refreshSchema }, responses: { 200: ok('New tokens (the refresh token rotates)', session) } }),
+    op('post', '/api/auth/logout', 'End the session of a refresh token', { security: 'public', request: { body: auth.refreshSchema }, responses: { 200: ok('Logged out', message) } }),
+    op('post', '/api/auth/verify-email', 'Verify an email address with the emailed token', { security: 'public', request: { body: auth.tokenSchema }, responses: { 200: ok('Verified', message) } }),
+    op('post', '/api/auth/resend-verification', 'Send the verification email again', { security: 'user', responses: { 200: ok('Sent, or already verified', message) } }),
+    op('post', '/api/auth/forgot-password', 'Email a password reset link', { security: 'public', request: { body: auth.emailOnlySchema }, responses: { 200: ok('Answered alike whether or not the account exists', message) } }),
+    op('post', '/api/auth/reset-password', 'Set a new password with the emailed token', { security: 'public', request: { body: auth.resetPasswordSchema }, responses: { 200: ok('Password updated', message) } }),
+    op('post', '/api/auth/restore-account', 'Cancel a pending account deletion', { security: 'public', request: { body: users.restoreAccountSchema }, responses: { 200: ok('Restored', message) } }),
+  ]),
+  ...operationTable('Users', (op) => [
+    op('get', '/api/users/me', 'The signed-in user', { security: 'user', responses: { 200: ok('The user', user) } }),
+    op('patch', '/api/users/me', 'Update the profile', { security: 'user', request: { body: users.updateMeSchema }, responses: { 200: ok('The updated user', user) } }),
+    op('post', '/api/users/me/change-password', 'Change the password (other sessions end)', { security: 'user', request: { body: users.changePasswordSchema }, responses: { 200: ok('New tokens for this session', session) } }),
+    op('patch', '/api/users/me/email-preferences', 'Set which emails the user gets', { security: 'user', request: { body: users.emailPreferencesSchema }, responses: { 200: ok('The preferences') } }),
+    op('post', '/api/users/me/avatar', 'Upload a profile picture (data URL)', { security: 'user', request: { body: users.avatarSchema }, responses: { 200: ok('The picture\'s URL') } }),
+    op('delete', '/api/users/me/avatar', 'Remove the profile picture', { security: 'user', responses: { 200: ok('Removed') } }),
+    op('get', '/api/users/me/export', 'Export the user\'s data', { security: 'user', responses: { 200: ok('Everything stored about the user') } }),
+    op('delete', '/api/users/me', 'Request account deletion (after a grace period)', { security: 'user', request: { body: users.deleteAccountSchema }, responses: { 200: ok('When the account will be purged') } }),
+    op('get', '/api/users/me/2fa/status', 'Whether two-factor authentication is on', { security: 'user', responses: { 200: ok('The status') } }),
+    op('post', '/api/users/me/2fa/enable', 'Start enabling two-factor authentication', { security: 'user', responses: { 200: ok('The TOTP secret and QR code to confirm with /verify') } }),
+    op('post', '/api/users/me/2fa/verify', 'Confirm two-factor authentication with a code', { security: 'user', request: { body: users.twoFactorCodeSchema }, responses: { 200: ok('Enabled, with backup codes') } }),
+    op('post', '/api/users/me/2fa/disable', 'Turn two-factor authentication off', { security: 'user', request: { body: users.disableTwoFactorSchema }, responses: { 200: ok('Disabled') } }),
+    op('post', '/api/users/me/2fa/backup-codes', 'Replace the backup codes', { security: 'user', request: { body: users.passwordOnlySchema }, responses: { 200: ok('The new backup codes') } }),
+  ]),
+  ...operationTable('API keys', (op) => [
+    op('post', '/api/api-keys', 'Create an API key', {
+      description: 'Project admins only, with a user session. The key (`fm_…`) is shown once.',
+      security: 'team',
+      request: { body: apiKeys.createApiKeySchema, example: { name: 'CI', permissions: { generate_documents: true, read_documents: true } } },
+      responses: { 201: ok('The key, with its secret shown this once') },
+    }),
+    op('get', '/api/api-keys', 'List API keys', { security: 'team', request: { query: apiKeys.listApiKeysSchema }, responses: { 200: ok('A page of keys', pageOf()) } }),
+    op('get', '/api/api-keys/:id', 'Get an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The key') } }),
+    op('patch', '/api/api-keys/:id', 'Rename, re-permission or (de)activate an API key', { security: 'team', request: { params: id, body: apiKeys.updateApiKeySchema }, responses: { 200: ok('The key') } }),
+    op('post', '/api/api-keys/:id/revoke', 'Revoke an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The revoked key') } }),
+    op('get', '/api/api-keys/:id/stats', 'Usage of an API key', { security: 'team', request: { params: id }, responses: { 200: ok('Request counts') } }),
+    op('delete', '/api/api-keys/:id', 'Delete an API key', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
+  ]),
+  ...operationTable('Teams', (op) => [
+    op('get', '/api/teams/members', 'Members of the team', { security: 'team', responses: { 200: ok('The members') } }),
+    op('post', '/api/teams/members/invite', 'Invite someone by email', { security: 'team', request: { body: teams.inviteSchema }, responses: { 201: ok('The invitation') } }),
+    op('delete', '/api/teams/members/:id/invitation', 'Withdraw an invitation', { security: 'team', request: { params: id }, responses: { 200: ok('Withdrawn') } }),
+    op('delete', '/api/teams/members/:id', 'Remove a member', { security: 'team', request: { params: id }, responses: { 200: ok('Removed') } }),
+    op('patch', '/api/teams/members/:id/role', 'Change a member\'s role', { security: 'team', request: { params: id, body: teams.roleSchema }, responses: { 200: ok('The member') } }),
+    op('get', '/api/teams/invitations', 'Open invitations of the team', { security: 'team', responses: { 200: ok('The invitations') } }),
+    op('get', '/api/teams/invitations/my', 'Invitations addressed to the signed-in user', { security: 'user', responses: { 200: ok('The invitations') } }),
+    op('post', '/api/teams/invitations/:id/accept', 'Accept an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Joined') } }),
+    op('post', '/api/teams/invitations/:id/reject', 'Decline an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Declined') } }),
+    op('get', '/api/teams/activity', 'Recent activity in the team', { security: 'team', request: { query: teams.activityQuerySchema }, responses: { 200: ok('Activity entries') } }),
+    op('post', '/api/teams', 'Create a team', { security: 'user', request: { body: teams.createTeamSchema }, responses: { 201: ok('The team') } }),
+    op('get', '/api/teams', 'Teams of the signed-in user', { security: 'user', responses: { 200: ok('The teams') } }),
+    op('get', '/api/teams/:id', 'Get a team', { security: 'user', request: { params: id }, responses: { 200: ok('The team') } }),
+    op('put', '/api/teams/:id', 'Rename a team (owner)', { security: 'user', request: { params: id, body: teams.updateTeamSchema }, responses: { 200: ok('The team') } }),
+    op('delete', '/api/teams/:id', 'Delete a team (owner)', { security: 'user', request: { params: id }, responses: { 200: ok('Deleted') } }),
+  ]),
+  ...operationTable('Pages', (op) => [
+    op('get', '/invitations/:id', 'Invitation page (HTML)', { security: 'public', request: { params: { id: 'Invitation id' } }, responses: { 200: html('The page to accept or decline') } }),
+    op('post', '/invitations/:id', 'Answer an invitation from its page (form post)', { security: 'public', request: { params: { id: 'Invitation id' }, bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
+    op('get', '/verify-email', 'Email verification page (HTML)', { security: 'public', responses: { 200: html('The page') } }),
+    op('post', '/verify-email', 'Verify an email address from its page (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
+    op('get', '/reset-password', 'Password reset page (HTML)', { security: 'public', responses: { 200: html('The page') } }),
+    op('post', '/reset-password', 'Reset a password from its page (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
+  ]),
+];

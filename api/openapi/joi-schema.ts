@@ -1,0 +1,50 @@
+import type Joi from 'joi';
+import JoiOpenApiParser from 'joi-to-json/lib/parsers/open-api-3.1';
+
+type Schema = Record<string, unknown>;
+type Rule = { name: string; args?: { limit?: number } };
+type Spec = Record<string, unknown> & { rules?: Rule[]; allow?: unknown[]; patterns?: unknown[] };
+
+/**
+ * joi-to-json's OpenAPI 3.1 parser with what it leaves out or gets wrong for the schemas the routes
+ * use, each found by tests/unit/openapi/schema-conversion.test.ts (Joi and ajv disagreeing):
+ * - Joi refuses `''` for a string unless `.allow('')`: such strings get `minLength: 1`;
+ * - an object's `.min(n)`/`.max(n)` (at least one field in a PATCH) become `minProperties`/`maxProperties`;
+ * - `.pattern(regex, …)` keys are also written as a property named `/regex/`: dropped, the
+ *   `patternProperties` entry stays;
+ * - `.allow(null)` on alternatives becomes `type: 'null'` beside `anyOf` (nothing but null would
+ *   pass): null is added as another branch instead.
+ */
+class Parser extends JoiOpenApiParser {
+  protected override _setStringFieldProperties(fieldSchema: Schema, fieldDefn: Spec): void {
+    super._setStringFieldProperties(fieldSchema, fieldDefn);
+    if (fieldSchema.type !== 'string' || fieldSchema.enum !== undefined) return;
+    const hasMin = (fieldDefn.rules ?? []).some((r) => r.name === 'min' || r.name === 'length');
+    if (!hasMin && !(fieldDefn.allow ?? []).includes('')) fieldSchema.minLength = 1;
+  }
+
+  protected override _setObjectProperties(schema: Schema, joiSpec: Spec, definitions: Record<string, unknown>, level: number): void {
+    super._setObjectProperties(schema, joiSpec, definitions, level);
+    if (schema.type !== 'object') return;
+    for (const rule of joiSpec.rules ?? []) {
+      if (rule.name === 'min' && typeof rule.args?.limit === 'number') schema.minProperties = rule.args.limit;
+      if (rule.name === 'max' && typeof rule.args?.limit === 'number') schema.maxProperties = rule.args.limit;
+    }
+    const properties = schema.properties as Schema | undefined;
+    for (const pattern of Object.keys((schema.patternProperties as Schema | undefined) ?? {})) delete properties?.[`/${pattern}/`];
+  }
+
+  protected override _addNullTypeIfNullable(fieldSchema: Schema, fieldDefn: Spec): void {
+    const branches = (fieldSchema.anyOf ?? fieldSchema.oneOf) as Schema[] | undefined;
+    if (branches && fieldSchema.type === undefined && (fieldDefn.allow ?? []).includes(null)) {
+      branches.push({ type: 'null' });
+      return;
+    }
+    super._addNullTypeIfNullable(fieldSchema, fieldDefn);
+  }
+}
+
+/** JSON Schema (OpenAPI 3.1 dialect) of a Joi schema. */
+export function joiToJsonSchema(schema: Joi.Schema): Schema {
+  return new Parser().parse(schema.describe());
+}

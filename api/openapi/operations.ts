@@ -1,0 +1,41 @@
+import { agentsOperations } from '../agents/agents.openapi';
+import { documentOperations } from '../documents/documents.openapi';
+import { flowOperations } from '../flow/flow.openapi';
+import { healthOperations } from '../health/health.openapi';
+import { identityOperations } from '../identity/identity.openapi';
+import { reportingOperations } from '../reporting/reporting.openapi';
+import { storageOperations } from '../storage/storage.openapi';
+import { templateOperations } from '../templates/templates.openapi';
+import { webhookOperations } from '../webhooks/webhooks.openapi';
+import { buildOpenApiDocument } from './document';
+import { openApiOperations } from './openapi.openapi';
+import type { Operation } from './operation';
+
+/** The version of the API the document describes (paths under /api/v1 keep theirs). */
+const API_VERSION = '1.0.0';
+
+export interface OperationOptions {
+  /** BATCH_MAX_DOCUMENTS: the batch body's limit. */
+  batchMaxDocuments: number;
+}
+
+/** Every operation of the API, one table per domain. A new domain's table is added here. */
+export function allOperations(options: OperationOptions): Operation[] {
+  return [
+    ...healthOperations,
+    ...openApiOperations,
+    ...identityOperations,
+    ...templateOperations,
+    ...documentOperations(options.batchMaxDocuments),
+    ...webhookOperations,
+    ...flowOperations,
+    ...reportingOperations,
+    ...agentsOperations,
+    ...storageOperations,
+  ];
+}
+
+/** The OpenAPI document served at /api/openapi.json. */
+export function openApiDocument(options: OperationOptions & { serverUrl: string }): Record<string, unknown> {
+  return buildOpenApiDocument(allOperations(options), { serverUrl: options.serverUrl, version: API_VERSION });
+}

@@ -1,0 +1,131 @@
+import { noContent, ok, operationTable, pageOf, redirect, type Operation } from '../openapi/operation';
+import * as channels from './channels.schema';
+import * as datasources from './datasources.schema';
+import * as imports from './imports.schema';
+import * as jobs from './jobs.schema';
+import * as queries from './queries.schema';
+import * as reports from './reports.schema';
+import * as runs from './runs.schema';
+import * as schedules from './schedules.schema';
+
+/**
+ * OpenAPI operations of reporting: datasources, queries, reports, runs, schedules, jobs,
+ * channels, imports (api/reporting/*.routes.ts). Reads take API keys with `read_reports`, runs
+ * `run_reports`; designing (datasources, queries, reports) takes a user session.
+ */
+const id = { id: 'The id (UUID)' };
+const version = { ...id, version: 'The version number' };
+const waitNote = 'With `wait: true` the answer waits for the outcome a short while, else 202 with a task to poll (GET /api/reporting/tasks/{taskId}).';
+
+const datasourceOperations = operationTable('Reporting datasources', (op) => [
+  op('post', '/api/reporting/datasources', 'Create a datasource', { security: 'team', request: { body: datasources.createDatasourceSchema }, responses: { 201: ok('The datasource (secrets never shown)') } }),
+  op('post', '/api/reporting/datasources/test', 'Test connection settings without saving them', { security: 'team', request: { body: datasources.createDatasourceSchema }, responses: { 200: ok('The outcome') } }),
+  op('get', '/api/reporting/datasources', 'List datasources', { security: 'project', request: { query: datasources.listDatasourcesSchema }, responses: { 200: ok('A page of datasources', pageOf()) } }),
+  op('get', '/api/reporting/datasources/:id', 'Get a datasource', { security: 'project', request: { params: id }, responses: { 200: ok('The datasource') } }),
+  op('patch', '/api/reporting/datasources/:id', 'Update a datasource', { security: 'team', request: { params: id, body: datasources.updateDatasourceSchema }, responses: { 200: ok('The datasource') } }),
+  op('delete', '/api/reporting/datasources/:id', 'Delete a datasource', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
+  op('post', '/api/reporting/datasources/:id/test', 'Test a saved datasource', { description: waitNote, security: 'team', request: { params: id, body: datasources.testDatasourceSchema }, responses: { 200: ok('The outcome'), 202: ok('Pending: the task to poll') } }),
+  op('put', '/api/reporting/datasources/:id/file', 'Upload the CSV file of a CSV datasource', { security: 'team', request: { params: id, bodyType: 'multipart', bodyDescription: 'The CSV as the multipart field `file`' }, responses: { 200: ok('The datasource') } }),
+  op('post', '/api/reporting/datasources/:id/schema/refresh', 'Read the datasource\'s tables and columns again', { description: waitNote, security: 'team', request: { params: id, body: datasources.testDatasourceSchema }, responses: { 200: ok('The schema'), 202: ok('Pending: the task to poll') } }),
+  op('get', '/api/reporting/datasources/:id/health', 'Recent health of a datasource', { security: 'project', request: { params: id }, responses: { 200: ok('The health') } }),
+  op('get', '/api/reporting/datasources/:id/schema', 'Tables and columns of a datasource', { security: 'project', request: { params: id, query: datasources.schemaQuerySchema }, responses: { 200: ok('The schema') } }),
+  op('get', '/api/reporting/tasks/:taskId', 'A pending datasource or preview task', { security: 'team', request: { params: { taskId: 'The task id' } }, responses: { 200: ok('The task, with its outcome once done') } }),
+]);
+
+const queryOperations = operationTable('Reporting queries', (op) => [
+  op('post', '/api/reporting/queries/validate', 'Check a query without saving it', { security: 'team', request: { body: queries.validateQuerySchema }, responses: { 200: ok('Problems found, and the parameters') } }),
+  op('post', '/api/reporting/queries', 'Create a query', { security: 'team', request: { body: queries.createQuerySchema }, responses: { 201: ok('The draft query') } }),
+  op('get', '/api/reporting/queries', 'List queries', { security: 'team', request: { query: queries.listQueriesSchema }, responses: { 200: ok('A page of queries', pageOf()) } }),
+  op('get', '/api/reporting/queries/:id', 'Get a query', { security: 'team', request: { params: id }, responses: { 200: ok('The query') } }),
+  op('patch', '/api/reporting/queries/:id', 'Update a query\'s draft', { security: 'team', request: { params: id, body: queries.updateQuerySchema }, responses: { 200: ok('The query') } }),
+  op('delete', '/api/reporting/queries/:id', 'Delete a query', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
+  op('post', '/api/reporting/queries/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version') } }),
+  op('get', '/api/reporting/queries/:id/versions', 'Versions of a query', { security: 'team', request: { params: id }, responses: { 200: ok('The versions') } }),
+  op('get', '/api/reporting/queries/:id/versions/:version', 'Get a version of a query', { security: 'team', request: { params: version }, responses: { 200: ok('The version') } }),
+  op('post', '/api/reporting/queries/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version') } }),
+  op('post', '/api/reporting/queries/:id/preview', 'Run a query on a few rows', { security: 'team', request: { params: id, body: queries.previewQuerySchema }, responses: { 200: ok('Columns and rows'), 202: ok('Pending on an agent: the task to poll') } }),
+]);
+
+const reportOperations = operationTable('Reporting reports', (op) => [
+  op('post', '/api/reporting/reports', 'Create a report', { security: 'team', request: { body: reports.createReportSchema }, responses: { 201: ok('The draft report') } }),
+  op('get', '/api/reporting/reports', 'List reports', { security: 'project', request: { query: reports.listReportsSchema }, responses: { 200: ok('A page of reports', pageOf()) } }),
+  op('get', '/api/reporting/reports/:id', 'Get a report', { security: 'project', request: { params: id }, responses: { 200: ok('The report') } }),
+  op('put', '/api/reporting/reports/:id', 'Update a report\'s draft', { security: 'team', request: { params: id, body: reports.updateReportSchema }, responses: { 200: ok('The report') } }),
+  op('patch', '/api/reporting/reports/:id', 'Update a report\'s draft (the fields given)', { security: 'team', request: { params: id, body: reports.updateReportSchema }, responses: { 200: ok('The report') } }),
+  op('delete', '/api/reporting/reports/:id', 'Delete a report', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
+  op('post', '/api/reporting/reports/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version') } }),
+  op('post', '/api/reporting/reports/:id/preview', 'Render a preview of a report', { security: 'team', request: { params: id, body: reports.previewReportSchema }, responses: { 200: ok('The preview'), 202: ok('Pending on an agent: the task to poll') } }),
+  op('get', '/api/reporting/reports/:id/versions', 'Versions of a report', { security: 'project', request: { params: id }, responses: { 200: ok('The versions') } }),
+  op('get', '/api/reporting/reports/:id/versions/:version', 'Get a version of a report', { security: 'project', request: { params: version }, responses: { 200: ok('The version') } }),
+  op('post', '/api/reporting/reports/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version') } }),
+]);
+
+const runOperations = operationTable('Reporting runs', (op) => [
+  op('post', '/api/reporting/reports/:id/runs', 'Run a report', { security: 'project', idempotent: true, request: { params: id, body: runs.startRunSchema }, responses: { 202: ok('The run, queued') } }),
+  op('get', '/api/reporting/runs', 'List report runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf()) } }),
+  op('get', '/api/reporting/runs/export', 'Export report runs', { security: 'project', request: { query: runs.exportRunsSchema }, responses: { 200: { description: 'The export file', contentType: 'text/csv', schema: { type: 'string' } } } }),
+  op('get', '/api/reporting/runs/:id', 'Get a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The run with its outputs') } }),
+  op('post', '/api/reporting/runs/:id/cancel', 'Cancel a report run', { security: 'project', request: { params: id }, responses: { 200: ok('Cancelled') } }),
+  op('post', '/api/reporting/runs/:id/retry', 'Run a failed report run again', { security: 'project', idempotent: true, request: { params: id, body: runs.retryRunSchema }, responses: { 202: ok('The new run') } }),
+  op('get', '/api/reporting/runs/:id/deliveries', 'Deliveries of a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries') } }),
+  op('post', '/api/reporting/deliveries/:deliveryId/retry', 'Deliver a report output again', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
+  op('get', '/api/reporting/runs/:id/outputs/:outputId/download', 'Download an output of a run', { security: 'project', request: { params: { ...id, outputId: 'The output id' } }, responses: { 302: redirect('To a signed download link') } }),
+]);
+
+const scheduleOperations = operationTable('Reporting schedules', (op) => [
+  op('post', '/api/reporting/schedules/validate', 'Check a cron expression and show its next times', { security: 'team', request: { body: schedules.validateCronSchema }, responses: { 200: ok('Valid or not, with the next times') } }),
+  op('post', '/api/reporting/schedules', 'Create a schedule', { security: 'team', request: { body: schedules.createScheduleSchema }, responses: { 201: ok('The schedule') } }),
+  op('get', '/api/reporting/schedules', 'List schedules', { security: 'project', request: { query: schedules.listSchedulesSchema }, responses: { 200: ok('A page of schedules', pageOf()) } }),
+  op('get', '/api/reporting/schedules/:id', 'Get a schedule', { security: 'project', request: { params: id }, responses: { 200: ok('The schedule') } }),
+  op('patch', '/api/reporting/schedules/:id', 'Update a schedule', { security: 'team', request: { params: id, body: schedules.updateScheduleSchema }, responses: { 200: ok('The schedule') } }),
+  op('delete', '/api/reporting/schedules/:id', 'Delete a schedule', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
+  op('post', '/api/reporting/schedules/:id/pause', 'Pause a schedule', { security: 'team', request: { params: id, body: schedules.pauseScheduleSchema }, responses: { 200: ok('The schedule') } }),
+  op('post', '/api/reporting/schedules/:id/resume', 'Resume a schedule', { security: 'team', request: { params: id, body: schedules.resumeScheduleSchema }, responses: { 200: ok('The schedule') } }),
+  op('post', '/api/reporting/schedules/:id/trigger', 'Run a schedule now', { security: 'project', request: { params: id }, responses: { 202: ok('The run, queued') } }),
+]);
+
+const jobOperations = operationTable('Reporting jobs', (op) => [
+  op('post', '/api/reporting/jobs', 'Create a job (several reports run together)', { security: 'team', request: { body: jobs.createJobSchema }, responses: { 201: ok('The job') } }),
+  op('get', '/api/reporting/jobs', 'List jobs', { security: 'project', request: { query: jobs.listJobsSchema }, responses: { 200: ok('A page of jobs', pageOf()) } }),
+  op('get', '/api/reporting/jobs/:id', 'Get a job', { security: 'project', request: { params: id }, responses: { 200: ok('The job') } }),
+  op('put', '/api/reporting/jobs/:id', 'Update a job', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job') } }),
+  op('patch', '/api/reporting/jobs/:id', 'Update a job (the fields given)', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job') } }),
+  op('delete', '/api/reporting/jobs/:id', 'Delete a job', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
+  op('post', '/api/reporting/jobs/:id/runs', 'Run a job', { security: 'project', idempotent: true, request: { params: id, body: jobs.startJobRunSchema }, responses: { 202: ok('The job run, queued') } }),
+  op('get', '/api/reporting/job-runs', 'List job runs', { security: 'project', request: { query: jobs.listJobRunsSchema }, responses: { 200: ok('A page of job runs', pageOf()) } }),
+  op('get', '/api/reporting/job-runs/:id', 'Get a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The job run') } }),
+  op('get', '/api/reporting/job-runs/:id/deliveries', 'Deliveries of a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries') } }),
+  op('post', '/api/reporting/job-runs/:id/cancel', 'Cancel a job run', { security: 'project', request: { params: id }, responses: { 200: ok('Cancelled') } }),
+  op('post', '/api/reporting/job-runs/:id/retry-deliveries', 'Deliver a job run\'s failed deliveries again', { security: 'project', request: { params: id }, responses: { 202: ok('Re-enqueued') } }),
+]);
+
+const channelOperations = operationTable('Reporting channels', (op) => [
+  op('post', '/api/reporting/channels', 'Create a delivery channel', { security: 'team', request: { body: channels.createChannelSchema }, responses: { 201: ok('The channel (secrets never shown)') } }),
+  op('get', '/api/reporting/channels', 'List channels', { security: 'project', request: { query: channels.listChannelsSchema }, responses: { 200: ok('A page of channels', pageOf()) } }),
+  op('get', '/api/reporting/channels/:id', 'Get a channel', { security: 'project', request: { params: id }, responses: { 200: ok('The channel') } }),
+  op('patch', '/api/reporting/channels/:id', 'Update a channel', { security: 'team', request: { params: id, body: channels.updateChannelSchema }, responses: { 200: ok('The channel') } }),
+  op('delete', '/api/reporting/channels/:id', 'Delete a channel', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
+  op('post', '/api/reporting/channels/:id/test', 'Send a test through a channel', { security: 'team', request: { params: id, body: channels.testChannelSchema }, responses: { 200: ok('The outcome') } }),
+]);
+
+const importOperations = operationTable('Reporting imports', (op) => [
+  op('post', '/api/reporting/imports', 'Import reports from another tool (JRXML, …)', {
+    security: 'team',
+    request: { body: imports.importSchema, bodyType: 'multipart' },
+    responses: { 201: ok('The import and what it created'), 200: ok('A dry run: what it would create') },
+  }),
+  op('get', '/api/reporting/imports', 'List imports', { security: 'team', request: { query: imports.listImportsSchema }, responses: { 200: ok('A page of imports', pageOf()) } }),
+  op('get', '/api/reporting/imports/:id', 'Get an import', { security: 'team', request: { params: id }, responses: { 200: ok('The import') } }),
+]);
+
+export const reportingOperations: Operation[] = [
+  ...datasourceOperations,
+  ...queryOperations,
+  ...reportOperations,
+  ...runOperations,
+  ...scheduleOperations,
+  ...jobOperations,
+  ...channelOperations,
+  ...importOperations,
+];
+

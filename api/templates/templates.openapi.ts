@@ -1,0 +1,45 @@
+import { ok, operationTable, pageOf } from '../openapi/operation';
+import * as schema from './templates.schema';
+
+/**
+ * OpenAPI operations of templates (api/templates/templates.routes.ts, template-versions.routes.ts,
+ * template-io.routes.ts): the same routes under /api/templates, /api/v1/templates and
+ * /api/templates/attachment (attachment templates). Reads: API keys with `read_templates`;
+ * writes: a member's session.
+ */
+const PREFIXES = [
+  ['/api/templates/attachment', 'Attachment templates'],
+  ['/api/templates', 'Templates'],
+  ['/api/v1/templates', 'Templates (v1)'],
+] as const;
+
+export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
+  operationTable(tag, (op) => {
+    const id = { id: 'The template id or slug' };
+    const version = { ...id, versionId: 'The version id' };
+    return [
+      op('post', `${prefix}/bulk-delete`, 'Delete many templates', { security: 'team', request: { body: schema.bulkDeleteSchema }, responses: { 200: ok('What was deleted') } }),
+      op('post', `${prefix}/validate-schema`, 'Check a template definition without saving it', { security: 'project', request: { body: schema.validateSchemaSchema }, responses: { 200: ok('Problems found, if any') } }),
+      op('post', `${prefix}/validate-variables`, 'Check data against a template\'s variables', { security: 'project', request: { body: schema.validateVariablesSchema }, responses: { 200: ok('Problems found, if any') } }),
+      op('post', prefix, 'Create a template', { security: 'team', idempotent: true, request: { body: schema.createTemplateSchema }, responses: { 201: ok('The draft template') } }),
+      op('get', prefix, 'List templates', { security: 'project', request: { query: schema.listTemplatesSchema }, responses: { 200: ok('A page of templates', pageOf()) } }),
+      op('get', `${prefix}/:id`, 'Get a template', { security: 'project', request: { params: id }, responses: { 200: ok('The template') } }),
+      op('put', `${prefix}/:id`, 'Update a template\'s draft', { security: 'team', request: { params: id, body: schema.updateTemplateSchema }, responses: { 200: ok('The template') } }),
+      op('delete', `${prefix}/:id`, 'Delete a template', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
+      op('post', `${prefix}/:id/duplicate`, 'Copy a template', { security: 'team', request: { params: id }, responses: { 201: ok('The copy') } }),
+      op('post', `${prefix}/:id/publish`, 'Publish the draft as a new version', { security: 'team', request: { params: id, body: schema.publishSchema }, responses: { 201: ok('The version') } }),
+      op('get', `${prefix}/:id/versions`, 'Versions of a template', { security: 'project', request: { params: id }, responses: { 200: ok('The versions') } }),
+      op('get', `${prefix}/:id/versions/:versionId`, 'Get a version', { security: 'project', request: { params: version }, responses: { 200: ok('The version') } }),
+      op('post', `${prefix}/:id/versions/:versionId/restore`, 'Publish an old version again', { security: 'team', request: { params: version, body: schema.publishSchema }, responses: { 200: ok('The new version') } }),
+      op('post', `${prefix}/import`, 'Import a template file', {
+        security: 'team',
+        request: { body: schema.importFieldsSchema, bodyType: 'multipart' },
+        responses: { 201: ok('Created'), 200: ok('Replaced or skipped, as `duplicateHandling` says') },
+      }),
+      op('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)') } }),
+      op('post', `${prefix}/:id/preview`, 'Render a preview with sample data', { security: 'project', request: { params: id, body: schema.previewSchema }, responses: { 200: { description: 'The rendered preview (PDF, HTML or image)', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),
+      op('get', `${prefix}/:id/analytics`, 'Usage of a template', { security: 'project', request: { params: id, query: schema.analyticsSchema }, responses: { 200: ok('Counts over the period') } }),
+      op('get', `${prefix}/:id/automation-fields`, 'Fields an automation can fill', { security: 'project', request: { params: id }, responses: { 200: ok('The fields') } }),
+    ];
+  }),
+);

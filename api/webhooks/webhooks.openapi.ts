@@ -1,0 +1,22 @@
+import { noContent, ok, operationTable, pageOf } from '../openapi/operation';
+import * as schema from './webhooks.schema';
+
+/** OpenAPI operations of webhook subscriptions and deliveries (api/webhooks/webhooks.routes.ts); keys need `manage_webhooks`. */
+const id = { id: 'The subscription id' };
+
+export const webhookOperations = operationTable('Webhooks', (op) => [
+  op('get', '/api/webhooks/deliveries/:deliveryId', 'Get a delivery', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('The delivery with its attempts') } }),
+  op('post', '/api/webhooks/deliveries/:deliveryId/retry', 'Deliver again', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
+  op('post', '/api/webhooks', 'Subscribe a URL to events', {
+    security: 'project',
+    idempotent: true,
+    request: { body: schema.createSubscriptionSchema, example: { url: 'https://example.com/hooks/formwork', events: ['document.generated'] } },
+    responses: { 201: ok('The subscription, with its signing secret shown once') },
+  }),
+  op('get', '/api/webhooks', 'List subscriptions', { security: 'project', request: { query: schema.listSubscriptionsSchema }, responses: { 200: ok('A page of subscriptions', pageOf()) } }),
+  op('get', '/api/webhooks/:id', 'Get a subscription', { security: 'project', request: { params: id }, responses: { 200: ok('The subscription') } }),
+  op('patch', '/api/webhooks/:id', 'Update a subscription', { security: 'project', request: { params: id, body: schema.updateSubscriptionSchema }, responses: { 200: ok('The subscription') } }),
+  op('delete', '/api/webhooks/:id', 'Delete a subscription', { security: 'project', request: { params: id }, responses: { 204: noContent } }),
+  op('get', '/api/webhooks/:id/deliveries', 'Deliveries of a subscription', { security: 'project', request: { params: id, query: schema.listDeliveriesSchema }, responses: { 200: ok('A page of deliveries', pageOf()) } }),
+  op('post', '/api/webhooks/:id/test', 'Send a test event', { security: 'project', request: { params: id }, responses: { 201: ok('The test delivery') } }),
+]);
