@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { createLogger } from '../../../domain/logger';
 import { ensureSearchAttributes } from '../../../platform/temporal';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../../workflows/shared/search-attributes';
@@ -16,7 +17,7 @@ describe('search attributes at start-up', () => {
 
   beforeAll(async () => {
     connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
   });
 
   afterAll(async () => {
