@@ -33,6 +33,7 @@ import { ReportScheduleEntity } from './reporting/schedule.entity';
 import { ImportEntity } from './reporting/import.entity';
 import { AgentEntity } from './reporting/agent.entity';
 import { AgentTaskEntity } from './reporting/agent-task.entity';
+import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity, ReportScheduleEntity, ImportEntity, AgentEntity, AgentTaskEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity, ReportScheduleEntity, ImportEntity, AgentEntity, AgentTaskEntity, IdempotencyKeyEntity];

@@ -25,6 +25,8 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   { table: 'flow_gates', column: 'delivery_channels', kind: 'channels' },
   { table: 'reporting_datasources', column: 'secrets', kind: 'namedSecrets' },
   { table: 'reporting_channels', column: 'secrets', kind: 'namedSecrets' },
+  // Stored answers of Idempotency-Keys (docs/idempotency.md): a created API key or webhook secret is in them.
+  { table: 'idempotency_keys', column: 'response', kind: 'text' },
 ];
 
 /** A string value not starting with the prefix ($p): something to (re-)encrypt. */

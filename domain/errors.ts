@@ -24,6 +24,10 @@ export const ERRORS = {
   ERR_REQ_004: { status: 400, retryable: false, message: 'HTTPS is required' },
   /** JSON body nested deeper than the service reads (docs/security.md). */
   ERR_REQ_005: { status: 400, retryable: false, message: 'JSON body nested too deeply' },
+  /** The Idempotency-Key was first used with another request: another body, path or method (docs/idempotency.md). */
+  ERR_IDEM_001: { status: 422, retryable: false, message: 'Idempotency-Key already used for a different request' },
+  /** The first request with this Idempotency-Key is still in flight (`retryAfter`); a repeat then gets its answer. */
+  ERR_IDEM_002: { status: 409, retryable: true, message: 'A request with this Idempotency-Key is in progress' },
   /** Unexpected failure; details are only in the log, under the request id. */
   ERR_INTERNAL_001: { status: 500, retryable: true, message: 'Internal server error' },
   /** A dependency (database, Temporal, storage) is not reachable. */

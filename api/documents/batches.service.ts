@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import { batchCounts, type BatchCounts } from '../../db/documents/batch-counts';
 import { insertBatch } from '../../db/documents/batch-state';
 import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
@@ -26,7 +27,13 @@ const INSERT_CHUNK = 500;
  * whole batch is paid for at once, the batch and its jobs are written in one transaction, and one
  * workflow (id = batch id) renders them.
  */
-export async function generateBatch(deps: DocumentDeps, caller: Caller, input: BatchInput): Promise<{ batch: DocumentBatchEntity; counts: BatchCounts }> {
+export interface AcceptedBatch {
+  batch: DocumentBatchEntity;
+  counts: BatchCounts;
+}
+
+/** `inTransaction` runs in the transaction that writes the batch and its jobs (the Idempotency-Key's answer, docs/idempotency.md). */
+export async function generateBatch(deps: DocumentDeps, caller: Caller, input: BatchInput, inTransaction?: (m: EntityManager, accepted: AcceptedBatch) => Promise<void>): Promise<AcceptedBatch> {
   const batchMetadata = checkMetadata(input.metadata);
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
   const docs = input.documents.map((d, i) => {
@@ -46,6 +53,7 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
     createdAt: new Date(),
     completedAt: null,
   });
+  const accepted: AcceptedBatch = { batch, counts: { completedJobs: 0, failedJobs: 0, cancelledJobs: 0, openJobs: docs.length } };
   await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, docs.length, input.useCredit, `batch ${batch.id}`);
     await insertBatch(m, batch);
@@ -53,9 +61,10 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
       newJob(caller, published, { format: input.format, variables: d.variables, billing, metadata: d.metadata ?? null, filename: d.filename ?? null, batchId: batch.id, batchIndex: i }),
     );
     for (let i = 0; i < jobs.length; i += INSERT_CHUNK) await insertJobs(m, jobs.slice(i, i + INSERT_CHUNK));
+    await inTransaction?.(m, accepted);
   });
   await startBatchWorkflow(deps, batch);
-  return { batch, counts: { completedJobs: 0, failedJobs: 0, cancelledJobs: 0, openJobs: docs.length } };
+  return accepted;
 }
 
 /** For the API: a batch whose start failed stays `processing` and the maintenance schedule starts it. */

@@ -4,12 +4,13 @@ import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { sendExport } from '../export-file';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import { documentAnalytics, periodOf } from './analytics.service';
-import { generateBatch, getBatch } from './batches.service';
+import { generateBatch, getBatch, type AcceptedBatch } from './batches.service';
 import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from '../../domain/documents/presenter';
 import * as schema from './documents.schema';
-import { generate, type Caller } from './documents.service';
+import { generate, type Caller, type Generated } from './documents.service';
 import * as jobs from './jobs.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,21 +39,30 @@ export function documentRoutes(services: Services, prefix: string): Router {
     ctx.status = 201;
     ctx.set('Location', location);
   };
+  // Idempotency-Key (docs/idempotency.md): generate and batch store their answer in the transaction that writes the jobs.
+  const idem = idempotent(services);
+  const generated = ({ job, estimatedWaitSeconds }: Generated) => ({
+    status: 201,
+    headers: { location: statusUrl(job.id) },
+    body: { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), estimatedWaitSeconds },
+  });
+  const batchAccepted = ({ batch, counts }: AcceptedBatch) => {
+    const batchUrl = `${config.publicUrl}/api/documents/batches/${batch.id}`;
+    return { status: 201, headers: { location: batchUrl }, body: { ...presentBatch(batch, counts), documents: undefined, statusUrl: batchUrl } };
+  };
 
-  router.post('/generate', canGenerate, async (ctx) => {
+  router.post('/generate', canGenerate, idem, async (ctx) => {
     const input = validate(schema.generateSchema, ctx.request.body);
-    const { job, estimatedWaitSeconds } = await generate(services, caller(ctx), input);
-    created(ctx, statusUrl(job.id));
-    ctx.body = { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), estimatedWaitSeconds };
+    const store = answerInTransaction(ctx);
+    const result = await generate(services, caller(ctx), input, store && ((m, g) => store(m, generated(g))));
+    applyAnswer(ctx, generated(result));
   });
 
-  router.post('/generate/batch', canGenerate, async (ctx) => {
+  router.post('/generate/batch', canGenerate, idem, async (ctx) => {
     const input = validate(schema.batchSchema(config.documents.batchMaxDocuments), ctx.request.body);
-    const { batch, counts } = await generateBatch(services, caller(ctx), input);
-    const batchUrl = `${config.publicUrl}/api/documents/batches/${batch.id}`;
-    created(ctx, batchUrl);
-    const body = presentBatch(batch, counts);
-    ctx.body = { ...body, documents: undefined, statusUrl: batchUrl };
+    const store = answerInTransaction(ctx);
+    const accepted = await generateBatch(services, caller(ctx), input, store && ((m, b) => store(m, batchAccepted(b))));
+    applyAnswer(ctx, batchAccepted(accepted));
   });
 
   router.get('/batches/:batchId', canRead, async (ctx) => {
@@ -90,7 +100,7 @@ export function documentRoutes(services: Services, prefix: string): Router {
     ctx.body = presentJob(job, await jobs.downloadLink(services, job));
   });
 
-  router.post('/jobs/:jobId/retry', canGenerate, async (ctx) => {
+  router.post('/jobs/:jobId/retry', canGenerate, idem, async (ctx) => {
     const job = await jobs.retryJob(services, caller(ctx), jobId(ctx));
     created(ctx, statusUrl(job.id));
     ctx.body = { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), message: `Retrying job ${ctx.params.jobId} as a new job` };

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { reserveFreeDocuments, spendCredits } from '../../db/documents/billing';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { insertJobs } from '../../db/documents/job-state';
+import type { Queryable } from '../../db/sql';
 import { loadPublishedVersion, type PublishedTemplate } from '../../db/templates/template-lookup';
 import { estimateWaitSeconds } from '../../domain/documents/files';
 import { checkMetadata } from '../../domain/documents/metadata';
@@ -99,18 +100,30 @@ export function newJob(caller: Caller, published: PublishedTemplate, fields: Par
   });
 }
 
-export async function generate(deps: DocumentDeps, caller: Caller, input: GenerateInput): Promise<{ job: DocumentJobEntity; estimatedWaitSeconds: number }> {
+export interface Generated {
+  job: DocumentJobEntity;
+  estimatedWaitSeconds: number;
+}
+
+/**
+ * Accepts one document. `inTransaction` runs inside the transaction that inserts the job (the
+ * Idempotency-Key's answer is stored there, docs/idempotency.md); the workflow starts after commit.
+ */
+export async function generate(deps: DocumentDeps, caller: Caller, input: GenerateInput, inTransaction?: (m: EntityManager, created: Generated) => Promise<void>): Promise<Generated> {
   const metadata = checkMetadata(input.metadata);
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
   checkVariables(published, input.variables);
-  const job = await deps.db.transaction(async (m) => {
+  const created = await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, 1, input.useCredit, 'document generation');
     const row = newJob(caller, published, { format: input.format, variables: input.variables, billing, metadata: metadata ?? null, filename: input.filename ?? null });
     await insertJobs(m, [row]);
-    return row;
+    if (!inTransaction) return { job: row, estimatedWaitSeconds: undefined };
+    const answer = { job: row, estimatedWaitSeconds: await estimateWait(deps, m, row) };
+    await inTransaction(m, answer);
+    return answer;
   });
-  await startJobWorkflow(deps, job);
-  return { job, estimatedWaitSeconds: await estimateWait(deps, job) };
+  await startJobWorkflow(deps, created.job);
+  return { job: created.job, estimatedWaitSeconds: created.estimatedWaitSeconds ?? (await estimateWait(deps, deps.db, created.job)) };
 }
 
 /**
@@ -130,8 +143,8 @@ export async function startJobWorkflow(deps: DocumentDeps, job: Pick<DocumentJob
  * The caller's own queue position: its project's other open jobs, at its project's recent pace.
  * Other tenants' jobs never count, so the answer says nothing about anyone else's load.
  */
-async function estimateWait(deps: DocumentDeps, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<number> {
-  const [{ ahead, avg_ms }] = await deps.db.query(
+async function estimateWait(deps: DocumentDeps, db: Queryable, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<number> {
+  const [{ ahead, avg_ms }] = await db.query(
     `SELECT (SELECT count(*)::int FROM document_jobs WHERE project_id = $1 AND status IN ('queued','processing') AND id <> $2) AS ahead,
             (SELECT avg(generation_ms)::float FROM (SELECT generation_ms FROM document_jobs
                WHERE project_id = $1 AND status = 'completed' AND generation_ms IS NOT NULL ORDER BY completed_at DESC LIMIT 50) r) AS avg_ms`,

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Scope } from '../middleware/guards';
+import { idempotent } from '../middleware/idempotency';
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
@@ -20,7 +21,8 @@ export function gateRoutes(deps: FlowApiDeps): Router {
   const router = new Router({ prefix: '/api/flow/gates' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
-  router.post('/', manage, async (ctx) => {
+  // Idempotency-Key: the answer is stored after the route answered (docs/idempotency.md).
+  router.post('/', manage, idempotent(deps), async (ctx) => {
     const input = validate(schema.createGateSchema, ctx.request.body);
     // Approvers are e-mailed by the gate's runs: only a verified account may name them.
     if (input.approvalConfig?.approvers?.length) await requireVerifiedSender(deps.db, ctx.state.scope as Scope, 'naming approvers who will be e-mailed');

@@ -1,8 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Scope } from '../middleware/guards';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
+import type { RunEntity } from '../../db/flow/run.entity';
 import { presentRun, presentTestResult, presentValidateResult } from './runs.presenter';
 import { submitRunSchema } from './runs.schema';
 import { readSubmissionBody, submissionBytes } from './submission-body';
@@ -31,37 +33,41 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
   const { write } = deps;
   const router = new Router({ prefix: '/api/flow/gates' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
+  // Idempotency-Key (docs/idempotency.md): validate and runs store their answer in the transaction that inserts the run.
+  const idem = idempotent(deps);
+  const validated = (run: RunEntity) => ({ ...presentValidateResult(run), headers: {} });
+  const recorded = (run: RunEntity) => ({ status: 201, headers: { location: `${deps.publicUrl}/api/flow/runs/${run.id}` }, body: presentRun(run) });
 
   router.post('/:id/test', write, readSubmissionBody, async (ctx) => {
     ctx.body = presentTestResult(await testGate(deps.submissions, projectId(ctx), ctx.params.id, payloadOf(ctx), submissionBytes(ctx)));
   });
 
-  router.post('/:id/validate', write, readSubmissionBody, async (ctx) => {
+  router.post('/:id/validate', write, readSubmissionBody, idem, async (ctx) => {
+    const store = answerInTransaction(ctx);
     const { run } = await submitRun(deps.submissions, projectId(ctx), {
       gateRef: ctx.params.id,
       payload: payloadOf(ctx),
       rawBytes: submissionBytes(ctx),
       source: 'rest',
+      inTransaction: store && ((m, r) => store(m, validated(r))),
     });
-    const answer = presentValidateResult(run);
-    ctx.status = answer.status;
-    ctx.body = answer.body;
+    applyAnswer(ctx, validated(run));
   });
 
-  router.post('/:gateId/runs', write, readSubmissionBody, async (ctx) => {
+  router.post('/:gateId/runs', write, readSubmissionBody, idem, async (ctx) => {
     // The size limit was answered while reading, before the body's shape: a 2 MB body gets 413, not a field error.
     const bytes = submissionBytes(ctx);
     const input = validate(submitRunSchema, ctx.request.body, { payload: 'ERR_VALID_005' });
+    const store = answerInTransaction(ctx);
     const { run } = await submitRun(deps.submissions, projectId(ctx), {
       gateRef: ctx.params.gateId,
       payload: input.payload,
       metadata: input.metadata,
       rawBytes: bytes,
       source: 'rest',
+      inTransaction: store && ((m, r) => store(m, recorded(r))),
     });
-    ctx.status = 201;
-    ctx.set('Location', `${deps.publicUrl}/api/flow/runs/${run.id}`);
-    ctx.body = presentRun(run);
+    applyAnswer(ctx, recorded(run));
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { GateEntity } from '../../db/flow/gate.entity';
 import { claimCircuitTrial, recordRunOutcome, releaseCircuitTrial } from '../../db/flow/gate-circuit';
@@ -43,6 +43,8 @@ export interface SubmissionInput {
   rawBytes: number;
   metadata?: Record<string, unknown>;
   source: RunSource;
+  /** Runs inside the transaction that inserts the run (the Idempotency-Key's answer, docs/idempotency.md). */
+  inTransaction?: (m: EntityManager, run: RunEntity) => Promise<void>;
 }
 
 function checkSize(rawBytes: number): void {
@@ -171,7 +173,7 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
       updatedAt: now,
       completedAt: work ? null : now,
     } satisfies RunEntity);
-    await recordRun(deps.db, run, plan);
+    await recordRun(deps.db, run, plan, input.inTransaction);
   } catch (err) {
     if (isTrial) await releaseCircuitTrial(deps.db, gate.id, runId);
     throw err;
@@ -187,16 +189,19 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
 }
 
 /** Inserts the run (plain SQL: this is the hot path); on a plan without overage, first holds the workspace's run counter. */
-async function recordRun(db: DataSource, run: RunEntity, plan: FlowPlan): Promise<void> {
-  if (!plan.hardRunCap) return insertRun(db, run);
+async function recordRun(db: DataSource, run: RunEntity, plan: FlowPlan, inTransaction?: SubmissionInput['inTransaction']): Promise<void> {
+  if (!plan.hardRunCap && !inTransaction) return insertRun(db, run);
   await db.transaction(async (m) => {
-    // Serialises submissions of this workspace only while on a capped plan, so the cap is exact.
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext('flow-runs:' || $1))`, [run.projectId]);
-    const [{ n }] = await m.query(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM flow_runs WHERE project_id = $1 AND created_at >= $2 LIMIT $3) s`,
-      [run.projectId, monthStart(run.createdAt), plan.runsPerMonth],
-    );
-    if (n >= plan.runsPerMonth) throw new AppError('ERR_FLOW_LIMIT_002', undefined, { limit: plan.runsPerMonth });
+    if (plan.hardRunCap) {
+      // Serialises submissions of this workspace only while on a capped plan, so the cap is exact.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('flow-runs:' || $1))`, [run.projectId]);
+      const [{ n }] = await m.query(
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM flow_runs WHERE project_id = $1 AND created_at >= $2 LIMIT $3) s`,
+        [run.projectId, monthStart(run.createdAt), plan.runsPerMonth],
+      );
+      if (n >= plan.runsPerMonth) throw new AppError('ERR_FLOW_LIMIT_002', undefined, { limit: plan.runsPerMonth });
+    }
     await insertRun(m, run);
+    await inTransaction?.(m, run);
   });
 }

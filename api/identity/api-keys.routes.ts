@@ -4,6 +4,7 @@ import { creatorStates, type CreatorState } from '../../db/identity/api-key-crea
 import type { ApiKeyEntity } from '../../db/identity/api-key.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import * as presenter from './api-keys.presenter';
 import * as schema from './api-keys.schema';
@@ -25,7 +26,8 @@ export function apiKeyRoutes(services: Services): Router {
   /** The key object with `inactiveReason`, which needs its creator's state. */
   const present = async (key: ApiKeyEntity) => presenter.presentApiKey(key, (await creatorStates(db, [key.id])).get(key.id) ?? GONE_CREATOR);
 
-  router.post('/', admin, async (ctx) => {
+  // Idempotency-Key: the answer (with the key shown once) is stored sealed, after the route answered (docs/idempotency.md).
+  router.post('/', admin, idempotent(services), async (ctx) => {
     const input = validate(schema.createApiKeySchema, ctx.request.body);
     const { key, plainKey } = await keys.createApiKey({ db }, scope(ctx).projectId, ctx.state.user, input);
     ctx.status = 201;

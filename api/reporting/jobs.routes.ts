@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries } from './deliveries.service';
 import { pageMeta } from './datasources.presenter';
@@ -55,7 +56,8 @@ export function jobRoutes(services: Services): Router {
     ctx.body = { success: true, message: 'Job deleted' };
   });
 
-  router.post('/jobs/:id/runs', run, async (ctx) => {
+  // Idempotency-Key: the answer is stored after the route answered (docs/idempotency.md).
+  router.post('/jobs/:id/runs', run, idempotent(services), async (ctx) => {
     const input = validate(schema.startJobRunSchema, ctx.request.body ?? {});
     const r = await jobs.startJobRun(deps, caller(ctx), ctx.params.id, input);
     ctx.status = 202;

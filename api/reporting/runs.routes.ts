@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { idempotent } from '../middleware/idempotency';
 import { sendExport } from '../export-file';
 import { validate } from '../validation';
 import { pageMeta } from './datasources.presenter';
@@ -34,7 +35,8 @@ export function runRoutes(services: Services): Router {
     ctx.body = { runId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/runs/${r.id}` };
   };
 
-  router.post('/reports/:id/runs', run, async (ctx) => {
+  // Idempotency-Key: the answer is stored after the route answered (docs/idempotency.md).
+  router.post('/reports/:id/runs', run, idempotent(services), async (ctx) => {
     const input = validate(schema.startRunSchema, ctx.request.body ?? {});
     accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input));
   });

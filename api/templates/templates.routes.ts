@@ -4,6 +4,7 @@ import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import { isOutputFormat } from '../../domain/templates/template-definition';
 import type { Scope } from '../middleware/guards';
+import { idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
@@ -35,6 +36,8 @@ function templateRoutes(services: Services, prefix: string): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
   const router = templateRouter(prefix);
   const { read, write } = templateGuards(deps.db);
+  // Idempotency-Key on create and duplicate: the answer is stored after the route answered (docs/idempotency.md).
+  const idem = idempotent(services);
   const scope = (ctx: Context) => ctx.state.scope as Scope;
 
   // Static paths before `/:id` ones (path-to-regexp would otherwise read them as ids).
@@ -67,7 +70,7 @@ function templateRoutes(services: Services, prefix: string): Router {
     ctx.body = await services.evaluator.check(scope(ctx).projectId, 'templateVariables', input);
   });
 
-  router.post('/', write, async (ctx) => {
+  router.post('/', write, idem, async (ctx) => {
     const input = validate(schema.createTemplateSchema, ctx.request.body);
     const template = await templates.createTemplate(deps, actorOf(scope(ctx)), input);
     ctx.status = 201;
@@ -94,7 +97,7 @@ function templateRoutes(services: Services, prefix: string): Router {
     ctx.body = { success: true, message: 'Template deleted' };
   });
 
-  router.post('/:id/duplicate', write, async (ctx) => {
+  router.post('/:id/duplicate', write, idem, async (ctx) => {
     const copy = await templates.duplicateTemplate(deps, actorOf(scope(ctx)), ctx.params.id);
     ctx.status = 201;
     ctx.body = presenter.presentTemplate(copy);

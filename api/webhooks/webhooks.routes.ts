@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { createOutboundGuard } from '../../activities/http/outbound';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import * as deliveries from './webhook-deliveries.service';
 import * as presenter from './webhooks.presenter';
@@ -31,7 +32,8 @@ export function webhookRoutes(services: Services): Router {
     ctx.body = { success: true, deliveryId, message: 'Delivery re-enqueued' };
   });
 
-  router.post('/', manage, async (ctx) => {
+  // Idempotency-Key: the answer (with the signing secret) is stored sealed, after the route answered (docs/idempotency.md).
+  router.post('/', manage, idempotent(services), async (ctx) => {
     const input = validate(schema.createSubscriptionSchema, ctx.request.body);
     const { projectId, userId, apiKeyId } = scope(ctx);
     const created = await subscriptions.createSubscription(subscriptionDeps, projectId, { userId, apiKeyId }, input);
