@@ -5,6 +5,7 @@ import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
 import { completeBatch } from '../../db/documents/batch-state';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { cancelOpenJob, finishJob, outcomeOf } from '../../db/documents/job-state';
+import { deleteExpiredKeys } from '../../db/idempotency/idempotency-keys';
 import type { JobOutcome } from '../../domain/documents/job-status';
 import type { ArtefactStorage } from '../storage/storage';
 import { batchEventData, jobEventData } from '../../domain/documents/document-events';
@@ -152,6 +153,11 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
         }
       }
       return started;
+    },
+
+    /** Idempotency keys past their 24 h (docs/idempotency.md): deletes up to `limit`, returns how many. */
+    async deleteExpiredIdempotencyKeys(input: { limit: number }): Promise<number> {
+      return deleteExpiredKeys(deps.db, input.limit);
     },
   };
 }

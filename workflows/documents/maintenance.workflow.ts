@@ -5,7 +5,7 @@ import type { ReportMaintenanceActivities } from '../../activities/reporting/rep
 import type { ScheduleActivities } from '../../activities/reporting/schedule.activity';
 import { RETRY } from '../shared/retry-policies';
 
-const { expireArtefacts, restartStrandedWork } = proxyActivities<DocumentActivities>({
+const { expireArtefacts, restartStrandedWork, deleteExpiredIdempotencyKeys } = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '5 minutes',
   retry: RETRY.maintenance,
 });
@@ -23,6 +23,8 @@ const REPORT_RETENTION_PATCH = 'report-retention';
 const REPORT_SCHEDULE_RECONCILE_PATCH = 'report-schedule-reconcile';
 /** Agent tasks past their queue timeout or lease, and old preview files (docs/reporting.md "Agents"), added with agents. */
 const REPORT_AGENT_TASKS_PATCH = 'report-agent-tasks';
+/** Idempotency keys past their 24 h (docs/idempotency.md), added with them; not counted in `expired` (no artefact). */
+const IDEMPOTENCY_KEYS_PATCH = 'idempotency-keys';
 const BATCH = 500;
 
 export interface MaintenanceInput {
@@ -85,6 +87,11 @@ export async function documentMaintenanceWorkflow(input: MaintenanceInput): Prom
   }
   if (patched(REPORT_AGENT_TASKS_PATCH)) {
     expired += await expireAgentTasks({ queueTimeoutSeconds: input.reportAgentQueueTimeoutSeconds ?? 600, runRetentionDays: input.reportRunRetentionDays ?? 90, limit: BATCH });
+  }
+  if (patched(IDEMPOTENCY_KEYS_PATCH)) {
+    for (;;) {
+      if ((await deleteExpiredIdempotencyKeys({ limit: BATCH })) < BATCH) break;
+    }
   }
   return { expired, restarted };
 }

@@ -175,6 +175,20 @@ describe('Idempotency-Key', () => {
     expect(await keyRow(p.projectId, key)).toBeDefined();
   });
 
+  it('the maintenance workflow deletes expired keys and keeps live ones', async () => {
+    const live = randomUUID();
+    const dead = [randomUUID(), randomUUID()];
+    for (const key of [live, ...dead]) expect((await generate(key, genBody('maintenance'))).status).toBe(201);
+    await app.services.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = ANY($1)`, [dead]);
+    await app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
+      taskQueue: app.services.taskQueues.main,
+      workflowId: `idempotency-maintenance-${randomUUID()}`,
+      args: [{ retentionSeconds: 3600, strandedAfterSeconds: 3600, deletionGraceSeconds: 302 }],
+    });
+    for (const key of dead) expect(await keyRow(p.projectId, key)).toBeUndefined();
+    expect(await keyRow(p.projectId, live)).toMatchObject({ state: 'completed', has_answer: true });
+  });
+
   it('covers batches: one batch per key, replayed with its Location', async () => {
     const key = randomUUID();
     const body = { templateId: p.templateId, format: 'pdf', metadata: { tag: 'batch' }, documents: [{ variables: letter('a') }, { variables: letter('b') }] };
