@@ -71,7 +71,7 @@ test('GET /api/docs renders the operations from local files only', async () => {
   for (let step = 0; step < 500 && !wanted.every((s) => seen.has(s)); step++) {
     const { summaries, atEnd } = await page.evaluate(async () => {
       await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve, 20))));
-      const shown = [...document.querySelectorAll('.opblock-summary-description')].map((el) => el.textContent ?? '');
+      const shown = Array.from(document.querySelectorAll('.opblock-summary-description'), (el) => el.textContent ?? '');
       const end = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
       window.scrollBy(0, window.innerHeight / 2);
       return { summaries: shown, atEnd: end };
