@@ -6,6 +6,7 @@ import { authenticate, type CredentialResolver } from './middleware/authenticate
 import { errorRenderer } from './middleware/errors';
 import { exceptFlowSubmissions } from './flow/submission-body';
 import { exceptTemplateChecks } from './templates/check-body';
+import { mcpRoutes } from './mcp/mcp.routes';
 import { jsonDepthLimit } from './middleware/json-depth';
 import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
@@ -118,6 +119,9 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   // Signed download links spend their project's own budget (RATE_LIMIT_FILE_LINKS), not the anonymous one.
   const capabilityOwner = services.storage instanceof LocalStorage ? fileLinkOwner(services.storage) : undefined;
   app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix), capabilityOwner));
+  // MCP (docs/mcp.md) reads its own messages, so it is mounted before the body parser (api/mcp/mcp.routes.ts).
+  const mcp = mcpRoutes(services, flow.deps);
+  app.use(mcp.routes()).use(mcp.allowedMethods());
   // Flow submissions read their own body after their guard, with the 1 MB limit (api/flow/submission-body.ts);
   // template checks hand their JSON body's bytes to the evaluation workers (api/templates/check-body.ts).
   app.use(

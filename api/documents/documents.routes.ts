@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
-import { requireProject, type Scope } from '../middleware/guards';
+import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import { sendExport } from '../export-file';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
@@ -15,12 +15,18 @@ import * as jobs from './jobs.service';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** Who may generate and read jobs: these routes' guards and the MCP tools (api/mcp/) use these same rules. */
+export const DOCUMENT_ACCESS = {
+  generate: { role: 'member', permission: 'generate_documents' },
+  read: { role: 'viewer', permission: 'read_documents' },
+} as const satisfies Record<string, ProjectRequirement>;
+
 /** Spec "Document generation", mounted under /api/documents and /api/v1/documents. */
 export function documentRoutes(services: Services, prefix: string): Router {
   const { db, config } = services;
   const router = new Router({ prefix });
-  const canGenerate = requireProject(db, { role: 'member', permission: 'generate_documents' });
-  const canRead = requireProject(db, { role: 'viewer', permission: 'read_documents' });
+  const canGenerate = requireProject(db, DOCUMENT_ACCESS.generate);
+  const canRead = requireProject(db, DOCUMENT_ACCESS.read);
   const caller = (ctx: Context): Caller => {
     const s = ctx.state.scope as Scope;
     return { projectId: s.projectId, apiKeyId: s.apiKeyId, userId: s.userId };

@@ -6,7 +6,7 @@ import type { ArtefactStorage } from '../../activities/storage/storage';
 import { createFlowRunStarter, type FlowRunStarter } from '../../platform/flow-run-starter';
 import { flowRunWorkflowInput } from '../../platform/workflow-starts';
 import type { Services } from '../../platform/services';
-import { requireProject } from '../middleware/guards';
+import { requireProject, type ProjectRequirement } from '../middleware/guards';
 import { createLimiterFactory } from '../rate-limits';
 import { analyticsRoutes } from './analytics.routes';
 import { deliveryRoutes } from './deliveries.routes';
@@ -25,6 +25,13 @@ import type { SubmissionDeps } from './submissions.service';
  * key's `manage_gates` flag (docs/security.md, "Permissions"). The dashboard's JWT acts on its
  * active project (contract §2: viewers read, members "run gates" and edit them). Review tokens are refused.
  */
+/** Who may read, submit and configure: the REST routes' guards and the MCP tools use these same rules. */
+export const FLOW_ACCESS = {
+  read: { role: 'viewer', permission: true },
+  write: { role: 'member', permission: true },
+  manage: { role: 'member', permission: 'manage_gates' },
+} as const satisfies Record<string, ProjectRequirement>;
+
 export interface FlowApiDeps {
   db: DataSource;
   /** Base of the absolute URLs answers carry (`Location` of a created run). */
@@ -41,6 +48,8 @@ export interface FlowApiDeps {
 export interface FlowApi {
   routers: Router[];
   starter: FlowRunStarter;
+  /** What the Flow routes are built from; the MCP tools (api/mcp/) call the same services with it. */
+  deps: FlowApiDeps;
   stop(): void;
 }
 
@@ -66,9 +75,9 @@ export function createFlowApi(services: Services): FlowApi {
     storage: services.storage,
     downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
     submissions: { db, evaluator: services.evaluator, gateLimiter, starter },
-    read: requireProject(db, { role: 'viewer', permission: true }) as Middleware,
-    write: requireProject(db, { role: 'member', permission: true }) as Middleware,
-    manage: requireProject(db, { role: 'member', permission: 'manage_gates' }) as Middleware,
+    read: requireProject(db, FLOW_ACCESS.read) as Middleware,
+    write: requireProject(db, FLOW_ACCESS.write) as Middleware,
+    manage: requireProject(db, FLOW_ACCESS.manage) as Middleware,
   };
   return {
     routers: [
@@ -79,6 +88,7 @@ export function createFlowApi(services: Services): FlowApi {
       deliveryRoutes(deps, { db, temporal: services.temporal, taskQueues: services.taskQueues, retryDelaysMs: config.webhooks.retryDelaysMs }),
     ],
     starter,
+    deps,
     stop: () => starter.stop(),
   };
 }

@@ -7,7 +7,7 @@ import { presentPage } from './gates.presenter';
 import { findGate } from './gates.service';
 import { presentRun, presentRunSummary } from './runs.presenter';
 import { listRunsSchema } from './runs.schema';
-import { getRun, listRuns } from './runs.service';
+import { getRun, listRuns, runArtefactUrl } from './runs.service';
 
 /** Spec, "Flow runs": lists (whole workspace, one gate) and the full record. */
 export function runRoutes(deps: FlowApiDeps): Router {
@@ -31,11 +31,7 @@ export function runRoutes(deps: FlowApiDeps): Router {
 
   router.get('/runs/:id', read, async (ctx) => {
     const run = await getRun(db, projectId(ctx), ctx.params.id);
-    // Null once retention removed the artefact (artefact_expired_at).
-    const artefactUrl = run.artefactKey && !run.artefactExpiredAt
-      ? (await deps.storage.signedUrl(run.artefactKey, { ttlSeconds: deps.downloadUrlTtlSeconds })).url
-      : null;
-    ctx.body = presentRun(run, artefactUrl);
+    ctx.body = presentRun(run, await runArtefactUrl(deps, run));
   });
 
   return router;

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { ArtefactStorage } from '../../activities/storage/storage';
 import { RunEntity } from '../../db/flow/run.entity';
 import { AppError } from '../../domain/errors';
 import { isUuid, RUN_SHORT_ID_PREFIX } from '../../domain/flow/flow-ids';
@@ -29,4 +30,10 @@ export async function getRun(db: DataSource, projectId: string, ref: string): Pr
       : null;
   if (!run) throw new AppError('FLOW.RUN_NOT_FOUND', undefined, { runId: ref });
   return run;
+}
+
+/** A signed link to the run's artefact; null before one is stored and once retention removed it (artefact_expired_at). */
+export async function runArtefactUrl(deps: { storage: ArtefactStorage; downloadUrlTtlSeconds: number }, run: RunEntity): Promise<string | null> {
+  if (!run.artefactKey || run.artefactExpiredAt) return null;
+  return (await deps.storage.signedUrl(run.artefactKey, { ttlSeconds: deps.downloadUrlTtlSeconds })).url;
 }

@@ -4,7 +4,7 @@ import { MembershipEntity } from '../../db/identity/membership.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
 import { UserEntity } from '../../db/identity/user.entity';
 import { AppError } from '../../domain/errors';
-import type { ApiKeyPermission } from '../../domain/identity/api-keys';
+import type { ApiKeyPermission, ApiKeyPermissions } from '../../domain/identity/api-keys';
 import type { Principal } from '../../domain/identity/principal';
 import { roleAtLeast, type Role } from '../../domain/identity/roles';
 
@@ -87,9 +87,7 @@ export function requireProject(db: DataSource, need: ProjectRequirement) {
         }
         throw deny('jwt', 'apiKey', 'API keys cannot perform this action');
       }
-      if (need.permission !== true && !p.permissions[need.permission]) {
-        throw deny(need.permission, grantedPermissions(p.permissions));
-      }
+      if (!keyPermits(p.permissions, need)) throw deny(String(need.permission), grantedPermissions(p.permissions));
       ctx.state.scope = { projectId: p.projectId, apiKeyId: p.apiKeyId } satisfies Scope;
     } else if (p.kind === 'jwt') {
       if (need.role === undefined) throw deny('apiKey', 'jwt', 'This endpoint needs an API key');
@@ -133,6 +131,21 @@ export function requireMembership(db: DataSource, need: MembershipRequirement) {
     ctx.state.scope = { projectId, userId: user.id, role: m.role } satisfies Scope;
     await next();
   };
+}
+
+/**
+ * The API-key rule of requireProject: whether a key's flags meet a route's requirement. The MCP
+ * tools (api/mcp/) decide with it too, so a tool and its REST route admit the same keys.
+ */
+export function keyPermits(permissions: ApiKeyPermissions, need: ProjectRequirement): boolean {
+  if (need.permission === undefined) return false;
+  return need.permission === true || permissions[need.permission] === true;
+}
+
+/** The refusal of a key keyPermits turned down: 403 ERR_AUTH_005 naming the flag needed and the key's flags. */
+export function keyDenied(permissions: ApiKeyPermissions, need: ProjectRequirement): AppError {
+  const required = need.permission === undefined ? (need.apiKeyRequired ?? 'jwt') : String(need.permission);
+  return deny(required, grantedPermissions(permissions), need.permission === undefined ? 'API keys cannot perform this action' : undefined);
 }
 
 function grantedPermissions(perms: Record<string, boolean>): string {

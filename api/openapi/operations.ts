@@ -3,6 +3,7 @@ import { documentOperations } from '../documents/documents.openapi';
 import { flowOperations } from '../flow/flow.openapi';
 import { healthOperations } from '../health/health.openapi';
 import { identityOperations } from '../identity/identity.openapi';
+import { mcpOperations } from '../mcp/mcp.openapi';
 import { reportingOperations } from '../reporting/reporting.openapi';
 import { storageOperations } from '../storage/storage.openapi';
 import { templateOperations } from '../templates/templates.openapi';
@@ -32,6 +33,7 @@ export function allOperations(options: OperationOptions): Operation[] {
     ...reportingOperations,
     ...agentsOperations,
     ...storageOperations,
+    ...mcpOperations,
   ];
 }
 

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../domain/errors';
-import { requireProject, type Scope } from '../middleware/guards';
+import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import type { Actor } from './template-store.service';
 
 /**
@@ -13,10 +13,16 @@ import type { Actor } from './template-store.service';
  * with `relatedInfo.required: "manage_templates"` (the permission name the spec's errors carry; no
  * API key flag grants it, so only a member's JWT writes templates) and the key's flags as `granted`.
  */
+export const TEMPLATE_ACCESS = {
+  read: { role: 'viewer', permission: 'read_templates' },
+  write: { role: 'member', apiKeyRequired: 'manage_templates' },
+} as const satisfies Record<string, ProjectRequirement>;
+
+/** The guards of TEMPLATE_ACCESS; the MCP tools (api/mcp/) check the same rules. */
 export function templateGuards(db: DataSource) {
   return {
-    read: requireProject(db, { role: 'viewer', permission: 'read_templates' }),
-    write: requireProject(db, { role: 'member', apiKeyRequired: 'manage_templates' }),
+    read: requireProject(db, TEMPLATE_ACCESS.read),
+    write: requireProject(db, TEMPLATE_ACCESS.write),
   };
 }
 

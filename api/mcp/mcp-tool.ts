@@ -1,0 +1,68 @@
+import type Joi from 'joi';
+import type { ApiKeyPermissions } from '../../domain/identity/api-keys';
+import type { Services } from '../../platform/services';
+import type { FlowApiDeps } from '../flow/flow-api';
+import type { ProjectRequirement, Scope } from '../middleware/guards';
+
+/** What a tool call acts with: the caller's scope and flags, and the services the REST routes use. */
+export interface ToolContext {
+  scope: Scope;
+  /** The principal's kind: `apiKey`, or another credential held to the API-key rules (OAuth access tokens). */
+  credentialKind: string;
+  permissions: ApiKeyPermissions;
+  services: Services;
+  flow: FlowApiDeps;
+}
+
+export type JsonObjectSchema = { type: 'object'; properties: Record<string, object>; required?: string[]; [k: string]: unknown };
+
+/**
+ * One MCP tool: its JSON Schemas as tools/list shows them, the REST route's access rule, the Joi
+ * schema its arguments are checked with (REST's own where the route has one), and the call.
+ */
+export interface McpTool<I = any> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonObjectSchema;
+  outputSchema: JsonObjectSchema;
+  annotations: { readOnlyHint: boolean; idempotentHint: boolean; destructiveHint: boolean; openWorldHint: boolean };
+  access: ProjectRequirement;
+  args: Joi.Schema<I>;
+  run(ctx: ToolContext, input: I): Promise<Record<string, unknown>>;
+}
+
+/** Read tools: nothing changes, the same call answers the same. */
+export const READ_ONLY = { readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: false } as const;
+
+/** Tools that create something (a run, a job): a repeat creates another; nothing is overwritten or deleted. */
+export const CREATES = { readOnlyHint: false, idempotentHint: false, destructiveHint: false, openWorldHint: false } as const;
+
+/** `{data, meta}` of a REST list, for output schemas. */
+export function pageSchema(item: object): JsonObjectSchema {
+  return {
+    type: 'object',
+    properties: {
+      data: { type: 'array', items: item },
+      meta: {
+        type: 'object',
+        properties: {
+          total: { type: 'integer' },
+          page: { type: 'integer' },
+          limit: { type: 'integer' },
+          totalPages: { type: 'integer' },
+          hasNextPage: { type: 'boolean' },
+          hasPreviousPage: { type: 'boolean' },
+        },
+        required: ['total', 'page', 'limit', 'totalPages', 'hasNextPage', 'hasPreviousPage'],
+      },
+    },
+    required: ['data', 'meta'],
+  };
+}
+
+/** Paging arguments as REST takes them (`page` from 1, `limit` at most 100). */
+export const PAGE_ARGS = {
+  page: { type: 'integer', minimum: 1, default: 1, description: 'Page number, from 1' },
+  limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Items per page (at most 100)' },
+} as const;
