@@ -26,7 +26,11 @@ interface Sendable {
 /**
  * Mints a fresh magic-link token for each chosen approval that is still pending and in its window,
  * stores only its hash, and e-mails the link. A new token replaces the previous one, so only the
- * latest e-mail's link works. Returns how many e-mails went out.
+ * latest e-mail's link works. The approval counts as mailed (`sent_count`, `last_sent_at`, a
+ * reminder's `reminder_sent_at`) only once the mailer accepted the message: a refused or failed send
+ * throws, the activity is retried, and the approver is picked again, so nobody's first link is lost
+ * (a crash between the mailer's acceptance and the mark can send one twice; the later link is the one
+ * that works). Returns how many e-mails went out.
  */
 export async function sendApprovalLinks(
   deps: ApprovalMailDeps,
@@ -46,15 +50,14 @@ export async function sendApprovalLinks(
   let sent = 0;
   for (const { id } of candidates) {
     const token = randomToken(32);
+    const hash = sha256Hex(token);
     const [row] = await modifyReturning<Sendable>(
       deps.db,
-      `UPDATE flow_approvals a
-          SET magic_token_hash = $2, sent_count = a.sent_count + 1, last_sent_at = now(),
-              reminder_sent_at = CASE WHEN $3 THEN now() ELSE a.reminder_sent_at END
+      `UPDATE flow_approvals a SET magic_token_hash = $2
          FROM flow_gates g, flow_runs r
         WHERE a.id = $1 AND a.status = 'pending' AND g.id = a.gate_id AND r.id = a.run_id
         RETURNING a.id, a.approver_email, a.approver_name, a.magic_token_expires_at, g.name AS gate_name, r.short_id AS run_short_id`,
-      [id, sha256Hex(token), kind === 'reminder'],
+      [id, hash],
     );
     if (!row) continue;
     await deps.mailer.send(
@@ -67,21 +70,26 @@ export async function sendApprovalLinks(
         expiresAt: new Date(row.magic_token_expires_at),
       }),
     );
+    await deps.db.query(
+      `UPDATE flow_approvals SET sent_count = sent_count + 1, last_sent_at = now(),
+              reminder_sent_at = CASE WHEN $2 THEN now() ELSE reminder_sent_at END
+        WHERE id = $1`,
+      [id, kind === 'reminder'],
+    );
     sent += 1;
   }
   return sent;
 }
 
 /**
- * Tells the owners and admins of the project of the notices not yet sent (one gate, or one run),
- * marking them notified first: a crash between the two loses a notice rather than repeating it.
+ * Tells the owners and admins of the project of the notices not yet sent (one gate, or one run), and
+ * marks them notified once every owner's message was accepted: a failed send is retried with the
+ * notices still open, so none is lost (an owner may get a repeat after a partial failure).
  */
 export async function sendReviewNotices(deps: ApprovalMailDeps, where: { runId?: string; gateId?: string }): Promise<number> {
-  const notices = await modifyReturning<{ run_id: string; project_id: string; created_at: Date }>(
-    deps.db,
-    `UPDATE flow_review_notices SET notified_at = now()
-      WHERE notified_at IS NULL AND ($1::uuid IS NULL OR run_id = $1) AND ($2::uuid IS NULL OR gate_id = $2)
-      RETURNING run_id, project_id, created_at`,
+  const notices: Array<{ run_id: string; project_id: string; created_at: Date }> = await deps.db.query(
+    `SELECT run_id, project_id, created_at FROM flow_review_notices
+      WHERE notified_at IS NULL AND ($1::uuid IS NULL OR run_id = $1) AND ($2::uuid IS NULL OR gate_id = $2)`,
     [where.runId ?? null, where.gateId ?? null],
   );
   if (notices.length === 0) return 0;
@@ -100,5 +108,6 @@ export async function sendReviewNotices(deps: ApprovalMailDeps, where: { runId?:
     [notices[0].project_id],
   );
   for (const owner of owners) await deps.mailer.send(reviewNoticeEmail(owner, list));
+  await deps.db.query(`UPDATE flow_review_notices SET notified_at = now() WHERE notified_at IS NULL AND run_id = ANY($1::uuid[])`, [notices.map((n) => n.run_id)]);
   return list.length;
 }

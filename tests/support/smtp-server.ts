@@ -28,6 +28,8 @@ export interface SmtpTestServer {
   waitForMessage(predicate?: (mail: ParsedMail) => boolean, timeoutMs?: number): Promise<ParsedMail>;
   /** RCPT TO `address` (case-insensitive) is answered with `code` (e.g. 450, 550) from now on; null accepts it again. */
   refuseRecipient(address: string, code: number | null): void;
+  /** How many times RCPT TO `address` was refused so far. */
+  refusals(address: string): number;
   stop(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
   const messages: ParsedMail[] = [];
   const waiters = new Set<(mail: ParsedMail) => void>();
   const refused = new Map<string, number>();
+  const refusedCount = new Map<string, number>();
 
   const server = new SMTPServer({
     secure: false,
@@ -53,6 +56,7 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
     onRcptTo(address, _session, callback) {
       const code = refused.get(address.address.toLowerCase());
       if (code === undefined) return callback();
+      refusedCount.set(address.address.toLowerCase(), (refusedCount.get(address.address.toLowerCase()) ?? 0) + 1);
       const err = Object.assign(new Error(code < 500 ? 'Mailbox busy, try later' : 'No such mailbox'), { responseCode: code });
       callback(err);
     },
@@ -110,6 +114,7 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
         waiters.add(waiter);
       });
     },
+    refusals: (address) => refusedCount.get(address.toLowerCase()) ?? 0,
     refuseRecipient(address, code) {
       if (code === null) refused.delete(address.toLowerCase());
       else refused.set(address.toLowerCase(), code);
