@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
+import { isConnectionFailure } from '../../domain/reporting/connection-errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
@@ -59,25 +60,16 @@ export interface QueryActivityDeps {
 const HEARTBEAT_MS = 2000;
 const DATASET_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$/;
 
-/**
- * Driver codes (`relatedInfo.dbCode` of ERR_QRY_006) that say the connection failed, not the
- * statement: a later attempt may succeed. SQLSTATE class 08, the server shutting down or not yet
- * accepting (57P01-57P03), too many connections (PostgreSQL 53300, MySQL 1040), socket errors.
- */
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN', 'CONNECT_TIMEOUT',
-  'PROTOCOL_CONNECTION_LOST', '57P01', '57P02', '57P03', '53300', '1040',
-]);
-
 /** Result files: `reporting/<projectId>/runs/<runId>/datasets/<datasetName>.ndjson.gz`. */
 export const datasetResultKey = (projectId: string, runId: string, datasetName: string) =>
   `reporting/${projectId}/runs/${runId}/datasets/${datasetName}.ndjson.gz`;
 
-/** A connection failure becomes a retryable failure of the same code; every other error passes to the failure mapper as it is. */
+/**
+ * A connection failure (domain/reporting/connection-errors.ts, the list the agent uses too) becomes a
+ * retryable failure of the same code; every other error passes to the failure mapper as it is.
+ */
 function retryableIfConnection(err: unknown): unknown {
-  if (!(err instanceof AppError) || err.code !== 'ERR_QRY_006') return err;
-  const dbCode = String(err.relatedInfo?.dbCode ?? '');
-  if (!CONNECTION_CODES.has(dbCode) && !dbCode.startsWith('08')) return err;
+  if (!isConnectionFailure(err)) return err;
   return ApplicationFailure.create({ message: err.message, type: err.code, nonRetryable: false, details: [err.relatedInfo] });
 }
 
