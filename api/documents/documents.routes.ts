@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import { sendExport } from '../export-file';
@@ -37,15 +38,11 @@ export function documentRoutes(services: Services, prefix: string): Router {
     return ctx.params.jobId as string;
   };
   const statusUrl = (id: string) => `${config.publicUrl}/api/documents/jobs/${id}`;
-  /**
+  /*
    * A job, a batch or a retry job is a created resource: 201 with `Location` at its GET URL (the
    * spec lists no 202). The work itself goes on in the background; the status URL follows it.
+   * Idempotency-Key (docs/idempotency.md): each stores its answer in the transaction that writes the jobs.
    */
-  const created = (ctx: Context, location: string) => {
-    ctx.status = 201;
-    ctx.set('Location', location);
-  };
-  // Idempotency-Key (docs/idempotency.md): generate and batch store their answer in the transaction that writes the jobs.
   const idem = idempotent(services);
   const generated = ({ job, estimatedWaitSeconds }: Generated) => ({
     status: 201,
@@ -107,9 +104,14 @@ export function documentRoutes(services: Services, prefix: string): Router {
   });
 
   router.post('/jobs/:jobId/retry', canGenerate, idem, async (ctx) => {
-    const job = await jobs.retryJob(services, caller(ctx), jobId(ctx));
-    created(ctx, statusUrl(job.id));
-    ctx.body = { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), message: `Retrying job ${ctx.params.jobId} as a new job` };
+    const retried = (job: Pick<DocumentJobEntity, 'id' | 'status'>) => ({
+      status: 201,
+      headers: { location: statusUrl(job.id) },
+      body: { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), message: `Retrying job ${ctx.params.jobId} as a new job` },
+    });
+    const store = answerInTransaction(ctx);
+    const job = await jobs.retryJob(services, caller(ctx), jobId(ctx), store && ((m, j) => store(m, retried(j))));
+    applyAnswer(ctx, retried(job));
   });
 
   router.post('/jobs/:jobId/cancel', canGenerate, async (ctx) => {

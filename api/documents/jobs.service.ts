@@ -1,4 +1,4 @@
-import { In } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { jobDownloadLink } from '../../domain/documents/document-events';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { cancelOpenJob, insertJobs } from '../../db/documents/job-state';
@@ -87,8 +87,11 @@ export async function* exportJobs(deps: DocumentDeps, projectId: string, q: Expo
   }
 }
 
-/** A failed job gives a new job with the same input, against the same template version. */
-export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string): Promise<DocumentJobEntity> {
+/**
+ * A failed job gives a new job with the same input, against the same template version.
+ * `inTransaction` runs in the transaction that inserts it (the Idempotency-Key's answer, docs/idempotency.md).
+ */
+export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string, inTransaction?: (m: EntityManager, job: DocumentJobEntity) => Promise<void>): Promise<DocumentJobEntity> {
   const old = await findJob(deps, caller.projectId, jobId);
   if (old.status !== 'failed') throw new AppError('ERR_JOB_002', undefined, { status: old.status });
   const template = await deps.db.getRepository(TemplateEntity).findOneBy({ id: old.templateId, projectId: caller.projectId });
@@ -105,6 +108,7 @@ export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string
       retryOf: old.id,
     });
     await insertJobs(m, [row]);
+    await inTransaction?.(m, row);
     return row;
   });
   await startJobWorkflow(deps, job);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { claimKey, completeKey, deleteExpiredKeys } from '../../../db/idempotency/idempotency-keys';
 import { requestFingerprint } from '../../../domain/idempotency';
 import { startTestApp, type TestApp } from '../../support/app';
-import { setupDocumentProject, type DocumentProject } from '../../support/documents';
+import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { createGate, flowWorkspace, invoiceSchema, type FlowWorkspace } from '../../support/flow';
 import { buildTemplate } from '../../support/templates';
 import { waitFor } from '../../support/wait';
@@ -187,6 +187,24 @@ describe('Idempotency-Key', () => {
     });
     for (const key of dead) expect(await keyRow(p.projectId, key)).toBeUndefined();
     expect(await keyRow(p.projectId, live)).toMatchObject({ state: 'completed', has_answer: true });
+  });
+
+  it('covers retries: one retry job per key, written with its answer', async () => {
+    const first = await generate(undefined, genBody('retry-source'));
+    await waitForJob(app, p.apiKey, first.body.jobId);
+    await app.services.db.query(`UPDATE document_jobs SET status = 'failed' WHERE id = $1`, [first.body.jobId]); // a failed job to retry
+    const key = randomUUID();
+    const send = () => app.request('POST', `/api/documents/jobs/${first.body.jobId}/retry`, { token: p.apiKey, headers: { 'Idempotency-Key': key } });
+    const answers = await Promise.all([send(), send(), send()]);
+    const replay = await send();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    for (const a of answers) {
+      if (a.status === 201) expect(a.body).toEqual(replay.body);
+      else expect(a.status).toBe(409);
+    }
+    const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM document_jobs WHERE retry_of = $1`, [first.body.jobId]);
+    expect(n).toBe(1);
   });
 
   it('covers batches: one batch per key, replayed with its Location', async () => {
