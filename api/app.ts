@@ -18,6 +18,8 @@ import { healthRoutes } from './health/health.routes';
 import { openApiRoutes } from './openapi/openapi.routes';
 import { authRoutes } from './identity/auth.routes';
 import { apiKeyRoutes } from './identity/api-keys.routes';
+import { oauthClientRoutes } from './identity/oauth-clients.routes';
+import { exceptOAuthToken, oauthTokenRoutes } from './identity/oauth-token.routes';
 import { teamRoutes } from './identity/teams.routes';
 import { accountPageRoutes } from './identity/account-pages.routes';
 import { invitationPageRoutes } from './identity/invitation-page.routes';
@@ -84,6 +86,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     userRoutes(services),
     twoFactorRoutes(services),
     apiKeyRoutes(services),
+    oauthClientRoutes(services),
+    oauthTokenRoutes(services),
     teamRoutes(services),
     // documents
     ...templateRouters(services),
@@ -125,7 +129,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   // Flow submissions read their own body after their guard, with the 1 MB limit (api/flow/submission-body.ts);
   // template checks hand their JSON body's bytes to the evaluation workers (api/templates/check-body.ts).
   app.use(
-    exceptFlowSubmissions(exceptTemplateChecks(koaBody({
+    // OAuth token requests read their own small body (api/identity/oauth-token.routes.ts).
+    exceptOAuthToken(exceptFlowSubmissions(exceptTemplateChecks(koaBody({
       jsonLimit: config.jsonBodyLimit,
       textLimit: config.jsonBodyLimit,
       formLimit: config.jsonBodyLimit,
@@ -135,7 +140,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
       // Multipart bodies are parsed only by the file routes, after their guards (api/middleware/uploads.ts).
       multipart: false,
-    }))),
+    })))),
   );
   app.use(refuseStrayMultipart);
   app.use(jsonDepthLimit);

@@ -112,6 +112,9 @@ const fragments = {
   apiKeys: {
     API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(10).max(3_600_000).default(5000),
   },
+  oauth: {
+    OAUTH_TOKEN_TTL_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(3600),
+  },
   users: {
     ACCOUNT_DELETION_GRACE_SECONDS: Joi.number().integer().min(1).default(30 * 24 * 3600),
     AVATAR_MAX_BYTES: Joi.number().integer().min(1).default(2 * 1024 * 1024),
@@ -332,6 +335,10 @@ export function loadConfig(env: Env = process.env) {
     apiKeys: {
       /** How often buffered API-key usage is written (api/identity/api-key-usage.ts); stats trail by this much. */
       usageFlushMs: v.API_KEY_USAGE_FLUSH_MS as number,
+    },
+    oauth: {
+      /** Lifetime of an OAuth access token (`expires_in`; docs/oauth.md). */
+      tokenTtlSeconds: v.OAUTH_TOKEN_TTL_SECONDS as number,
     },
     users: {
       /** How long a deleted account stays restorable before it is purged (spec: 30 days). */

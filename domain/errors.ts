@@ -318,6 +318,23 @@ export const ERRORS = {
   /** Over 10 MB, or a zip of more than 500 entries or 50 MB unpacked. */
   ERR_IMP_004: { status: 413, retryable: false, message: 'Import file too large' },
   ERR_IMP_005: { status: 404, retryable: false, message: 'Import not found' },
+  // --- OAuth client credentials (docs/oauth.md); the token endpoint's answers also carry RFC 6749 `error` ---
+  /** Another project's client answers the same. */
+  ERR_OAUTH_001: { status: 404, retryable: false, message: 'OAuth client not found' },
+  /** Token endpoint, `invalid_client`: unknown client, wrong secret, or no client authentication. */
+  ERR_OAUTH_002: { status: 401, retryable: false, message: 'Client authentication failed' },
+  /** Token endpoint, `invalid_client`: the client is deactivated, or its creator left the project or is deleting their account. */
+  ERR_OAUTH_003: { status: 401, retryable: false, message: 'OAuth client is deactivated' },
+  /** Token endpoint, `unsupported_grant_type`: only `client_credentials` is served. */
+  ERR_OAUTH_004: { status: 400, retryable: false, message: 'Unsupported grant type' },
+  /** Token endpoint, `invalid_scope`: a scope entry that is no permission flag or one the client does not hold (`relatedInfo.invalid`). */
+  ERR_OAUTH_005: { status: 400, retryable: false, message: 'Invalid scope' },
+  /** Token endpoint, `invalid_request`: a parameter missing or repeated, two client authentication methods, a body that is neither a form nor JSON. */
+  ERR_OAUTH_006: { status: 400, retryable: false, message: 'Invalid token request' },
+  /** Bearer `fmo_…` unknown, expired, or revoked (client deleted, deactivated or its secret rotated). */
+  ERR_OAUTH_007: { status: 401, retryable: false, message: 'Invalid or expired OAuth access token' },
+  /** Token endpoint, `slow_down`: too many failed client authentications from this address (`retryAfter`). */
+  ERR_OAUTH_008: { status: 429, retryable: true, message: 'Too many failed client authentications' },
 } as const satisfies Record<string, { status: number; retryable: boolean; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -8,6 +8,8 @@ import { verifyAccessToken } from '../../domain/identity/jwt';
 import type { Principal } from '../../domain/identity/principal';
 import { sha256Hex } from '../../domain/signing';
 import { looksLikeAgentToken, resolveAgentToken } from '../agents/agent-token';
+import { resolveOAuthToken } from '../identity/oauth-token';
+import { looksLikeOAuthToken } from '../../domain/identity/oauth';
 
 /** A credential kind added by a later domain (e.g. Flow review tokens), tried before JWT. */
 export interface CredentialResolver {
@@ -49,6 +51,7 @@ export function authenticate(deps: AuthenticateDeps) {
 async function resolve(deps: AuthenticateDeps, token: string): Promise<Principal> {
   if (looksLikeApiKey(token)) return resolveApiKey(deps, token);
   if (looksLikeAgentToken(token)) return resolveAgentToken(deps.db, token);
+  if (looksLikeOAuthToken(token)) return resolveOAuthToken(deps.db, token);
   const resolver = deps.resolvers?.find((r) => r.matches(token));
   if (resolver) return resolver.resolve(token);
   const { userId, sessionId } = verifyAccessToken(deps.jwtSecret, token);

@@ -20,6 +20,8 @@ export interface Scope {
   userId?: string;
   role?: Role;
   apiKeyId?: string;
+  /** The OAuth client whose access token made the call (docs/oauth.md); no user, no API key. */
+  oauthClientId?: string;
 }
 
 function principalOf(ctx: Context): Principal {
@@ -64,7 +66,7 @@ export async function loadUser(db: DataSource, ctx: Context): Promise<UserEntity
 export interface ProjectRequirement {
   /** Least role a JWT caller needs; undefined refuses JWT callers. */
   role?: Role;
-  /** Flag an API key needs; undefined refuses API keys. `true` accepts any key of the project. */
+  /** Flag an API key (or OAuth access token) needs; undefined refuses both. `true` accepts any key of the project. */
   permission?: ApiKeyPermission | true;
   /** Code for a JWT caller below `role`: ERR_AUTH_005 unless said otherwise. */
   deniedCode?: RoleDeniedCode;
@@ -80,15 +82,16 @@ export function requireProject(db: DataSource, need: ProjectRequirement) {
   return async function projectGuard(ctx: Context, next: Next): Promise<void> {
     const p = principalOf(ctx);
     if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
-    if (p.kind === 'apiKey') {
+    if (p.kind === 'apiKey' || p.kind === 'oauth') {
+      // An OAuth access token (docs/oauth.md) is held to exactly the rules of an API key with its flags.
       if (need.permission === undefined) {
         if (need.apiKeyRequired) {
           throw deny(need.apiKeyRequired, grantedPermissions(p.permissions), `API keys cannot perform this action: it needs ${need.apiKeyRequired}, which no API key holds (use a user session)`);
         }
-        throw deny('jwt', 'apiKey', 'API keys cannot perform this action');
+        throw deny('jwt', p.kind, p.kind === 'oauth' ? 'OAuth access tokens cannot perform this action' : 'API keys cannot perform this action');
       }
       if (!keyPermits(p.permissions, need)) throw deny(String(need.permission), grantedPermissions(p.permissions));
-      ctx.state.scope = { projectId: p.projectId, apiKeyId: p.apiKeyId } satisfies Scope;
+      ctx.state.scope = (p.kind === 'apiKey' ? { projectId: p.projectId, apiKeyId: p.apiKeyId } : { projectId: p.projectId, oauthClientId: p.clientId }) satisfies Scope;
     } else if (p.kind === 'jwt') {
       if (need.role === undefined) throw deny('apiKey', 'jwt', 'This endpoint needs an API key');
       const user = await loadUser(db, ctx);

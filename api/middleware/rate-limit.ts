@@ -7,6 +7,8 @@ import type { LimiterFactory } from '../rate-limits';
 
 export interface PerMinuteLimits {
   apiKey: number;
+  /** RATE_LIMIT_OAUTH: per OAuth client, all its access tokens together (docs/oauth.md). */
+  oauth: number;
   jwt: number;
   anonymous: number;
   /** RATE_LIMIT_FILE_LINKS: downloads per minute through valid signed links, per owner (project). */
@@ -34,6 +36,7 @@ export type CapabilityOwner = (ctx: Context) => string | undefined;
 export function rateLimit(limits: PerMinuteLimits, makeLimiter: LimiterFactory, capabilityOwner?: CapabilityOwner) {
   const limiters = {
     apiKey: makeLimiter('apikey', limits.apiKey, 60),
+    oauth: makeLimiter('oauth', limits.oauth, 60),
     jwt: makeLimiter('jwt', limits.jwt, 60),
     anonymous: makeLimiter('anon', limits.anonymous, 60),
     fileLinks: makeLimiter('file-links', limits.fileLinks, 60),

@@ -3,6 +3,7 @@ import { documentOperations } from '../documents/documents.openapi';
 import { flowOperations } from '../flow/flow.openapi';
 import { healthOperations } from '../health/health.openapi';
 import { identityOperations } from '../identity/identity.openapi';
+import { oauthOperations } from '../identity/oauth.openapi';
 import { mcpOperations } from '../mcp/mcp.openapi';
 import { reportingOperations } from '../reporting/reporting.openapi';
 import { storageOperations } from '../storage/storage.openapi';
@@ -26,6 +27,7 @@ export function allOperations(options: OperationOptions): Operation[] {
     ...healthOperations,
     ...openApiOperations,
     ...identityOperations,
+    ...oauthOperations,
     ...templateOperations,
     ...documentOperations(options.batchMaxDocuments),
     ...webhookOperations,

@@ -8,13 +8,20 @@ export type Principal =
   | { kind: 'apiKey'; apiKeyId: string; projectId: string; permissions: ApiKeyPermissions }
   | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string; projectId: string }
   /** A reporting agent's token (`fmag_…`): opens only /api/agents/me/* (api/agents/agent-protocol.routes.ts). */
-  | { kind: 'agent'; agentId: string; projectId: string };
+  | { kind: 'agent'; agentId: string; projectId: string }
+  /**
+   * An OAuth client-credentials access token (`fmo_…`, docs/oauth.md): accepted wherever an API key
+   * is, with the same permission checks. `permissions`: the token's scope narrowed by the client's flags now.
+   */
+  | { kind: 'oauth'; clientId: string; projectId: string; permissions: ApiKeyPermissions };
 
 /** Rate-limit bucket of a principal (spec Limits §1: API key, OAuth, JWT, unauthenticated). */
-export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 'jwt' | 'anonymous' | 'agent'; key: string } {
+export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 'oauth' | 'jwt' | 'anonymous' | 'agent'; key: string } {
   switch (p.kind) {
     case 'apiKey':
       return { kind: 'apiKey', key: p.apiKeyId };
+    case 'oauth':
+      return { kind: 'oauth', key: p.clientId };
     case 'jwt':
       return { kind: 'jwt', key: p.userId };
     case 'review':
