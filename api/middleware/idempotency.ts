@@ -65,8 +65,10 @@ export function idempotent(deps: { db: DataSource; logger?: Logger }): Middlewar
     }
     if (held.stored) return;
     const answer = answerOf(ctx);
-    if (answer) await completeKey(deps.db, held.claim, answer);
-    else await releaseQuietly(deps, held.claim);
+    if (!answer) return releaseQuietly(deps, held.claim);
+    // The resource exists: the client gets its answer even if storing it fails (the claim was taken
+    // over after its lease, or the database is gone); a repeat may then create again (docs/idempotency.md).
+    await completeKey(deps.db, held.claim, answer).catch((err: unknown) => deps.logger?.warn('idempotent answer not stored', { err, key: held.claim.key }));
   };
 }
 
