@@ -52,7 +52,7 @@ export const identityOperations = [
       responses: { 201: ok('The new user, signed in', session, sessionExample) },
     }),
     op('post', '/api/auth/login', 'Sign in', {
-      description: 'With two-factor authentication on, send `twoFactorCode` (or a backup code) too.',
+      description: 'With two-factor authentication on, send `code` (a TOTP or backup code) too.',
       security: 'public',
       request: { body: auth.loginSchema, example: { email: 'ada@example.com', password: 'a long passphrase 7' } },
       responses: { 200: ok('Signed in', session, sessionExample) },
@@ -85,7 +85,14 @@ export const identityOperations = [
       description: 'Project admins only, with a user session. The key (`fm_…`) is shown once.',
       security: 'team',
       request: { body: apiKeys.createApiKeySchema, example: { name: 'CI', permissions: { generate_documents: true, read_documents: true } } },
-      responses: { 201: ok('The key, with its secret shown this once') },
+      responses: {
+        201: ok('The key, with its secret shown this once', {
+          type: 'object',
+          required: ['id', 'name', 'plainKey'],
+          properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, plainKey: { type: 'string', description: 'The key (`fm_…`); only this answer shows it' } },
+          additionalProperties: true,
+        }),
+      },
     }),
     op('get', '/api/api-keys', 'List API keys', { security: 'team', request: { query: apiKeys.listApiKeysSchema }, responses: { 200: ok('A page of keys', pageOf()) } }),
     op('get', '/api/api-keys/:id', 'Get an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The key') } }),
