@@ -9,7 +9,7 @@ import { allOperations, openApiDocument } from '../../../api/openapi/operations'
 /**
  * The served document is valid OpenAPI 3.1, checked by @seriousme/openapi-schema-validator (the
  * official 3.1 JSON Schema plus its checks). The package is ESM only, so its own CLI runs it in a
- * child process on the document written to a file.
+ * child process on the document written to a file (so this test is an integration test).
  */
 const run = promisify(execFile);
 const doc = openApiDocument({ serverUrl: 'https://formwork.example', batchMaxDocuments: 5000 }) as {
