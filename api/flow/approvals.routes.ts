@@ -23,9 +23,12 @@ export function approvalDeps(services: Services): ApprovalDeps {
  */
 async function caller(db: DataSource, ctx: Context): Promise<{ email: string; verified: boolean }> {
   const scope = ctx.state.scope as Scope;
+  // A program's credential (API key, OAuth client) acts for the person who created it.
   const [row]: Array<{ email: string; verified: boolean }> = scope.apiKeyId
     ? await db.query(`SELECT u.email, u.email_verified_at IS NOT NULL AS verified FROM api_keys k JOIN users u ON u.id = k.created_by WHERE k.id = $1`, [scope.apiKeyId])
-    : await db.query(`SELECT email, email_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`, [scope.userId]);
+    : scope.oauthClientId
+      ? await db.query(`SELECT u.email, u.email_verified_at IS NOT NULL AS verified FROM oauth_clients c JOIN users u ON u.id = c.created_by WHERE c.id = $1`, [scope.oauthClientId])
+      : await db.query(`SELECT email, email_verified_at IS NOT NULL AS verified FROM users WHERE id = $1`, [scope.userId]);
   if (!row) throw new AppError('ERR_AUTH_004');
   return { email: row.email.toLowerCase(), verified: row.verified };
 }

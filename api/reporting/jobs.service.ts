@@ -37,6 +37,8 @@ export interface JobCaller {
   projectId: string;
   userId?: string;
   apiKeyId?: string;
+  /** An OAuth client-credentials token (docs/oauth.md): a program, like an API key. */
+  oauthClientId?: string;
 }
 
 const SHORT_ID_PREFIX = 'rjob_';
@@ -135,7 +137,7 @@ export async function startJobRun(deps: JobDeps, caller: JobCaller, ref: string,
   const job = await findJob(deps.db, caller.projectId, ref);
   const jobRun = newJobRun({
     job,
-    trigger: caller.apiKeyId ? 'api' : 'manual',
+    trigger: caller.apiKeyId || caller.oauthClientId ? 'api' : 'manual',
     channelIds: input.channelIds ? await resolveChannelRefs(deps.db, caller.projectId, input.channelIds) : job.channelIds,
     metadata: checkMetadata(input.metadata) ?? {},
     createdBy: caller.userId,

@@ -21,7 +21,7 @@ export function runRoutes(services: Services): Router {
   const read = requireProject(services.db, { role: 'viewer', permission: 'read_reports' });
   const run = requireProject(services.db, { role: 'member', permission: 'run_reports' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
-  const caller = (ctx: Context): runs.RunCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, apiKeyId: scope(ctx).apiKeyId });
+  const caller = (ctx: Context): runs.RunCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, apiKeyId: scope(ctx).apiKeyId, oauthClientId: scope(ctx).oauthClientId });
   const deps: runs.RunDeps = {
     db: services.db,
     temporal: services.temporal,

@@ -39,6 +39,8 @@ export interface RunCaller {
   projectId: string;
   userId?: string;
   apiKeyId?: string;
+  /** An OAuth client-credentials token (docs/oauth.md): a program, like an API key. */
+  oauthClientId?: string;
 }
 
 async function findRun(db: DataSource, projectId: string, ref: string): Promise<ReportRunEntity> {
@@ -53,7 +55,7 @@ async function openRun(deps: RunDeps, caller: RunCaller, version: ReportVersionE
     projectId: caller.projectId,
     reportId: version.reportId,
     reportVersion: version.version,
-    trigger: caller.apiKeyId ? 'api' : 'manual',
+    trigger: caller.apiKeyId || caller.oauthClientId ? 'api' : 'manual',
     retryOf: fields.retryOf,
     parameters: fields.parameters,
     formats: fields.formats,

@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app';
+import { createTestDatasource } from '../../support/reporting';
 import { addTeamProject, createKey, findInDatabase } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { callOk, connectMcp } from '../../support/mcp';
@@ -137,6 +138,22 @@ describe('OAuth client credentials', () => {
     } finally {
       await mcp.close();
     }
+  });
+
+  it("acts for its creator where a key does: the creator's approvals, and report runs recorded as started by a program", async () => {
+    const client = await createOAuthClient(app, alice.accessToken, { name: 'ops bot', permissions: { read_reports: true, run_reports: true } });
+    const token = await accessToken(app, client);
+    const approvals = await app.request('GET', '/api/flow/approvals', { token });
+    expect([approvals.status, approvals.body.data]).toEqual([200, []]);
+
+    const ds = await createTestDatasource(app, alice.accessToken, 'oauth runs');
+    const q = await app.request('POST', '/api/reporting/queries', { token: alice.accessToken, body: { name: 'one', datasourceId: ds.id, text: 'SELECT 1 AS n' } });
+    await app.request('POST', `/api/reporting/queries/${q.body.id}/publish`, { token: alice.accessToken, body: {} });
+    const r = await app.request('POST', '/api/reporting/reports', { token: alice.accessToken, body: { name: 'oauth report', datasets: [{ name: 'one', queryId: q.body.id }], outputs: [{ format: 'csv' }] } });
+    expect((await app.request('POST', `/api/reporting/reports/${r.body.id}/publish`, { token: alice.accessToken, body: {} })).status).toBe(201);
+    const started = await app.request('POST', `/api/reporting/reports/${r.body.id}/runs`, { token, body: {} });
+    expect(started.status).toBe(202);
+    expect((await app.request('GET', `/api/reporting/runs/${started.body.runId}`, { token })).body.trigger).toBe('api');
   });
 
   it('is refused where API keys are: user-session routes answer 403 ERR_AUTH_005 {required: jwt, granted: oauth}', async () => {
