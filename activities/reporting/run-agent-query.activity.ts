@@ -3,6 +3,7 @@ import { CompleteAsyncError, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { AgentEntity } from '../../db/reporting/agent.entity';
+import { agentQueryResult } from '../../db/reporting/agent-task-result';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
@@ -30,19 +31,6 @@ export interface AgentQueryActivityDeps {
 
 const DATASET_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$/;
 
-/** The answer of an earlier attempt's task the agent completed after that attempt had timed out: it stands. */
-function earlierResult(row: { result_key: string; result: Record<string, unknown> }): RunDirectQueryResult {
-  const r = row.result as { columns?: Array<{ name: string; type: string }>; rowCount?: number; truncated?: boolean; bytes?: number; durationMs?: number };
-  return {
-    key: row.result_key,
-    rowCount: r.rowCount ?? 0,
-    truncated: r.truncated ?? false,
-    bytes: r.bytes ?? 0,
-    durationMs: r.durationMs ?? 0,
-    columns: (r.columns ?? []).map((c) => ({ name: c.name, dataType: c.type })),
-  };
-}
-
 export function createAgentQueryActivities(deps: AgentQueryActivityDeps) {
   const { db } = deps;
   return {
@@ -58,7 +46,8 @@ export function createAgentQueryActivities(deps: AgentQueryActivityDeps) {
           ORDER BY attempt DESC LIMIT 1`,
         [workflowId, activityId],
       );
-      if (done) return earlierResult(done);
+      // An earlier attempt's task the agent completed after that attempt had timed out: its result stands.
+      if (done) return agentQueryResult(done.result_key, done.result);
       // Earlier attempts end here: heartbeats and answers by activity id now belong to this attempt.
       await db.query(
         `UPDATE reporting_agent_tasks SET status = 'expired', completed_at = now()

@@ -2,6 +2,7 @@ import { ActivityCancelledError, ActivityNotFoundError, type Client, type FullAc
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import type { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
+import { agentQueryResult } from '../../db/reporting/agent-task-result';
 import { AppError } from '../../domain/errors';
 import type { Logger } from '../../domain/logger';
 import { schemaOutcome, testOutcome } from '../reporting/agent-tasks.service';
@@ -22,19 +23,6 @@ export interface AgentCompletionDeps {
 }
 
 const activityOf = (t: AgentTaskEntity): FullActivityId | null => (t.workflowId && t.activityId ? { workflowId: t.workflowId, activityId: t.activityId } : null);
-
-/** What runAgentQuery answers for a completed task: the shape runDirectQuery answers. */
-function queryResult(t: AgentTaskEntity) {
-  const r = (t.result ?? {}) as { columns?: Array<{ name: string; type: string }>; rowCount?: number; truncated?: boolean; bytes?: number; durationMs?: number };
-  return {
-    key: t.resultKey,
-    rowCount: r.rowCount ?? 0,
-    truncated: r.truncated ?? false,
-    bytes: r.bytes ?? 0,
-    durationMs: r.durationMs ?? 0,
-    columns: (r.columns ?? []).map((c) => ({ name: c.name, dataType: c.type })),
-  };
-}
 
 /** The failure runAgentQuery ends with: the agent's code as the failure type, retried only when the agent said it may help. */
 function queryFailure(t: AgentTaskEntity): ApplicationFailure {
@@ -98,7 +86,7 @@ export function createAgentHooks(deps: AgentCompletionDeps): AgentHooks {
         return;
       }
       try {
-        if (task.status === 'completed') await temporal.activity.complete(id, queryResult(task));
+        if (task.status === 'completed') await temporal.activity.complete(id, agentQueryResult(task.resultKey, task.result));
         else if (task.status === 'failed') await temporal.activity.fail(id, queryFailure(task));
         else if (task.status === 'cancelled') await temporal.activity.reportCancellation(id, { taskId: task.shortId });
       } catch (err) {
