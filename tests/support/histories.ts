@@ -3,14 +3,14 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 
 /**
  * Workflow histories for the replay test (docs/architecture.md "Changing workflow code";
  * tests/integration/workflows/replay.test.ts). With CAPTURE_HISTORIES=1 (`npm run histories:capture`),
  * every test app, when it closes, saves the closed workflows of its own task queue into
- * tests/fixtures/histories/<workflowType>/<branch>.json: one file per distinct branch, a branch being
+ * tests/fixtures/histories/<workflowType>/<branch>.binpb (the history's protobuf encoding, which the
+ * replay decodes exactly; the JSON form would pass through a second protobuf copy): one file per distinct branch, a branch being
  * the sequence of commands and outcomes the workflow produced (activities scheduled and how they ended,
  * timers, children, signals, patch markers, continue-as-new), so the approval that was approved, the one
  * rejected and the one that timed out are three files, and a hundred identical document runs one.
@@ -60,7 +60,7 @@ export async function captureHistories(client: Client, taskQueue: string): Promi
     await mkdir(dir, { recursive: true });
     if ((await readdir(dir)).length >= MAX_PER_TYPE) continue;
     const history = await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-    const file = join(dir, `${branchOf(history)}.json`);
-    if (!existsSync(file)) await writeFile(file, historyToJSON(history));
+    const file = join(dir, `${branchOf(history)}.binpb`);
+    if (!existsSync(file)) await writeFile(file, temporal.api.history.v1.History.encode(history).finish());
   }
 }
