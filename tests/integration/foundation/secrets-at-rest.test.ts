@@ -247,6 +247,9 @@ describe('secrets at rest', () => {
   it('npm run admin -- rotate-encryption-key re-encrypts every stored secret under the new key; everything stays readable', async () => {
     const user = await signUp(app);
     const { secret: seed } = await enableTwoFactor(user);
+    // A stored Idempotency-Key answer (docs/idempotency.md), the newest secret column.
+    const keyed = await app.request('POST', '/api/flow/gates', { token: ws.key, headers: { 'Idempotency-Key': 'rotation-check' }, body: { name: 'Idempotent gate' } });
+    expect(keyed.status).toBe(201);
     expect((await storedSecretTexts()).some((t) => t.includes(`${SEALED_PREFIX}${ID_A}:`))).toBe(true);
 
     // The operator's procedure: new key, old key as previous, then the admin command (a real process).
@@ -257,7 +260,7 @@ describe('secrets at rest', () => {
 
     const texts = await storedSecretTexts();
     expect(texts.join('\n')).not.toContain(`${SEALED_PREFIX}${ID_A}:`);
-    // Seeds, subscription and delivery secrets, delivery headers, render config, channels: each column has some.
+    // Seeds, subscription and delivery secrets, delivery headers, render config, channels, idempotent answers: each column has some.
     expect(texts.filter((t) => t.includes(`${SEALED_PREFIX}${ID_B}:`)).length).toBeGreaterThanOrEqual(SECRET_COLUMNS.length);
     // The new key alone opens what is stored now.
     const onlyB = createKeyring(decodeKey(KEY_B)!);
