@@ -23,5 +23,6 @@ ENV PUPPETEER_SKIP_DOWNLOAD=1 PUPPETEER_EXECUTABLE_PATH=/usr/bin/chromium NODE_E
 WORKDIR /app
 COPY --from=build /app /app
 USER node
-EXPOSE 3000
+# 3000: the API; 9464: /metrics of every role (METRICS_PORT); 9465: the workers' Temporal SDK metrics (TEMPORAL_METRICS_BIND).
+EXPOSE 3000 9464 9465
 CMD ["node", "dist/api/main.js"]

@@ -1,8 +1,9 @@
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../platform/services';
 import { authenticate, type CredentialResolver } from './middleware/authenticate';
+import { credentialFence } from './middleware/credential-fence';
 import { errorRenderer } from './middleware/errors';
 import { exceptFlowSubmissions } from './flow/submission-body';
 import { exceptTemplateChecks } from './templates/check-body';
@@ -11,6 +12,7 @@ import { jsonDepthLimit } from './middleware/json-depth';
 import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
+import { httpMetrics } from './middleware/http-metrics';
 import { refuseStrayMultipart } from './middleware/uploads';
 import { securityHeaders } from './middleware/security-headers';
 import { createLimiterFactory } from './rate-limits';
@@ -28,6 +30,7 @@ import { createSecondFactorCheck } from './identity/two-factor.service';
 import { twoFactorRoutes } from './identity/two-factor.routes';
 import { userRoutes } from './identity/users.routes';
 import { createApiKeyUsageRecorder } from './identity/api-key-usage';
+import { CredentialCache } from './identity/credential-cache';
 import { createFileRoutes, fileLinkOwner } from './storage/storage.routes';
 import { webhookRoutes } from './webhooks/webhooks.routes';
 import { createFlowApi } from './flow/flow-api';
@@ -54,12 +57,20 @@ export interface AppOptions {
   credentialResolvers?: CredentialResolver[];
   /** Usage sink for requests made with an API key; default: the batching recorder over `services.db`. */
   onApiKeyUse?: (apiKeyId: string) => void;
+  /**
+   * Routers mounted after the product's, behind every middleware of the app; `guards.flowWrite` is
+   * the guard of Flow submissions. Only the benchmarks use it, for their baseline routes
+   * (scripts/bench-validate.ts): the product has none.
+   */
+  extraRouters?: (guards: { flowWrite: Middleware }) => Router[];
 }
 
 /** The Koa app plus what it owns beyond requests. */
 export type FormworkApp = Koa & {
   /** Stops the app's timers and writes what it buffered (API-key usage); call once the server stopped accepting. */
   shutdown(): Promise<void>;
+  /** Resolves once this process has seen every credential change committed before the call (CredentialCache.fence). */
+  syncCredentials(): Promise<void>;
 };
 
 /**
@@ -112,14 +123,23 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     ...agentRouters(services),
   ];
   if (services.storage instanceof LocalStorage) routers.push(createFileRoutes(services.storage));
+  routers.push(...(options.extraRouters?.({ flowWrite: flow.deps.write }) ?? []));
 
   app.use(requestId);
+  // Every request's route template, status and duration (formwork_http_request_duration_seconds).
+  app.use(httpMetrics);
   app.use(securityHeaders(config.production));
   app.use(errorRenderer(logger));
   app.use(requireHttps(config.production, config.proxyHops));
   const usage = options.onApiKeyUse ? undefined : createApiKeyUsageRecorder({ db, logger, flushMs: config.apiKeys.usageFlushMs });
   const onApiKeyUse = options.onApiKeyUse ?? usage?.record;
-  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse }));
+  // Working API keys and OAuth tokens are kept for seconds and evicted on change, on every replica (docs/performance.md).
+  const credentials = new CredentialCache(db, {
+    ttlMs: config.apiKeys.credentialCacheTtlMs,
+    onError: (err) => logger.warn('credential cache: LISTEN connection lost; reading credentials on every call until it is back', { err }),
+  });
+  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse, credentials }));
+  app.use(credentialFence(credentials));
   // Signed download links spend their project's own budget (RATE_LIMIT_FILE_LINKS), not the anonymous one.
   const capabilityOwner = services.storage instanceof LocalStorage ? fileLinkOwner(services.storage) : undefined;
   app.use(rateLimit(config.limits.perMinute, createLimiterFactory(services.redis, config.temporal.taskQueuePrefix), capabilityOwner));
@@ -146,9 +166,10 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   app.use(jsonDepthLimit);
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   return Object.assign(app, {
+    syncCredentials: () => credentials.fence(),
     shutdown: async () => {
-      flow.stop();
       await usage?.stop();
+      await credentials.close();
       await closeTaskSignals(db);
     },
   });

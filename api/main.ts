@@ -1,5 +1,6 @@
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
+import { startMetricsServer } from '../platform/metrics';
 import { runRole } from '../platform/run-role';
 import { createServices } from '../platform/services';
 import { ensureSearchAttributes } from '../platform/temporal';
@@ -13,8 +14,10 @@ runRole('api', async () => {
   // Every workflow start sets the Formwork search attributes: without them, stop now rather than fail each start.
   await ensureSearchAttributes(services.temporal, logger, false);
   const api = await startApiServer(services);
-  logger.info('api listening', { url: api.url, publicUrl: config.publicUrl });
+  const metrics = await startMetricsServer(services, { global: true });
+  logger.info('api listening', { url: api.url, publicUrl: config.publicUrl, metrics: metrics?.url });
   return async () => {
+    await metrics?.close();
     await api.close();
     await services.close();
   };

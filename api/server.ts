@@ -3,7 +3,7 @@ import type { Services } from '../platform/services';
 import { createApp, type AppOptions } from './app';
 
 /** Starts the HTTP API; resolves once it listens. `close()` stops accepting and drains. */
-export async function startApiServer(services: Services, options: AppOptions = {}, port = services.config.port, host = services.config.host): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+export async function startApiServer(services: Services, options: AppOptions = {}, port = services.config.port, host = services.config.host): Promise<{ server: Server; url: string; syncCredentials(): Promise<void>; close(): Promise<void> }> {
   const app = createApp(services, options);
   const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
@@ -12,6 +12,7 @@ export async function startApiServer(services: Services, options: AppOptions = {
   return {
     server,
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${actualPort}`,
+    syncCredentials: app.syncCredentials,
     // In-flight requests finish first, so the usage they recorded is in the final flush.
     close: async () => {
       await new Promise<void>((resolve) => {

@@ -66,6 +66,10 @@ const fragments = {
     TEMPORAL_WORKER_DEPLOYMENT_NAME: Joi.string(),
     TEMPORAL_WORKER_BUILD_ID: Joi.string(),
     TEMPORAL_WORKER_VERSIONING: Joi.string().valid('auto_upgrade', 'pinned').default('auto_upgrade'),
+    /** How long a stopping worker lets its running activities (renders, deliveries) finish before cancelling them. */
+    WORKER_SHUTDOWN_GRACE_SECONDS: Joi.number().integer().min(0).max(3600).default(30),
+    /** Main-queue activities one worker runs at once: at most DATABASE_POOL_SIZE (mainActivitySlots). */
+    WORKER_ACTIVITY_SLOTS: Joi.number().integer().min(1),
   },
   storage: {
     S3_BUCKET: Joi.string(),
@@ -111,6 +115,7 @@ const fragments = {
   },
   apiKeys: {
     API_KEY_USAGE_FLUSH_MS: Joi.number().integer().min(10).max(3_600_000).default(5000),
+    CREDENTIAL_CACHE_TTL_MS: Joi.number().integer().min(0).max(60_000).default(5000),
   },
   oauth: {
     OAUTH_TOKEN_TTL_SECONDS: Joi.number().integer().min(1).max(24 * 3600).default(3600),
@@ -180,6 +185,20 @@ const fragments = {
     FLOW_REVIEW_TOKEN_TTL_SECONDS: Joi.number().integer().min(60).default(3600),
     FLOW_REVIEW_RESEND_PER_10_MINUTES: Joi.number().integer().min(1).default(3),
   },
+  /** Starting accepted records' workflows (platform/workflow-outbox.ts, docs/architecture.md "Starting workflows"). */
+  outbox: {
+    OUTBOX_SWEEP_GRACE_SECONDS: Joi.number().integer().min(0).max(3600).default(30),
+    OUTBOX_SWEEP_INTERVAL_SECONDS: Joi.number().integer().min(1).max(3600).default(30),
+    /** Test-only: holds every background start this long, a window in which a test kills the API. */
+    OUTBOX_START_DELAY_MS: Joi.number().integer().min(0).max(600_000).default(0),
+  },
+  /** Prometheus endpoints (docs/operations.md "Observing"): never on the public HTTP port. */
+  metrics: {
+    METRICS_PORT: Joi.number().port(),
+    METRICS_HOST: Joi.string().default('127.0.0.1'),
+    METRICS_TOKEN: Joi.string().min(16),
+    TEMPORAL_METRICS_BIND: Joi.string().pattern(/^[^:\s]+:\d+$/),
+  },
 };
 
 const schema = Joi.object(Object.assign({}, ...Object.values(fragments))).unknown(true);
@@ -195,6 +214,21 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/**
+ * Activity slots of the main task queue. Nearly every main-queue activity (bookkeeping, deliveries,
+ * approvals, report runs) holds one of the process's DATABASE_POOL_SIZE connections while it runs;
+ * more slots than connections only queue activities inside the pool, where they wait with their
+ * start-to-close timeout running and their retries counting. Default: one slot per connection;
+ * asking for more fails at start-up instead of timing activities out under load.
+ */
+export function mainActivitySlots(poolSize: number, requested?: number): number {
+  if (requested === undefined) return poolSize;
+  if (requested > poolSize) {
+    throw new ConfigError('WORKER_ACTIVITY_SLOTS', `(${requested}) must not exceed DATABASE_POOL_SIZE (${poolSize}): each main-queue activity may hold a database connection`);
+  }
+  return requested;
+}
 
 /** The Temporal connection's TLS settings as file paths (read by platform/temporal.ts), or null for plain gRPC. */
 function temporalTls(v: Record<string, unknown>): { certPath?: string; keyPath?: string; caPath?: string; serverName?: string } | null {
@@ -244,6 +278,15 @@ export function loadConfig(env: Env = process.env) {
       refreshTokenTtlSeconds: v.REFRESH_TOKEN_TTL_SECONDS as number,
       emailTokenTtlSeconds: v.EMAIL_TOKEN_TTL_SECONDS as number,
     },
+    metrics: {
+      /** Unset: this role serves no /metrics. */
+      port: v.METRICS_PORT as number | undefined,
+      host: v.METRICS_HOST as string,
+      /** Set: /metrics answers only `Authorization: Bearer <token>`. */
+      token: v.METRICS_TOKEN as string | undefined,
+      /** `host:port` where the Temporal SDK's Core serves its own metrics (worker roles); unset: none. */
+      temporalBind: v.TEMPORAL_METRICS_BIND as string | undefined,
+    },
     encryption: {
       /** Base64 of the 32-byte AES-256-GCM key of secrets at rest; unset outside production: generated once and kept under DATA_DIR. */
       key: encryption.key,
@@ -265,6 +308,10 @@ export function loadConfig(env: Env = process.env) {
     temporal: {
       /** Unset: npm start launches the Temporal CLI dev server. */
       address: v.TEMPORAL_ADDRESS as string | undefined,
+      /** Workers' shutdownGraceTime: running activities get this long to finish on SIGTERM, then are cancelled (and retried elsewhere). */
+      shutdownGraceSeconds: v.WORKER_SHUTDOWN_GRACE_SECONDS as number,
+      /** maxConcurrentActivityTaskExecutions of the main queue, sized to the database pool. */
+      mainActivitySlots: mainActivitySlots(v.DATABASE_POOL_SIZE as number, v.WORKER_ACTIVITY_SLOTS as number | undefined),
       namespace: v.TEMPORAL_NAMESPACE as string,
       cliPath: v.TEMPORAL_CLI_PATH as string | undefined,
       port: v.TEMPORAL_PORT as number,
@@ -335,6 +382,11 @@ export function loadConfig(env: Env = process.env) {
     apiKeys: {
       /** How often buffered API-key usage is written (api/identity/api-key-usage.ts); stats trail by this much. */
       usageFlushMs: v.API_KEY_USAGE_FLUSH_MS as number,
+      /**
+       * How long an API process uses a working API key or OAuth token it resolved without reading the
+       * database again (api/identity/credential-cache.ts); changes evict it at once. 0: read every call.
+       */
+      credentialCacheTtlMs: v.CREDENTIAL_CACHE_TTL_MS as number,
     },
     oauth: {
       /** Lifetime of an OAuth access token (`expires_in`; docs/oauth.md). */
@@ -422,6 +474,14 @@ export function loadConfig(env: Env = process.env) {
       reviewTokenTtlSeconds: v.FLOW_REVIEW_TOKEN_TTL_SECONDS as number,
       /** Magic-link re-sends one e-mail may ask for per 10 minutes (POST /api/flow/review/resend). */
       reviewResendPer10Minutes: v.FLOW_REVIEW_RESEND_PER_10_MINUTES as number,
+    },
+    outbox: {
+      /** A mark older than this is a worker sweep's to start (the API's own start normally clears it within a second). */
+      sweepGraceMs: (v.OUTBOX_SWEEP_GRACE_SECONDS as number) * 1000,
+      /** How often each main worker sweeps. */
+      sweepIntervalMs: (v.OUTBOX_SWEEP_INTERVAL_SECONDS as number) * 1000,
+      /** Test-only (0 in production): the wait before each background start. */
+      startDelayMs: v.OUTBOX_START_DELAY_MS as number,
     },
   };
 }

@@ -21,7 +21,9 @@ import { createLogger, type Logger } from '../domain/logger';
 import type { RenderLimits } from '../domain/templates/template.types';
 import { taskQueues, type TaskQueues } from '../domain/temporal-names';
 import { loadKeyring } from './encryption-keys';
+import { timedExcelRenderer, timedPdfRenderer } from './metrics';
 import { connectTemporalClient } from './temporal';
+import { createWorkflowOutbox, type WorkflowOutbox } from './workflow-outbox';
 
 /**
  * Everything a process role needs, built once from the configuration. The API, the worker and
@@ -47,6 +49,8 @@ export interface Services {
   evaluator: Evaluator;
   /** HMAC key for access tokens and signed local download URLs. */
   secret: string;
+  /** Starts accepted records' workflows off the request path; the worker sweeps what it left (platform/workflow-outbox.ts). */
+  outbox: WorkflowOutbox;
   close(): Promise<void>;
 }
 
@@ -63,15 +67,18 @@ export async function createServices(config: Config, logger = createLogger(confi
   const redis = config.limits.redisUrl ? new Redis(config.limits.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : undefined;
   const storage = createStorage(config, { signingSecret: secret });
   const mailer = createMailer(config, { log: logger });
-  const pdfRenderer = createChromiumPool(config.rendering, config.browser.executablePath);
-  const excelRenderer = new ExcelThreads({ size: config.rendering.poolSize });
+  // Timed for formwork_render_duration_seconds (platform/metrics.ts): every render path prints through these.
+  const pdfRenderer = timedPdfRenderer(createChromiumPool(config.rendering, config.browser.executablePath));
+  const excelRenderer = timedExcelRenderer(new ExcelThreads({ size: config.rendering.poolSize }));
   const evaluator = createEvalHost(config.evaluation);
+  const queues = taskQueues(config.temporal.taskQueuePrefix);
+  const outbox = createWorkflowOutbox({ db, temporal, taskQueues: queues, logger, config });
   return {
     config,
     logger,
     db,
     temporal,
-    taskQueues: taskQueues(config.temporal.taskQueuePrefix),
+    taskQueues: queues,
     storage,
     mailer,
     redis,
@@ -79,7 +86,11 @@ export async function createServices(config: Config, logger = createLogger(confi
     excelRenderer,
     evaluator,
     secret,
+    outbox,
     async close() {
+      // Marks left unstarted stay in Postgres for the workers' sweep; the starts in flight settle first
+      // (bounded by their deadline), so none retries on the closed connection.
+      await outbox.stop();
       await pdfRenderer.close();
       await excelRenderer.close();
       await evaluator.close();

@@ -80,10 +80,13 @@ export function workerDeploymentOptions(t: Pick<Config['temporal'], 'deployment'
 }
 
 /**
- * Routes the Temporal SDK's own logging through the level the operator chose. Must run before the
- * first worker or native connection of the process; later calls are ignored.
+ * Routes the Temporal SDK's own logging through the level the operator chose and, with
+ * `metricsBind` (TEMPORAL_METRICS_BIND, `host:port`), has the SDK's Core serve its own Prometheus
+ * metrics there (`temporal_*`: task slots, poll and schedule-to-start latencies, sticky cache; see
+ * docs/operations.md "Observing"). Must run before the first worker or native connection of the
+ * process; later calls are ignored.
  */
-export function installTemporalLogging(level: string): void {
+export function installTemporalLogging(level: string, metricsBind?: string): void {
   // The SDK's INFO level narrates every worker state change and bundle step: keep it for debug.
   const sdkLevel = ({ debug: 'DEBUG', info: 'WARN', warn: 'WARN', error: 'ERROR', silent: 'ERROR' } as const)[level] ?? 'WARN';
   // The render worker serves activities only, by design; the SDK warns about that at every start.
@@ -92,7 +95,7 @@ export function installTemporalLogging(level: string): void {
     if (!entry.message.startsWith('No workflows registered')) print.log(entry.level, entry.message, entry.meta);
   });
   try {
-    Runtime.install({ logger });
+    Runtime.install({ logger, ...(metricsBind ? { telemetryOptions: { metrics: { prometheus: { bindAddress: metricsBind } } } } : {}) });
   } catch {
     // already installed in this process (tests start several apps in one process)
   }

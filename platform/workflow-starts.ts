@@ -38,7 +38,10 @@ function jobWorkflowOptions(deps: Pick<WorkflowStartDeps, 'taskQueues' | 'config
   return { renderTaskQueue: deps.taskQueues.render, webhookRetryDelaysMs: deps.config.webhooks.retryDelaysMs };
 }
 
-/** A job's workflow (id = job id). */
+/**
+ * A job's workflow (id = job id) with REJECT_DUPLICATE, so a second start (the API and the outbox
+ * sweep racing, even after the first run closed) never runs the job twice; a retry is a new job.
+ */
 export function startDocumentJob(deps: WorkflowStartDeps, job: { id: string; projectId: string }): Promise<void> {
   return startWorkflow(deps.temporal, 'generateDocumentWorkflow', {
     taskQueue: deps.taskQueues.main,
@@ -47,10 +50,11 @@ export function startDocumentJob(deps: WorkflowStartDeps, job: { id: string; pro
     kind: 'document',
     projectId: job.projectId,
     entityId: job.id,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
 }
 
-/** A batch's workflow (id = batch id). */
+/** A batch's workflow (id = batch id), REJECT_DUPLICATE like a job's. */
 export function startDocumentBatch(deps: WorkflowStartDeps, batch: { id: string; projectId: string }): Promise<void> {
   const { batchConcurrency, batchChunkSize } = deps.config.documents;
   return startWorkflow(deps.temporal, 'generateBatchWorkflow', {
@@ -60,6 +64,7 @@ export function startDocumentBatch(deps: WorkflowStartDeps, batch: { id: string;
     kind: 'batch',
     projectId: batch.projectId,
     entityId: batch.id,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
 }
 
@@ -125,14 +130,14 @@ export function startInvitationEmail(deps: Pick<WorkflowStartDeps, 'temporal' | 
 }
 
 /**
- * A delivery's workflow started from outside a workflow: the test event (`workflowIds.webhookDelivery`)
- * and manual retries (`workflowIds.webhookDeliveryRetry`). Event deliveries are child workflows
- * of the job or run (workflows/webhooks/dispatch-deliveries.ts).
+ * A delivery's workflow started from outside a workflow: the test event (`workflowIds.webhookDelivery`),
+ * manual retries (`workflowIds.webhookDeliveryRetry`) and the events of work the maintenance sweep
+ * ended. Other event deliveries are made by the job's or run's workflow (workflows/webhooks/dispatch-deliveries.ts).
  */
 export function startWebhookDelivery(
   deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>,
   // Required here although the workflow falls back to the spec's delays: every start passes the configured ones.
-  delivery: { projectId: string; workflowId: string; input: Required<DeliverWebhookInput> },
+  delivery: { projectId: string; workflowId: string; input: Required<DeliverWebhookInput>; once?: boolean },
 ): Promise<void> {
   return startWorkflow(deps.temporal, 'deliverWebhookWorkflow', {
     taskQueue: deps.taskQueues.main,
@@ -141,6 +146,8 @@ export function startWebhookDelivery(
     kind: 'webhook-delivery',
     projectId: delivery.projectId,
     entityId: delivery.input.deliveryId,
+    // `once`: a second start of that id is refused even after the first run closed (a retried sweep).
+    ...(delivery.once ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
   });
 }
 

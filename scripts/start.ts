@@ -1,9 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { startApiServer } from '../api/server';
-import { loadConfig } from '../domain/config';
+import { loadConfig, type Config } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { createWorkers } from '../worker/create-workers';
+import { startMetricsServer } from '../platform/metrics';
 import { runRole } from '../platform/run-role';
 import { createServices } from '../platform/services';
 import { ensureSearchAttributes, installTemporalLogging } from '../platform/temporal';
@@ -19,7 +20,7 @@ import { startEmbeddedTemporal } from './embedded-temporal';
  */
 runRole('formwork', async () => {
   const base = loadConfig();
-  installTemporalLogging(base.logLevel);
+  installTemporalLogging(base.logLevel, base.metrics.temporalBind);
   const dataDir = resolve(base.dataDir);
   await mkdir(dataDir, { recursive: true });
   const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir };
@@ -50,10 +51,12 @@ runRole('formwork', async () => {
       await running;
     });
     // The render queue's worker: the same environment (embedded database and Temporal included).
-    const renderWorker = startChildRole({ name: 'render-worker', file: join(__dirname, '..', 'worker', 'render-main.js'), env });
+    const renderWorker = startChildRole({ name: 'render-worker', file: join(__dirname, '..', 'worker', 'render-main.js'), env: { ...env, ...nextMetricsPorts(config) } });
     stops.unshift(renderWorker.stop);
     const api = await startApiServer(services);
     stops.unshift(api.close);
+    const metrics = await startMetricsServer(services, { global: true });
+    if (metrics) stops.unshift(metrics.close);
     await renderWorker.ready;
 
     process.stdout.write(
@@ -63,6 +66,7 @@ runRole('formwork', async () => {
         `  API:          ${config.publicUrl}  (health: ${config.publicUrl}/api/health)`,
         `  Temporal UI:  ${uiUrl ?? `(external cluster at ${config.temporal.address})`}`,
         `  Workers:      main queue in this process, render queue in a child process (pid ${renderWorker.pid})`,
+        ...(metrics ? [`  Metrics:      ${metrics.url} (the render worker's on the next port)`] : []),
         `  Data:         ${dataDir}`,
         `  Storage:      ${config.storage.s3 ? `s3://${config.storage.s3.bucket}` : `${dataDir}/artefacts`}`,
         `  E-mail:       ${config.mail.smtpUrl ? 'SMTP' : `log + ${dataDir}/outbox`}`,
@@ -85,4 +89,16 @@ async function stopAll(stops: Array<() => Promise<void>>): Promise<void> {
       process.stderr.write(`shutdown step failed: ${(err as Error).message}\n`);
     }
   }
+}
+
+/**
+ * The render worker child shares this process's environment, so its metrics listeners would collide
+ * with this one's: it takes the next port of each (METRICS_PORT + 1, TEMPORAL_METRICS_BIND's port + 1).
+ */
+function nextMetricsPorts(config: Config): Record<string, string> {
+  const { port, temporalBind } = config.metrics;
+  const next: Record<string, string> = {};
+  if (port !== undefined) next.METRICS_PORT = String(port === 0 ? 0 : port + 1);
+  if (temporalBind) next.TEMPORAL_METRICS_BIND = temporalBind.replace(/:(\d+)$/, (_, p: string) => `:${Number(p) + 1}`);
+  return next;
 }

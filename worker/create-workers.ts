@@ -14,10 +14,11 @@ import { createReportDeliveryActivities } from '../activities/reporting/deliver-
 import { createJobRunActivities } from '../activities/reporting/job-run.activity';
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
-import { createFlowRunStarter, startFlowRunSweeper } from '../platform/flow-run-starter';
-import { flowRunWorkflowInput, startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
+import { startOutboxSweeper } from '../platform/workflow-outbox';
+import { startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
 import { reportSchedulePort } from '../platform/report-schedules';
 import { renderLimitsOf, type Services } from '../platform/services';
+import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
 
 export interface WorkerSet {
   run(): Promise<void>;
@@ -50,8 +51,10 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
   const queues = new Set<QueueRole>(opts.queues ?? ['main', 'render', 'query']);
   if (queues.size === 0) throw new Error('createWorkers: no task queue to poll');
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
-  // Every queue's worker polls as the same deployment version (when one is configured).
-  const deployment = workerDeploymentOptions(config.temporal);
+  // Every queue's worker polls as the same deployment version (when one is configured). On SIGTERM
+  // each stops polling and gives its running activities the grace time to finish; then they are
+  // cancelled (a render stops and stores nothing) and Temporal retries them on another worker.
+  const deployment = { ...workerDeploymentOptions(config.temporal), shutdownGraceTime: config.temporal.shutdownGraceSeconds * 1000 };
   const workers: Worker[] = [];
   try {
     if (queues.has('main')) {
@@ -65,7 +68,9 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.main,
           ...workflows,
-          interceptors: activityInterceptors(),
+          interceptors: withActivityMetrics(activityInterceptors()),
+          // Sized to the database pool (WORKER_ACTIVITY_SLOTS, config.ts mainActivitySlots).
+          maxConcurrentActivityTaskExecutions: config.temporal.mainActivitySlots,
           activities: {
             ...createActivities({
               db,
@@ -77,6 +82,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               customRenderMaxBytes: config.rendering.maxCustomRenderBytes,
               downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
               flowMinuteMs: config.flowApprovals.minuteMs,
+              onCircuitOpened: countCircuitOpening,
             }),
             ...createDocumentActivities(documentActivityDeps(services)),
             ...createReportRunActivities({
@@ -123,10 +129,12 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
           activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
-          interceptors: activityInterceptors(),
+          interceptors: withActivityMetrics(activityInterceptors()),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.
           maxConcurrentActivityTaskExecutions: config.rendering.poolSize * 2,
+          // Heartbeats carry cancellations: sent at once, so a cancelled job's page closes within seconds.
+          maxHeartbeatThrottleInterval: '1 second',
         }),
       );
     }
@@ -144,7 +152,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
             evaluator: services.evaluator,
             limits: config.reporting,
           }),
-          interceptors: activityInterceptors(),
+          interceptors: withActivityMetrics(activityInterceptors()),
           maxConcurrentActivityTaskExecutions: config.reporting.queryConcurrency,
           // Heartbeats carry cancellations: sent at once (run-direct-query.activity.ts), so a cancelled run's statement stops within seconds.
           maxHeartbeatThrottleInterval: '1 second',
@@ -158,26 +166,16 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
   const main = queues.has('main');
   if (main && opts.schedules !== false) await ensureMaintenanceSchedule(services);
   let running: Promise<unknown> | undefined;
-  // Starts Flow run workflows an API replica accepted but could not start (docs/flow.md): a main-queue duty.
-  const flowRuns = main
-    ? createFlowRunStarter({
-        db,
-        temporal: services.temporal,
-        taskQueue: taskQueues.main,
-        logger: services.logger,
-        workflowInput: flowRunWorkflowInput(services),
-      })
-    : undefined;
-  let stopFlowSweep: (() => void) | undefined;
+  // Starts the workflows an API replica accepted but could not start (platform/workflow-outbox.ts): a main-queue duty.
+  let stopSweep: (() => void) | undefined;
   return {
     run() {
-      if (flowRuns) stopFlowSweep ??= startFlowRunSweeper(flowRuns, services.logger);
+      if (main) stopSweep ??= startOutboxSweeper(services.outbox, services.logger, config.outbox.sweepIntervalMs);
       running ??= Promise.all(workers.map((w) => w.run()));
       return running.then(() => undefined);
     },
     async shutdown() {
-      stopFlowSweep?.();
-      flowRuns?.stop();
+      stopSweep?.();
       for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
       await connection.close();

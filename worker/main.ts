@@ -1,6 +1,7 @@
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { createWorkers } from './create-workers';
+import { startMetricsServer } from '../platform/metrics';
 import { runRole } from '../platform/run-role';
 import { createServices } from '../platform/services';
 import { ensureSearchAttributes, installTemporalLogging } from '../platform/temporal';
@@ -13,13 +14,15 @@ import { ensureSearchAttributes, installTemporalLogging } from '../platform/temp
 runRole('worker', async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { role: 'worker' });
-  installTemporalLogging(config.logLevel);
+  installTemporalLogging(config.logLevel, config.metrics.temporalBind);
   const services = await createServices(config, logger);
   await ensureSearchAttributes(services.temporal, logger);
   const workers = await createWorkers(services, { queues: ['main', 'query'] });
   const done = workers.run();
-  logger.info('worker started', { taskQueues: [services.taskQueues.main, services.taskQueues.query] });
+  const metrics = await startMetricsServer(services, { global: false });
+  logger.info('worker started', { taskQueues: [services.taskQueues.main, services.taskQueues.query], metrics: metrics?.url });
   return async () => {
+    await metrics?.close();
     await workers.shutdown();
     await done;
     await services.close();

@@ -1,6 +1,7 @@
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { createWorkers } from './create-workers';
+import { startMetricsServer } from '../platform/metrics';
 import { runRole } from '../platform/run-role';
 import { createServices } from '../platform/services';
 import { installTemporalLogging } from '../platform/temporal';
@@ -19,16 +20,18 @@ import { installTemporalLogging } from '../platform/temporal';
 runRole('render-worker', async () => {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { role: 'render-worker' });
-  installTemporalLogging(config.logLevel);
+  installTemporalLogging(config.logLevel, config.metrics.temporalBind);
   const services = await createServices(config, logger);
   const workers = await createWorkers(services, { queues: ['render'], schedules: false });
   const done = workers.run();
-  logger.info('render worker started', { taskQueue: services.taskQueues.render, pid: process.pid });
+  const metrics = await startMetricsServer(services, { global: false });
+  logger.info('render worker started', { taskQueue: services.taskQueues.render, pid: process.pid, metrics: metrics?.url });
   if (process.send) {
     process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
     process.send({ ready: true });
   }
   return async () => {
+    await metrics?.close();
     await workers.shutdown();
     await done;
     await services.close();

@@ -2,6 +2,7 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/clien
 import { scheduleIds, workflowIds } from '../domain/temporal-names';
 import type { Workflows } from '../platform/start-workflow';
 import type { Services } from '../platform/services';
+import { SA_KIND } from '../workflows/shared/search-attributes';
 
 /**
  * The maintenance schedule (retention of artefacts, restart of stranded work). Created by the
@@ -30,6 +31,8 @@ export async function ensureMaintenanceSchedule(services: Pick<Services, 'tempor
       workflowId: workflowIds.maintenanceRun(prefix),
       taskQueue: taskQueues.main,
       args,
+      // Project-less: operators find its runs with FormworkKind = "maintenance".
+      typedSearchAttributes: [{ key: SA_KIND, value: 'maintenance' }],
     },
     policies: { overlap: ScheduleOverlapPolicy.SKIP },
   };

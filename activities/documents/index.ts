@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { DataSource } from 'typeorm';
+import { In, type DataSource } from 'typeorm';
 import { batchCounts } from '../../db/documents/batch-counts';
 import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
 import { completeBatch } from '../../db/documents/batch-state';
@@ -9,7 +9,7 @@ import { deleteExpiredKeys } from '../../db/idempotency/idempotency-keys';
 import type { JobOutcome } from '../../domain/documents/job-status';
 import type { ArtefactStorage } from '../storage/storage';
 import { batchEventData, jobEventData } from '../../domain/documents/document-events';
-import { createRenderJobActivity, type RenderJobDeps } from './render-job.activity';
+import { createRenderJobActivities, type RenderJobDeps } from './render-job.activity';
 
 export interface EventEnvelope {
   id: string;
@@ -24,14 +24,33 @@ export interface DocumentActivityDeps {
   downloadUrlTtlSeconds: number;
   /** Creates one delivery per matching subscription; returns their ids (webhooks domain). */
   prepareDeliveries: (projectId: string, event: EventEnvelope) => Promise<string[]>;
-  /** Restarts work whose workflow never started (the API died between insert and start). */
-  restartJob: (job: { id: string; projectId: string }) => Promise<void>;
-  restartBatch: (batch: { id: string; projectId: string }) => Promise<void>;
-  /** Account deletions marked pending whose grace-period workflow never started. */
-  restartDeletion: (user: { id: string; remainingSeconds: number }) => Promise<void>;
-  /** Sign-ups whose verification e-mail was never started. */
+  /**
+   * Starts every outbox mark older than `olderThanMs` (platform/workflow-outbox.ts `sweep`, what
+   * every worker also runs every 30 s); resolves to how many it started.
+   */
+  sweepOutbox: (olderThanMs: number) => Promise<number>;
+  /** Starts an open record's workflow now (the outbox's launcher for that kind: id = the record's id). */
+  startWorkflowOf: (record: StrandedRecord, options: { deletionGraceSeconds: number }) => Promise<void>;
+  /** Whether the record's workflow runs, has closed, or is unknown to Temporal (never started, or its history is gone). */
+  workflowStateOf: (record: StrandedRecord) => Promise<'running' | 'closed' | 'missing'>;
+  /** Sign-ups whose verification e-mail was never started (accounts from before the outbox). */
   restartVerification: (user: { id: string }) => Promise<void>;
+  /**
+   * Starts each prepared delivery's own workflow (`webhook-delivery-<id>`; one already started is
+   * left alone): the events the maintenance sweep announces outside any document workflow.
+   */
+  startDeliveries: (projectId: string, deliveryIds: string[]) => Promise<void>;
 }
+
+/** An open record the maintenance sweep checks against Temporal. */
+export interface StrandedRecord {
+  kind: 'documentJob' | 'documentBatch' | 'accountDeletion';
+  id: string;
+  projectId: string | null;
+}
+
+/** What a job whose workflow closed without finishing it says (it fails, and its document or credit comes back). */
+const WORKFLOW_ENDED = { code: 'ERR_INTERNAL_001', message: "The job's workflow ended without finishing it (terminated, failed or timed out)" };
 
 /** Activities of the main task queue: job bookkeeping, events, batches, maintenance. */
 export function createDocumentActivities(deps: DocumentActivityDeps) {
@@ -44,6 +63,49 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     timestamp: new Date().toISOString(),
     data,
   });
+
+  /** A job's end as its event: document.generated or document.failed. */
+  const jobEvent = (job: DocumentJobEntity, data: Record<string, unknown>) => event(job.status === 'completed' ? 'document.generated' : 'document.failed', job.id, data);
+
+  /** An ended job's event, its data the job as a status read shows it. */
+  const endedJobEvent = async (job: DocumentJobEntity) => jobEvent(job, await jobEventData(job, deps.storage, deps.downloadUrlTtlSeconds));
+
+  /** Prepares an event's deliveries and starts their workflows (events of work whose own workflow is gone). */
+  const announce = async (projectId: string, ended: EventEnvelope) => deps.startDeliveries(projectId, await deps.prepareDeliveries(projectId, ended));
+
+  /**
+   * Fails the open jobs `which` selects, each giving its document or credit back (finishJob), and
+   * sends each one's document.failed, as its workflow would have. A job something else ended
+   * meanwhile (its workflow after all) is announced by that.
+   */
+  const failOpenJobs = async (which: { id: string } | { batchId: string }) => {
+    for (const job of await jobs.findBy({ ...which, status: In(['queued', 'processing'] as const) })) {
+      const outcome = await finishJob(deps.db, job, { error: WORKFLOW_ENDED });
+      if (outcome.status !== 'failed' || outcome.errorMessage !== WORKFLOW_ENDED.message) continue;
+      const failed = await jobs.findOneByOrFail({ id: job.id });
+      await announce(failed.projectId, await endedJobEvent(failed));
+    }
+  };
+
+  /** Completes a batch (once): its batch.completed event, or nothing when it was complete already. */
+  const completedBatchEvent = async (batchId: string): Promise<{ projectId: string; ended: EventEnvelope } | undefined> => {
+    const done = await completeBatch(deps.db, batchId);
+    const batch = await deps.db.getRepository(DocumentBatchEntity).findOneBy({ id: batchId });
+    if (!batch || !done) return undefined;
+    return { projectId: batch.projectId, ended: event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))) };
+  };
+
+  /** Sign-ups of the last day without a verification e-mail (accounts from before the outbox recorded it with the sign-up). */
+  const strandedSignups = async (olderThanSeconds: number): Promise<Array<{ id: string }>> =>
+    deps.db.query(
+      `SELECT u.id FROM users u
+        WHERE u.email_verified_at IS NULL AND u.deletion_status IS NULL
+          AND u.created_at < now() - make_interval(secs => $1) AND u.created_at > now() - interval '1 day'
+          AND NOT EXISTS (SELECT 1 FROM email_tokens t WHERE t.user_id = u.id AND t.purpose = 'verify_email')
+          AND NOT EXISTS (SELECT 1 FROM account_email_starts s WHERE s.input->>'userId' = u.id::text AND s.input->>'purpose' = 'verify_email')
+        ORDER BY u.created_at LIMIT 500`,
+      [olderThanSeconds],
+    );
 
   return {
     async markJobFailed(input: { jobId: string; message: string }): Promise<JobOutcome> {
@@ -59,12 +121,37 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
       return outcomeOf(await jobs.findOneByOrFail({ id: input.jobId }));
     },
 
+    /** markJobFailed for each job of a batch's group whose render gave up (jobs that ended meanwhile stay as they are). */
+    async markJobsFailed(input: { jobIds: string[]; message: string }): Promise<JobOutcome[]> {
+      const outcomes: JobOutcome[] = [];
+      for (const job of await jobs.findBy({ id: In(input.jobIds) })) {
+        outcomes.push(await finishJob(deps.db, job, { error: { code: 'ERR_INTERNAL_001', message: input.message } }));
+      }
+      return outcomes;
+    },
+
+    /** markJobCancelled for each job of a batch's group whose render was cancelled. */
+    async markJobsCancelled(input: { jobIds: string[] }): Promise<void> {
+      for (const job of await jobs.findBy({ id: In(input.jobIds) })) await cancelOpenJob(deps.db, job);
+    },
+
+    /** prepareJobEvent for each job of a batch's group, read in one query: every delivery id, in job order. */
+    async prepareJobEvents(input: { jobIds: string[] }): Promise<string[]> {
+      const byId = new Map((await jobs.findBy({ id: In(input.jobIds) })).map((j) => [j.id, j]));
+      const deliveryIds: string[] = [];
+      for (const id of input.jobIds) {
+        const job = byId.get(id);
+        if (!job || (job.status !== 'completed' && job.status !== 'failed')) continue;
+        deliveryIds.push(...(await deps.prepareDeliveries(job.projectId, jobEvent(job, await jobEventData(job, deps.storage, deps.downloadUrlTtlSeconds)))));
+      }
+      return deliveryIds;
+    },
+
     /** document.generated or document.failed for a job that ended (cancelled jobs send nothing). */
     async prepareJobEvent(input: { jobId: string }): Promise<string[]> {
       const job = await jobs.findOneBy({ id: input.jobId });
       if (!job || (job.status !== 'completed' && job.status !== 'failed')) return [];
-      const type = job.status === 'completed' ? 'document.generated' : 'document.failed';
-      return deps.prepareDeliveries(job.projectId, event(type, job.id, await jobEventData(job, deps.storage, deps.downloadUrlTtlSeconds)));
+      return deps.prepareDeliveries(job.projectId, await endedJobEvent(job));
     },
 
     /**
@@ -91,10 +178,8 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
 
     /** Marks the batch completed (once) and prepares batch.completed. */
     async completeBatch(input: { batchId: string }): Promise<string[]> {
-      const done = await completeBatch(deps.db, input.batchId);
-      const batch = await deps.db.getRepository(DocumentBatchEntity).findOneBy({ id: input.batchId });
-      if (!batch || !done) return [];
-      return deps.prepareDeliveries(batch.projectId, event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))));
+      const completed = await completedBatchEvent(input.batchId);
+      return completed ? deps.prepareDeliveries(completed.projectId, completed.ended) : [];
     },
 
     /** Retention: removes artefacts older than the retention period; their jobs then say so. */
@@ -113,46 +198,59 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     },
 
     /**
-     * Jobs, batches, account deletions and sign-up e-mails accepted by the API whose workflow never started (the
-     * API stopped between writing the record and starting the workflow). A deletion's workflow
-     * gets what is left of its grace period. Starting is idempotent: the workflow id is the
-     * record's id, so one that is already running is left alone.
+     * The schedule's backstop for accepted work whose workflow is not running (docs/documents.md,
+     * "Starting workflows"), one pass, oldest first, at most 500 of each:
+     *
+     * 1. outbox marks older than `olderThanSeconds` (a crashed API replica's, if no worker swept yet);
+     * 2. open single jobs, batches and account deletions without a mark, older than that, whose
+     *    workflow Temporal does not know (never started: records from before the outbox; or its
+     *    history is gone) are started again, a deletion with what is left of its grace period;
+     * 3. of those whose workflow has closed without finishing them (terminated, failed, timed out):
+     *    a job fails, gives its free document or credit back (restarting would repeat what stopped
+     *    it, or undo an operator's termination) and sends document.failed; a batch's open jobs fail
+     *    the same way and the batch completes, sending batch.completed; a deletion is started again
+     *    (else the account would stay locked).
+     *
+     * A queued or processing record whose workflow runs is left alone. Returns how many it started or ended.
      */
     async restartStrandedWork(input: { olderThanSeconds: number; deletionGraceSeconds: number }): Promise<number> {
-      const stranded: Array<{ id: string; project_id: string | null; kind: 'job' | 'batch' | 'deletion' | 'verification'; since: string }> = await deps.db.query(
-        `SELECT id, project_id, 'job' AS kind, created_at AS since FROM document_jobs
-          WHERE status = 'queued' AND batch_id IS NULL AND created_at < now() - make_interval(secs => $1)
+      let handled = await deps.sweepOutbox(input.olderThanSeconds * 1000);
+      const open: Array<{ kind: StrandedRecord['kind']; id: string; project_id: string | null }> = await deps.db.query(
+        `(SELECT 'documentJob' AS kind, id, project_id FROM document_jobs
+           WHERE status IN ('queued', 'processing') AND batch_id IS NULL AND NOT workflow_pending AND created_at < now() - make_interval(secs => $1)
+           ORDER BY created_at LIMIT 500)
          UNION ALL
-         SELECT id, project_id, 'batch' AS kind, created_at AS since FROM document_batches
-          WHERE status = 'processing' AND created_at < now() - make_interval(secs => $1)
+         (SELECT 'documentBatch', id, project_id FROM document_batches
+           WHERE status = 'processing' AND NOT workflow_pending AND created_at < now() - make_interval(secs => $1)
+           ORDER BY created_at LIMIT 500)
          UNION ALL
-         SELECT id, NULL AS project_id, 'deletion' AS kind, deletion_requested_at AS since FROM users
-          WHERE deletion_status = 'pending' AND deletion_requested_at < now() - make_interval(secs => $1)
-         UNION ALL
-         SELECT u.id, NULL AS project_id, 'verification' AS kind, u.created_at AS since FROM users u
-          WHERE u.email_verified_at IS NULL AND u.deletion_status IS NULL
-            AND u.created_at < now() - make_interval(secs => $1) AND u.created_at > now() - interval '1 day'
-            AND NOT EXISTS (SELECT 1 FROM email_tokens t WHERE t.user_id = u.id AND t.purpose = 'verify_email')
-         LIMIT 500`,
+         (SELECT 'accountDeletion', id, NULL FROM users
+           WHERE deletion_status = 'pending' AND NOT deletion_workflow_pending AND deletion_requested_at < now() - make_interval(secs => $1)
+           ORDER BY deletion_requested_at LIMIT 500)`,
         [input.olderThanSeconds],
       );
-      let started = 0;
-      for (const s of stranded) {
+      for (const row of open) {
+        const record: StrandedRecord = { kind: row.kind, id: row.id, projectId: row.project_id };
+        const state = await deps.workflowStateOf(record);
+        if (state === 'running') continue;
+        if (state === 'missing' || record.kind === 'accountDeletion') await deps.startWorkflowOf(record, { deletionGraceSeconds: input.deletionGraceSeconds });
+        else if (record.kind === 'documentJob') await failOpenJobs({ id: record.id });
+        else {
+          await failOpenJobs({ batchId: record.id });
+          const completed = await completedBatchEvent(record.id);
+          if (completed) await announce(completed.projectId, completed.ended);
+        }
+        handled += 1;
+      }
+      for (const user of await strandedSignups(input.olderThanSeconds)) {
         try {
-          if (s.kind === 'verification') {
-            await deps.restartVerification({ id: s.id });
-          } else if (s.kind === 'deletion') {
-            const elapsed = Math.floor((Date.now() - new Date(s.since).getTime()) / 1000);
-            await deps.restartDeletion({ id: s.id, remainingSeconds: Math.max(0, input.deletionGraceSeconds - elapsed) });
-          } else {
-            await (s.kind === 'job' ? deps.restartJob : deps.restartBatch)({ id: s.id, projectId: s.project_id! });
-          }
-          started += 1;
+          await deps.restartVerification(user);
+          handled += 1;
         } catch (err) {
           if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         }
       }
-      return started;
+      return handled;
     },
 
     /** Idempotency keys past their 24 h (docs/idempotency.md): deletes up to `limit`, returns how many. */
@@ -164,7 +262,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
 export type DocumentActivities = ReturnType<typeof createDocumentActivities>;
 
 export function createRenderActivities(deps: RenderJobDeps) {
-  return { renderJob: createRenderJobActivity(deps) };
+  return createRenderJobActivities(deps);
 }
 export type RenderActivities = ReturnType<typeof createRenderActivities>;
 export type { JobOutcome } from '../../domain/documents/job-status';

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import workerpool from 'workerpool';
-import type { CheckName } from '../../domain/checks';
+import { BUDGETED_CHECKS, type CheckName } from '../../domain/checks';
 import { AppError, type ErrorCode } from '../../domain/errors';
 import type { CalculateRequest, ValidateRequest } from '../../domain/evaluation';
 import type { ValidationOutcome } from '../../domain/flow/gate.types';
@@ -92,6 +92,9 @@ function forkOptions(maxHeapMb: number, lane: Lane): { execPath?: string; execAr
   return execPath === process.execPath ? { execArgv: nodeFlags, serialization: 'advanced' } : { execPath, execArgv: [...prefix, ...nodeFlags], serialization: 'advanced' };
 }
 
+/** Whether a task runs tenant expressions (rules, calculated variables, JSONata over query data) rather than only our checks. */
+const evaluatesTenantCode = (work: EvalWork) => work.kind !== 'check' || BUDGETED_CHECKS.has(work.name);
+
 /** How long a task may wait for a worker to load its code and start it (a safety net, not a budget). */
 const START_TIMEOUT_MS = 30_000;
 
@@ -157,7 +160,9 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
 
   /** Runs a task in a worker; resolves to the worker's result or to how it was interrupted. */
   function dispatch(tenant: string, work: EvalWork, budgetMs = options.timeoutMs): Promise<EvalResult | Interrupted> {
-    const lane = laneOf(tenant);
+    // Checks that run no tenant expression are our own code, linear in their capped input: they stay
+    // in the interactive lane, so a project that just ran a runaway transform can still save a query on a busy machine.
+    const lane = evaluatesTenantCode(work) ? laneOf(tenant) : 'interactive';
     const pool = pools[lane];
     // CPU time already charged to the tenant while the task ran (the rest is charged when it ends).
     let charged = 0;

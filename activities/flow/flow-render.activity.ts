@@ -1,4 +1,4 @@
-import { heartbeat } from '@temporalio/activity';
+import { Context, heartbeat } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
 import { GateEntity } from '../../db/flow/gate.entity';
 import { RunEntity } from '../../db/flow/run.entity';
@@ -60,7 +60,8 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
       try {
         const doc = await renderDocument(
           { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
-          { tenant: run.projectId, template: published.definition, variables, format, title: `${gate.name} ${run.shortId}` },
+          // A cancelled attempt (the worker's shutdown grace time ran out) stops rendering and stores nothing.
+          { tenant: run.projectId, template: published.definition, variables, format, title: `${gate.name} ${run.shortId}`, signal: Context.current().cancellationSignal },
         );
         const key = flowArtefactKey(run.projectId, run.id, doc.fileExtension);
         await deps.storage.put(key, doc.body, doc.contentType);

@@ -19,6 +19,8 @@ export interface FlowActivityDeps {
   customRenderMaxBytes?: number;
   /** Lifetime of the signed `artefactUrl` sent in `flow.run.completed` (DOWNLOAD_URL_TTL_SECONDS). */
   downloadUrlTtlSeconds?: number;
+  /** Told when a run's outcome opened its gate's circuit breaker (the process's metrics, platform/metrics.ts). */
+  onCircuitOpened?: () => void;
 }
 
 /** What the run workflow needs to know of its run and gate, read once when it starts. */
@@ -106,12 +108,12 @@ export function createFlowRunActivities(deps: FlowActivityDeps) {
 
     /** Ends the delivery step from the delivery records: `completed` when all succeeded, else `failed`. */
     async finishFlowDeliveries(input: { runId: string }): Promise<'completed' | 'failed'> {
-      return finishRunDeliveries(deps.db, input.runId);
+      return finishRunDeliveries(deps.db, input.runId, deps.onCircuitOpened);
     },
 
     /** Render/delivery outcome of a run for its gate's circuit breaker (counted once per run). */
     async recordFlowRunOutcome(input: { runId: string; outcome: RunOutcome }): Promise<void> {
-      await recordRunOutcome(deps.db, input);
+      if ((await recordRunOutcome(deps.db, input))?.opened) deps.onCircuitOpened?.();
     },
 
     /**

@@ -2,10 +2,11 @@ import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type HTTPRequest, type Page } from 'puppeteer';
+import puppeteer, { type Browser, type CDPSession, type HTTPRequest, type Page } from 'puppeteer';
 import { AppError } from '../../domain/errors';
 import type { HtmlDocument } from '../../domain/templates/build-html';
 import { isAllowedRemoteUrl } from '../../domain/templates/image-hosts';
+import type { PageSize } from '../../domain/templates/template.types';
 import type { PdfRenderResult } from './pdf-renderer';
 
 /**
@@ -109,6 +110,9 @@ function requestAllowed(url: string, resourceType: string, imageAllowlist: reado
   return resourceType === 'image' && isAllowedRemoteUrl(url, imageAllowlist);
 }
 
+/** Each prepared page's own DevTools session: printToPDF is sent on it directly (see printPdf). */
+const printSessions = new WeakMap<Page, CDPSession>();
+
 export async function preparePage(page: Page, imageAllowlist: readonly string[]): Promise<void> {
   await page.setJavaScriptEnabled(false);
   await page.setRequestInterception(true);
@@ -117,6 +121,7 @@ export async function preparePage(page: Page, imageAllowlist: readonly string[])
     const allowed = requestAllowed(req.url(), req.resourceType(), imageAllowlist);
     (allowed ? req.continue() : req.abort('blockedbyclient')).catch(() => undefined);
   });
+  printSessions.set(page, await page.createCDPSession());
 }
 
 /** Counts page objects (`/Type /Page`, not `/Pages`) in Chromium's uncompressed object table. */
@@ -132,8 +137,51 @@ export interface PrintTimeouts {
 export const DEFAULT_PRINT_TIMEOUTS: PrintTimeouts = { contentMs: 30_000, printMs: 60_000 };
 
 /**
+ * Tagged PDF (the structure tree screen readers use): puppeteer's default, kept. Turning it off
+ * saved nothing measurable next to the noise of a loaded machine (docs/performance.md, "Rendering").
+ */
+export const TAGGED_PDF = true;
+
+/** Paper sizes in inches, as Chromium's printToPDF takes them (puppeteer's own table). */
+const PAPER_INCHES: Record<PageSize, { width: number; height: number }> = {
+  A3: { width: 11.6929, height: 16.5354 },
+  A4: { width: 8.2677, height: 11.6929 },
+  A5: { width: 5.8268, height: 8.2677 },
+  Letter: { width: 8.5, height: 11 },
+  Legal: { width: 8.5, height: 14 },
+};
+
+const INCHES_PER_UNIT: Record<string, number> = { in: 1, cm: 1 / 2.54, mm: 1 / 25.4, pt: 1 / 72, px: 1 / 96 };
+
+/** A margin (a CSS length, e.g. `20mm`; a bare number is pixels, as in puppeteer) in inches. */
+function inches(length: string): number {
+  const m = /^(-?\d+(?:\.\d+)?)(in|cm|mm|pt|px)?$/.exec(length.trim());
+  if (!m) throw new Error(`Unsupported page margin '${length}'`);
+  return Number(m[1]) * INCHES_PER_UNIT[m[2] ?? 'px'];
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`${what} took longer than ${ms} ms`), { name: 'TimeoutError' })), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Prints a built document. Only the first maxPages + 1 pages are printed: enough to know the
  * limit is exceeded without spending time on a runaway document.
+ *
+ * The page's own DevTools session asks Chromium for the PDF in one message (base64), where
+ * puppeteer's page.pdf() reads it back through a stream: two or three more round trips per
+ * document. The wait for `document.fonts.ready` stays (as page.pdf() does it): it has no web
+ * font to wait for (the page's CSP and the request interception let none load), but it lets a
+ * navigation the page started itself (`<meta http-equiv=refresh>` in raw HTML) settle first;
+ * printing while one is pending fails with "Printing failed".
  */
 export async function printPdf(
   page: Page,
@@ -142,27 +190,35 @@ export async function printPdf(
   timeouts: PrintTimeouts = DEFAULT_PRINT_TIMEOUTS,
 ): Promise<PdfRenderResult> {
   await page.setContent(doc.html, { waitUntil: 'load', timeout: timeouts.contentMs });
-  const pdf = Buffer.from(
-    await page.pdf({
-      format: doc.pageSize,
+  await withTimeout(page.evaluate(() => document.fonts.ready.then(() => undefined)), timeouts.contentMs, 'Loading fonts');
+  const paper = PAPER_INCHES[doc.pageSize];
+  const session = printSessions.get(page) ?? (await page.createCDPSession());
+  printSessions.set(page, session);
+  const { data } = await withTimeout(
+    session.send('Page.printToPDF', {
+      transferMode: 'ReturnAsBase64',
       landscape: doc.landscape,
-      margin: doc.margins,
-      printBackground: true,
       displayHeaderFooter: doc.displayHeaderFooter,
       headerTemplate: doc.headerTemplate,
       footerTemplate: doc.footerTemplate,
+      printBackground: true,
+      paperWidth: paper.width,
+      paperHeight: paper.height,
+      marginTop: inches(doc.margins.top),
+      marginBottom: inches(doc.margins.bottom),
+      marginLeft: inches(doc.margins.left),
+      marginRight: inches(doc.margins.right),
       pageRanges: `1-${maxPages + 1}`,
-      timeout: timeouts.printMs,
+      generateTaggedPDF: TAGGED_PDF,
+      generateDocumentOutline: false,
     }),
+    timeouts.printMs,
+    'Printing the PDF',
   );
+  const pdf = Buffer.from(data, 'base64');
   const pageCount = countPdfPages(pdf);
   if (pageCount > maxPages) {
     throw new AppError('ERR_LIMIT_001', `Document exceeds the limit of ${maxPages} PDF pages`, { limit: maxPages });
   }
   return { pdf, pageCount };
-}
-
-/** Empties a page between documents so one document's content never lingers into the next. */
-export async function resetPage(page: Page): Promise<void> {
-  await page.setContent('<!DOCTYPE html><html><body></body></html>', { waitUntil: 'domcontentloaded', timeout: 5000 });
 }

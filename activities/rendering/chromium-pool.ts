@@ -9,7 +9,6 @@ import {
   preparePage,
   printPdf,
   type PrintTimeouts,
-  resetPage,
 } from './chromium-page';
 import type { PdfRenderer, PdfRenderOptions, PdfRenderResult } from './pdf-renderer';
 import { Semaphore } from './semaphore';
@@ -83,21 +82,21 @@ export class ChromiumPool implements PdfRenderer {
     while (inst.idle.length < this.options.poolSize) inst.idle.push(await this.newPage(inst));
   }
 
-  async renderPdf(doc: HtmlDocument, { maxPages }: PdfRenderOptions): Promise<PdfRenderResult> {
+  async renderPdf(doc: HtmlDocument, { maxPages, signal }: PdfRenderOptions): Promise<PdfRenderResult> {
     return this.semaphore.with(async () => {
       try {
-        return await this.renderOnce(doc, maxPages);
+        return await this.renderOnce(doc, maxPages, signal);
       } catch (err) {
         if (!(err instanceof BrowserGone) && !isTransientPrintFailure(err)) throw err;
         // The browser died under this document (crash, OOM kill), or Chromium failed to print a
         // page it could print: one more try on a fresh browser or page.
         try {
-          return await this.renderOnce(doc, maxPages);
+          return await this.renderOnce(doc, maxPages, signal);
         } catch (again) {
           throw again instanceof BrowserGone ? (again.cause as Error) : again;
         }
       }
-    });
+    }, signal);
   }
 
   async close(): Promise<void> {
@@ -107,23 +106,32 @@ export class ChromiumPool implements PdfRenderer {
     this.current = undefined;
   }
 
-  private async renderOnce(doc: HtmlDocument, maxPages: number): Promise<PdfRenderResult> {
+  private async renderOnce(doc: HtmlDocument, maxPages: number, signal?: AbortSignal): Promise<PdfRenderResult> {
+    signal?.throwIfAborted();
     const inst = await this.instance();
     inst.active += 1;
     let page: Page | undefined;
     let reusable = false;
+    // A cancelled render closes its page: Chromium stops laying out and printing at once (a huge
+    // table takes minutes), the pending CDP calls reject, and the next render gets a fresh page.
+    const stop = () => void page?.close().catch(() => undefined);
+    signal?.addEventListener('abort', stop, { once: true });
     try {
       page = inst.idle.pop() ?? (await this.newPage(inst));
+      signal?.throwIfAborted();
       const result = await printPdf(page, doc, maxPages, this.options.timeouts ?? DEFAULT_PRINT_TIMEOUTS);
+      signal?.throwIfAborted();
       reusable = true;
       this.rendered += 1;
       return result;
     } catch (err) {
+      if (signal?.aborted) throw signal.reason;
       // A limit error leaves the page healthy; anything else may have left it mid-navigation.
       reusable = err instanceof AppError;
       if (!inst.browser.connected) throw new BrowserGone('browser disconnected', { cause: err });
       throw err;
     } finally {
+      signal?.removeEventListener('abort', stop);
       inst.active -= 1;
       inst.documents += 1;
       await this.releasePage(inst, page, reusable);
@@ -134,14 +142,12 @@ export class ChromiumPool implements PdfRenderer {
 
   private async releasePage(inst: Instance, page: Page | undefined, reusable: boolean): Promise<void> {
     if (!page) return;
+    // No blank page in between: the next document's setContent replaces the whole document
+    // (document.open), so nothing of this one reaches the next, and the per-document reset cost
+    // a second load of a page.
     if (reusable && !inst.retired && inst.browser.connected && !page.isClosed()) {
-      try {
-        await resetPage(page);
-        inst.idle.push(page);
-        return;
-      } catch {
-        // fall through: a page that cannot be reset is closed
-      }
+      inst.idle.push(page);
+      return;
     }
     await page.close().catch(() => undefined);
   }

@@ -1,3 +1,4 @@
+import { PassThrough, type Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { AppError } from '../../domain/errors';
 import { DEFAULT_WATERMARK, formatOptionsOf, limitsOf } from '../../domain/templates/build-html';
@@ -8,7 +9,8 @@ import { listItems } from '../../domain/templates/components/list';
 import { qrcodePng, qrcodeText } from '../../domain/templates/components/qrcode';
 import { isComponentType, normalizeProps } from '../../domain/templates/components/registry';
 import { repeatScopes } from '../../domain/templates/components/repeat';
-import { tableData } from '../../domain/templates/components/table';
+import { bareDataPath } from '../../domain/templates/components/props';
+import { tableCell, tableColumns, tableData } from '../../domain/templates/components/table';
 import { toCellValue } from '../../domain/templates/format';
 import { interpolateText, isRegexSpace } from '../../domain/templates/interpolate';
 import { LoopBudget } from '../../domain/templates/loop-budget';
@@ -27,13 +29,27 @@ import type {
   TemplateSchema,
   TextProps,
 } from '../../domain/templates/template.types';
-import { decodeDataImage, RowBudget, SheetWriter } from './excel-sheet';
+import { decodeDataImage, RowBudget, SheetWriter, type SheetMeasure, type SheetTarget, type TableRows } from './excel-sheet';
+import { streamWorkbook } from './excel-stream-workbook';
 
 /**
  * The same component tree as the PDF, as a workbook: one worksheet per section, tables as real
  * Excel tables, numbers, dates and booleans as typed cells. Excel has no page flow, so dividers
  * and spacers become blank rows and page breaks become print page breaks.
+ *
+ * Workbooks are written with ExcelJS's streaming writer, in two passes over the components: the
+ * first measures (column widths, each table's rows, the row limit: ERR_LIMIT_003 before a byte is
+ * written), the second writes and commits each row as it goes, so a 100,000-row table is never
+ * held as cells. A table whose dataSource is a `RowSource` reads its rows in batches in both
+ * passes, so they are never all held either. Workbooks with pictures use the in-memory writer,
+ * which alone places images.
  */
+
+/**
+ * The elements of a top-level array variable, read in batches instead of held (a stored query
+ * result): each call starts a fresh pass from the first element.
+ */
+export type RowSource = () => AsyncIterable<unknown[]>;
 
 export interface ExcelRenderOptions {
   limits?: Partial<RenderLimits>;
@@ -56,6 +72,19 @@ interface Walk {
   writer: SheetWriter;
   ctx: DataContext;
   imageAllowlist: readonly string[];
+  sources: Readonly<Record<string, RowSource>>;
+}
+
+/** A streamed table's rows as cell values, the loop budget charged per batch. */
+function sourceRows(source: RowSource, id: string, fields: string[], formats: TableProps['columns'][number]['format'][], ctx: DataContext): TableRows {
+  return {
+    async *batches() {
+      for await (const batch of source()) {
+        ctx.budget.consume(batch.length, id);
+        yield batch.map((row) => fields.map((f, i) => toCellValue(tableCell(row, f), formats[i])));
+      }
+    },
+  };
 }
 
 async function writeComponents(components: Component[], w: Walk): Promise<void> {
@@ -73,9 +102,18 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
         writer.text(interpolateText((props as unknown as TextProps).text, ctx.scope, ctx.format));
         break;
       case 'table': {
-        const { columns, rows } = tableData(c.id, props as unknown as TableProps, ctx);
+        const p = props as unknown as TableProps;
+        const source = Object.prototype.hasOwnProperty.call(w.sources, bareDataPath(p.dataSource)) ? w.sources[bareDataPath(p.dataSource)] : undefined;
+        if (source) {
+          const columns = tableColumns(p, ctx);
+          const formats = columns.map((col) => col.format);
+          const fields = columns.map((col) => col.field);
+          await writer.table(c.id, columns.map((col) => col.header), sourceRows(source, c.id, fields, formats, ctx), formats);
+          break;
+        }
+        const { columns, rows } = tableData(c.id, p, ctx);
         const formats = columns.map((col) => col.format);
-        writer.table(c.id, columns.map((col) => col.header), rows.map((r) => r.map((v, i) => toCellValue(v, formats[i]))), formats);
+        await writer.table(c.id, columns.map((col) => col.header), rows.map((r) => r.map((v, i) => toCellValue(v, formats[i]))), formats);
         break;
       }
       case 'list': {
@@ -156,41 +194,163 @@ export function sheetName(wanted: string, used: Set<string>): string {
   return name;
 }
 
-export async function renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions = {}): Promise<Buffer> {
+/** Picture components anywhere in the tree (repeats included): they need the in-memory writer. */
+function hasPictures(schema: TemplateSchema): boolean {
+  const walk = (components: Component[]): boolean =>
+    components.some((c) => c.type === 'image' || c.type === 'qrcode' || (c.type === 'repeat' && walk(((c.props ?? {}) as unknown as RepeatProps).components ?? [])));
+  return schema.sections.some((s) => walk(s.components));
+}
+
+function isNameChar(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f || code === 0x24;
+}
+
+/**
+ * Whether `variable` can be a RowSource for this schema: no pictures, and the variable is named
+ * nowhere but as the whole dataSource of section-level tables (a heading that counts it, a repeat
+ * or list over it, a table inside a repeat all need the elements at hand). Conservative: any other
+ * occurrence of the name as a word in the schema's text, even in plain prose, answers false, and
+ * the caller then reads the rows into memory as before. Linear in the schema.
+ */
+export function canStreamVariable(schema: TemplateSchema, variable: string): boolean {
+  if (hasPictures(schema) || variable === '') return false;
+  let tables = 0;
+  const rest = {
+    ...schema,
+    sections: schema.sections.map((s) => ({
+      ...s,
+      components: s.components.map((c) => {
+        const props = (c.props ?? {}) as unknown as Partial<TableProps>;
+        if (c.type !== 'table' || typeof props.dataSource !== 'string' || bareDataPath(props.dataSource) !== variable) return c;
+        tables += 1;
+        return { ...c, props: { ...c.props, dataSource: '' } };
+      }),
+    })),
+  };
+  if (tables === 0) return false;
+  const text = JSON.stringify(rest);
+  for (let at = text.indexOf(variable); at !== -1; at = text.indexOf(variable, at + 1)) {
+    const before = at === 0 ? 0 : text.charCodeAt(at - 1);
+    const after = at + variable.length >= text.length ? 0 : text.charCodeAt(at + variable.length);
+    if (!isNameChar(before) && !isNameChar(after)) return false;
+  }
+  return true;
+}
+
+interface Pass {
+  target: (section: number) => SheetTarget;
+  sheet?: (section: number, title: string) => void;
+}
+
+/** One walk over the sections; the rows and loop budgets are the pass's own. */
+async function walkSections(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, sources: Readonly<Record<string, RowSource>>, pass: Pass): Promise<SheetMeasure[]> {
   const limits = limitsOf(options.limits);
   const format = formatOptionsOf(schema);
-  const workbook = new ExcelJS.Workbook();
-  workbook.creator = 'Formwork';
-  workbook.created = new Date();
-  if (options.title) workbook.title = options.title;
-  const watermark = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || undefined;
-  if (watermark) workbook.subject = watermark;
-
   const rows = new RowBudget(limits.maxExcelRows);
   const budget = new LoopBudget(limits.maxLoopIterations);
-  const names = new Set<string>();
   const tableNames = new Set<string>();
-  for (const section of schema.sections) {
+  const measures: SheetMeasure[] = [];
+  for (const [i, section] of schema.sections.entries()) {
     const title = section.title ? interpolateText(section.title, data, format) : '';
-    const sheet = workbook.addWorksheet(sheetName(title || section.id, names), {
-      pageSetup: {
-        // OOXML paper codes; ExcelJS's const enum omits Letter (1) and A3 (8).
-        paperSize: ({ A4: 9, Letter: 1, Legal: 5, A3: 8, A5: 11 } as const)[schema.pageSize] as unknown as ExcelJS.PaperSize,
-        orientation: schema.orientation ?? 'portrait',
-        fitToPage: true,
-        fitToWidth: 1,
-        fitToHeight: 0,
-      },
-    });
-    sheet.headerFooter.oddHeader = headerFooterCode(schema.header, data, format, watermark);
-    sheet.headerFooter.oddFooter = headerFooterCode(schema.footer, data, format);
-    const writer = new SheetWriter(workbook, sheet, rows, format, tableNames);
+    const writer = new SheetWriter(pass.target(i), rows, format, tableNames);
     if (title) {
       writer.heading(title, 1);
       writer.blank();
     }
-    await writeComponents(section.components, { writer, ctx: { scope: data, format, budget }, imageAllowlist: options.imageAllowlist ?? [] });
-    writer.finish();
+    await writeComponents(section.components, { writer, ctx: { scope: data, format, budget }, imageAllowlist: options.imageAllowlist ?? [], sources });
+    measures.push(writer.finish());
   }
-  return Buffer.from(await workbook.xlsx.writeBuffer());
+  return measures;
+}
+
+function sheetOptions(schema: TemplateSchema): Partial<ExcelJS.AddWorksheetOptions> {
+  return {
+    pageSetup: {
+      // OOXML paper codes; ExcelJS's const enum omits Letter (1) and A3 (8).
+      paperSize: ({ A4: 9, Letter: 1, Legal: 5, A3: 8, A5: 11 } as const)[schema.pageSize] as unknown as ExcelJS.PaperSize,
+      orientation: schema.orientation ?? 'portrait',
+      fitToPage: true,
+      fitToWidth: 1,
+      fitToHeight: 0,
+    },
+  };
+}
+
+/** The workbook's sheets: names and print headers and footers, the same for both writers. */
+function sheetsOf(schema: TemplateSchema, data: ResolvedData, watermark: string | undefined) {
+  const format = formatOptionsOf(schema);
+  const names = new Set<string>();
+  return schema.sections.map((section) => {
+    const title = section.title ? interpolateText(section.title, data, format) : '';
+    return {
+      name: sheetName(title || section.id, names),
+      oddHeader: headerFooterCode(schema.header, data, format, watermark),
+      oddFooter: headerFooterCode(schema.footer, data, format),
+    };
+  });
+}
+
+function describe(workbook: { creator: string; created: Date; title: string; subject: string }, options: ExcelRenderOptions, watermark: string | undefined): void {
+  workbook.creator = 'Formwork';
+  workbook.created = new Date();
+  if (options.title) workbook.title = options.title;
+  if (watermark) workbook.subject = watermark;
+}
+
+/** Gives the zip and `out` a turn whenever `out` is full, so written XML never piles up in memory. */
+function drained(out: Writable): () => Promise<void> {
+  return async () => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (out.writableNeedDrain && !out.destroyed) await new Promise<void>((resolve) => out.once('drain', resolve).once('close', resolve));
+  };
+}
+
+/**
+ * Writes the workbook to `out` (ended when the workbook is complete) as it is built. `sources`
+ * stream the named top-level array variables (see canStreamVariable; the caller checked).
+ */
+export async function renderExcelTo(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, out: Writable, sources: Readonly<Record<string, RowSource>> = {}): Promise<void> {
+  const watermark = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || undefined;
+  const sheets = sheetsOf(schema, data, watermark);
+  if (hasPictures(schema)) {
+    const workbook = new ExcelJS.Workbook();
+    describe(workbook, options, watermark);
+    const targets = sheets.map((s): SheetTarget => {
+      const sheet = workbook.addWorksheet(s.name, sheetOptions(schema));
+      sheet.headerFooter.oddHeader = s.oddHeader;
+      sheet.headerFooter.oddFooter = s.oddFooter;
+      return { kind: 'memory', workbook, sheet };
+    });
+    await walkSections(schema, data, options, sources, { target: (i) => targets[i] });
+    out.end(Buffer.from(await workbook.xlsx.writeBuffer()));
+    return;
+  }
+  const measured = await walkSections(schema, data, options, sources, { target: () => ({ kind: 'measure' }) });
+  const book = streamWorkbook(out);
+  describe(book.workbook, options, watermark);
+  const turn = drained(out);
+  let open: ExcelJS.Worksheet | undefined;
+  await walkSections(schema, data, options, sources, {
+    target: (i) => {
+      // A sheet is complete when the next one starts (the streaming writer writes one at a time).
+      open?.commit();
+      open = book.addWorksheet(sheets[i].name, sheetOptions(schema));
+      open.headerFooter.oddHeader = sheets[i].oddHeader;
+      open.headerFooter.oddFooter = sheets[i].oddFooter;
+      return { kind: 'stream', book, sheet: open, measured: measured[i], turn };
+    },
+  });
+  open?.commit();
+  await book.workbook.commit();
+}
+
+/** The whole workbook as one buffer (documents: their variables are at hand). */
+export async function renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions = {}): Promise<Buffer> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise<void>((resolve, reject) => out.once('end', resolve).once('error', reject));
+  await renderExcelTo(schema, data, options, out);
+  await ended;
+  return Buffer.concat(chunks);
 }

@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { AppError, isErrorCode } from '../../domain/errors';
 import type { ResolvedData, TemplateSchema } from '../../domain/templates/template.types';
 import { threadFile } from '../threads';
-import type { ExcelRenderOptions } from './excel-renderer';
+import type { ExcelRenderOptions, RowSource } from './excel-renderer';
 import { pieces, type Piece } from './piecewise';
 
 /**
@@ -12,8 +12,21 @@ import { pieces, type Piece } from './piecewise';
  * process's event loop that would delay heartbeats, Temporal polls and HTTP answers for as long.
  */
 export interface ExcelRenderer {
-  renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions): Promise<Buffer>;
+  /** Aborting `signal` stops the build (its thread is ended) and rejects with the signal's reason. */
+  renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, signal?: AbortSignal): Promise<Buffer>;
+  /**
+   * Builds the workbook without holding it: its bytes go to `io.write` as they are made (the next
+   * part waits for the last write), and the tables over `io.sources`' variables read their rows a
+   * batch at a time (renderExcelTo). A failed write or source ends the build with that error.
+   */
+  streamExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, io: ExcelStreamIo, signal?: AbortSignal): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface ExcelStreamIo {
+  /** Top-level array variables whose elements are read in batches (see canStreamVariable). */
+  sources: Readonly<Record<string, RowSource>>;
+  write(chunk: Buffer): Promise<void>;
 }
 
 /** What one workbook needs; it reaches the thread in pieces (piecewise.ts). */
@@ -23,11 +36,25 @@ export interface ExcelThreadTask {
   options: ExcelRenderOptions;
 }
 
-/** What excel-thread.ts receives: the pieces of a task, then the word to build it. */
-export type ExcelThreadMessage = { id: number; kind: 'piece'; piece: Piece } | { id: number; kind: 'build' };
+/**
+ * What excel-thread.ts receives: the pieces of a task, then the word to build it (`stream`: the
+ * bytes come back in chunks, each acknowledged, and the named sources' rows are asked for a batch
+ * at a time, `null` after the last).
+ */
+export type ExcelThreadMessage =
+  | { id: number; kind: 'piece'; piece: Piece }
+  | { id: number; kind: 'build'; stream?: { sources: string[] } }
+  | { id: number; kind: 'rows'; cursor: number; rows: unknown[] | null }
+  | { id: number; kind: 'ack' };
+
+/** What a streaming build asks for while it runs: a source's next batch, the end of a pass, a written chunk. */
+export type ExcelThreadEvent =
+  | { id: number; kind: 'next'; cursor: number; source: string }
+  | { id: number; kind: 'close'; cursor: number }
+  | { id: number; kind: 'chunk'; bytes: ArrayBuffer };
 
 export type ExcelThreadReply =
-  | { id: number; ok: true; body: ArrayBuffer }
+  | { id: number; ok: true; body?: ArrayBuffer }
   | { id: number; ok: false; error: { code?: string; message: string; relatedInfo?: Record<string, unknown>; stack?: string } };
 
 export interface ExcelThreadsOptions {
@@ -38,7 +65,10 @@ export interface ExcelThreadsOptions {
 interface Task {
   id: number;
   input: ExcelThreadTask;
-  resolve(body: Buffer): void;
+  io?: ExcelStreamIo;
+  /** A streaming build's open passes over its sources. */
+  cursors: Map<number, AsyncIterator<unknown[]>>;
+  resolve(body: Buffer | undefined): void;
   reject(err: Error): void;
 }
 
@@ -64,11 +94,35 @@ export class ExcelThreads implements ExcelRenderer {
 
   constructor(private readonly options: ExcelThreadsOptions) {}
 
-  renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions): Promise<Buffer> {
+  renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, signal?: AbortSignal): Promise<Buffer> {
+    return this.run({ schema, data, options }, undefined, signal) as Promise<Buffer>;
+  }
+
+  async streamExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, io: ExcelStreamIo, signal?: AbortSignal): Promise<void> {
+    await this.run({ schema, data, options }, io, signal);
+  }
+
+  private run(input: ExcelThreadTask, io: ExcelStreamIo | undefined, signal?: AbortSignal): Promise<Buffer | undefined> {
     if (this.closed) return Promise.reject(new Error('The Excel threads are closed'));
-    return new Promise<Buffer>((resolve, reject) => {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<Buffer | undefined>((resolve, reject) => {
       const id = this.nextId++;
-      this.queue.push({ id, input: { schema, data, options }, resolve, reject });
+      const onAbort = () => this.abort(task, signal!.reason);
+      const done = () => {
+        signal?.removeEventListener('abort', onAbort);
+        for (const cursor of task.cursors.values()) void cursor.return?.().catch(() => undefined);
+        task.cursors.clear();
+      };
+      const task: Task = {
+        id,
+        input,
+        io,
+        cursors: new Map(),
+        resolve: (body) => (done(), resolve(body)),
+        reject: (err) => (done(), reject(err)),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(task);
       this.pump();
     });
   }
@@ -78,6 +132,22 @@ export class ExcelThreads implements ExcelRenderer {
     for (const task of this.queue.splice(0)) task.reject(new Error('The Excel threads were closed'));
     await Promise.all([...this.threads].map((t) => t.worker.terminate()));
     this.threads.clear();
+  }
+
+  /**
+   * A cancelled workbook: a queued one leaves the queue; one being built ends its thread, since
+   * ExcelJS cannot be interrupted (the thread is replaced on demand, like one that died).
+   */
+  private abort(task: Task, reason: unknown): void {
+    const queued = this.queue.indexOf(task);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    const thread = [...this.threads].find((t) => t.task === task);
+    if (thread) {
+      thread.task = undefined;
+      this.threads.delete(thread);
+      void thread.worker.terminate();
+    }
+    task.reject(reason as Error);
   }
 
   /** Hands queued workbooks to idle threads, starting threads up to the size. */
@@ -106,7 +176,8 @@ export class ExcelThreads implements ExcelRenderer {
         thread.worker.postMessage({ id: task.id, kind: 'piece', piece } satisfies ExcelThreadMessage);
         await nextTurn();
       }
-      if (thread.task === task) thread.worker.postMessage({ id: task.id, kind: 'build' } satisfies ExcelThreadMessage);
+      const stream = task.io ? { sources: Object.keys(task.io.sources) } : undefined;
+      if (thread.task === task) thread.worker.postMessage({ id: task.id, kind: 'build', stream } satisfies ExcelThreadMessage);
     } catch (err) {
       // Data a thread cannot receive (structured clone refused it): this workbook fails, the thread stays.
       if (thread.task !== task) return;
@@ -118,16 +189,51 @@ export class ExcelThreads implements ExcelRenderer {
     }
   }
 
+  /** Answers a streaming build: the next batch of a source, a pass ended early, a chunk written. */
+  private async serve(thread: Thread, task: Task, event: ExcelThreadEvent): Promise<void> {
+    const { io } = task;
+    if (!io) return;
+    try {
+      if (event.kind === 'chunk') {
+        await io.write(Buffer.from(event.bytes));
+        if (thread.task === task) thread.worker.postMessage({ id: task.id, kind: 'ack' } satisfies ExcelThreadMessage);
+        return;
+      }
+      if (event.kind === 'close') {
+        const cursor = task.cursors.get(event.cursor);
+        task.cursors.delete(event.cursor);
+        await cursor?.return?.();
+        return;
+      }
+      let cursor = task.cursors.get(event.cursor);
+      if (!cursor) {
+        if (!Object.prototype.hasOwnProperty.call(io.sources, event.source)) throw new Error(`Excel source ${event.source} is not one of this build's`);
+        cursor = io.sources[event.source]()[Symbol.asyncIterator]();
+        task.cursors.set(event.cursor, cursor);
+      }
+      const next = await cursor.next();
+      if (next.done) task.cursors.delete(event.cursor);
+      if (thread.task === task) thread.worker.postMessage({ id: task.id, kind: 'rows', cursor: event.cursor, rows: next.done ? null : next.value } satisfies ExcelThreadMessage);
+    } catch (err) {
+      // A source that fails (a damaged stored result) or storage that refuses a chunk ends the build.
+      if (thread.task === task) this.abort(task, err);
+    }
+  }
+
   private spawn(): Thread {
     const worker = new Worker(this.file);
     const thread: Thread = { worker };
     this.threads.add(thread);
-    worker.on('message', (reply: ExcelThreadReply) => {
+    worker.on('message', (reply: ExcelThreadReply | ExcelThreadEvent) => {
       const task = thread.task;
       if (!task || task.id !== reply.id) return;
+      if ('kind' in reply) {
+        void this.serve(thread, task, reply);
+        return;
+      }
       thread.task = undefined;
       worker.unref();
-      if (reply.ok) task.resolve(Buffer.from(reply.body));
+      if (reply.ok) task.resolve(reply.body ? Buffer.from(reply.body) : undefined);
       else task.reject(rebuildError(reply.error));
       this.pump();
     });

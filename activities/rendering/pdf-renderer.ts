@@ -9,6 +9,8 @@ export interface PdfRenderResult {
 export interface PdfRenderOptions {
   /** More pages than this fails the render with ERR_LIMIT_001. */
   maxPages: number;
+  /** Aborting it stops the render (its page is closed) and rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface PdfRenderer {

@@ -3,6 +3,7 @@ import { limitsOf } from '../../domain/templates/build-html';
 import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
 import type { Evaluator } from '../../domain/evaluation';
 import { resolveVariables } from '../../domain/templates/variables';
+import type { RowSource } from './excel-renderer';
 import { sharedExcelThreads, type ExcelRenderer } from './excel-threads';
 import type { PdfRenderer } from './pdf-renderer';
 
@@ -35,6 +36,8 @@ export interface RenderDocumentInput {
   watermark?: boolean;
   /** Document title metadata (e.g. the requested filename). */
   title?: string;
+  /** Aborting it stops the render where it is (Chromium page closed, Excel thread ended). */
+  signal?: AbortSignal;
 }
 
 export interface RenderedDocument {
@@ -56,15 +59,54 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
     deps.evaluator.calculate({ tenant: input.tenant, calculated, scope }),
   );
   const { schema } = input.template;
+  const { signal } = input;
+  signal?.throwIfAborted();
   if (input.format === 'excel') {
     const excel = deps.excelRenderer ?? sharedExcelThreads();
-    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
+    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title }, signal);
     return { body: withinOutputLimit(body, limits.maxOutputBytes), contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
   }
   // Built in the evaluation workers: tenant loops and text decide how much HTML this is.
   const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
-  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages });
+  signal?.throwIfAborted();
+  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal });
   return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
+}
+
+export interface StreamExcelInput extends Omit<RenderDocumentInput, 'format'> {
+  /**
+   * Top-level array variables whose elements are read in batches instead of held (a report's
+   * stored rows). The caller checked each with canStreamVariable and gives it as an empty array in
+   * `variables` (declared variables are still checked; no calculated variable may read it).
+   */
+  sources: Readonly<Record<string, RowSource>>;
+}
+
+/**
+ * A workbook written to `write` as it is built, never whole in memory (report outputs of any
+ * size). RENDER_OUTPUT_MAX_BYTES stops it with ERR_LIMIT_011 as soon as the bytes pass it; the
+ * caller discards what it stored. Answers the workbook's size.
+ */
+export async function streamExcelDocument(deps: RenderDeps, input: StreamExcelInput, write: (chunk: Buffer) => Promise<void>): Promise<{ bytes: number }> {
+  const limits = limitsOf(deps.limits);
+  const data = await resolveVariables(input.template, input.variables ?? {}, (calculated, scope) =>
+    deps.evaluator.calculate({ tenant: input.tenant, calculated, scope }),
+  );
+  input.signal?.throwIfAborted();
+  const excel = deps.excelRenderer ?? sharedExcelThreads();
+  let bytes = 0;
+  const io = {
+    sources: input.sources,
+    async write(chunk: Buffer) {
+      bytes += chunk.length;
+      if (bytes > limits.maxOutputBytes) {
+        throw new AppError('ERR_LIMIT_011', `Rendered document is over the limit of ${limits.maxOutputBytes} bytes`, { limit: limits.maxOutputBytes, size: bytes });
+      }
+      await write(chunk);
+    },
+  };
+  await excel.streamExcel(input.template.schema, data, { limits, imageAllowlist: deps.imageAllowlist ?? [], watermark: input.watermark, title: input.title }, io, input.signal);
+  return { bytes };
 }
 
 /**

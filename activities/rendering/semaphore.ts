@@ -15,12 +15,26 @@ export class Semaphore {
     return this.waiters.length;
   }
 
-  async acquire(): Promise<void> {
+  /** Waits for a permit; an abort while waiting leaves the queue and rejects with the signal's reason. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
     if (this.available > 0) {
       this.available -= 1;
       return;
     }
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
+    await new Promise<void>((resolve, reject) => {
+      const waiter = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        reject(signal!.reason as Error);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
+    });
   }
 
   release(): void {
@@ -30,8 +44,8 @@ export class Semaphore {
     else this.available += 1;
   }
 
-  async with<T>(fn: () => Promise<T>): Promise<T> {
-    await this.acquire();
+  async with<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
     try {
       return await fn();
     } finally {

@@ -26,7 +26,7 @@ import { NdjsonWriter } from './ndjson-sink';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 const DISCOVERY_TIMEOUT_MS = 30_000;
-const BATCH_ROWS = 500;
+const BATCH_ROWS = 2_000;
 
 /** OIDs whose text is kept as the server sends it: `date` and `timestamp` carry no zone to convert. */
 const DATE_OID = 1082;

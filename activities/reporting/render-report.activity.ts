@@ -7,12 +7,14 @@ import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
-import { bindDatasets, rowsNeeded, type DatasetRows, type ResultRow } from '../../domain/reporting/bind-datasets';
+import { bindDatasets, numberConverter, rowsNeeded, type DatasetRows, type ResultRow } from '../../domain/reporting/bind-datasets';
 import { csvFormatter } from '../../domain/reporting/csv';
 import { renderFilename, sanitizeFilename } from '../../domain/reporting/filename-pattern';
 import type { Evaluator } from '../../domain/evaluation';
-import type { RenderLimits } from '../../domain/templates/template.types';
-import { CONTENT_TYPES, renderDocument } from '../rendering/render-document';
+import type { RenderLimits, TemplateDefinition, TemplateVariable } from '../../domain/templates/template.types';
+import { resolveArrayElement } from '../../domain/templates/variables';
+import { canStreamVariable, type RowSource } from '../rendering/excel-renderer';
+import { CONTENT_TYPES, renderDocument, streamExcelDocument } from '../rendering/render-document';
 import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
@@ -82,10 +84,35 @@ type InputDataset = RenderReportInput['datasets'][number];
 
 const DEFAULT_RESULT_MAX_BYTES = 50 * 1024 * 1024;
 const HEARTBEAT_MS = 2000;
+/** CSV text gathered before one write to storage. */
+const CSV_CHUNK = 64 * 1024;
 const RUN_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 const MAX_STEM = 120;
 const EXTENSIONS = { pdf: 'pdf', excel: 'xlsx', csv: 'csv' } as const;
+/** Stored rows per batch a streamed Excel table asks for (one structured clone to its thread: a few ms). */
+const SOURCE_BATCH = 2_000;
+
+/**
+ * The `rows` datasets an Excel output can stream from storage instead of holding (variable →
+ * dataset): the template calculates nothing (a calculated variable may read any rows), no constant
+ * shadows the variable, it is declared as an array if at all, and only section-level tables name
+ * it (canStreamVariable). The others are read into memory as before.
+ */
+function streamableDatasets(definition: PinnedDefinition, template: TemplateDefinition): Map<string, PinnedDefinition['datasets'][number]> {
+  const out = new Map<string, PinnedDefinition['datasets'][number]>();
+  if ((template.calculatedVariables ?? []).length > 0) return out;
+  const bound = definition.datasets.map((d) => d.bindTo ?? d.name);
+  for (const d of definition.datasets) {
+    const variable = d.bindTo ?? d.name;
+    if (d.shape !== 'rows' || bound.filter((b) => b === variable).length > 1) continue;
+    if (template.constants && Object.prototype.hasOwnProperty.call(template.constants, variable)) continue;
+    const declared = (template.variables ?? []).find((v) => v.name === variable);
+    if (declared && declared.type !== 'array') continue;
+    if (canStreamVariable(template.schema, variable)) out.set(variable, d);
+  }
+  return out;
+}
 
 /** The output folder of a run. */
 const outputKey = (projectId: string, runId: string, filename: string) => `reporting/${projectId}/runs/${runId}/outputs/${filename}`;
@@ -147,6 +174,29 @@ function csvDatasets(definition: PinnedDefinition): string[] {
   return all.filter((n) => named.has(n));
 }
 
+/**
+ * A dataset's stored rows as a streamed table's source (renderExcelTo's RowSource): exact numbers
+ * converted and the variable's declared item types applied per element, as bindDatasets and the
+ * template's variable checks would for the whole array.
+ */
+export function storedRowSource(storage: ArtefactStorage, result: Pick<InputDataset, 'key' | 'columns'>, declared: TemplateVariable | undefined, maxBytes: number): RowSource {
+  return async function* rows() {
+    const convert = numberConverter(result.columns);
+    let batch: unknown[] = [];
+    let index = 0;
+    for await (const row of storedRows(storage, result.key, { maxBytes })) {
+      const element = convert(row);
+      batch.push(declared ? resolveArrayElement(declared, element, index) : element);
+      index += 1;
+      if (batch.length === SOURCE_BATCH) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  };
+}
+
 export function createReportRenderActivities(deps: ReportRenderDeps) {
   const maxBytes = deps.resultMaxBytes ?? DEFAULT_RESULT_MAX_BYTES;
 
@@ -173,13 +223,14 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
     return found;
   }
 
-  /** Every dataset's rows, as many as its shape needs. */
-  async function readDatasets(input: RenderReportInput, definition: PinnedDefinition, beat: () => void): Promise<DatasetRows[]> {
+  /** Every dataset's rows, as many as its shape needs (none for those in `skip`: they are streamed). */
+  async function readDatasets(input: RenderReportInput, definition: PinnedDefinition, beat: () => void, skip: ReadonlySet<string> = new Set()): Promise<DatasetRows[]> {
     const out: DatasetRows[] = [];
     for (const d of definition.datasets) {
       const result = resultOf(input, d.name);
       const rows: ResultRow[] = [];
-      for await (const row of storedRows(deps.storage, result.key, { maxBytes, limit: rowsNeeded(d.shape) })) {
+      const limit = skip.has(d.name) ? 0 : rowsNeeded(d.shape);
+      for await (const row of storedRows(deps.storage, result.key, { maxBytes, limit })) {
         rows.push(row);
         if (rows.length % 10_000 === 0) beat();
       }
@@ -188,38 +239,55 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
     return out;
   }
 
-  /** One csv file streamed into storage; the file is never whole in memory. */
-  async function writeCsv(result: InputDataset, key: string, ctx: ReturnType<typeof activityContext>): Promise<{ bytes: number; rowCount: number }> {
+  /**
+   * One file streamed into storage as `produce` writes it (with back-pressure); the file is never
+   * whole in memory. A failure destroys the upload, so nothing is stored under the key.
+   */
+  async function storeStream(key: string, contentType: string, produce: (write: (chunk: Buffer) => Promise<void>) => Promise<void>): Promise<number> {
     const out = new PassThrough();
     // Storage may attach its listeners later (after creating its file): an error destroyed into the stream must not go unhandled.
     out.on('error', () => undefined);
-    const stored = deps.storage.put(key, out, CSV_CONTENT_TYPE);
+    const stored = deps.storage.put(key, out, contentType);
     stored.catch(() => undefined); // awaited below; a failure also ends the writes
+    const ended = stored.then(() => Promise.reject(new Error(`Storage ended before the file ${key}`)));
+    ended.catch(() => undefined);
     let bytes = 0;
-    let rowCount = 0;
-    const write = async (text: string) => {
-      if (text === '') return;
-      const chunk = Buffer.from(text, 'utf8');
+    const write = async (chunk: Buffer) => {
+      if (chunk.length === 0) return;
       bytes += chunk.length;
       if (out.write(chunk)) return;
-      await Promise.race([once(out, 'drain'), stored.then(() => Promise.reject(new Error('CSV storage ended before the file')))]);
+      await Promise.race([once(out, 'drain'), ended]);
     };
     try {
-      const format = csvFormatter(result.columns);
-      await write(format.header());
-      for await (const row of storedRows(deps.storage, result.key, { maxBytes })) {
-        if (ctx.signal?.aborted) throw ctx.signal.reason;
-        await write(format.row(row));
-        if (++rowCount % 5_000 === 0) ctx.heartbeat();
-      }
+      await produce(write);
       out.end();
       await stored;
-      return { bytes, rowCount };
+      return bytes;
     } catch (err) {
       out.destroy(err instanceof Error ? err : new Error(String(err)));
       await stored.catch(() => undefined);
       throw err;
     }
+  }
+
+  /** CSV text of the stored rows, gathered into chunks of about CSV_CHUNK bytes (one write per chunk, not per row). */
+  async function writeCsv(result: InputDataset, key: string, ctx: ReturnType<typeof activityContext>): Promise<{ bytes: number; rowCount: number }> {
+    let rowCount = 0;
+    const bytes = await storeStream(key, CSV_CONTENT_TYPE, async (write) => {
+      const format = csvFormatter(result.columns);
+      let text = format.header();
+      for await (const row of storedRows(deps.storage, result.key, { maxBytes })) {
+        if (ctx.signal?.aborted) throw ctx.signal.reason;
+        text += format.row(row);
+        if (text.length >= CSV_CHUNK) {
+          await write(Buffer.from(text, 'utf8'));
+          text = '';
+        }
+        if (++rowCount % 5_000 === 0) ctx.heartbeat();
+      }
+      await write(Buffer.from(text, 'utf8'));
+    });
+    return { bytes, rowCount };
   }
 
   return {
@@ -250,16 +318,37 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
         const documents = formats.filter((f): f is 'pdf' | 'excel' => f !== 'csv');
         if (documents.length > 0) {
           const template = await loadTemplate(definition);
-          const datasets = await readDatasets(input, definition, ctx.heartbeat);
           const declared = (template.definition.variables ?? []).map((v) => v.name);
-          const variables = bindDatasets(datasets, input.parameters, declared);
+          const limits = { ...deps.limits, maxLoopIterations: Math.max(deps.limits.maxLoopIterations, deps.maxRows ?? 0) };
+          const streamed = documents.includes('excel') ? streamableDatasets(definition, template.definition) : new Map<string, never>();
+          let held: Record<string, unknown> | undefined;
           for (const format of documents) {
-            const doc = await renderDocument(
-              { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: { ...deps.limits, maxLoopIterations: Math.max(deps.limits.maxLoopIterations, deps.maxRows ?? 0) }, imageAllowlist: deps.imageAllowlist },
-              { tenant: input.projectId, template: template.definition, variables, format, watermark: input.watermark, title: stem },
-            );
             const filename = name(stem, EXTENSIONS[format]);
             const key = outputKey(input.projectId, input.runId, filename);
+            if (format === 'excel' && streamed.size > 0) {
+              // Rows stream from storage into the workbook and the workbook into storage: neither is held.
+              const names = new Set([...streamed.values()].map((d) => d.name));
+              const variables = bindDatasets(await readDatasets(input, definition, ctx.heartbeat, names), input.parameters, declared);
+              const sources = Object.fromEntries(
+                [...streamed].map(([variable, d]) => [variable, storedRowSource(deps.storage, resultOf(input, d.name), (template.definition.variables ?? []).find((v) => v.name === variable), maxBytes)]),
+              );
+              const bytes = await storeStream(key, CONTENT_TYPES.xlsx, async (write) => {
+                await streamExcelDocument(
+                  { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist },
+                  { tenant: input.projectId, template: template.definition, variables, sources, watermark: input.watermark, title: stem, signal: ctx.signal },
+                  write,
+                );
+              });
+              outputs.push({ format, filename, key, contentType: CONTENT_TYPES.xlsx, bytes });
+              ctx.heartbeat();
+              continue;
+            }
+            held ??= bindDatasets(await readDatasets(input, definition, ctx.heartbeat), input.parameters, declared);
+            const doc = await renderDocument(
+              { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist },
+              // A cancelled run's render stops where it is (its Chromium page closes, its Excel thread ends).
+              { tenant: input.projectId, template: template.definition, variables: held, format, watermark: input.watermark, title: stem, signal: ctx.signal },
+            );
             await deps.storage.put(key, doc.body, doc.contentType);
             outputs.push({ format, filename, key, contentType: format === 'pdf' ? CONTENT_TYPES.pdf : CONTENT_TYPES.xlsx, bytes: doc.body.length, ...(doc.pageCount === undefined ? {} : { pageCount: doc.pageCount }) });
             ctx.heartbeat();

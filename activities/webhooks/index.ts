@@ -19,7 +19,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   return {
     attemptDelivery: createAttemptDeliveryActivity({ db: deps.db, webhookGuard }),
     abandonWebhookDelivery: createAbandonDeliveryActivity(deps),
-    /** Creates (idempotently) the deliveries of one event; returns their ids for dispatchDeliveries. */
+    /** Creates (idempotently) the deliveries of one event; returns their ids for deliverDocumentEvent or dispatchDeliveries. */
     async prepareEventDeliveries(input: PrepareDeliveriesInput): Promise<string[]> {
       return prepareEventDeliveries(deps.db, input);
     },

@@ -9,7 +9,6 @@ import { jobDownloadLink } from '../../domain/documents/document-events';
 import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
 import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
-import { startDocumentBatch } from '../../platform/workflow-starts';
 import { checkVariables, newJob, publishedTemplateFor, reserve, type Caller, type DocumentDeps } from './documents.service';
 
 export interface BatchInput {
@@ -24,8 +23,8 @@ const INSERT_CHUNK = 500;
 
 /**
  * Accepts a batch: every document is checked first (nothing is accepted if one is invalid), the
- * whole batch is paid for at once, the batch and its jobs are written in one transaction, and one
- * workflow (id = batch id) renders them.
+ * whole batch is paid for at once, the batch (marked `workflow_pending`) and its jobs are written in
+ * one transaction, and one workflow (id = batch id), started after commit, renders them.
  */
 export interface AcceptedBatch {
   batch: DocumentBatchEntity;
@@ -52,6 +51,8 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
     apiKeyId: caller.apiKeyId ?? null,
     createdAt: new Date(),
     completedAt: null,
+    workflowPending: true,
+    workflowStartedAt: null,
   });
   const accepted: AcceptedBatch = { batch, counts: { completedJobs: 0, failedJobs: 0, cancelledJobs: 0, openJobs: docs.length } };
   await deps.db.transaction(async (m) => {
@@ -63,17 +64,9 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
     for (let i = 0; i < jobs.length; i += INSERT_CHUNK) await insertJobs(m, jobs.slice(i, i + INSERT_CHUNK));
     await inTransaction?.(m, accepted);
   });
-  await startBatchWorkflow(deps, batch);
+  // Off the request path, through the outbox (platform/workflow-outbox.ts): a worker's sweep starts a batch this process could not.
+  deps.outbox.start({ kind: 'documentBatch', id: batch.id, projectId: batch.projectId });
   return accepted;
-}
-
-/** For the API: a batch whose start failed stays `processing` and the maintenance schedule starts it. */
-async function startBatchWorkflow(deps: DocumentDeps, batch: Pick<DocumentBatchEntity, 'id' | 'projectId'>): Promise<void> {
-  try {
-    await startDocumentBatch(deps, batch);
-  } catch (err) {
-    deps.logger.warn('batch workflow not started; the maintenance schedule will start it', { batchId: batch.id, err });
-  }
 }
 
 export async function getBatch(deps: DocumentDeps, projectId: string, batchId: string) {

@@ -1,4 +1,5 @@
 import { noContent, ok, operationTable, type Operation } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as schema from './documents.schema';
 
 /**
@@ -17,13 +18,13 @@ export function documentOperations(batchMaxDocuments: number): Operation[] {
         request: { body: schema.generateSchema, example: { templateId: 'invoice', format: 'pdf', variables: { customer: 'Ada', total: 42 }, filename: 'invoice-17' } },
         responses: { 201: { ...ok('The job, queued', accepted, { jobId: '9b2e…', status: 'queued', statusUrl: 'https://formwork.example/api/documents/jobs/9b2e…', estimatedWaitSeconds: 2 }), headers: { Location: 'The job\'s status URL' } } },
       }),
-      op('post', `${prefix}/generate/batch`, 'Generate many documents in one batch', { security: 'project', idempotent: true, request: { body: schema.batchSchema(batchMaxDocuments) }, responses: { 201: { ...ok('The batch, queued'), headers: { Location: 'The batch\'s status URL' } } } }),
-      op('get', `${prefix}/batches/:batchId`, 'Status of a batch and its documents', { security: 'project', request: { params: { batchId: 'The batch id' } }, responses: { 200: ok('The batch') } }),
-      op('get', `${prefix}/jobs`, 'List document jobs', { security: 'project', request: { query: schema.listJobsSchema }, responses: { 200: ok('`{ jobs, total, offset, limit }`') } }),
+      op('post', `${prefix}/generate/batch`, 'Generate many documents in one batch', { security: 'project', idempotent: true, request: { body: schema.batchSchema(batchMaxDocuments) }, responses: { 201: { ...ok('The batch, queued', resource('AcceptedDocumentBatch')), headers: { Location: 'The batch\'s status URL' } } } }),
+      op('get', `${prefix}/batches/:batchId`, 'Status of a batch and its documents', { security: 'project', request: { params: { batchId: 'The batch id' } }, responses: { 200: ok('The batch', resource('DocumentBatch')) } }),
+      op('get', `${prefix}/jobs`, 'List document jobs', { security: 'project', request: { query: schema.listJobsSchema }, responses: { 200: ok('A page of jobs', resource('DocumentJobList')) } }),
       op('get', `${prefix}/jobs/export`, 'Export document jobs (CSV or JSON)', { security: 'project', request: { query: schema.exportJobsSchema }, responses: { 200: { description: 'The export file', contentType: 'text/csv', schema: { type: 'string' } } } }),
       op('delete', `${prefix}/jobs/bulk`, 'Delete many jobs', { security: 'project', request: { body: schema.jobIdsSchema }, responses: { 200: ok('How many were deleted') } }),
-      op('post', `${prefix}/jobs/bulk/retry`, 'Queue many failed jobs again', { security: 'project', idempotent: true, request: { body: schema.jobIdsSchema }, responses: { 200: ok('How many were queued') } }),
-      op('get', `${prefix}/jobs/:jobId`, 'Status of a job (with a download link once done)', { security: 'project', request: { params: jobId }, responses: { 200: ok('The job') } }),
+      op('post', `${prefix}/jobs/bulk/retry`, 'Queue many failed jobs again', { security: 'project', request: { body: schema.jobIdsSchema }, responses: { 200: ok('How many were queued') } }),
+      op('get', `${prefix}/jobs/:jobId`, 'Status of a job (with a download link once done)', { security: 'project', request: { params: jobId }, responses: { 200: ok('The job', resource('DocumentJob')) } }),
       op('post', `${prefix}/jobs/:jobId/retry`, 'Retry a failed job as a new job', { security: 'project', idempotent: true, request: { params: jobId }, responses: { 201: ok('The new job', accepted) } }),
       op('post', `${prefix}/jobs/:jobId/cancel`, 'Cancel a queued or running job', { security: 'project', request: { params: jobId }, responses: { 200: ok('Cancelled') } }),
       op('delete', `${prefix}/jobs/:jobId`, 'Delete a job and its file', { security: 'project', request: { params: jobId }, responses: { 204: noContent } }),

@@ -11,9 +11,8 @@ import type { Billing, DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import { applyVariableInput } from '../../domain/templates/variables';
 import type { Services } from '../../platform/services';
-import { startDocumentJob } from '../../platform/workflow-starts';
 
-export type DocumentDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'storage' | 'config' | 'logger'>;
+export type DocumentDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'storage' | 'config' | 'logger' | 'outbox'>;
 
 /** Who asks: the project, and the API key or user behind the call. */
 export interface Caller {
@@ -96,6 +95,9 @@ export function newJob(caller: Caller, published: PublishedTemplate, fields: Par
     createdAt: new Date(),
     startedAt: null,
     completedAt: null,
+    // A single job's own workflow is started through the outbox (startJobWorkflow); a batch's jobs run in the batch's.
+    workflowPending: !fields.batchId,
+    workflowStartedAt: null,
     ...fields,
   });
 }
@@ -107,7 +109,8 @@ export interface Generated {
 
 /**
  * Accepts one document. `inTransaction` runs inside the transaction that inserts the job (the
- * Idempotency-Key's answer is stored there, docs/idempotency.md); the workflow starts after commit.
+ * Idempotency-Key's answer is stored there, docs/idempotency.md). The job is inserted with
+ * `workflow_pending` and its workflow started after commit, in the background: the 202 never waits for Temporal.
  */
 export async function generate(deps: DocumentDeps, caller: Caller, input: GenerateInput, inTransaction?: (m: EntityManager, created: Generated) => Promise<void>): Promise<Generated> {
   const metadata = checkMetadata(input.metadata);
@@ -122,20 +125,17 @@ export async function generate(deps: DocumentDeps, caller: Caller, input: Genera
     await inTransaction(m, answer);
     return answer;
   });
-  await startJobWorkflow(deps, created.job);
+  startJobWorkflow(deps, created.job);
   return { job: created.job, estimatedWaitSeconds: created.estimatedWaitSeconds ?? (await estimateWait(deps, deps.db, created.job)) };
 }
 
 /**
- * Starts a job's workflow for the API. If Temporal cannot be reached the accepted job is not
- * lost: it stays queued and the maintenance schedule starts it (restartStrandedWork).
+ * Starts a committed job's workflow in the background (platform/workflow-outbox.ts): retried a
+ * few times, and if Temporal stays unreachable (or this process dies first) the job stays
+ * `workflow_pending` and a worker's sweep starts it.
  */
-export async function startJobWorkflow(deps: DocumentDeps, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): Promise<void> {
-  try {
-    await startDocumentJob(deps, job);
-  } catch (err) {
-    deps.logger.warn('job workflow not started; the maintenance schedule will start it', { jobId: job.id, err });
-  }
+export function startJobWorkflow(deps: Pick<DocumentDeps, 'outbox'>, job: Pick<DocumentJobEntity, 'id' | 'projectId'>): void {
+  deps.outbox.start({ kind: 'documentJob', id: job.id, projectId: job.projectId });
 }
 
 /** From the open jobs ahead and the recent average render time. */

@@ -111,7 +111,7 @@ export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string
     await inTransaction?.(m, row);
     return row;
   });
-  await startJobWorkflow(deps, job);
+  startJobWorkflow(deps, job);
   return job;
 }
 

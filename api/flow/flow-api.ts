@@ -3,8 +3,6 @@ import type { Middleware } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
-import { createFlowRunStarter, type FlowRunStarter } from '../../platform/flow-run-starter';
-import { flowRunWorkflowInput } from '../../platform/workflow-starts';
 import type { Services } from '../../platform/services';
 import { requireProject, type ProjectRequirement } from '../middleware/guards';
 import { createLimiterFactory } from '../rate-limits';
@@ -17,7 +15,7 @@ import type { SubmissionDeps } from './submissions.service';
 
 /**
  * The Flow API's shared parts, built once per app: the compiled-gate cache, per-gate rate
- * limiters, the run-workflow starter, and the access rule of every Flow route.
+ * limiters, and the access rule of every Flow route.
  *
  * Access: any active API key of the workspace reads gates and runs and submits (spec: Flow takes
  * API keys, scoped to the key's project); changing a gate's configuration (create, update,
@@ -47,10 +45,8 @@ export interface FlowApiDeps {
 
 export interface FlowApi {
   routers: Router[];
-  starter: FlowRunStarter;
   /** What the Flow routes are built from; the MCP tools (api/mcp/) call the same services with it. */
   deps: FlowApiDeps;
-  stop(): void;
 }
 
 export function createFlowApi(services: Services): FlowApi {
@@ -62,19 +58,12 @@ export function createFlowApi(services: Services): FlowApi {
     if (!limiter) limiters.set(points, (limiter = makeLimiter(`flow-gate-${points}`, points, 60)));
     return limiter;
   };
-  const starter = createFlowRunStarter({
-    db,
-    temporal: services.temporal,
-    taskQueue: services.taskQueues.main,
-    logger: services.logger,
-    workflowInput: flowRunWorkflowInput(services),
-  });
   const deps: FlowApiDeps = {
     db,
     publicUrl: config.publicUrl,
     storage: services.storage,
     downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
-    submissions: { db, evaluator: services.evaluator, gateLimiter, starter },
+    submissions: { db, evaluator: services.evaluator, gateLimiter, outbox: services.outbox },
     read: requireProject(db, FLOW_ACCESS.read) as Middleware,
     write: requireProject(db, FLOW_ACCESS.write) as Middleware,
     manage: requireProject(db, FLOW_ACCESS.manage) as Middleware,
@@ -87,8 +76,6 @@ export function createFlowApi(services: Services): FlowApi {
       analyticsRoutes(deps),
       deliveryRoutes(deps, { db, temporal: services.temporal, taskQueues: services.taskQueues, retryDelaysMs: config.webhooks.retryDelaysMs }),
     ],
-    starter,
     deps,
-    stop: () => starter.stop(),
   };
 }

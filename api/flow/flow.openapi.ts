@@ -1,4 +1,5 @@
-import { html, noContent, ok, operationTable, pageOf, redirect, type JsonSchema } from '../openapi/operation';
+import { html, noContent, ok, operationTable, pageOf, redirect } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as analytics from './analytics.schema';
 import * as approvals from './approvals.schema';
 import * as gates from './gates.schema';
@@ -10,20 +11,14 @@ import * as runs from './runs.schema';
  * configuration needs `manage_gates`.
  */
 const gateId = { id: 'The gate id, short id or slug' };
-const run: JsonSchema = {
-  type: 'object',
-  required: ['id', 'status'],
-  properties: { id: { type: 'string', format: 'uuid' }, status: { type: 'string' }, source: { type: 'string', enum: ['rest', 'mcp'] } },
-  additionalProperties: true,
-};
 
 const gateOperations = operationTable('Flow gates', (op) => [
-  op('post', '/api/flow/gates', 'Create a gate', { security: 'project', idempotent: true, request: { body: gates.createGateSchema }, responses: { 201: ok('The gate') } }),
-  op('get', '/api/flow/gates', 'List gates', { security: 'project', request: { query: gates.listGatesSchema }, responses: { 200: ok('A page of gates', pageOf()) } }),
-  op('get', '/api/flow/gates/:id', 'Get a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('The gate') } }),
-  op('put', '/api/flow/gates/:id', 'Update a gate', { security: 'project', request: { params: gateId, body: gates.updateGateSchema }, responses: { 200: ok('The gate') } }),
+  op('post', '/api/flow/gates', 'Create a gate', { security: 'project', idempotent: true, request: { body: gates.createGateSchema }, responses: { 201: ok('The gate', resource('Gate')) } }),
+  op('get', '/api/flow/gates', 'List gates', { security: 'project', request: { query: gates.listGatesSchema }, responses: { 200: ok('A page of gates', pageOf(resource('Gate'))) } }),
+  op('get', '/api/flow/gates/:id', 'Get a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('The gate', resource('Gate')) } }),
+  op('put', '/api/flow/gates/:id', 'Update a gate', { security: 'project', request: { params: gateId, body: gates.updateGateSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
   op('delete', '/api/flow/gates/:id', 'Delete a gate', { security: 'project', request: { params: gateId }, responses: { 204: noContent } }),
-  op('put', '/api/flow/gates/:id/schema', 'Replace the gate\'s payload schema (a new version)', { security: 'project', request: { params: gateId, body: gates.putSchemaSchema }, responses: { 200: ok('The gate') } }),
+  op('put', '/api/flow/gates/:id/schema', 'Replace the gate\'s payload schema (a new version)', { security: 'project', request: { params: gateId, body: gates.putSchemaSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
   op('post', '/api/flow/gates/:id/import-schema', 'Take the payload schema from a template\'s variables', { security: 'project', request: { params: gateId, body: gates.importSchemaSchema }, responses: { 200: ok('The gate') } }),
   op('get', '/api/flow/gates/:id/versions', 'Schema versions of a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('`{ data: [...] }`') } }),
   op('post', '/api/flow/gates/:id/test', 'Check a payload against the gate without recording anything', {
@@ -42,14 +37,14 @@ const gateOperations = operationTable('Flow gates', (op) => [
     security: 'project',
     idempotent: true,
     request: { params: { gateId: 'The gate id, short id or slug' }, body: runs.submitRunSchema, example: { payload: { customer: 'Ada', amount: 42 }, metadata: { orderId: 'A-17' } } },
-    responses: { 201: { ...ok('The run', run), headers: { Location: 'The run\'s URL' } } },
+    responses: { 201: { ...ok('The run', resource('FlowRun')), headers: { Location: 'The run\'s URL' } } },
   }),
 ]);
 
 const runOperations = operationTable('Flow runs', (op) => [
-  op('get', '/api/flow/runs', 'List runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(run)) } }),
-  op('get', '/api/flow/gates/:gateId/runs', 'List the runs of a gate', { security: 'project', request: { params: { gateId: 'The gate id, short id or slug' }, query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(run)) } }),
-  op('get', '/api/flow/runs/:id', 'Get a run', { security: 'project', request: { params: { id: 'The run id' } }, responses: { 200: ok('The run', run) } }),
+  op('get', '/api/flow/runs', 'List runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(resource('FlowRunSummary'))) } }),
+  op('get', '/api/flow/gates/:gateId/runs', 'List the runs of a gate', { security: 'project', request: { params: { gateId: 'The gate id, short id or slug' }, query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(resource('FlowRunSummary'))) } }),
+  op('get', '/api/flow/runs/:id', 'Get a run', { security: 'project', request: { params: { id: 'The run id' } }, responses: { 200: ok('The run', resource('FlowRun')) } }),
   op('get', '/api/flow/runs/:id/deliveries', 'Deliveries of a run', { security: 'project', request: { params: { id: 'The run id' } }, responses: { 200: ok('The deliveries') } }),
   op('post', '/api/flow/deliveries/:id/retry', 'Deliver again', { security: 'project', request: { params: { id: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
 ]);

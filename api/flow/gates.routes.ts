@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { GateEntity } from '../../db/flow/gate.entity';
 import type { Scope } from '../middleware/guards';
-import { idempotent } from '../middleware/idempotency';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
@@ -21,13 +22,14 @@ export function gateRoutes(deps: FlowApiDeps): Router {
   const router = new Router({ prefix: '/api/flow/gates' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
-  // Idempotency-Key: the answer is stored after the route answered (docs/idempotency.md).
+  // Idempotency-Key: the answer is stored in the transaction that inserts the gate (docs/idempotency.md).
   router.post('/', manage, idempotent(deps), async (ctx) => {
     const input = validate(schema.createGateSchema, ctx.request.body);
     // Approvers are e-mailed by the gate's runs: only a verified account may name them.
     if (input.approvalConfig?.approvers?.length) await requireVerifiedSender(deps.db, ctx.state.scope as Scope, 'naming approvers who will be e-mailed');
-    ctx.status = 201;
-    ctx.body = presenter.presentGate(await gates.createGate(gateDeps, projectId(ctx), input));
+    const created = (gate: GateEntity) => ({ status: 201, headers: {}, body: presenter.presentGate(gate) });
+    const store = answerInTransaction(ctx);
+    applyAnswer(ctx, created(await gates.createGate(gateDeps, projectId(ctx), input, store && ((m, gate) => store(m, created(gate))))));
   });
 
   router.get('/', read, async (ctx) => {

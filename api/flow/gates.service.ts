@@ -101,7 +101,8 @@ function applySettings(gate: GateEntity, input: GateSettingsInput): void {
 const isUniqueViolation = (err: unknown, constraint: string) =>
   (err as { code?: string; constraint?: string })?.code === '23505' && (err as { constraint?: string }).constraint === constraint;
 
-export async function createGate(deps: GateDeps, projectId: string, input: CreateGateInput): Promise<GateEntity> {
+/** `inTransaction` runs in the transaction that inserts the gate (the Idempotency-Key's answer, docs/idempotency.md). */
+export async function createGate(deps: GateDeps, projectId: string, input: CreateGateInput, inTransaction?: (m: EntityManager, gate: GateEntity) => Promise<void>): Promise<GateEntity> {
   const now = new Date();
   const gate: GateEntity = Object.assign(new GateEntity(), {
     id: randomUUID(),
@@ -155,6 +156,7 @@ export async function createGate(deps: GateDeps, projectId: string, input: Creat
         // Cast: TypeORM's deep-partial type cannot follow the recursive ObjectSchema jsonb column.
         await m.getRepository(GateEntity).insert(gate as never);
         await insertVersion(m, gate, 'create');
+        await inTransaction?.(m, gate);
       });
       return gate;
     } catch (err) {

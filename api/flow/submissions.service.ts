@@ -15,7 +15,7 @@ import { charLength } from '../../domain/flow/formats';
 import type { Evaluator } from '../../domain/evaluation';
 import type { ValidationOutcome } from '../../domain/flow/gate.types';
 import { flowPlan, monthStart, type FlowPlan } from '../../domain/flow/plans';
-import type { PendingRun } from '../../platform/flow-run-starter';
+import type { WorkflowOutbox } from '../../platform/workflow-outbox';
 import { findGate, gateQuery } from './gates.service';
 
 /**
@@ -33,7 +33,8 @@ export interface SubmissionDeps {
   evaluator: Evaluator;
   /** The per-gate limiter for a `maxSubmissionsPerMinute` value (shared through Redis when configured). */
   gateLimiter(points: number): RateLimiterAbstract;
-  starter: { start(run: PendingRun): void };
+  /** Starts the run's workflow once its row is committed (platform/workflow-outbox.ts). */
+  outbox: Pick<WorkflowOutbox, 'start'>;
 }
 
 export interface SubmissionInput {
@@ -121,7 +122,7 @@ async function loadGateAndPlan(db: DataSource, projectId: string, gateRef: strin
 /**
  * validate and POST runs: checks, validates, records the run. A valid run with nothing left to
  * do completes here; one with render, approval or delivery to do stays `validated` and its
- * workflow is started once the row is committed (platform/flow-run-starter.ts).
+ * workflow is started once the row is committed (platform/workflow-outbox.ts).
  */
 export async function submitRun(deps: SubmissionDeps, projectId: string, input: SubmissionInput): Promise<{ run: RunEntity; gate: GateEntity }> {
   checkSize(input.rawBytes);
@@ -179,7 +180,7 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
     throw err;
   }
 
-  if (run.workflowPending) deps.starter.start({ id: run.id, projectId });
+  if (run.workflowPending) deps.outbox.start({ kind: 'flowRun', id: run.id, projectId });
   if (isTrial) {
     // A trial that failed validation proved nothing about render or delivery: free the slot.
     if (run.status === 'validation_failed') await releaseCircuitTrial(deps.db, gate.id, runId);

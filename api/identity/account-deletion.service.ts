@@ -1,23 +1,23 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { UserEntity } from '../../db/identity/user.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import type { AccountDeletionInput } from '../../domain/identity/account-deletion';
 import { verifyPassword } from '../../domain/identity/passwords';
 import { workflowIds } from '../../domain/temporal-names';
 import type { Services } from '../../platform/services';
-import { startAccountDeletion } from '../../platform/workflow-starts';
 import { restoreAccountSignal } from '../../workflows/identity/account-deletion.signals';
 import { checkPassword } from './auth.service';
 import { revokeAllRefreshTokens } from './tokens.service';
 
-export type AccountDeletionDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'logger' | 'redis'>;
+export type AccountDeletionDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'logger' | 'redis' | 'outbox'>;
 
-const CLEAR_DELETION = `deletion_status = NULL, deletion_requested_at = NULL, deletion_reason = NULL, deletion_reason_text = NULL, updated_at = now()`;
+const CLEAR_DELETION = `deletion_status = NULL, deletion_requested_at = NULL, deletion_reason = NULL, deletion_reason_text = NULL, deletion_workflow_pending = false, updated_at = now()`;
 
 /**
  * DELETE /api/users/me: marks the account pending (so the very next call already answers
- * ERR_USER_004), signs it out everywhere and starts the workflow that owns the grace period.
+ * ERR_USER_004), signs it out everywhere and marks it `deletion_workflow_pending` (the outbox,
+ * platform/workflow-outbox.ts); after commit it starts the workflow that owns the grace period. If
+ * that start fails, a worker's sweep starts it, with what is left of the grace period.
  */
 export async function requestAccountDeletion(
   deps: AccountDeletionDeps,
@@ -28,7 +28,8 @@ export async function requestAccountDeletion(
   await deps.db.transaction(async (m) => {
     const rows = await modifyReturning<{ id: string }>(
       m,
-      `UPDATE users SET deletion_status = 'pending', deletion_requested_at = now(), deletion_reason = $2, deletion_reason_text = $3, updated_at = now()
+      `UPDATE users SET deletion_status = 'pending', deletion_requested_at = now(), deletion_reason = $2, deletion_reason_text = $3,
+              deletion_workflow_pending = true, updated_at = now()
         WHERE id = $1 AND deletion_status IS NULL RETURNING id`,
       [user.id, input.reason || null, input.reasonText || null],
     );
@@ -37,28 +38,14 @@ export async function requestAccountDeletion(
     await revokeAllRefreshTokens(m, user.id);
   });
 
-  const graceSeconds = deps.config.users.deletionGraceSeconds;
   try {
-    await startDeletionWorkflow(deps, { userId: user.id, graceSeconds });
+    // Awaited (a rare request, and the restore and a repeated request act on the run at once), but a
+    // failed start no longer fails the request: the mark stays and a worker's sweep starts it.
+    await deps.outbox.startNow({ kind: 'accountDeletion', id: user.id });
   } catch (err) {
-    // Without its workflow the account would stay locked for good: undo, and let the caller retry.
-    await deps.db.query(`UPDATE users SET ${CLEAR_DELETION} WHERE id = $1 AND deletion_status = 'pending'`, [user.id]);
-    throw err;
+    deps.logger.warn('account deletion workflow not started; the outbox sweep will start it', { userId: user.id, err });
   }
-  return { purgeAfter: new Date(Date.now() + graceSeconds * 1000) };
-}
-
-async function startDeletionWorkflow(deps: AccountDeletionDeps, input: AccountDeletionInput): Promise<void> {
-  const start = () => startAccountDeletion(deps, input);
-  try {
-    await start();
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    // A run from an earlier request whose restore signal never arrived: the account is not
-    // pending any more (the guard let this request in), so that run must not purge on its old timer.
-    await deps.temporal.workflow.getHandle(workflowIds.accountDeletion(input.userId)).terminate('superseded by a new deletion request');
-    await start();
-  }
+  return { purgeAfter: new Date(Date.now() + deps.config.users.deletionGraceSeconds * 1000) };
 }
 
 /**

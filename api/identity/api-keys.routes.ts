@@ -4,7 +4,7 @@ import { creatorStates, type CreatorState } from '../../db/identity/api-key-crea
 import type { ApiKeyEntity } from '../../db/identity/api-key.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
-import { idempotent } from '../middleware/idempotency';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import * as presenter from './api-keys.presenter';
 import * as schema from './api-keys.schema';
@@ -26,12 +26,12 @@ export function apiKeyRoutes(services: Services): Router {
   /** The key object with `inactiveReason`, which needs its creator's state. */
   const present = async (key: ApiKeyEntity) => presenter.presentApiKey(key, (await creatorStates(db, [key.id])).get(key.id) ?? GONE_CREATOR);
 
-  // Idempotency-Key: the answer (with the key shown once) is stored sealed, after the route answered (docs/idempotency.md).
+  // Idempotency-Key: the answer (with the key shown once) is stored sealed, in the transaction that inserts the key (docs/idempotency.md).
   router.post('/', admin, idempotent(services), async (ctx) => {
     const input = validate(schema.createApiKeySchema, ctx.request.body);
-    const { key, plainKey } = await keys.createApiKey({ db }, scope(ctx).projectId, ctx.state.user, input);
-    ctx.status = 201;
-    ctx.body = presenter.presentCreatedApiKey(key, plainKey);
+    const created = ({ key, plainKey }: { key: ApiKeyEntity; plainKey: string }) => ({ status: 201, headers: {}, body: presenter.presentCreatedApiKey(key, plainKey) });
+    const store = answerInTransaction(ctx);
+    applyAnswer(ctx, created(await keys.createApiKey({ db }, scope(ctx).projectId, ctx.state.user, input, store && ((m, c) => store(m, created(c))))));
   });
 
   router.get('/', admin, async (ctx) => {

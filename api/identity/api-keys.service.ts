@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { ApiKeyEntity } from '../../db/identity/api-key.entity';
 import { utcDay } from '../../db/identity/api-key-usage';
 import { modifyReturning } from '../../db/sql';
@@ -31,6 +31,8 @@ export async function createApiKey(
   projectId: string,
   creator: ApiKeyCreator,
   input: CreateApiKeyInput,
+  /** Runs in the transaction that inserts the key (the Idempotency-Key's answer, docs/idempotency.md). */
+  inTransaction?: (m: EntityManager, created: { key: ApiKeyEntity; plainKey: string }) => Promise<void>,
 ): Promise<{ key: ApiKeyEntity; plainKey: string }> {
   if (!creator.emailVerifiedAt) throw new AppError('ERR_AUTH_006', 'Verify your e-mail address before creating API keys');
   const { plainKey, keyPrefix } = generateApiKey();
@@ -54,7 +56,10 @@ export async function createApiKey(
     createdAt: now,
     updatedAt: now,
   });
-  await deps.db.getRepository(ApiKeyEntity).insert(key);
+  await deps.db.transaction(async (m) => {
+    await m.getRepository(ApiKeyEntity).insert(key);
+    await inTransaction?.(m, { key, plainKey });
+  });
   return { key, plainKey };
 }
 

@@ -9,11 +9,11 @@ import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from '
 import { uniqueSlug } from '../../domain/identity/slugs';
 import { workflowIds } from '../../domain/temporal-names';
 import type { Services } from '../../platform/services';
-import { startAccountEmail } from '../../platform/workflow-starts';
+import { recordAccountEmail } from '../../platform/workflow-outbox';
 import { attemptLimits } from './attempt-limits';
 import { issueTokens, revokeAllRefreshTokens, type TokenDeps, type TokenPair } from './tokens.service';
 
-export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret' | 'config' | 'logger' | 'redis'>;
+export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret' | 'config' | 'logger' | 'redis' | 'outbox'>;
 
 export function tokenDeps(deps: AuthDeps): TokenDeps {
   return { db: deps.db, secret: deps.secret, jwtTtlSeconds: deps.config.auth.jwtTtlSeconds, refreshTokenTtlSeconds: deps.config.auth.refreshTokenTtlSeconds };
@@ -40,8 +40,9 @@ export async function signup(deps: AuthDeps, input: { email: string; password: s
     createdAt: now,
     updatedAt: now,
   });
+  let verification;
   try {
-    await deps.db.transaction(async (m) => {
+    verification = await deps.db.transaction(async (m) => {
       await m.getRepository(UserEntity).insert(user);
       const projectId = randomUUID();
       await m.getRepository(ProjectEntity).insert({
@@ -56,18 +57,14 @@ export async function signup(deps: AuthDeps, input: { email: string; password: s
         updatedAt: now,
       });
       await m.getRepository(MembershipEntity).insert({ projectId, userId: user.id, role: 'owner', joinedAt: now });
+      // The verification e-mail commits with the account (platform/workflow-outbox.ts): never a sign-up without one.
+      return recordAccountEmail(m, { userId: user.id, purpose: 'verify_email' }, workflowIds.signupEmail(user.id));
     });
   } catch (err) {
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('ERR_USER_002');
     throw err;
   }
-  try {
-    await sendAccountEmail(deps, user.id, 'verify_email', workflowIds.signupEmail(user.id));
-  } catch (err) {
-    // The account exists: failing the sign-up now would only make its retry answer ERR_USER_002.
-    // The maintenance sweep sends the e-mail of a sign-up that has none (restartStrandedWork).
-    deps.logger.warn('verification e-mail not started; the maintenance schedule will send it', { userId: user.id, err });
-  }
+  deps.outbox.start(verification);
   return { user, ...(await issueTokens(tokenDeps(deps), user.id)) };
 }
 
@@ -101,7 +98,7 @@ export async function login(deps: AuthDeps, input: { email: string; password: st
   return { user, ...(await issueTokens(tokenDeps(deps), user.id)) };
 }
 
-export type SignInDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'logger' | 'redis'>;
+export type SignInDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'logger' | 'redis' | 'outbox'>;
 
 /**
  * The password step of login, the invitation page and restore-account: one attempt limit per
@@ -128,19 +125,18 @@ export async function checkPassword(deps: SignInDeps, email: string, password: s
   return user;
 }
 
-/** The e-mail to the owner when a failure first locks a step (`lockSeconds` set); a failed start is only logged. */
+/** The e-mail to the owner when a failure first locks a step (`lockSeconds` set). */
 async function lockNotice(deps: SignInDeps, user: UserEntity | null | undefined, step: 'password' | 'second_factor', lockSeconds: number | undefined): Promise<void> {
   if (!user || lockSeconds === undefined) return;
-  try {
-    await startAccountEmail(deps, { userId: user.id, purpose: 'sign_in_locked', lockedStep: step, lockSeconds });
-  } catch (err) {
-    deps.logger.warn('sign-in lock e-mail not started', { userId: user.id, err });
-  }
+  deps.outbox.start(await recordAccountEmail(deps.db, { userId: user.id, purpose: 'sign_in_locked', lockedStep: step, lockSeconds }));
 }
 
-/** Starts the workflow that mints a token and e-mails the link (retried through SMTP outages). */
-export async function sendAccountEmail(deps: Pick<AuthDeps, 'temporal' | 'taskQueues'>, userId: string, purpose: 'verify_email' | 'reset_password', workflowId?: string): Promise<void> {
-  await startAccountEmail(deps, { userId, purpose }, workflowId);
+/**
+ * Records the e-mail and starts, off the request path, the workflow that mints a token and e-mails
+ * the link (retried through SMTP outages); a worker's sweep starts it if this process cannot.
+ */
+export async function sendAccountEmail(deps: Pick<AuthDeps, 'db' | 'outbox'>, userId: string, purpose: 'verify_email' | 'reset_password'): Promise<void> {
+  deps.outbox.start(await recordAccountEmail(deps.db, { userId, purpose }));
 }
 
 export async function verifyEmail(db: DataSource, token: string): Promise<void> {
@@ -156,7 +152,7 @@ export async function verifyEmail(db: DataSource, token: string): Promise<void> 
  */
 export async function forgotPassword(deps: AuthDeps, email: string): Promise<void> {
   await attemptLimits(deps).resetEmail.spend(email);
-  await startAccountEmail(deps, { email, purpose: 'reset_password' });
+  deps.outbox.start(await recordAccountEmail(deps.db, { email, purpose: 'reset_password' }));
 }
 
 /** A reset also signs the user out everywhere (every session ends) and voids the user's other reset links. */

@@ -1,4 +1,5 @@
 import { html, noContent, ok, operationTable, pageOf, type JsonSchema } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as apiKeys from './api-keys.schema';
 import * as auth from './auth.schema';
 import * as teams from './teams.schema';
@@ -84,19 +85,15 @@ export const identityOperations = [
     op('post', '/api/api-keys', 'Create an API key', {
       description: 'Project admins only, with a user session. The key (`fm_…`) is shown once.',
       security: 'team',
+      idempotent: true,
       request: { body: apiKeys.createApiKeySchema, example: { name: 'CI', permissions: { generate_documents: true, read_documents: true } } },
       responses: {
-        201: ok('The key, with its secret shown this once', {
-          type: 'object',
-          required: ['id', 'name', 'plainKey'],
-          properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, plainKey: { type: 'string', description: 'The key (`fm_…`); only this answer shows it' } },
-          additionalProperties: true,
-        }),
+        201: ok('The key, with its secret shown this once', resource('CreatedApiKey')),
       },
     }),
-    op('get', '/api/api-keys', 'List API keys', { security: 'team', request: { query: apiKeys.listApiKeysSchema }, responses: { 200: ok('A page of keys', pageOf()) } }),
-    op('get', '/api/api-keys/:id', 'Get an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The key') } }),
-    op('patch', '/api/api-keys/:id', 'Rename, re-permission or (de)activate an API key', { security: 'team', request: { params: id, body: apiKeys.updateApiKeySchema }, responses: { 200: ok('The key') } }),
+    op('get', '/api/api-keys', 'List API keys', { security: 'team', request: { query: apiKeys.listApiKeysSchema }, responses: { 200: ok('A page of keys', pageOf(resource('ApiKey'))) } }),
+    op('get', '/api/api-keys/:id', 'Get an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The key', resource('ApiKey')) } }),
+    op('patch', '/api/api-keys/:id', 'Rename, re-permission or (de)activate an API key', { security: 'team', request: { params: id, body: apiKeys.updateApiKeySchema }, responses: { 200: ok('The key', resource('ApiKey')) } }),
     op('post', '/api/api-keys/:id/revoke', 'Revoke an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The revoked key') } }),
     op('get', '/api/api-keys/:id/stats', 'Usage of an API key', { security: 'team', request: { params: id }, responses: { 200: ok('Request counts') } }),
     op('delete', '/api/api-keys/:id', 'Delete an API key', { security: 'team', request: { params: id }, responses: { 204: noContent } }),

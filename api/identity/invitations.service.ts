@@ -8,12 +8,11 @@ import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/signing';
 import type { Services } from '../../platform/services';
-import { startInvitationEmail } from '../../platform/workflow-starts';
 import type { MyInvitationRow } from './teams.presenter';
 
 import type { InvitationView } from './account-pages.html';
 
-export type InvitationDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config'>;
+export type InvitationDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'outbox'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const UNIQUE_VIOLATION = '23505';
@@ -45,6 +44,8 @@ export async function invite(deps: InvitationDeps, input: InviteInput): Promise<
     expiresAt: new Date(now.getTime() + deps.config.teams.invitationTtlSeconds * 1000),
     createdAt: now,
     decidedAt: null,
+    workflowPending: true,
+    workflowStartedAt: null,
   });
   try {
     await deps.db.transaction(async (m) => {
@@ -73,13 +74,8 @@ export async function invite(deps: InvitationDeps, input: InviteInput): Promise<
     if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('ERR_TEAM_008', undefined, { field: 'email' });
     throw err;
   }
-  try {
-    await startInvitationEmail(deps, { id: invitation.id, projectId: input.projectId });
-  } catch (err) {
-    // No e-mail will go out: withdraw the invitation so the caller can simply try again.
-    await deps.db.query(`UPDATE invitations SET status = 'cancelled', decided_at = now() WHERE id = $1`, [invitation.id]);
-    throw err;
-  }
+  // The e-mail's workflow starts after commit, off the request path (platform/workflow-outbox.ts).
+  deps.outbox.start({ kind: 'invitation', id: invitation.id, projectId: input.projectId });
   return invitation;
 }
 

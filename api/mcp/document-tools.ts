@@ -5,13 +5,13 @@ import { pickDefinition } from '../../domain/templates/template-definition';
 import type { TemplateVariable, VariableField, VariableType } from '../../domain/templates/template.types';
 import { DOCUMENT_ACCESS } from '../documents/documents.routes';
 import { generateSchema } from '../documents/documents.schema';
-import { generate, type GenerateInput } from '../documents/documents.service';
+import { generate, type GenerateInput, type Generated } from '../documents/documents.service';
 import { downloadLink, findJob, notFound } from '../documents/jobs.service';
 import { TEMPLATE_ACCESS } from '../templates/template-guards';
 import { presentTemplateList } from '../templates/templates.presenter';
 import { listTemplatesSchema } from '../templates/templates.schema';
 import { getTemplate, listTemplates } from '../templates/templates.service';
-import { CREATES, PAGE_ARGS, pageSchema, READ_ONLY, type JsonObjectSchema, type McpTool } from './mcp-tool';
+import { CREATES, IDEMPOTENCY_KEY_ARG, IDEMPOTENT_REPLAYED, keyedCall, PAGE_ARGS, pageSchema, READ_ONLY, type JsonObjectSchema, type McpTool } from './mcp-tool';
 
 /** Template and document tools: the services and presenters of api/templates and api/documents. */
 
@@ -122,21 +122,36 @@ export const documentTools: McpTool[] = [
         filename: { type: 'string' },
         metadata: { type: 'object', description: 'Flat metadata kept with the job' },
         useCredit: { type: 'boolean', description: 'Spend a credit instead of the monthly free quota (no watermark)' },
+        idempotencyKey: IDEMPOTENCY_KEY_ARG,
       },
       required: ['templateId', 'format', 'variables'],
     },
     outputSchema: {
       type: 'object',
-      properties: { jobId: { type: 'string' }, status: { type: 'string' }, statusUrl: { type: 'string' }, estimatedWaitSeconds: { type: 'number' } },
+      properties: {
+        jobId: { type: 'string' },
+        status: { type: 'string' },
+        statusUrl: { type: 'string' },
+        estimatedWaitSeconds: { type: 'number' },
+        idempotentReplayed: IDEMPOTENT_REPLAYED,
+      },
       required: ['jobId', 'status', 'statusUrl', 'estimatedWaitSeconds'],
     },
     annotations: CREATES,
     access: DOCUMENT_ACCESS.generate,
-    args: generateSchema,
-    async run(ctx, input: GenerateInput) {
-      const { job, estimatedWaitSeconds } = await generate(ctx.services, { projectId: ctx.scope.projectId, apiKeyId: ctx.scope.apiKeyId }, input);
-      const statusUrl = `${ctx.services.config.publicUrl}/api/documents/jobs/${job.id}`;
-      return { jobId: job.id, status: job.status, statusUrl, estimatedWaitSeconds };
+    args: (generateSchema as Joi.ObjectSchema).keys({ idempotencyKey: Joi.string().min(1).max(255) }),
+    async run(ctx, { idempotencyKey, ...input }: GenerateInput & { idempotencyKey?: string }) {
+      const answerOf = ({ job, estimatedWaitSeconds }: Generated) => ({
+        jobId: job.id,
+        status: job.status,
+        statusUrl: `${ctx.services.config.publicUrl}/api/documents/jobs/${job.id}`,
+        estimatedWaitSeconds,
+      });
+      // With a key the answer is stored in the transaction that inserts the job (docs/idempotency.md).
+      const { answer, replayed } = await keyedCall(ctx, 'generate_document', idempotencyKey, input, async (store) =>
+        answerOf(await generate(ctx.services, { projectId: ctx.scope.projectId, apiKeyId: ctx.scope.apiKeyId }, input, store && ((m, g) => store(m, answerOf(g))))),
+      );
+      return replayed ? { ...answer, idempotentReplayed: true } : answer;
     },
   },
   {

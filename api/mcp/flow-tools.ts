@@ -11,7 +11,7 @@ import { presentRun, presentRunSummary } from '../flow/runs.presenter';
 import { listRunsSchema, submitRunSchema, type ListRunsQuery } from '../flow/runs.schema';
 import { getRun, listRuns, runArtefactUrl } from '../flow/runs.service';
 import { submitRun, testGate } from '../flow/submissions.service';
-import { CREATES, PAGE_ARGS, pageSchema, READ_ONLY, type McpTool, type ToolContext } from './mcp-tool';
+import { CREATES, IDEMPOTENCY_KEY_ARG, IDEMPOTENT_REPLAYED, keyedCall, PAGE_ARGS, pageSchema, READ_ONLY, type McpTool, type ToolContext } from './mcp-tool';
 import { capEcho } from './tool-results';
 
 /** Flow tools: the services and presenters of api/flow/*.routes.ts, with the same access rules. */
@@ -160,23 +160,33 @@ export const flowTools: McpTool[] = [
         gateId: gateArg,
         payload: payloadArg,
         metadata: { type: 'object', description: 'Flat metadata (string, number, boolean or null values; at most 10 KB)', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+        idempotencyKey: IDEMPOTENCY_KEY_ARG,
       },
       required: ['gateId', 'payload'],
     },
-    outputSchema: { ...runSchema, properties: { ...runSchema.properties, howToFix: { type: 'string' } } },
+    outputSchema: { ...runSchema, properties: { ...runSchema.properties, howToFix: { type: 'string' }, idempotentReplayed: IDEMPOTENT_REPLAYED } },
     annotations: CREATES,
     access: FLOW_ACCESS.write,
-    args: (submitRunSchema as Joi.ObjectSchema).keys({ gateId: ref }),
-    async run(ctx, input: { gateId: string; payload: unknown; metadata?: Record<string, string | number | boolean | null> }) {
-      const { run } = await submitRun(ctx.flow.submissions, ctx.scope.projectId, {
-        gateRef: input.gateId,
-        payload: input.payload,
-        metadata: input.metadata,
-        rawBytes: payloadBytes(input.payload),
-        source: 'mcp',
+    args: (submitRunSchema as Joi.ObjectSchema).keys({ gateId: ref, idempotencyKey: Joi.string().min(1).max(255) }),
+    async run(ctx, { idempotencyKey, ...input }: { gateId: string; payload: unknown; metadata?: Record<string, string | number | boolean | null>; idempotencyKey?: string }) {
+      // With a key the run's id is stored in the transaction that records the run; a repeat answers
+      // with that run as it is now (its state moves on), not a copy of the first answer.
+      let created: RunEntity | undefined;
+      const { answer, replayed } = await keyedCall<{ runId: string }>(ctx, 'submit_run', idempotencyKey, input, async (store) => {
+        ({ run: created } = await submitRun(ctx.flow.submissions, ctx.scope.projectId, {
+          gateRef: input.gateId,
+          payload: input.payload,
+          metadata: input.metadata,
+          rawBytes: payloadBytes(input.payload),
+          source: 'mcp',
+          inTransaction: store && ((m, r) => store(m, { runId: r.id })),
+        }));
+        return { runId: created.id };
       });
+      const run = created ?? (await getRun(ctx.flow.db, ctx.scope.projectId, answer.runId));
       const presented = await presentRunForTool(ctx, run);
-      return run.validation.valid ? presented : { ...presented, howToFix: howToFix(run.validation.details) };
+      const result = run.validation.valid ? presented : { ...presented, howToFix: howToFix(run.validation.details) };
+      return replayed ? { ...result, idempotentReplayed: true } : result;
     },
   },
   {

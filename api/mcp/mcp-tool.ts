@@ -1,8 +1,10 @@
 import type Joi from 'joi';
+import type { EntityManager } from 'typeorm';
 import type { ApiKeyPermissions } from '../../domain/identity/api-keys';
 import type { Services } from '../../platform/services';
 import type { FlowApiDeps } from '../flow/flow-api';
 import type { ProjectRequirement, Scope } from '../middleware/guards';
+import { withIdempotencyKey } from '../middleware/idempotency';
 
 /** What a tool call acts with: the caller's scope and flags, and the services the REST routes use. */
 export interface ToolContext {
@@ -66,3 +68,30 @@ export const PAGE_ARGS = {
   page: { type: 'integer', minimum: 1, default: 1, description: 'Page number, from 1' },
   limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Items per page (at most 100)' },
 } as const;
+
+/** The `idempotencyKey` argument of the tools that create (docs/idempotency.md). */
+export const IDEMPOTENCY_KEY_ARG = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description: 'Any unique string (a UUID): calling again with the same key and arguments returns the first call\'s job or run instead of creating another',
+} as const;
+
+/** Output property telling that the answer is the first call's, from its `idempotencyKey`. */
+export const IDEMPOTENT_REPLAYED = { type: 'boolean', description: 'true when this answers an earlier call with the same idempotencyKey' } as const;
+
+/**
+ * Runs a creating tool under its `idempotencyKey` (none: just creates). The key lives with the REST
+ * ones, per project; the operation is named `MCP <tool>` in the fingerprint, so a REST request and a
+ * tool call never share a key's answer.
+ */
+export async function keyedCall<T extends Record<string, unknown>>(
+  ctx: ToolContext,
+  tool: string,
+  key: string | undefined,
+  args: Record<string, unknown>,
+  create: (store?: (m: EntityManager, answer: T) => Promise<void>) => Promise<T>,
+): Promise<{ answer: T; replayed: boolean }> {
+  if (key === undefined) return { answer: await create(), replayed: false };
+  return withIdempotencyKey(ctx.services, { projectId: ctx.scope.projectId, key, method: 'MCP', path: `tools/${tool}`, body: args }, create);
+}

@@ -8,6 +8,7 @@ import { verifyAccessToken } from '../../domain/identity/jwt';
 import type { Principal } from '../../domain/identity/principal';
 import { sha256Hex } from '../../domain/signing';
 import { looksLikeAgentToken, resolveAgentToken } from '../agents/agent-token';
+import { creatorTags, type CredentialCache } from '../identity/credential-cache';
 import { resolveOAuthToken } from '../identity/oauth-token';
 import { looksLikeOAuthToken } from '../../domain/identity/oauth';
 
@@ -23,6 +24,8 @@ export interface AuthenticateDeps {
   resolvers?: CredentialResolver[];
   /** Called for every request made with a valid API key (usage statistics, batched). */
   onApiKeyUse?: (apiKeyId: string) => void;
+  /** Working API keys and OAuth tokens, kept for seconds and evicted on change (api/identity/credential-cache.ts). */
+  credentials?: CredentialCache;
 }
 
 /**
@@ -51,7 +54,7 @@ export function authenticate(deps: AuthenticateDeps) {
 async function resolve(deps: AuthenticateDeps, token: string): Promise<Principal> {
   if (looksLikeApiKey(token)) return resolveApiKey(deps, token);
   if (looksLikeAgentToken(token)) return resolveAgentToken(deps.db, token);
-  if (looksLikeOAuthToken(token)) return resolveOAuthToken(deps.db, token);
+  if (looksLikeOAuthToken(token)) return resolveOAuthToken(deps.db, token, deps.credentials);
   const resolver = deps.resolvers?.find((r) => r.matches(token));
   if (resolver) return resolver.resolve(token);
   const { userId, sessionId } = verifyAccessToken(deps.jwtSecret, token);
@@ -59,14 +62,20 @@ async function resolve(deps: AuthenticateDeps, token: string): Promise<Principal
 }
 
 /**
- * One indexed query: the key by its hash, with whether its creator is still a member of the
- * project and not deleting their account (a key dies with its creator's place in the project).
+ * One indexed query, or none while the key is cached: the key by its hash, with whether its creator
+ * is still a member of the project and not deleting their account (a key dies with its creator's
+ * place in the project). Expiry is judged on every call, cached or not.
  */
 async function resolveApiKey(deps: AuthenticateDeps, token: string): Promise<Principal> {
-  const key = await findKeyForCall(deps.db, sha256Hex(token));
+  const hash = sha256Hex(token);
+  const load = () => findKeyForCall(deps.db, hash);
+  const key = deps.credentials
+    ? await deps.credentials.resolve(`key:${hash}`, load, (k) => (k && !apiKeyInactiveReason(k) ? [`key:${k.id}`, ...creatorTags(k.projectId, k.createdBy)] : null))
+    : await load();
   if (!key) throw new AppError('ERR_AKEY_002');
   const reason = apiKeyInactiveReason(key);
   if (reason) throw new AppError('ERR_AKEY_003', INACTIVE_KEY_MESSAGES[reason], { reason });
   deps.onApiKeyUse?.(key.id);
-  return { kind: 'apiKey', apiKeyId: key.id, projectId: key.projectId, permissions: key.permissions as ApiKeyPermissions };
+  // A copy: the cached row's flags must not be changed by whoever holds the principal.
+  return { kind: 'apiKey', apiKeyId: key.id, projectId: key.projectId, permissions: { ...key.permissions } as ApiKeyPermissions };
 }

@@ -1,6 +1,6 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { DataSource, EntityManager } from 'typeorm';
-import { claimKey, completeKey, releaseKey, type Claim, type StoredAnswer } from '../../db/idempotency/idempotency-keys';
+import { claimKey, completeKey, releaseKey, type Claim, type KeyRequest, type StoredAnswer } from '../../db/idempotency/idempotency-keys';
 import { AppError } from '../../domain/errors';
 import { isValidIdempotencyKey, requestFingerprint } from '../../domain/idempotency';
 import type { Logger } from '../../domain/logger';
@@ -13,12 +13,9 @@ import type { Scope } from './guards';
  * gets the stored answer with `Idempotent-Replayed: true`, one with another body 422 ERR_IDEM_001,
  * one while the first is in flight 409 ERR_IDEM_002 with `Retry-After`.
  *
- * Routes whose service writes what it created in one transaction store the answer in that same
- * transaction (`answerInTransaction`); on the others the answer is stored once the route answered.
+ * Every such route's service stores the answer in the transaction that writes what it created
+ * (`answerInTransaction`), so the answer is committed with the resource or not at all.
  */
-
-/** Response headers a replay repeats. */
-const KEPT_HEADERS = ['location'];
 
 interface Held {
   claim: Claim;
@@ -37,24 +34,19 @@ export function idempotent(deps: { db: DataSource; logger?: Logger }): Middlewar
     if (!scope) throw new Error('idempotent() is mounted after the route guard');
     const path = ctx.querystring ? `${ctx.path}?${ctx.querystring}` : ctx.path;
     const fingerprint = requestFingerprint({ method: ctx.method, path, projectId: scope.projectId, body: ctx.request.body });
-    const outcome = await claimKey(deps.db, { projectId: scope.projectId, key, fingerprint, method: ctx.method, path });
-    switch (outcome.kind) {
-      case 'replay':
-        applyAnswer(ctx, outcome.answer);
-        ctx.set('Idempotent-Replayed', 'true');
-        return;
-      case 'mismatch':
-        throw new AppError('ERR_IDEM_001', undefined, { method: outcome.method, path: outcome.path });
-      case 'in_flight': {
-        // The first request usually ends within a second; its lease bounds how long a dead one blocks the key.
-        const retryAfter = Math.max(1, Math.min(5, Math.ceil(outcome.leaseSecondsLeft)));
-        ctx.set('Retry-After', String(retryAfter));
-        throw new AppError('ERR_IDEM_002', undefined, { retryAfter });
-      }
-      case 'claimed':
-        break;
+    let claimed: { claim: Claim } | { replay: StoredAnswer };
+    try {
+      claimed = await claimOrReplay(deps.db, { projectId: scope.projectId, key, fingerprint, method: ctx.method, path });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'ERR_IDEM_002') ctx.set('Retry-After', String((err.relatedInfo as { retryAfter: number }).retryAfter));
+      throw err;
     }
-    const held: Held = { claim: outcome.claim, stored: false };
+    if ('replay' in claimed) {
+      applyAnswer(ctx, claimed.replay);
+      ctx.set('Idempotent-Replayed', 'true');
+      return;
+    }
+    const held: Held = { claim: claimed.claim, stored: false };
     ctx.state.idempotency = held;
     try {
       await next();
@@ -64,31 +56,60 @@ export function idempotent(deps: { db: DataSource; logger?: Logger }): Middlewar
       throw err;
     }
     if (held.stored) return;
-    const answer = answerOf(ctx);
-    if (!answer) return releaseQuietly(deps, held.claim);
-    // The resource exists: the client gets its answer even if storing it fails (the claim was taken
-    // over after its lease, or the database is gone); a repeat may then create again (docs/idempotency.md).
-    await completeKey(deps.db, held.claim, answer).catch((err: unknown) => deps.logger?.warn('idempotent answer not stored', { err, key: held.claim.key }));
+    // Nothing was committed under the key (the route created nothing): free it for the next try.
+    if (ctx.status >= 200 && ctx.status < 300) deps.logger?.error('idempotent route answered without storing its answer', { path: ctx.path });
+    await releaseQuietly(deps, held.claim);
   };
+}
+
+/** Claims the key, or answers with the stored answer; 422 ERR_IDEM_001 for another request's key, 409 ERR_IDEM_002 while it is in flight. */
+async function claimOrReplay(db: DataSource, req: KeyRequest): Promise<{ claim: Claim } | { replay: StoredAnswer }> {
+  const outcome = await claimKey(db, req);
+  switch (outcome.kind) {
+    case 'replay':
+      return { replay: outcome.answer };
+    case 'mismatch':
+      throw new AppError('ERR_IDEM_001', undefined, { method: outcome.method, path: outcome.path });
+    case 'in_flight':
+      // The first request usually ends within a second; its lease bounds how long a dead one blocks the key.
+      throw new AppError('ERR_IDEM_002', undefined, { retryAfter: Math.max(1, Math.min(5, Math.ceil(outcome.leaseSecondsLeft))) });
+    case 'claimed':
+      return { claim: outcome.claim };
+  }
+}
+
+/**
+ * An idempotency key outside HTTP (the MCP tools' `idempotencyKey` argument, docs/idempotency.md):
+ * `create` gets a `store` to call inside the transaction that writes what it created, with the
+ * answer to keep; a repeat with the same request gets that answer back (`replayed: true`) instead of
+ * calling `create`. `request` names the operation (its method and path) for the fingerprint.
+ */
+export async function withIdempotencyKey<T>(
+  deps: { db: DataSource; logger?: Logger },
+  request: { projectId: string; key: string; method: string; path: string; body: unknown },
+  create: (store: (m: EntityManager, answer: T) => Promise<void>) => Promise<T>,
+): Promise<{ answer: T; replayed: boolean }> {
+  if (!isValidIdempotencyKey(request.key)) throw new AppError('ERR_VALID_001', 'idempotencyKey must be 1 to 255 visible ASCII characters', { field: 'idempotencyKey' });
+  const fingerprint = requestFingerprint(request);
+  const claimed = await claimOrReplay(deps.db, { projectId: request.projectId, key: request.key, fingerprint, method: request.method, path: request.path });
+  if ('replay' in claimed) return { answer: claimed.replay.body as T, replayed: true };
+  let stored = false;
+  try {
+    const answer = await create(async (m, value) => {
+      await completeKey(m, claimed.claim, { status: 200, headers: {}, body: value });
+      stored = true;
+    });
+    if (!stored) await releaseQuietly(deps, claimed.claim);
+    return { answer, replayed: false };
+  } catch (err) {
+    await releaseQuietly(deps, claimed.claim);
+    throw err;
+  }
 }
 
 async function releaseQuietly(deps: { db: DataSource; logger?: Logger }, claim: Claim): Promise<void> {
   // A key left claimed frees itself when its lease runs out.
   await releaseKey(deps.db, claim).catch((err: unknown) => deps.logger?.warn('idempotency key not released', { err }));
-}
-
-/** A 2xx JSON answer, as a replay repeats it; undefined for anything else (not stored). */
-function answerOf(ctx: Context): StoredAnswer | undefined {
-  if (ctx.status < 200 || ctx.status > 299) return undefined;
-  const body: unknown = ctx.body;
-  if (body != null && typeof body !== 'object' && typeof body !== 'string') return undefined;
-  if (Buffer.isBuffer(body) || (body !== null && typeof (body as { pipe?: unknown }).pipe === 'function')) return undefined;
-  const headers: Record<string, string> = {};
-  for (const name of KEPT_HEADERS) {
-    const value = ctx.response.get(name);
-    if (value) headers[name] = value;
-  }
-  return { status: ctx.status, headers, body: body ?? null };
 }
 
 /** Sets status, kept headers and body: the same for a first answer and its replays. */

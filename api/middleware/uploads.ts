@@ -64,6 +64,16 @@ export function multipartUpload(limits: UploadLimits, path: string | RegExp) {
         },
       });
       await parse(ctx, next);
+    } catch (e) {
+      // A refused upload (413 past the limit, a bad part) is answered while the client may still be
+      // sending. formidable can leave the request paused when it fails during a file write, so the
+      // client would block on a full socket and never read the answer (seen as ECONNRESET): read the
+      // rest and discard it, as Node does for a body no one read (bounded by the server's request timeout).
+      if (!ctx.req.complete) {
+        ctx.req.removeAllListeners('data');
+        ctx.req.resume();
+      }
+      throw e;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

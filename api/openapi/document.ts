@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { joiToJsonSchema } from './joi-schema';
 import type { Access, JsonSchema, Operation, OperationResponse } from './operation';
+import { RESOURCE_SCHEMAS } from './resources';
 
 /**
  * Assembles the OpenAPI 3.1 document from the operation tables: Joi bodies and queries become JSON
@@ -222,6 +223,7 @@ export function buildOpenApiDocument(operations: Operation[], options: DocumentO
       securitySchemes,
       schemas: {
         Error: errorSchema,
+        ...RESOURCE_SCHEMAS,
         PageMeta: {
           type: 'object',
           properties: {

@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { ReportJobRunEntity } from '../../db/reporting/job-run.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
-import { idempotent } from '../middleware/idempotency';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries } from './deliveries.service';
 import { pageMeta } from './datasources.presenter';
@@ -22,7 +23,7 @@ export function jobRoutes(services: Services): Router {
   const run = requireProject(db, { role: 'member', permission: 'run_reports' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const caller = (ctx: Context): jobs.JobCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, apiKeyId: scope(ctx).apiKeyId, oauthClientId: scope(ctx).oauthClientId });
-  const deps: jobs.JobDeps = { db, temporal: services.temporal, taskQueues: services.taskQueues, config: services.config };
+  const deps: jobs.JobDeps = { db, temporal: services.temporal, taskQueues: services.taskQueues, config: services.config, logger: services.logger };
   const presentRuns = async (runs: Awaited<ReturnType<typeof jobs.getJobRun>>[]) => {
     const deliveries = await deliveriesOf(db, 'jobRunId', runs.map((r) => r.id));
     return runs.map((r) => presentJobRun(r, (deliveries.get(r.id) ?? []).map(deliverySummary)));
@@ -56,12 +57,16 @@ export function jobRoutes(services: Services): Router {
     ctx.body = { success: true, message: 'Job deleted' };
   });
 
-  // Idempotency-Key: the answer is stored after the route answered (docs/idempotency.md).
+  // Idempotency-Key: the answer is stored in the transaction that inserts the job run (docs/idempotency.md).
   router.post('/jobs/:id/runs', run, idempotent(services), async (ctx) => {
     const input = validate(schema.startJobRunSchema, ctx.request.body ?? {});
-    const r = await jobs.startJobRun(deps, caller(ctx), ctx.params.id, input);
-    ctx.status = 202;
-    ctx.body = { jobRunId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/job-runs/${r.id}` };
+    const accepted = (r: ReportJobRunEntity) => ({
+      status: 202,
+      headers: {},
+      body: { jobRunId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/job-runs/${r.id}` },
+    });
+    const store = answerInTransaction(ctx);
+    applyAnswer(ctx, accepted(await jobs.startJobRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, accepted(r))))));
   });
 
   router.get('/job-runs', read, async (ctx) => {

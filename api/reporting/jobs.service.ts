@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import { resolveChannelRefs } from '../../db/reporting/channel-refs';
 import { isScheduled } from '../../db/reporting/schedule-targets';
@@ -13,6 +13,7 @@ import { ReportEntity } from '../../db/reporting/report.entity';
 import { isUniqueViolation } from '../../db/sql';
 import { checkMetadata } from '../../domain/documents/metadata';
 import { AppError } from '../../domain/errors';
+import type { Logger } from '../../domain/logger';
 import { jobRunMachine } from '../../domain/reporting/job-run-status';
 import { randomBase62 } from '../../domain/signing';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
@@ -31,6 +32,7 @@ export interface JobDeps {
   temporal: Client;
   taskQueues: TaskQueues;
   config: ReportRunStartDeps['config'];
+  logger: Logger;
 }
 
 export interface JobCaller {
@@ -132,8 +134,18 @@ export async function deleteJob(deps: JobDeps, projectId: string, ref: string): 
   await deps.db.getRepository(ReportJobEntity).update({ id: job.id, projectId }, { deletedAt: new Date() });
 }
 
-/** Opens a job run (`queued`) and starts its workflow; a run that could not be started says so. */
-export async function startJobRun(deps: JobDeps, caller: JobCaller, ref: string, input: { channelIds?: string[]; metadata?: Record<string, unknown> }): Promise<ReportJobRunEntity> {
+/**
+ * Opens a job run (`queued`) and starts its workflow. `inTransaction` runs in the transaction that
+ * inserts it (the Idempotency-Key's answer, docs/idempotency.md). A start that fails leaves the job
+ * run queued: it was accepted, and the maintenance sweep (restartStrandedReportRuns) starts it.
+ */
+export async function startJobRun(
+  deps: JobDeps,
+  caller: JobCaller,
+  ref: string,
+  input: { channelIds?: string[]; metadata?: Record<string, unknown> },
+  inTransaction?: (m: EntityManager, jobRun: ReportJobRunEntity) => Promise<void>,
+): Promise<ReportJobRunEntity> {
   const job = await findJob(deps.db, caller.projectId, ref);
   const jobRun = newJobRun({
     job,
@@ -143,13 +155,11 @@ export async function startJobRun(deps: JobDeps, caller: JobCaller, ref: string,
     createdBy: caller.userId,
     apiKeyId: caller.apiKeyId,
   });
-  await insertJobRun(deps.db, jobRun);
-  try {
-    await startJobRunWorkflow(deps, jobRun);
-  } catch (err) {
-    await moveJobRun(deps.db, jobRun.id, 'failed', { code: 'ERR_INTERNAL_002', message: 'The job run could not be started' });
-    throw new AppError('ERR_INTERNAL_002', 'The job run could not be started; try again', { jobRunId: jobRun.id, cause: err instanceof Error ? err.message : String(err) });
-  }
+  await deps.db.transaction(async (m) => {
+    await insertJobRun(m, jobRun);
+    await inTransaction?.(m, jobRun);
+  });
+  await startJobRunWorkflow(deps, jobRun).catch((err: unknown) => deps.logger.warn('job run workflow not started; the maintenance sweep will start it', { jobRunId: jobRun.id, err }));
   return jobRun;
 }
 

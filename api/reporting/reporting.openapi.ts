@@ -1,4 +1,5 @@
 import { noContent, ok, operationTable, pageOf, redirect, type Operation } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as channels from './channels.schema';
 import * as datasources from './datasources.schema';
 import * as imports from './imports.schema';
@@ -61,12 +62,12 @@ const reportOperations = operationTable('Reporting reports', (op) => [
 ]);
 
 const runOperations = operationTable('Reporting runs', (op) => [
-  op('post', '/api/reporting/reports/:id/runs', 'Run a report', { security: 'project', idempotent: true, request: { params: id, body: runs.startRunSchema }, responses: { 202: ok('The run, queued') } }),
-  op('get', '/api/reporting/runs', 'List report runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf()) } }),
+  op('post', '/api/reporting/reports/:id/runs', 'Run a report', { security: 'project', idempotent: true, request: { params: id, body: runs.startRunSchema }, responses: { 202: ok('The run, queued', resource('AcceptedRun')) } }),
+  op('get', '/api/reporting/runs', 'List report runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(resource('ReportRun'))) } }),
   op('get', '/api/reporting/runs/export', 'Export report runs', { security: 'project', request: { query: runs.exportRunsSchema }, responses: { 200: { description: 'The export file', contentType: 'text/csv', schema: { type: 'string' } } } }),
-  op('get', '/api/reporting/runs/:id', 'Get a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The run with its outputs') } }),
-  op('post', '/api/reporting/runs/:id/cancel', 'Cancel a report run', { security: 'project', request: { params: id }, responses: { 200: ok('Cancelled') } }),
-  op('post', '/api/reporting/runs/:id/retry', 'Run a failed report run again', { security: 'project', idempotent: true, request: { params: id, body: runs.retryRunSchema }, responses: { 202: ok('The new run') } }),
+  op('get', '/api/reporting/runs/:id', 'Get a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The run with its outputs', resource('ReportRun')) } }),
+  op('post', '/api/reporting/runs/:id/cancel', 'Cancel a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The cancelled run', resource('ReportRun')) } }),
+  op('post', '/api/reporting/runs/:id/retry', 'Run a failed report run again', { security: 'project', request: { params: id, body: runs.retryRunSchema }, responses: { 202: ok('The new run', resource('AcceptedRun')) } }),
   op('get', '/api/reporting/runs/:id/deliveries', 'Deliveries of a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries') } }),
   op('post', '/api/reporting/deliveries/:deliveryId/retry', 'Deliver a report output again', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
   op('get', '/api/reporting/runs/:id/outputs/:outputId/download', 'Download an output of a run', { security: 'project', request: { params: { ...id, outputId: 'The output id' } }, responses: { 302: redirect('To a signed download link') } }),

@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { ReportRunEntity } from '../../db/reporting/report-run.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
-import { idempotent } from '../middleware/idempotency';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { sendExport } from '../export-file';
 import { validate } from '../validation';
 import { pageMeta } from './datasources.presenter';
@@ -29,16 +30,20 @@ export function runRoutes(services: Services): Router {
     storage: services.storage,
     downloadUrlTtlSeconds: services.config.storage.downloadUrlTtlSeconds,
     config: services.config,
+    logger: services.logger,
   };
-  const accepted = (ctx: Context, r: Awaited<ReturnType<typeof runs.startRun>>) => {
-    ctx.status = 202;
-    ctx.body = { runId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/runs/${r.id}` };
-  };
+  const acceptedAnswer = (r: ReportRunEntity) => ({
+    status: 202,
+    headers: {},
+    body: { runId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/runs/${r.id}` },
+  });
+  const accepted = (ctx: Context, r: ReportRunEntity) => applyAnswer(ctx, acceptedAnswer(r));
 
-  // Idempotency-Key: the answer is stored after the route answered (docs/idempotency.md).
+  // Idempotency-Key: the answer is stored in the transaction that inserts the run (docs/idempotency.md).
   router.post('/reports/:id/runs', run, idempotent(services), async (ctx) => {
     const input = validate(schema.startRunSchema, ctx.request.body ?? {});
-    accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input));
+    const store = answerInTransaction(ctx);
+    accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, acceptedAnswer(r)))));
   });
 
   router.get('/runs', read, async (ctx) => {

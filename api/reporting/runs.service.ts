@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { ReportRunOutputEntity } from '../../db/reporting/report-run-output.entity';
 import { ReportRunEntity } from '../../db/reporting/report-run.entity';
@@ -9,6 +9,7 @@ import { newReportRun, RUN_SHORT_ID_PREFIX as SHORT_ID_PREFIX, storableValues } 
 import { insertReportRun, moveReportRun } from '../../db/reporting/run-state';
 import { checkMetadata } from '../../domain/documents/metadata';
 import { AppError } from '../../domain/errors';
+import type { Logger } from '../../domain/logger';
 import { coerceParameters } from '../../domain/reporting/parameters';
 import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
@@ -33,6 +34,7 @@ export interface RunDeps extends DeliveryDeps {
   storage: ArtefactStorage;
   downloadUrlTtlSeconds: number;
   config: ReportRunStartDeps['config'];
+  logger: Logger;
 }
 
 export interface RunCaller {
@@ -50,7 +52,20 @@ async function findRun(db: DataSource, projectId: string, ref: string): Promise<
   return run;
 }
 
-async function openRun(deps: RunDeps, caller: RunCaller, version: ReportVersionEntity, fields: { parameters: Record<string, unknown>; formats: ReportRunEntity['formats']; metadata: Record<string, unknown>; retryOf?: string; channelIds?: string[] }): Promise<ReportRunEntity> {
+/** Runs in the transaction that inserts a run (the Idempotency-Key's answer, docs/idempotency.md). */
+export type RunInTransaction = (m: EntityManager, run: ReportRunEntity) => Promise<void>;
+
+/**
+ * Inserts a `queued` run, then starts its workflow. A start that fails leaves the run queued: it
+ * was accepted, and the maintenance sweep (restartStrandedReportRuns) starts it.
+ */
+async function openRun(
+  deps: RunDeps,
+  caller: RunCaller,
+  version: ReportVersionEntity,
+  fields: { parameters: Record<string, unknown>; formats: ReportRunEntity['formats']; metadata: Record<string, unknown>; retryOf?: string; channelIds?: string[] },
+  inTransaction?: RunInTransaction,
+): Promise<ReportRunEntity> {
   const run = newReportRun({
     projectId: caller.projectId,
     reportId: version.reportId,
@@ -64,14 +79,11 @@ async function openRun(deps: RunDeps, caller: RunCaller, version: ReportVersionE
     createdBy: caller.userId,
     apiKeyId: caller.apiKeyId,
   });
-  await insertReportRun(deps.db, run);
-  try {
-    await startReportRun(deps, run);
-  } catch (err) {
-    // Nothing ran: the run says so instead of staying queued for ever.
-    await moveReportRun(deps.db, { runId: run.id, status: 'failed', failedStage: 'query', error: { code: 'ERR_INTERNAL_002', message: 'The run could not be started' } });
-    throw new AppError('ERR_INTERNAL_002', 'The run could not be started; try again', { runId: run.id, cause: err instanceof Error ? err.message : String(err) });
-  }
+  await deps.db.transaction(async (m) => {
+    await insertReportRun(m, run);
+    await inTransaction?.(m, run);
+  });
+  await startReportRun(deps, run).catch((err: unknown) => deps.logger.warn('report run workflow not started; the maintenance sweep will start it', { runId: run.id, err }));
   return run;
 }
 
@@ -80,7 +92,7 @@ async function openRun(deps: RunDeps, caller: RunCaller, version: ReportVersionE
  * report's parameters checked and typed now (400 ERR_RPT_007) and the formats a subset of the
  * version's outputs.
  */
-export async function startRun(deps: RunDeps, caller: RunCaller, reportRef: string, input: StartRunInput): Promise<ReportRunEntity> {
+export async function startRun(deps: RunDeps, caller: RunCaller, reportRef: string, input: StartRunInput, inTransaction?: RunInTransaction): Promise<ReportRunEntity> {
   const report = await getReport(deps, caller.projectId, reportRef);
   if (report.latestVersion === 0) throw new AppError('ERR_RPT_003');
   const wanted = input.version ?? report.latestVersion;
@@ -93,7 +105,7 @@ export async function startRun(deps: RunDeps, caller: RunCaller, reportRef: stri
   const values = coerceParameters(version.definition.parameters, input.parameters ?? {}, { now: new Date(), timezone: 'UTC' });
   const metadata = checkMetadata(input.metadata) ?? {};
   const channelIds = await resolveChannelRefs(deps.db, caller.projectId, input.channelIds);
-  return openRun(deps, caller, version, { parameters: storableValues(values), formats, metadata, channelIds });
+  return openRun(deps, caller, version, { parameters: storableValues(values), formats, metadata, channelIds }, inTransaction);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { recordActivity } from '../../db/identity/activity';
 import type { Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
@@ -116,6 +116,8 @@ export interface InsertOptions {
   rename?: () => Promise<string>;
   /** Extra fields of the `template_created` activity entry (e.g. what it was duplicated from). */
   activity?: Record<string, unknown>;
+  /** Runs in the transaction that inserts the template (the Idempotency-Key's answer, docs/idempotency.md). */
+  inTransaction?: (m: EntityManager, template: TemplateEntity) => Promise<void>;
 }
 
 /**
@@ -153,6 +155,7 @@ export async function insertTemplate(deps: TemplateDeps, actor: Actor, input: Ne
           type: 'template_created',
           data: { template: { id: template.id, name: template.name }, ...options.activity },
         });
+        await options.inTransaction?.(m, template);
       });
       return template;
     } catch (err) {

@@ -1,4 +1,5 @@
 import { ok, operationTable, pageOf } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as schema from './templates.schema';
 
 /**
@@ -21,12 +22,12 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       op('post', `${prefix}/bulk-delete`, 'Delete many templates', { security: 'team', request: { body: schema.bulkDeleteSchema }, responses: { 200: ok('What was deleted') } }),
       op('post', `${prefix}/validate-schema`, 'Check a template definition without saving it', { security: 'project', request: { body: schema.validateSchemaSchema }, responses: { 200: ok('Problems found, if any') } }),
       op('post', `${prefix}/validate-variables`, 'Check data against a template\'s variables', { security: 'project', request: { body: schema.validateVariablesSchema }, responses: { 200: ok('Problems found, if any') } }),
-      op('post', prefix, 'Create a template', { security: 'team', idempotent: true, request: { body: schema.createTemplateSchema }, responses: { 201: ok('The draft template') } }),
-      op('get', prefix, 'List templates', { security: 'project', request: { query: schema.listTemplatesSchema }, responses: { 200: ok('A page of templates', pageOf()) } }),
-      op('get', `${prefix}/:id`, 'Get a template', { security: 'project', request: { params: id }, responses: { 200: ok('The template') } }),
-      op('put', `${prefix}/:id`, 'Update a template\'s draft', { security: 'team', request: { params: id, body: schema.updateTemplateSchema }, responses: { 200: ok('The template') } }),
+      op('post', prefix, 'Create a template', { security: 'team', idempotent: true, request: { body: schema.createTemplateSchema }, responses: { 201: ok('The draft template', resource('CreatedTemplate')) } }),
+      op('get', prefix, 'List templates', { security: 'project', request: { query: schema.listTemplatesSchema }, responses: { 200: ok('A page of templates', pageOf(resource('TemplateSummary'))) } }),
+      op('get', `${prefix}/:id`, 'Get a template', { security: 'project', request: { params: id }, responses: { 200: ok('The template', resource('Template')) } }),
+      op('put', `${prefix}/:id`, 'Update a template\'s draft', { security: 'team', request: { params: id, body: schema.updateTemplateSchema }, responses: { 200: ok('The template', resource('Template')) } }),
       op('delete', `${prefix}/:id`, 'Delete a template', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
-      op('post', `${prefix}/:id/duplicate`, 'Copy a template', { security: 'team', request: { params: id }, responses: { 201: ok('The copy') } }),
+      op('post', `${prefix}/:id/duplicate`, 'Copy a template', { security: 'team', idempotent: true, request: { params: id }, responses: { 201: ok('The copy', resource('Template')) } }),
       op('post', `${prefix}/:id/publish`, 'Publish the draft as a new version', { security: 'team', request: { params: id, body: schema.publishSchema }, responses: { 201: ok('The version') } }),
       op('get', `${prefix}/:id/versions`, 'Versions of a template', { security: 'project', request: { params: id }, responses: { 200: ok('The versions') } }),
       op('get', `${prefix}/:id/versions/:versionId`, 'Get a version', { security: 'project', request: { params: version }, responses: { 200: ok('The version') } }),

@@ -1,10 +1,11 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import type { TemplateEntity } from '../../db/templates/template.entity';
 import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import { isOutputFormat } from '../../domain/templates/template-definition';
 import type { Scope } from '../middleware/guards';
-import { idempotent } from '../middleware/idempotency';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
@@ -36,7 +37,7 @@ function templateRoutes(services: Services, prefix: string): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
   const router = templateRouter(prefix);
   const { read, write } = templateGuards(deps.db);
-  // Idempotency-Key on create and duplicate: the answer is stored after the route answered (docs/idempotency.md).
+  // Idempotency-Key on create and duplicate: the answer is stored in the transaction that inserts the template (docs/idempotency.md).
   const idem = idempotent(services);
   const scope = (ctx: Context) => ctx.state.scope as Scope;
 
@@ -72,9 +73,9 @@ function templateRoutes(services: Services, prefix: string): Router {
 
   router.post('/', write, idem, async (ctx) => {
     const input = validate(schema.createTemplateSchema, ctx.request.body);
-    const template = await templates.createTemplate(deps, actorOf(scope(ctx)), input);
-    ctx.status = 201;
-    ctx.body = presenter.presentCreatedTemplate(template);
+    const created = (template: TemplateEntity) => ({ status: 201, headers: {}, body: presenter.presentCreatedTemplate(template) });
+    const store = answerInTransaction(ctx);
+    applyAnswer(ctx, created(await templates.createTemplate(deps, actorOf(scope(ctx)), input, store && ((m, t) => store(m, created(t))))));
   });
 
   router.get('/', read, async (ctx) => {
@@ -98,9 +99,9 @@ function templateRoutes(services: Services, prefix: string): Router {
   });
 
   router.post('/:id/duplicate', write, idem, async (ctx) => {
-    const copy = await templates.duplicateTemplate(deps, actorOf(scope(ctx)), ctx.params.id);
-    ctx.status = 201;
-    ctx.body = presenter.presentTemplate(copy);
+    const copied = (template: TemplateEntity) => ({ status: 201, headers: {}, body: presenter.presentTemplate(template) });
+    const store = answerInTransaction(ctx);
+    applyAnswer(ctx, copied(await templates.duplicateTemplate(deps, actorOf(scope(ctx)), ctx.params.id, store && ((m, t) => store(m, copied(t))))));
   });
 
   return router;

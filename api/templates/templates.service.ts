@@ -14,6 +14,7 @@ import {
   checkOutputFormats,
   freeName,
   insertTemplate,
+  type InsertOptions,
   nameExists,
   nameTaken,
   type TemplateDeps,
@@ -27,7 +28,7 @@ import {
 
 export type { Actor, TemplateDeps } from './template-store.service';
 
-export async function createTemplate(deps: TemplateDeps, actor: Actor, input: CreateTemplateInput): Promise<TemplateEntity> {
+export async function createTemplate(deps: TemplateDeps, actor: Actor, input: CreateTemplateInput, inTransaction?: InsertOptions['inTransaction']): Promise<TemplateEntity> {
   const outputFormats = checkOutputFormats(input.outputFormats);
   const draft = pickDefinition(input as TemplateDefinition);
   await assertValidDefinition(deps, actor.projectId, draft, outputFormats);
@@ -37,7 +38,7 @@ export async function createTemplate(deps: TemplateDeps, actor: Actor, input: Cr
     outputFormats,
     folderId: input.folderId ?? null,
     draft,
-  });
+  }, { inTransaction });
 }
 
 const SORT_COLUMNS: Record<ListTemplatesQuery['sortBy'], string> = {
@@ -188,7 +189,7 @@ async function wasDeleted(m: Queryable, projectId: string, ref: string): Promise
 }
 
 /** A new, unpublished template from the source's draft, named `<name> (copy)` (then `(copy 2)`, …). */
-export async function duplicateTemplate(deps: TemplateDeps, actor: Actor, ref: string): Promise<TemplateEntity> {
+export async function duplicateTemplate(deps: TemplateDeps, actor: Actor, ref: string, inTransaction?: InsertOptions['inTransaction']): Promise<TemplateEntity> {
   const source = await findTemplate(deps.db, actor.projectId, ref);
   const rename = () => freeName(deps.db, actor.projectId, source.name, 'copy');
   return insertTemplate(
@@ -201,6 +202,6 @@ export async function duplicateTemplate(deps: TemplateDeps, actor: Actor, ref: s
       folderId: source.folderId,
       draft: source.draft,
     },
-    { rename, activity: { duplicatedFrom: { id: source.id, name: source.name } } },
+    { rename, activity: { duplicatedFrom: { id: source.id, name: source.name } }, inTransaction },
   );
 }

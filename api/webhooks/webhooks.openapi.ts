@@ -1,4 +1,5 @@
 import { noContent, ok, operationTable, pageOf } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as schema from './webhooks.schema';
 
 /** OpenAPI operations of webhook subscriptions and deliveries (api/webhooks/webhooks.routes.ts); keys need `manage_webhooks`. */
@@ -11,11 +12,11 @@ export const webhookOperations = operationTable('Webhooks', (op) => [
     security: 'project',
     idempotent: true,
     request: { body: schema.createSubscriptionSchema, example: { url: 'https://example.com/hooks/formwork', events: ['document.generated'] } },
-    responses: { 201: ok('The subscription, with its signing secret shown once') },
+    responses: { 201: ok('The subscription, with its signing secret shown once', resource('CreatedWebhookSubscription')) },
   }),
-  op('get', '/api/webhooks', 'List subscriptions', { security: 'project', request: { query: schema.listSubscriptionsSchema }, responses: { 200: ok('A page of subscriptions', pageOf()) } }),
-  op('get', '/api/webhooks/:id', 'Get a subscription', { security: 'project', request: { params: id }, responses: { 200: ok('The subscription') } }),
-  op('patch', '/api/webhooks/:id', 'Update a subscription', { security: 'project', request: { params: id, body: schema.updateSubscriptionSchema }, responses: { 200: ok('The subscription') } }),
+  op('get', '/api/webhooks', 'List subscriptions', { security: 'project', request: { query: schema.listSubscriptionsSchema }, responses: { 200: ok('A page of subscriptions', pageOf(resource('WebhookSubscription'))) } }),
+  op('get', '/api/webhooks/:id', 'Get a subscription', { security: 'project', request: { params: id }, responses: { 200: ok('The subscription', resource('WebhookSubscription')) } }),
+  op('patch', '/api/webhooks/:id', 'Update a subscription', { security: 'project', request: { params: id, body: schema.updateSubscriptionSchema }, responses: { 200: ok('The subscription', resource('WebhookSubscription')) } }),
   op('delete', '/api/webhooks/:id', 'Delete a subscription', { security: 'project', request: { params: id }, responses: { 204: noContent } }),
   op('get', '/api/webhooks/:id/deliveries', 'Deliveries of a subscription', { security: 'project', request: { params: id, query: schema.listDeliveriesSchema }, responses: { 200: ok('A page of deliveries', pageOf()) } }),
   op('post', '/api/webhooks/:id/test', 'Send a test event', { security: 'project', request: { params: id }, responses: { 201: ok('The test delivery') } }),

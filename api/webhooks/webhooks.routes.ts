@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { createOutboundGuard } from '../../activities/http/outbound';
+import type { WebhookSubscriptionEntity } from '../../db/webhooks/webhook-subscription.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
-import { idempotent } from '../middleware/idempotency';
+import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import * as deliveries from './webhook-deliveries.service';
 import * as presenter from './webhooks.presenter';
@@ -32,13 +33,13 @@ export function webhookRoutes(services: Services): Router {
     ctx.body = { success: true, deliveryId, message: 'Delivery re-enqueued' };
   });
 
-  // Idempotency-Key: the answer (with the signing secret) is stored sealed, after the route answered (docs/idempotency.md).
+  // Idempotency-Key: the answer (with the signing secret) is stored sealed, in the transaction that inserts the subscription (docs/idempotency.md).
   router.post('/', manage, idempotent(services), async (ctx) => {
     const input = validate(schema.createSubscriptionSchema, ctx.request.body);
     const { projectId, userId, apiKeyId } = scope(ctx);
-    const created = await subscriptions.createSubscription(subscriptionDeps, projectId, { userId, apiKeyId }, input);
-    ctx.status = 201;
-    ctx.body = presenter.presentCreatedSubscription(created);
+    const created = (subscription: WebhookSubscriptionEntity) => ({ status: 201, headers: {}, body: presenter.presentCreatedSubscription(subscription) });
+    const store = answerInTransaction(ctx);
+    applyAnswer(ctx, created(await subscriptions.createSubscription(subscriptionDeps, projectId, { userId, apiKeyId }, input, store && ((m, s) => store(m, created(s))))));
   });
 
   router.get('/', manage, async (ctx) => {

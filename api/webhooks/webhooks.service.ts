@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { WebhookSubscriptionEntity } from '../../db/webhooks/webhook-subscription.entity';
 import type { OutboundGuard } from '../../activities/http/outbound';
 import { AppError } from '../../domain/errors';
@@ -37,6 +37,8 @@ export async function createSubscription(
   projectId: string,
   creator: Creator,
   input: CreateSubscriptionInput,
+  /** Runs in the transaction that inserts the subscription (the Idempotency-Key's answer, docs/idempotency.md). */
+  inTransaction?: (m: EntityManager, subscription: WebhookSubscriptionEntity) => Promise<void>,
 ): Promise<WebhookSubscriptionEntity> {
   await deps.guard.assertAllowed(input.url);
   return deps.db.transaction(async (tx) => {
@@ -64,6 +66,7 @@ export async function createSubscription(
       deletedAt: null,
     });
     await tx.getRepository(WebhookSubscriptionEntity).insert(subscription);
+    await inTransaction?.(tx, subscription);
     return subscription;
   });
 }

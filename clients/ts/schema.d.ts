@@ -3897,6 +3897,410 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description A document job (domain/documents/presenter.ts presentJob) */
+        DocumentJob: {
+            /** Format: uuid */
+            jobId: string;
+            /** @enum {string} */
+            status: "queued" | "processing" | "completed" | "failed" | "cancelled";
+            format: string;
+            templateId: string;
+            templateVersion: number;
+            filename: string | null;
+            /** @description Rendered on the free plan */
+            watermarked: boolean;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: uuid */
+            batchId?: string;
+            /**
+             * Format: uri
+             * @description A signed link, once the job is done
+             */
+            downloadUrl?: string;
+            /**
+             * Format: date-time
+             * @description When the download link stops working
+             */
+            expiresAt?: string;
+            /** @description Retention removed the file: there is no link any more */
+            artefactExpired?: boolean;
+            errorMessage?: string;
+            /**
+             * Format: uuid
+             * @description The failed job this one retries
+             */
+            retryOf?: string;
+        };
+        /** @description A page of document jobs */
+        DocumentJobList: {
+            jobs: components["schemas"]["DocumentJob"][];
+            total: number;
+            offset: number;
+            limit: number;
+        };
+        /** @description A batch of document jobs with its counts and (when read) its documents */
+        DocumentBatch: {
+            /** Format: uuid */
+            batchId: string;
+            status: string;
+            templateId: string;
+            format: string;
+            totalJobs: number;
+            completedJobs: number;
+            failedJobs: number;
+            cancelledJobs: number;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            documents?: {
+                /** Format: uuid */
+                jobId: string;
+                status: string;
+                /** Format: uri */
+                downloadUrl?: string;
+            }[];
+        };
+        /** @description The batch as created, with its status URL */
+        AcceptedDocumentBatch: {
+            /** Format: uuid */
+            batchId: string;
+            status: string;
+            templateId: string;
+            format: string;
+            totalJobs: number;
+            completedJobs: number;
+            failedJobs: number;
+            cancelledJobs: number;
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: uri */
+            statusUrl: string;
+        };
+        /** @description A Flow run with its payload (api/flow/runs.presenter.ts presentRun) */
+        FlowRun: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            runId: string;
+            shortId: string;
+            /** Format: uuid */
+            gateId: string;
+            status: string;
+            /** @enum {string} */
+            source: "rest" | "mcp";
+            schemaVersion: number;
+            validation: {
+                validation_id: string;
+                valid: boolean;
+                layers: unknown;
+                validated_payload?: unknown;
+                failedLayer?: string;
+                details?: unknown[];
+                steps?: unknown;
+                durationMs?: number;
+            };
+            metadata: unknown;
+            /** Format: uri */
+            artefactUrl: string | null;
+            approvalStatus: string | null;
+            deliveryStatus: string | null;
+            error: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            inputPayload: unknown;
+        };
+        /** @description A Flow run as listed: without its payload, `validation` only its verdict */
+        FlowRunSummary: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            runId: string;
+            shortId: string;
+            /** Format: uuid */
+            gateId: string;
+            status: string;
+            /** @enum {string} */
+            source: "rest" | "mcp";
+            schemaVersion: number;
+            validation: {
+                validation_id: string;
+                valid: boolean;
+                layers: unknown;
+                validated_payload?: unknown;
+                failedLayer?: string;
+                details?: unknown[];
+                steps?: unknown;
+                durationMs?: number;
+            };
+            metadata: unknown;
+            /** Format: uri */
+            artefactUrl: string | null;
+            approvalStatus: string | null;
+            deliveryStatus: string | null;
+            error: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        /** @description A Flow gate; secrets read `{"set": true}` (api/flow/gates.presenter.ts) */
+        Gate: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            status: string;
+            validationMode: string;
+            schema: unknown;
+            businessRules: unknown;
+            freetextConfig: unknown;
+            schemaVersion: number;
+            renderMode: string;
+            renderTemplateId: string | null;
+            renderConfig: unknown;
+            approvalMode: string;
+            approvalConfig: unknown;
+            deliveryChannels: {
+                [key: string]: unknown;
+            }[];
+            maxSubmissionsPerMinute: number | null;
+            notificationMode: string;
+            notificationDigestMinutes: number | null;
+            circuitBreakerEnabled: boolean;
+            maxFailures: number;
+            cooldownSeconds: number;
+            circuit: {
+                state: string;
+                consecutiveFailures: number;
+                /** Format: date-time */
+                openUntil: string | null;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A template with its draft definition */
+        Template: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            outputFormats: string[];
+            folderId: string | null;
+            isPublished: boolean;
+            latestVersion: number | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A template as listed: without its definition */
+        TemplateSummary: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            outputFormats: string[];
+            folderId: string | null;
+            isPublished: boolean;
+            latestVersion: number | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A template as created */
+        CreatedTemplate: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            outputFormats: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description An API key (never its secret) */
+        ApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            name: string;
+            keyType: string;
+            /** @description The only part of the key shown after creation */
+            keyPrefix: string;
+            permissions: {
+                [key: string]: boolean;
+            };
+            isActive: boolean;
+            /** @description Why the key does not work right now; null when it does */
+            inactiveReason: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An API key as created, with its secret shown this once */
+        CreatedApiKey: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            name: string;
+            keyType: string;
+            /** @description The only part of the key shown after creation */
+            keyPrefix: string;
+            permissions: {
+                [key: string]: boolean;
+            };
+            isActive: boolean;
+            /** @description Why the key does not work right now; null when it does */
+            inactiveReason: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The key (`fm_…`); only this answer shows it */
+            plainKey: string;
+        };
+        /** @description A webhook subscription (never its secret) */
+        WebhookSubscription: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            /** Format: uri */
+            url: string;
+            events: string[];
+            description: string | null;
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A subscription as created, with its signing secret */
+        CreatedWebhookSubscription: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            /** Format: uri */
+            url: string;
+            events: string[];
+            description: string | null;
+            isActive: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The signing secret; only this answer shows it */
+            secret: string;
+        };
+        /** @description A report run with its datasets and outputs (api/reporting/runs.presenter.ts) */
+        ReportRun: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            /** Format: uuid */
+            reportId: string;
+            reportVersion: number;
+            trigger: string;
+            /** Format: uuid */
+            scheduleId: string | null;
+            /** Format: uuid */
+            jobRunId: string | null;
+            /** Format: uuid */
+            retryOf: string | null;
+            /** Format: date-time */
+            scheduledFor: string;
+            timezone: string;
+            parameters: unknown;
+            formats: string[];
+            status: string;
+            failedStage: string | null;
+            skipReason: string | null;
+            datasets: {
+                [key: string]: unknown;
+            }[];
+            outputs: {
+                /** Format: uuid */
+                id: string;
+                format: string;
+                filename: string;
+                bytes: number;
+                /** Format: uri */
+                downloadUrl: string | null;
+                /** Format: date-time */
+                expiresAt: string;
+                dataset?: string;
+                pageCount?: number;
+                rowCount?: number;
+            }[];
+            deliveryStatus: string | null;
+            channelIds: string[];
+            deliveries: unknown[];
+            documentsCharged: number;
+            error: unknown;
+            metadata: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        /** @description A report or job run, queued; follow `statusUrl` */
+        AcceptedRun: {
+            /** Format: uuid */
+            runId: string;
+            shortId: string;
+            status: string;
+            statusUrl: string;
+        };
         PageMeta: {
             total?: number;
             page?: number;
@@ -5017,9 +5421,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["ApiKey"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -5037,6 +5439,8 @@ export interface operations {
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
                 "X-Team-Id"?: components["parameters"]["TeamId"];
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -5075,15 +5479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        name: string;
-                        /** @description The key (`fm_…`); only this answer shows it */
-                        plainKey: string;
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5114,9 +5510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -5194,9 +5588,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ApiKey"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6391,9 +6783,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["TemplateSummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -6438,9 +6828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CreatedTemplate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6471,9 +6859,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6518,9 +6904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6571,6 +6955,8 @@ export interface operations {
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
                 "X-Team-Id"?: components["parameters"]["TeamId"];
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The template id or slug */
@@ -6586,9 +6972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7091,9 +7475,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["TemplateSummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -7138,9 +7520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CreatedTemplate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7171,9 +7551,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7218,9 +7596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7271,6 +7647,8 @@ export interface operations {
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
                 "X-Team-Id"?: components["parameters"]["TeamId"];
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The template id or slug */
@@ -7286,9 +7664,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7791,9 +8167,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["TemplateSummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -7838,9 +8212,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CreatedTemplate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7871,9 +8243,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7918,9 +8288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7971,6 +8339,8 @@ export interface operations {
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
                 "X-Team-Id"?: components["parameters"]["TeamId"];
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The template id or slug */
@@ -7986,9 +8356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Template"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8469,9 +8837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AcceptedDocumentBatch"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8502,9 +8868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentBatch"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8533,15 +8897,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ jobs, total, offset, limit }` */
+            /** @description A page of jobs */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentJobList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8626,8 +8988,6 @@ export interface operations {
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
                 "X-Team-Id"?: components["parameters"]["TeamId"];
-                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8679,9 +9039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8949,9 +9307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AcceptedDocumentBatch"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8982,9 +9338,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentBatch"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9013,15 +9367,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ jobs, total, offset, limit }` */
+            /** @description A page of jobs */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentJobList"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9106,8 +9458,6 @@ export interface operations {
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
                 "X-Team-Id"?: components["parameters"]["TeamId"];
-                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -9159,9 +9509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9400,9 +9748,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["WebhookSubscription"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -9451,9 +9797,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CreatedWebhookSubscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9484,9 +9828,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9558,9 +9900,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9672,9 +10012,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["Gate"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -9775,9 +10113,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Gate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9808,9 +10144,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Gate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9904,9 +10238,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Gate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9982,9 +10314,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Gate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10193,15 +10523,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: ({
-                            /** Format: uuid */
-                            id: string;
-                            status: string;
-                            /** @enum {string} */
-                            source?: "rest" | "mcp";
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        data: components["schemas"]["FlowRunSummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -10261,15 +10583,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        status: string;
-                        /** @enum {string} */
-                        source?: "rest" | "mcp";
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FlowRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10306,15 +10620,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: ({
-                            /** Format: uuid */
-                            id: string;
-                            status: string;
-                            /** @enum {string} */
-                            source?: "rest" | "mcp";
-                        } & {
-                            [key: string]: unknown;
-                        })[];
+                        data: components["schemas"]["FlowRunSummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -10347,15 +10653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        status: string;
-                        /** @enum {string} */
-                        source?: "rest" | "mcp";
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FlowRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12947,9 +13245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AcceptedRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12991,9 +13287,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["ReportRun"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -13060,9 +13354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13088,15 +13380,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Cancelled */
+            /** @description The cancelled run */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13113,8 +13403,6 @@ export interface operations {
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
                 "X-Team-Id"?: components["parameters"]["TeamId"];
-                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The id (UUID) */
@@ -13137,9 +13425,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AcceptedRun"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -16,4 +16,7 @@ export class DocumentBatchEntity {
   @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
+  /** True while the batch's workflow has to be started (platform/workflow-outbox.ts). */
+  @Column('boolean', { name: 'workflow_pending', default: false }) workflowPending: boolean;
+  @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
 }

@@ -32,4 +32,7 @@ export class DocumentJobEntity {
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;
+  /** True while the job's own workflow has to be started (platform/workflow-outbox.ts); batch jobs: false, their batch's workflow runs them. */
+  @Column('boolean', { name: 'workflow_pending', default: false }) workflowPending: boolean;
+  @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
 }

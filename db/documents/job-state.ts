@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { In, type DataSource, type EntityManager } from 'typeorm';
 import { jobMachine, type JobOutcome } from '../../domain/documents/job-status';
 import type { AppError } from '../../domain/errors';
 import { recordDocumentsGenerated } from '../identity/api-key-usage';
@@ -32,6 +32,65 @@ export async function claimJob(db: Queryable, jobId: string): Promise<boolean> {
     [jobId, jobMachine.sourcesOf('processing')],
   );
   return claimed.length > 0;
+}
+
+/**
+ * Claims jobs for their renders in one statement (the claimJob rule for each), answering with their
+ * rows: `claimed` are the jobs to render now, `ended` the ones that had already ended (a retried
+ * render reports them as they are). An id in neither names a job that no longer exists.
+ */
+export async function claimJobs(db: DataSource, jobIds: string[]): Promise<{ claimed: DocumentJobEntity[]; ended: DocumentJobEntity[] }> {
+  if (jobIds.length === 0) return { claimed: [], ended: [] };
+  const rows = await modifyReturning<Record<string, unknown>>(
+    db,
+    `UPDATE document_jobs SET status = 'processing', attempts = attempts + 1, started_at = COALESCE(started_at, now())
+      WHERE id = ANY($1::uuid[]) AND status = ANY($2::text[]) RETURNING *`,
+    [jobIds, jobMachine.sourcesOf('processing')],
+  );
+  const claimed = rows.map((r) => jobOfRow(db, r));
+  const claimedIds = new Set(claimed.map((j) => j.id));
+  const rest = jobIds.filter((id) => !claimedIds.has(id));
+  const ended = rest.length > 0 ? await db.getRepository(DocumentJobEntity).findBy({ id: In(rest) }) : [];
+  return { claimed, ended };
+}
+
+/** A `document_jobs` row as returned by `RETURNING *`, mapped through the entity's own column names. */
+function jobOfRow(db: DataSource, row: Record<string, unknown>): DocumentJobEntity {
+  const job = new DocumentJobEntity();
+  for (const column of db.getMetadata(DocumentJobEntity).columns) (job as unknown as Record<string, unknown>)[column.propertyName] = row[column.databaseName];
+  return job;
+}
+
+/** A rendered and stored job, ready to be completed. */
+export interface RenderedJob {
+  job: Pick<DocumentJobEntity, 'id' | 'apiKeyId'>;
+  artefactKey: string;
+  size: number;
+  generationMs: number;
+}
+
+/**
+ * Completes rendered jobs (finishJob's rule for each: only a job still `processing` completes, and
+ * the API key that made it counts it) in one statement, or one transaction when keys are to be
+ * counted. Returns the ids it completed; the others were cancelled or deleted meanwhile.
+ */
+export async function completeJobs(db: DataSource, done: RenderedJob[]): Promise<Set<string>> {
+  if (done.length === 0) return new Set();
+  const complete = async (q: Queryable) => {
+    const rows = await modifyReturning<{ id: string; api_key_id: string | null }>(
+      q,
+      `UPDATE document_jobs j SET status = 'completed', artefact_key = d.artefact_key, artefact_size = d.size, generation_ms = d.ms,
+              completed_at = now(), error_code = NULL, error_message = NULL
+         FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[]) AS d(id, artefact_key, size, ms)
+        WHERE j.id = d.id AND j.status = ANY($5::text[]) RETURNING j.id, j.api_key_id`,
+      [done.map((d) => d.job.id), done.map((d) => d.artefactKey), done.map((d) => d.size), done.map((d) => d.generationMs), jobMachine.sourcesOf('completed')],
+    );
+    const perKey = new Map<string, number>();
+    for (const r of rows) if (r.api_key_id) perKey.set(r.api_key_id, (perKey.get(r.api_key_id) ?? 0) + 1);
+    for (const [apiKeyId, n] of perKey) await recordDocumentsGenerated(q, apiKeyId, n);
+    return new Set(rows.map((r) => r.id));
+  };
+  return done.some((d) => d.job.apiKeyId) ? db.transaction(complete) : complete(db);
 }
 
 export function outcomeOf(job: DocumentJobEntity): JobOutcome {

@@ -13,6 +13,8 @@ export interface CircuitAfter {
   state: CircuitState;
   consecutiveFailures: number;
   openUntil: Date | null;
+  /** This report opened the circuit (counted by formwork_flow_circuit_openings_total). */
+  opened: boolean;
 }
 
 /**
@@ -25,7 +27,7 @@ export interface CircuitAfter {
  *   the circuit for `cooldown_seconds`. With the breaker disabled the count still moves, nothing opens.
  */
 export async function recordRunOutcome(db: Queryable, input: { runId: string; outcome: RunOutcome }): Promise<CircuitAfter | null> {
-  const rows = await modifyReturning<{ state: CircuitState; failures: number; open_until: Date | null }>(
+  const rows = await modifyReturning<{ state: CircuitState; failures: number; open_until: Date | null; opened: boolean }>(
     db,
     `WITH r AS (
        UPDATE flow_runs SET outcome_recorded_at = now() WHERE id = $1 AND outcome_recorded_at IS NULL RETURNING gate_id
@@ -49,11 +51,11 @@ export async function recordRunOutcome(db: Queryable, input: { runId: string; ou
        circuit_trial_run_id = CASE WHEN d.opens OR d.closes THEN NULL ELSE g.circuit_trial_run_id END,
        circuit_trial_started_at = CASE WHEN d.opens OR d.closes THEN NULL ELSE g.circuit_trial_started_at END
      FROM d WHERE g.id = d.id
-     RETURNING g.circuit_state AS state, g.consecutive_failures AS failures, g.circuit_open_until AS open_until`,
+     RETURNING g.circuit_state AS state, g.consecutive_failures AS failures, g.circuit_open_until AS open_until, d.opens AS opened`,
     [input.runId, input.outcome],
   );
   const row = rows[0];
-  return row ? { state: row.state, consecutiveFailures: row.failures, openUntil: row.open_until } : null;
+  return row ? { state: row.state, consecutiveFailures: row.failures, openUntil: row.open_until, opened: row.opened } : null;
 }
 
 /**

@@ -32,13 +32,13 @@ async function tallyRunDeliveries(db: Queryable, runId: string): Promise<Deliver
  * The end of a run's delivery step, from the delivery records themselves (not from what the
  * workflow's children returned: a manual retry may have fixed one in the meantime): every
  * delivery completed → `completed`, otherwise `failed`, also reported to the gate's circuit
- * breaker. Returns the status written.
+ * breaker (`onCircuitOpened` when that report opened it). Returns the status written.
  */
-export async function finishRunDeliveries(db: Queryable, runId: string): Promise<'completed' | 'failed'> {
+export async function finishRunDeliveries(db: Queryable, runId: string, onCircuitOpened?: () => void): Promise<'completed' | 'failed'> {
   const t = await tallyRunDeliveries(db, runId);
   const ok = t.completed === t.total;
   // The gate's circuit breaker first (counted once per run), so a reader who sees the run ended sees it counted.
-  await recordRunOutcome(db, { runId, outcome: ok ? 'success' : 'failure' });
+  if ((await recordRunOutcome(db, { runId, outcome: ok ? 'success' : 'failure' }))?.opened) onCircuitOpened?.();
   await moveRun(db, {
     runId,
     status: ok ? 'completed' : 'failed',

@@ -25,7 +25,7 @@ export class RunEntity {
   @Column('text', { name: 'approval_status', nullable: true }) approvalStatus: string | null;
   @Column('text', { name: 'delivery_status', nullable: true }) deliveryStatus: string | null;
   @Column('text', { nullable: true }) error: string | null;
-  /** True while the run's workflow has to be started (see platform/flow-run-starter.ts). */
+  /** True while the run's workflow has to be started (see platform/workflow-outbox.ts). */
   @Column('boolean', { name: 'workflow_pending' }) workflowPending: boolean;
   @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
   /** When recordRunOutcome counted this run for the circuit breaker (at most once). */

@@ -20,6 +20,8 @@ export interface CreatorState {
 export interface KeyForCall extends CreatorState {
   id: string;
   projectId: string;
+  /** The member who minted the key (the key works only while they are in the project). */
+  createdBy: string;
   permissions: Record<string, boolean>;
   isActive: boolean;
   expiresAt: Date | null;
@@ -27,13 +29,14 @@ export interface KeyForCall extends CreatorState {
 
 /** The key with this SHA-256, with its creator's state; undefined when none. */
 export async function findKeyForCall(db: Queryable, keyHash: string): Promise<KeyForCall | undefined> {
-  const rows: Array<{ id: string; project_id: string; permissions: Record<string, boolean>; is_active: boolean; expires_at: Date | null; creator_is_member: boolean; creator_pending_deletion: boolean }> =
-    await db.query(`SELECT k.id, k.project_id, k.permissions, k.is_active, k.expires_at, ${CREATOR_STATE} FROM api_keys k ${CREATOR_JOINS} WHERE k.key_hash = $1`, [keyHash]);
+  const rows: Array<{ id: string; project_id: string; created_by: string; permissions: Record<string, boolean>; is_active: boolean; expires_at: Date | null; creator_is_member: boolean; creator_pending_deletion: boolean }> =
+    await db.query(`SELECT k.id, k.project_id, k.created_by, k.permissions, k.is_active, k.expires_at, ${CREATOR_STATE} FROM api_keys k ${CREATOR_JOINS} WHERE k.key_hash = $1`, [keyHash]);
   const r = rows[0];
   if (!r) return undefined;
   return {
     id: r.id,
     projectId: r.project_id,
+    createdBy: r.created_by,
     permissions: r.permissions,
     isActive: r.is_active,
     expiresAt: r.expires_at,

@@ -15,4 +15,7 @@ export class InvitationEntity {
   @Column('timestamptz', { name: 'expires_at' }) expiresAt: Date;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'decided_at', nullable: true }) decidedAt: Date | null;
+  /** True while the invitation e-mail's workflow has to be started (platform/workflow-outbox.ts). */
+  @Column('boolean', { name: 'workflow_pending', default: false }) workflowPending: boolean;
+  @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
 }

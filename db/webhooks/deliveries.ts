@@ -93,7 +93,7 @@ export async function createDeliveries(db: Queryable, rows: NewDelivery[]): Prom
 /**
  * The deliveries of one event. Documents: one per active subscription of the project whose
  * `events` include the type. Flow: one per target (delivery channel) of the run.
- * Returns the delivery ids, to hand to `dispatchDeliveries` (workflows/webhooks).
+ * Returns the delivery ids, to hand to `deliverDocumentEvent` or `dispatchDeliveries` (workflows/webhooks).
  */
 export async function prepareEventDeliveries(db: Queryable, input: PrepareDeliveriesInput): Promise<string[]> {
   const { projectId, event } = input;

@@ -48,7 +48,10 @@ function compileProperty(prop: Property): Check {
   if (prop.type === 'string') {
     if (minLength !== undefined || maxLength !== undefined) {
       extra.push((v, p, out) => {
-        const n = charLength(v as string);
+        const s = v as string;
+        // Code points lie between half the UTF-16 length and the length: count them only when that range straddles a bound.
+        if ((maxLength === undefined || s.length <= maxLength) && (minLength === undefined || s.length >= 2 * minLength)) return;
+        const n = charLength(s);
         if (minLength !== undefined && n < minLength) push(out, p, 'MIN_LENGTH', `must be at least ${minLength} characters long`);
         if (maxLength !== undefined && n > maxLength) push(out, p, 'MAX_LENGTH', `must be at most ${maxLength} characters long`);
       });
@@ -90,9 +93,10 @@ function compileProperty(prop: Property): Check {
     extra.push((v, p, out) => !allowed.has(v as never) && push(out, p, 'ENUM', `must be one of ${shown.length > 200 ? `${shown.slice(0, 200)}…` : shown}`));
   }
 
+  const n = extra.length;
   return (value, path, out) => {
     if (!isType(value)) return push(out, path, 'TYPE', `must be ${article(prop.type)}, not ${typeName(value)}`);
-    for (const check of extra) check(value, path, out);
+    for (let i = 0; i < n; i += 1) extra[i](value, path, out);
   };
 }
 
@@ -103,9 +107,10 @@ function compileFields(properties: Record<string, Property>, additional: boolean
   const known = new Set(Object.keys(properties));
   return (value, path, out) => {
     const obj = value as Record<string, unknown>;
-    for (const f of fields) {
+    for (let i = 0; i < fields.length; i += 1) {
+      const f = fields[i];
       const v = Object.prototype.hasOwnProperty.call(obj, f.name) ? obj[f.name] : undefined;
-      const at = join(path, f.name);
+      const at = path === '' ? f.name : `${path}.${f.name}`;
       // Absent and null are the same to a form: a required field must have a value, an optional one may be empty.
       if (v === undefined || v === null) {
         if (f.required) push(out, at, 'REQUIRED', `${at} is required`);

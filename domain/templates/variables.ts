@@ -93,17 +93,18 @@ function checkFields(obj: Record<string, unknown>, fields: VariableField[], path
   return out;
 }
 
+/** Element `i` of an array variable as its declared items make it (checked and coerced); as it is without a declaration. */
+export function resolveArrayElement(def: TemplateVariable, el: unknown, i: number): unknown {
+  const items = def.items;
+  if (!items || isMissing(el)) return el;
+  const path = `${def.name}[${i}]`;
+  const typed = coerce(el, items.type, path);
+  return items.properties && isPlainObject(typed) ? checkFields(typed, items.properties, path) : typed;
+}
+
 function resolveOne(def: TemplateVariable, raw: unknown): unknown {
-  let value = coerce(raw, def.type, def.name);
-  if (def.type === 'array' && def.items) {
-    const items = def.items;
-    value = (value as unknown[]).map((el, i) => {
-      const path = `${def.name}[${i}]`;
-      if (isMissing(el)) return el;
-      const typed = coerce(el, items.type, path);
-      return items.properties && isPlainObject(typed) ? checkFields(typed, items.properties, path) : typed;
-    });
-  }
+  const value = coerce(raw, def.type, def.name);
+  if (def.type === 'array' && def.items) return (value as unknown[]).map((el, i) => resolveArrayElement(def, el, i));
   return value;
 }
 

@@ -98,6 +98,20 @@ export interface DeliverWebhookInput {
   retryDelaysMs?: number[];
 }
 
+/**
+ * What deliverWebhookWorkflow takes: a launcher's input, or that of a document event's retries. A
+ * document event's first attempt is made by the document's own workflow, which starts the delivery
+ * workflow only when that attempt asked for a retry, with `startAttempt: 2`. (Not a field of
+ * DeliverWebhookInput: launchers pass `Required<DeliverWebhookInput>`, and they start at 1.)
+ */
+export interface DeliveryScheduleInput extends DeliverWebhookInput {
+  /**
+   * The attempt this run begins with (default 1, absent from older inputs). Above 1, the run first
+   * waits the delay that follows the attempt before it, then carries on with the schedule.
+   */
+  startAttempt?: number;
+}
+
 /** The delays a delivery workflow waits between attempts: the spec's by default, never more than 3. */
 export function retrySchedule(delaysMs: readonly number[] | undefined): number[] {
   return [...(delaysMs ?? DEFAULT_RETRY_DELAYS_MS)].slice(0, MAX_RETRIES).map((d) => Math.max(0, Math.floor(d)));

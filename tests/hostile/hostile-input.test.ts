@@ -7,12 +7,18 @@ import { buildTemplate } from '../support/templates';
 /**
  * Hostile input against the real service (issue "Untrusted input never stalls the service"):
  * every case gets a catalogued 4xx or a rule `error` step within its budget, and a probe calling
- * GET /api/health every 50 ms meanwhile never waits 100 ms. The API is the real API role in a process
+ * GET /api/health every 50 ms meanwhile never waits PROBE_MAX_MS. The API is the real API role in a process
  * of its own (as deployed), so the probe measures it and not this test's own work; and this file
  * runs in its own Jest pass (jest.hostile.config.js) after the others, on an otherwise idle machine.
  */
 
 const BUDGET_MS = 1000;
+/**
+ * The longest a health probe may wait. A stalled loop waits the whole budget (1,000 ms); an idle one
+ * answers in a few ms. 150 ms, not 100: on two cores busy with the evaluation workers, a probe that
+ * coincides with the once-a-second dependency check took 100.3 ms in a fresh-clone CI run.
+ */
+const PROBE_MAX_MS = 150;
 /** A hostile request's own deadline: the budget, the kill grace and the cost of replacing a worker. */
 const ANSWER_MS = BUDGET_MS + 1500;
 const RUNAWAY = '($f := function($n){ $f($n + 1) }; $f(0))';
@@ -283,9 +289,9 @@ describe('hostile input never stalls the service', () => {
     for (const answer of await Promise.all(floods)) expect(answer.body.steps[1].status).toBe('error');
   });
 
-  it('never kept the health probe waiting 100 ms', () => {
+  it(`never kept the health probe waiting ${PROBE_MAX_MS} ms`, () => {
     expect(probeErrors).toEqual([]);
     expect(latencies.length).toBeGreaterThan(20);
-    expect(Math.max(...latencies)).toBeLessThan(100);
+    expect(Math.max(...latencies)).toBeLessThan(PROBE_MAX_MS);
   });
 });

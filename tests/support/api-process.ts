@@ -15,12 +15,15 @@ import { waitFor } from './wait';
  * The real API role (`node dist/api/main.js`, as `npm run start:api` runs it) in a process of its
  * own, against a fresh database and the run's Temporal server: what a client of a deployed API sees,
  * measured without the test's own work on the same event loop. `app` offers what the flow and
- * identity helpers use (requests, and SQL for the few rows they set directly).
+ * identity helpers use (requests, and SQL for the few rows they set directly), and the role's `env`
+ * and `dataDir`, so worker roles (spawnRenderWorker, spawnMainWorker) can join it.
  */
 export interface ApiProcess {
   url: string;
   app: TestApp;
   output(): string;
+  /** Sends the process `signal` (SIGKILL: a crash, in the kill tests) and resolves once it exited; `close` still cleans up. */
+  kill(signal: NodeJS.Signals): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -32,27 +35,25 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
   const dataDir = await mkdtemp(join(tmpdir(), 'formwork-api-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [ENTRY], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_URL: url,
-      DATA_DIR: dataDir,
-      DATABASE_URL: database.url,
-      DATABASE_POOL_SIZE: '5',
-      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
-      TEMPORAL_TASK_QUEUE_PREFIX: `t-${randomBytes(4).toString('hex')}`,
-      JWT_SECRET: randomBytes(32).toString('hex'),
-      LOG_LEVEL: 'error',
-      RATE_LIMIT_ANONYMOUS: '100000',
-      RATE_LIMIT_JWT: '100000',
-      RATE_LIMIT_API_KEY: '100000',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // The role's own configuration (without the inherited environment): what a worker role needs to join it.
+  const roleEnv: Record<string, string> = {
+    NODE_ENV: 'test',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: url,
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    DATABASE_POOL_SIZE: '5',
+    ...(process.env.TEST_TEMPORAL_ADDRESS ? { TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS } : {}),
+    TEMPORAL_TASK_QUEUE_PREFIX: `t-${randomBytes(4).toString('hex')}`,
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'error',
+    RATE_LIMIT_ANONYMOUS: '100000',
+    RATE_LIMIT_JWT: '100000',
+    RATE_LIMIT_API_KEY: '100000',
+    ...env,
+  };
+  const child = spawn(process.execPath, [ENTRY], { env: { ...process.env, ...roleEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let printed = '';
   child.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (printed += d.toString()));
@@ -78,6 +79,10 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     await close();
     throw err;
   }
-  const app = { url, request: makeRequest(url), services: { db: { query: async (text: string, params?: unknown[]) => (await sql.query(text, params)).rows } } } as unknown as TestApp;
-  return { url, app, output: () => printed, close };
+  const app = { url, env: roleEnv, dataDir, request: makeRequest(url), services: { db: { query: async (text: string, params?: unknown[]) => (await sql.query(text, params)).rows } } } as unknown as TestApp;
+  const kill = async (signal: NodeJS.Signals) => {
+    child.kill(signal);
+    await exited;
+  };
+  return { url, app, output: () => printed, kill, close };
 }

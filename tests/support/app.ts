@@ -22,6 +22,12 @@ export interface TestApp {
   smtp?: SmtpTestServer;
   dataDir: string;
   request: RequestFn;
+  /**
+   * Waits until the API has received every credential change committed so far. A test that changes
+   * a key, member, account or project with SQL calls it before its next request: the API's
+   * credential cache drops the old value when Postgres delivers the notification, not before.
+   */
+  syncCredentials(): Promise<void>;
   /** Stops the in-process Temporal workers (as a worker shutdown would); work waits in Temporal. */
   stopWorker(): Promise<void>;
   /** Starts a fresh set of workers, like a new worker process taking over. */
@@ -107,6 +113,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     smtp,
     dataDir,
     request,
+    syncCredentials: api.syncCredentials,
     stopWorker,
     startWorker,
     async close() {

@@ -2,12 +2,12 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks';
 import type { DeliveryTarget } from '../../db/webhooks/deliveries';
 import type { DeliveryFinalStatus, WebhookEnvelope } from '../../domain/webhooks/delivery';
-import { dispatchDeliveries } from '../../workflows/webhooks/dispatch-deliveries';
+import { deliverDocumentEvent, dispatchDeliveries } from '../../workflows/webhooks/dispatch-deliveries';
 
 /**
  * Test-only parents of the delivery workflow, bundled by tests/integration/webhooks/dispatch.test.ts
- * for a worker of its own: they call prepareEventDeliveries and dispatchDeliveries the way the
- * document and Flow workflows do.
+ * for a worker of its own: they call prepareEventDeliveries and then deliverDocumentEvent or
+ * dispatchDeliveries the way the document and Flow workflows do.
  */
 export { deliverWebhookWorkflow } from '../../workflows/webhooks/deliver-webhook.workflow';
 
@@ -15,7 +15,7 @@ const { prepareEventDeliveries } = proxyActivities<WebhookActivities>({ startToC
 
 export async function documentEventTestWorkflow(input: { projectId: string; event: WebhookEnvelope; retryDelaysMs: number[] }): Promise<string[]> {
   const ids = await prepareEventDeliveries({ projectId: input.projectId, source: 'document', event: input.event });
-  await dispatchDeliveries(ids, input.retryDelaysMs, { wait: false, projectId: input.projectId });
+  await deliverDocumentEvent(ids, input.retryDelaysMs);
   return ids;
 }
 

@@ -24,6 +24,9 @@ export interface ReceivedRequest {
  */
 export type ScriptedReply = number | { status: number; body?: string; headers?: Record<string, string> } | 'reset' | 'hang';
 
+/** A fallback that decides per request, e.g. by the requests received before it (`requests` includes this one). */
+export type ReplyRule = (req: ReceivedRequest, requests: readonly ReceivedRequest[]) => ScriptedReply;
+
 export interface WebhookReceiver {
   /** Base URL, e.g. http://127.0.0.1:40123; any path is accepted. */
   url: string;
@@ -32,7 +35,7 @@ export interface WebhookReceiver {
   /** Replies for the next requests, in order; after them every request gets `fallback` (default 200). */
   respondWith(replies: ScriptedReply[], fallback?: ScriptedReply): void;
   /** Like respondWith, for requests to `path` only (several targets in flight at once); these win over the shared script. */
-  respondOn(path: string, replies: ScriptedReply[], fallback?: ScriptedReply): void;
+  respondOn(path: string, replies: ScriptedReply[], fallback?: ScriptedReply | ReplyRule): void;
   waitForRequests(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   /** Stops listening (the port then refuses connections) and drops open connections. */
   stop(): Promise<void>;
@@ -44,7 +47,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   const requests: ReceivedRequest[] = [];
   let script: ScriptedReply[] = [];
   let fallback: ScriptedReply = 200;
-  const byPath = new Map<string, { script: ScriptedReply[]; fallback: ScriptedReply }>();
+  const byPath = new Map<string, { script: ScriptedReply[]; fallback: ScriptedReply | ReplyRule }>();
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
@@ -61,9 +64,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         json = undefined;
       }
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers, rawBody, json, receivedAt: new Date() });
+      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers, rawBody, json, receivedAt: new Date() };
+      requests.push(received);
       const own = byPath.get(req.url ?? '');
-      const reply = own ? (own.script.length > 0 ? own.script.shift()! : own.fallback) : script.length > 0 ? script.shift()! : fallback;
+      const scripted = own ? (own.script.length > 0 ? own.script.shift()! : own.fallback) : script.length > 0 ? script.shift()! : fallback;
+      const reply = typeof scripted === 'function' ? scripted(received, requests) : scripted;
       if (reply === 'reset') return void req.socket.destroy();
       if (reply === 'hang') return;
       const { status, body, headers: extra } = typeof reply === 'number' ? { status: reply, body: undefined, headers: undefined } : reply;

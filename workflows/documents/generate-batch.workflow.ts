@@ -1,8 +1,9 @@
 import { continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
 import { RETRY } from '../shared/retry-policies';
-import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
+import { FIRST_ATTEMPT_INLINE_PATCH, deliverDocumentEvent, dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 import { processJob, type JobWorkflowOptions } from './process-job';
+import { processJobGroup } from './process-job-group';
 
 export interface GenerateBatchInput extends JobWorkflowOptions {
   batchId: string;
@@ -21,13 +22,37 @@ const { listBatchJobs, listBatchJobIds, completeBatch } = proxyActivities<Docume
   retry: RETRY.documentBookkeeping,
 });
 
+/**
+ * Documents of a run whose events may be on their way at once. Their first delivery attempts are
+ * activities of this workflow, and Temporal refuses a workflow's 2,001st pending activity
+ * (limit.numPendingActivities.error): 50 events × at most 25 subscriptions stay well below.
+ */
+const MAX_OPEN_EVENTS = 50;
+
 /** Runs that list by keyset (batch_index) instead of OFFSET; see listBatchJobs. */
 const KEYSET_PATCH = 'batch-keyset-cursor';
+
+/** Runs that render their chunk in groups, one render activity per group (processJobGroup), not one per document. */
+const RENDER_GROUPS_PATCH = 'batch-render-groups';
+/**
+ * Documents per render activity: large enough that Temporal's work per document (two activities,
+ * their workflow tasks) becomes a tenth, small enough that a stopping worker, which finishes the
+ * groups it has (WORKER_SHUTDOWN_GRACE_SECONDS), leaves the rest of the chunk to the next worker,
+ * and that a group's events go out a few seconds after its first document.
+ */
+const GROUP_SIZE = 10;
+/**
+ * Documents of one group rendering at once: twice a two-page pool, so its pages stay busy while
+ * the group's other documents build their HTML or store their file. BATCH_CONCURRENCY documents
+ * of a batch at once are then BATCH_CONCURRENCY / 4 groups (lanes) at once.
+ */
+const GROUP_CONCURRENCY = 4;
 
 /**
  * A batch; the workflow id is the batch id. Its documents are activities of this workflow (not
  * child workflows: the dev server starts only tens of workflows a second, while activities of a
- * running workflow dispatch at the workers' pace), fanned out with bounded concurrency. Every
+ * running workflow dispatch at the workers' pace), fanned out with bounded concurrency, and so are
+ * the first attempts of their webhook deliveries (deliverDocumentEvent). Every
  * chunk of documents is a fresh run (continue-as-new), so a batch of any size keeps a small
  * history; a restarted worker resumes the current chunk, and the idempotent render activity
  * never renders a finished document again.
@@ -50,16 +75,63 @@ export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<
     nextRun = { offset: offset + chunkSize };
   }
 
-  let next = 0;
-  const lane = async () => {
-    while (next < ids.length) {
-      const jobId = ids[next++];
-      await processJob(jobId, input);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(input.concurrency, ids.length) }, lane));
+  if (patched(RENDER_GROUPS_PATCH)) await renderInGroups(ids, input);
+  else await renderOneByOne(ids, input);
 
   if (ids.length === chunkSize) await continueAsNew<typeof generateBatchWorkflow>({ ...input, ...nextRun });
   const deliveryIds = await completeBatch({ batchId: input.batchId });
-  await dispatchDeliveries(deliveryIds, input.webhookRetryDelaysMs, { wait: false });
+  if (patched(FIRST_ATTEMPT_INLINE_PATCH)) await deliverDocumentEvent(deliveryIds, input.webhookRetryDelaysMs);
+  else await dispatchDeliveries(deliveryIds, input.webhookRetryDelaysMs, { wait: false });
+}
+
+/**
+ * The chunk in groups of up to GROUP_SIZE documents, as many groups at once as BATCH_CONCURRENCY
+ * asks for (lanes), each rendering GROUP_CONCURRENCY of its documents at once. A chunk smaller
+ * than the lanes' groups is split evenly between them.
+ */
+async function renderInGroups(ids: string[], input: GenerateBatchInput): Promise<void> {
+  const perGroup = Math.min(GROUP_CONCURRENCY, input.concurrency);
+  const lanes = Math.ceil(input.concurrency / perGroup);
+  const size = Math.max(1, Math.min(GROUP_SIZE, Math.ceil(ids.length / lanes)));
+  const groups: string[][] = [];
+  for (let i = 0; i < ids.length; i += size) groups.push(ids.slice(i, i + size));
+  let next = 0;
+  // As renderOneByOne: events go out beside the lanes, at most MAX_OPEN_EVENTS documents' worth (one group at least).
+  const open = new Map<Promise<void>, number>();
+  let openDocuments = 0;
+  const lane = async () => {
+    while (next < groups.length) {
+      const group = groups[next++];
+      const { announced } = await processJobGroup(group, perGroup, input);
+      const settled: Promise<void> = announced.finally(() => {
+        openDocuments -= open.get(settled) ?? 0;
+        open.delete(settled);
+      });
+      open.set(settled, group.length);
+      openDocuments += group.length;
+      while (open.size > 1 && openDocuments > MAX_OPEN_EVENTS) await Promise.race(open.keys());
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, groups.length) }, lane));
+  await Promise.all(open.keys());
+}
+
+/** Runs from before the groups: a render activity per document, `concurrency` at once. */
+async function renderOneByOne(ids: string[], input: GenerateBatchInput): Promise<void> {
+  let next = 0;
+  // Each document's event goes out beside the lanes, which move on to the next render at once: a
+  // slow receiver (up to 10 s an attempt) holds no render, unless MAX_OPEN_EVENTS are on their way.
+  const open = new Set<Promise<void>>();
+  const lane = async () => {
+    while (next < ids.length) {
+      const jobId = ids[next++];
+      const { announced } = await processJob(jobId, input);
+      const settled: Promise<void> = announced.finally(() => open.delete(settled));
+      open.add(settled);
+      while (open.size > MAX_OPEN_EVENTS) await Promise.race(open);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(input.concurrency, ids.length) }, lane));
+  // Before the run continues or ends: an attempt still open would lose its answer (and its retries).
+  await Promise.all(open);
 }

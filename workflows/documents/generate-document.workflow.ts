@@ -7,5 +7,7 @@ export interface GenerateDocumentInput extends JobWorkflowOptions {
 
 /** A single generation; the workflow id is the job id. Cancelling the workflow cancels the job. */
 export async function generateDocumentWorkflow(input: GenerateDocumentInput): Promise<JobOutcome> {
-  return processJob(input.jobId, input);
+  const { outcome, announced } = await processJob(input.jobId, input);
+  await announced;
+  return outcome;
 }

@@ -1,7 +1,7 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities, JobOutcome, RenderActivities } from '../../activities/documents';
 import { RETRY } from '../shared/retry-policies';
-import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
+import { FIRST_ATTEMPT_INLINE_PATCH, deliverDocumentEvent, dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 
 export interface JobWorkflowOptions {
   renderTaskQueue: string;
@@ -14,13 +14,23 @@ const bookkeeping = proxyActivities<DocumentActivities>({
   retry: RETRY.documentBookkeeping,
 });
 
+interface ProcessedJob {
+  outcome: JobOutcome;
+  /**
+   * The job's event on its way: settles once the first attempt of each of its deliveries has ended
+   * and the retries' workflows have started (deliverDocumentEvent). A batch lane does not wait for
+   * it before its next document: a slow receiver may take an attempt's whole 10 s.
+   */
+  announced: Promise<void>;
+}
+
 /**
  * One document: render on the render queue, then announce the outcome. The render activity
  * heartbeats, so a worker that dies mid-render is noticed within seconds and the job is retried
  * on another worker (the activity is idempotent). RETRY.documentRender: three attempts for a
  * crashing renderer, then the job fails with the last error.
  */
-export async function processJob(jobId: string, opts: JobWorkflowOptions): Promise<JobOutcome> {
+export async function processJob(jobId: string, opts: JobWorkflowOptions): Promise<ProcessedJob> {
   const { renderJob } = proxyActivities<RenderActivities>({
     taskQueue: opts.renderTaskQueue,
     startToCloseTimeout: '3 minutes',
@@ -38,11 +48,14 @@ export async function processJob(jobId: string, opts: JobWorkflowOptions): Promi
     outcome = await bookkeeping.markJobFailed({ jobId, message: failureMessage(err) });
   }
   const deliveryIds = await bookkeeping.prepareJobEvent({ jobId });
+  if (patched(FIRST_ATTEMPT_INLINE_PATCH)) return { outcome, announced: deliverDocumentEvent(deliveryIds, opts.webhookRetryDelaysMs) };
+  // Runs from before the patch: a delivery workflow per delivery, started before the job moves on.
   await dispatchDeliveries(deliveryIds, opts.webhookRetryDelaysMs, { wait: false });
-  return outcome;
+  return { outcome, announced: Promise.resolve() };
 }
 
-function failureMessage(err: unknown): string {
+/** What a job that its render gave up on says: the last error. */
+export function failureMessage(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;
   if (cause instanceof ApplicationFailure || cause instanceof Error) return `Rendering failed: ${cause.message}`;
   return 'Rendering failed';

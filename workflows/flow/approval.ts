@@ -5,6 +5,7 @@ import { decidedOutcome, type ApprovalOutcome } from '../../domain/flow/approval
 import type { ApprovalConfig } from '../../domain/flow/gate-settings';
 import { workflowIds } from '../../domain/temporal-names';
 import { RETRY } from '../shared/retry-policies';
+import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
 import { approvalDecisionSignal } from './approval-signals';
 import { flowReviewDigestWorkflow } from './review-digest.workflow';
 
@@ -52,7 +53,7 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
   });
   const opened = await openApproval(input);
   const minuteMs = input.minuteMs ?? opened.minuteMs;
-  if (opened.notificationMode === 'digest') await ensureReviewDigest({ gateId: input.gateId, digestMinutes: opened.digestMinutes, minuteMs });
+  if (opened.notificationMode === 'digest') await ensureReviewDigest({ gateId: input.gateId, digestMinutes: opened.digestMinutes, minuteMs }, input.projectId);
 
   const windowMs = Math.max(1, input.approvalConfig.timeoutMinutes) * minuteMs;
   const started = Date.now();
@@ -84,14 +85,22 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
 
 /**
  * Starts the gate's digest timer unless it runs already. It is abandoned by its parent on
- * purpose: it outlives the run and serves every run of the gate.
+ * purpose: it outlives the run and serves every run of the gate. It carries the gate's project
+ * like every workflow a project causes (its continue-as-new runs inherit it). Search attributes
+ * are not part of what replay compares (the child's id and type are), so runs that started a
+ * digest without them replay unchanged: no patch.
  */
-async function ensureReviewDigest(input: { gateId: string; digestMinutes: number; minuteMs: number }): Promise<void> {
+async function ensureReviewDigest(input: { gateId: string; digestMinutes: number; minuteMs: number }, projectId: string): Promise<void> {
   try {
     await startChild(flowReviewDigestWorkflow, {
       workflowId: workflowIds.reviewDigest(input.gateId),
       args: [input],
       parentClosePolicy: ParentClosePolicy.ABANDON,
+      typedSearchAttributes: [
+        { key: SA_KIND, value: 'flow-review-digest' },
+        { key: SA_ENTITY_ID, value: input.gateId },
+        { key: SA_PROJECT_ID, value: projectId },
+      ],
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -30,7 +30,7 @@ export type FlowRunResult = 'completed' | 'failed' | 'rejected' | 'expired';
 
 /**
  * The lifecycle of an accepted Flow run (docs/flow.md, "Run lifecycle"); its id is the run id
- * (contract §5), started by platform/flow-run-starter.ts once the run row is committed.
+ * (contract §5), started by platform/workflow-outbox.ts once the run row is committed.
  *
  *   validated → [rendering] → [review_required → approved | rejected | expired] → [delivering] → completed | failed
  *

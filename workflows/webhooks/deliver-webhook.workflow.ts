@@ -1,6 +1,6 @@
 import { CancellationScope, isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks';
-import { retrySchedule, type DeliverWebhookInput, type DeliveryFinalStatus } from '../../domain/webhooks/delivery';
+import { retrySchedule, type DeliveryFinalStatus, type DeliveryScheduleInput } from '../../domain/webhooks/delivery';
 import { RETRY } from '../shared/retry-policies';
 
 const { attemptDelivery, abandonWebhookDelivery } = proxyActivities<WebhookActivities>({
@@ -17,11 +17,23 @@ const { attemptDelivery, abandonWebhookDelivery } = proxyActivities<WebhookActiv
  * retryable failure the workflow sleeps the next delay, a durable timer that survives restarts.
  * 2xx completes, 4xx (or a refused target) fails at once, and 5xx or network errors fail after
  * the last retry. Returns the final status, which Flow runs wait for.
+ *
+ * A document event's retries start at `startAttempt: 2` (its first attempt was an activity of the
+ * document's workflow, deliverDocumentEvent in dispatch-deliveries.ts): the run begins with the wait that
+ * attempt 1 announced as the record's `nextAttemptAt`.
  */
-export async function deliverWebhookWorkflow(input: DeliverWebhookInput): Promise<DeliveryFinalStatus> {
+export async function deliverWebhookWorkflow(input: DeliveryScheduleInput): Promise<DeliveryFinalStatus> {
   const delays = retrySchedule(input.retryDelaysMs);
+  // Inputs from before startAttempt begin at 1, and so make the commands they made then.
+  const first = Number.isSafeInteger(input.startAttempt) && input.startAttempt! > 1 ? input.startAttempt! : 1;
   try {
-    for (let attempt = 1; ; attempt += 1) {
+    if (first > 1) {
+      const wait = delays[first - 2];
+      // No retry left after the attempt made elsewhere: that attempt already recorded the failure.
+      if (wait === undefined) return 'failed';
+      await sleep(wait);
+    }
+    for (let attempt = first; ; attempt += 1) {
       const retryInMs = delays[attempt - 1];
       const result = await attemptDelivery({ deliveryId: input.deliveryId, attempt, retryInMs });
       if (result.outcome === 'delivered') return 'completed';

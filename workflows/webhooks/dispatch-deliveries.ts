@@ -1,7 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ChildWorkflowCancellationType, ParentClosePolicy, startChild } from '@temporalio/workflow';
-import type { DeliveryFinalStatus } from '../../domain/webhooks/delivery';
+import { CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, log, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import type { WebhookActivities } from '../../activities/webhooks';
+import { retrySchedule, type DeliveryFinalStatus, type DeliveryScheduleInput } from '../../domain/webhooks/delivery';
 import { workflowIds } from '../../domain/temporal-names';
+import { RETRY } from '../shared/retry-policies';
 import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
 import { deliverWebhookWorkflow } from './deliver-webhook.workflow';
 
@@ -23,34 +25,80 @@ export interface DispatchOptions {
  * Starts `deliverWebhookWorkflow` for each delivery (ids from the prepareEventDeliveries activity)
  * as a child workflow with the id `webhook-delivery-<deliveryId>`. Called from inside a workflow.
  * `retryDelaysMs` is the caller's config.webhooks.retryDelaysMs, passed in its workflow input.
+ * Flow runs use it (they wait for the outcomes); document events go through deliverDocumentEvent.
  */
 export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[], opts: DispatchOptions & { wait: true }): Promise<DeliveryFinalStatus[]>;
 export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[], opts: DispatchOptions & { wait: false }): Promise<void>;
 export async function dispatchDeliveries(deliveryIds: string[], retryDelaysMs: number[], opts: DispatchOptions): Promise<DeliveryFinalStatus[] | void> {
-  const started = await Promise.all(
-    deliveryIds.map(async (deliveryId) => {
-      try {
-        return await startChild(deliverWebhookWorkflow, {
-          workflowId: workflowIds.webhookDelivery(deliveryId),
-          args: [{ deliveryId, retryDelaysMs }],
-          ...(opts.taskQueue ? { taskQueue: opts.taskQueue } : {}),
-          // Left alone when the parent closes, unless the parent waits for the outcome anyway.
-          parentClosePolicy: opts.wait ? ParentClosePolicy.REQUEST_CANCEL : ParentClosePolicy.ABANDON,
-          cancellationType: opts.wait ? ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED : ChildWorkflowCancellationType.ABANDON,
-          typedSearchAttributes: [
-            { key: SA_KIND, value: 'webhook-delivery' },
-            { key: SA_ENTITY_ID, value: deliveryId },
-            ...(opts.projectId ? [{ key: SA_PROJECT_ID, value: opts.projectId }] : []),
-          ],
-        });
-      } catch (err) {
-        // Already running (ids are derived from the event, so a repeated dispatch finds the first
-        // one): that delivery is under way. Waiting callers need a child they own, so they see the error.
-        if (!opts.wait && err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
-        throw err;
-      }
-    }),
-  );
+  const started = await Promise.all(deliveryIds.map((deliveryId) => startDelivery({ deliveryId, retryDelaysMs }, opts)));
   if (!opts.wait) return;
   return Promise.all(started.map((child) => child!.result()));
+}
+
+async function startDelivery(input: DeliveryScheduleInput, opts: DispatchOptions) {
+  // The delivery belongs to the parent's project: a document's retry child inherits it (the caller passes none).
+  const projectId = opts.projectId ?? workflowInfo().typedSearchAttributes.get(SA_PROJECT_ID);
+  try {
+    return await startChild(deliverWebhookWorkflow, {
+      workflowId: workflowIds.webhookDelivery(input.deliveryId),
+      args: [input],
+      ...(opts.taskQueue ? { taskQueue: opts.taskQueue } : {}),
+      // Left alone when the parent closes, unless the parent waits for the outcome anyway.
+      parentClosePolicy: opts.wait ? ParentClosePolicy.REQUEST_CANCEL : ParentClosePolicy.ABANDON,
+      cancellationType: opts.wait ? ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED : ChildWorkflowCancellationType.ABANDON,
+      typedSearchAttributes: [
+        { key: SA_KIND, value: 'webhook-delivery' },
+        { key: SA_ENTITY_ID, value: input.deliveryId },
+        ...(projectId ? [{ key: SA_PROJECT_ID, value: projectId }] : []),
+      ],
+    });
+  } catch (err) {
+    // Already running (ids are derived from the event, so a repeated dispatch finds the first
+    // one): that delivery is under way. Waiting callers need a child they own, so they see the error.
+    if (!opts.wait && err instanceof WorkflowExecutionAlreadyStartedError) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Document workflows (jobs, batches) whose events make their first delivery attempts themselves
+ * (deliverDocumentEvent); runs started before it dispatch a delivery workflow per delivery.
+ */
+export const FIRST_ATTEMPT_INLINE_PATCH = 'document-event-first-attempt-inline';
+
+const { attemptDelivery } = proxyActivities<WebhookActivities>({
+  // As in deliverWebhookWorkflow: the request has its own 10 s budget, the rest is two small writes.
+  startToCloseTimeout: '1 minute',
+  retry: RETRY.delivery,
+});
+
+/**
+ * A document event's deliveries (document.generated, document.failed, batch.completed) without a
+ * workflow each: the first attempt of every delivery is an activity of the calling workflow, all
+ * at once, and only a delivery whose attempt asks for a retry gets its `deliverWebhookWorkflow`
+ * child (`webhook-delivery-<id>`, abandoned by the parent like dispatchDeliveries' wait: false),
+ * which waits the first delay and goes on from attempt 2. Most receivers answer 2xx the first time,
+ * so a batch of a thousand documents no longer starts a thousand workflows per subscription.
+ *
+ * Resolves once every first attempt has ended and every retry's workflow has started; it never
+ * waits for a retry. It is not cancelled with its caller: the event has happened (the job
+ * finished), and a cancelled attempt would leave a record that says nothing.
+ */
+export async function deliverDocumentEvent(deliveryIds: string[], retryDelaysMs: number[]): Promise<void> {
+  const delays = retrySchedule(retryDelaysMs);
+  const deliverOne = async (deliveryId: string): Promise<void> => {
+    let startAttempt = 2;
+    try {
+      const result = await attemptDelivery({ deliveryId, attempt: 1, retryInMs: delays[0] });
+      // Delivered or refused: the record says so. A retry with no delay configured was recorded as failed.
+      if (result.outcome !== 'retry' || delays.length === 0) return;
+    } catch (err) {
+      // Not the receiver's answer but an activity that gave up (a non-retryable error): the
+      // delivery's own workflow tries it from the start and fails visibly if it must.
+      log.warn('first webhook attempt failed; starting the delivery workflow', { deliveryId, error: String(err) });
+      startAttempt = 1;
+    }
+    await startDelivery({ deliveryId, retryDelaysMs, startAttempt }, { wait: false });
+  };
+  await CancellationScope.nonCancellable(() => Promise.all(deliveryIds.map(deliverOne)));
 }

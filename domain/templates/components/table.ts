@@ -34,15 +34,22 @@ export interface TableData {
   rows: unknown[][];
 }
 
+/** The columns of a table with their headers interpolated. */
+export function tableColumns(p: TableProps, ctx: DataContext): TableData['columns'] {
+  return p.columns.map((c) => ({ ...c, header: interpolateText(c.header, ctx.scope, ctx.format) }));
+}
+
+/** One cell of a table row. A scalar element (an array of strings) is its own single field, read as `.` or `value`. */
+export function tableCell(row: unknown, field: string): unknown {
+  return field === '.' || (field === 'value' && (typeof row !== 'object' || row === null)) ? row : getPath(row, field);
+}
+
 /** Rows of a table, charged to the loop budget before any is built. */
 export function tableData(id: string, p: TableProps, ctx: DataContext): TableData {
   const source = dataSourceRows(p.dataSource, ctx.scope);
   ctx.budget.consume(source.length, id);
-  const columns = p.columns.map((c) => ({ ...c, header: interpolateText(c.header, ctx.scope, ctx.format) }));
-  // A scalar element (an array of strings) is its own single field, read as `.` or `value`.
-  const cell = (row: unknown, field: string) =>
-    field === '.' || (field === 'value' && (typeof row !== 'object' || row === null)) ? row : getPath(row, field);
-  return { columns, rows: source.map((row) => columns.map((c) => cell(row, c.field))) };
+  const columns = tableColumns(p, ctx);
+  return { columns, rows: source.map((row) => columns.map((c) => tableCell(row, c.field))) };
 }
 
 export function tableHtml(id: string, p: TableProps, ctx: RenderContext): string {

@@ -32,7 +32,7 @@ describe('batches with jobs deleted mid-run', () => {
 
     // The first chunk (batch_index 0..3) is listed once its renders wait on the render queue.
     const handle = app.services.temporal.workflow.getHandle(batchId);
-    await waitFor(async () => (await handle.describe()).raw.pendingActivities?.some((a) => a.activityType?.name === 'renderJob'), {
+    await waitFor(async () => (await handle.describe()).raw.pendingActivities?.some((a) => a.activityType?.name === 'renderJobs'), {
       timeoutMs: 60_000,
       what: 'the batch to wait on its first renders',
     });

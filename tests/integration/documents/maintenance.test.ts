@@ -3,6 +3,7 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { signUp } from '../../support/factories';
 import { waitFor } from '../../support/wait';
+import { SA_KIND } from '../../../workflows/shared/search-attributes';
 import { scheduleIds } from '../../../domain/temporal-names';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
@@ -33,6 +34,9 @@ describe('maintenance: retention, stranded work, failure events', () => {
   it('is scheduled in Temporal by the worker', async () => {
     const desc = await app.services.temporal.schedule.getHandle(scheduleIds.maintenance(app.services.config.temporal.taskQueuePrefix)).describe();
     expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'documentMaintenanceWorkflow' });
+    // Project-less, so operators find its runs by kind in the Web UI.
+    const attributes = desc.action.type === 'startWorkflow' ? desc.action.typedSearchAttributes : undefined;
+    expect(attributes && !Array.isArray(attributes) ? attributes.get(SA_KIND) : attributes).toBe('maintenance');
   });
 
   it('removes artefacts past the retention period; their jobs say so instead of offering a dead link', async () => {

@@ -148,6 +148,7 @@ describe('Flow analytics: approvals, infrastructure, billing, team and prices', 
     const g = await createGate(app, team.key, { name: 'Team' });
     const stale = await createKey(app, team.user.accessToken);
     await app.services.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 day' WHERE id = $1`, [stale.id]);
+    await app.syncCredentials();
     await app.request('POST', `/api/flow/gates/${g.id}/validate`, { token: team.key, body: {} });
     await insertDocumentJob(app.services.db, team.projectId, DAY);
     await insertDocumentJob(app.services.db, team.projectId, 50 * DAY);

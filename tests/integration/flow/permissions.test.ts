@@ -86,6 +86,7 @@ describe('Flow permissions (manage_gates)', () => {
     const untouched = await createKey(app, ws.user.accessToken, { name: 'said no', permissions: { read_documents: true } });
     // As stored before the flag existed: no manage_gates key in the JSON at all.
     await app.services.db.query(`UPDATE api_keys SET permissions = permissions - 'manage_gates' WHERE id = $1`, [old.id]);
+    await app.syncCredentials();
     const before = await app.request('POST', '/api/flow/gates', { token: old.plainKey, body: { name: 'Before migration' } });
     expect(before.status).toBe(403);
     const runner = app.services.db.createQueryRunner();
@@ -94,6 +95,7 @@ describe('Flow permissions (manage_gates)', () => {
     } finally {
       await runner.release();
     }
+    await app.syncCredentials();
     const after = await app.request('POST', '/api/flow/gates', { token: old.plainKey, body: { name: 'After migration' } });
     expect(after.status).toBe(201);
     const [row] = await app.services.db.query(`SELECT permissions FROM api_keys WHERE id = $1`, [old.id]);

@@ -83,15 +83,8 @@ describe('Flow runs', () => {
 
     // Temporal is back: the sweep (what every worker runs at start-up and periodically) starts it.
     spy.mockImplementation(original);
-    const { createFlowRunStarter } = await import('../../../platform/flow-run-starter');
-    const { flowRunWorkflowInput } = await import('../../../platform/workflow-starts');
-    const starter = createFlowRunStarter({
-      db: app.services.db,
-      temporal: app.services.temporal,
-      taskQueue: app.services.taskQueues.main,
-      logger: app.services.logger,
-      workflowInput: flowRunWorkflowInput(app.services),
-    });
+    const { createWorkflowOutbox } = await import('../../../platform/workflow-outbox');
+    const starter = createWorkflowOutbox(app.services);
     expect(await starter.sweep(0)).toBeGreaterThanOrEqual(1);
     // A second sweep or a late start of the same run is harmless: the id is taken.
     await starter.sweep(0);
@@ -100,7 +93,7 @@ describe('Flow runs', () => {
       return r.status !== 'validated';
     }, { what: 'swept run moved by its workflow' });
     spy.mockRestore();
-    starter.stop();
+    await starter.stop();
   });
 
   it('lists runs globally and per gate with page, limit, status, source and sorting; gets the full record', async () => {

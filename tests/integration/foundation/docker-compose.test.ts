@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse } from 'yaml';
 
 /**
  * No Docker engine runs here, but the compose file must still be valid: docker-compose (installed
@@ -24,14 +25,14 @@ describe('docker-compose.yml', () => {
 
   it('parses and declares the whole stack', () => {
     expect(compose('config', '--services').trim().split('\n').sort()).toEqual(
-      ['api', 'minio', 'minio-setup', 'postgres', 'redis', 'render-worker', 'temporal', 'temporal-postgres', 'temporal-ui', 'worker'].sort(),
+      ['api', 'minio', 'minio-setup', 'postgres', 'prometheus', 'redis', 'render-worker', 'temporal', 'temporal-db', 'temporal-ui', 'worker'].sort(),
     );
   });
 
   it('points the API, the worker and the render worker at Postgres, Temporal, S3 and Redis', () => {
     const resolved = compose('config');
     for (const role of ['api', 'worker', 'render-worker']) {
-      const section = resolved.slice(resolved.indexOf(`  ${role}:`)).split(/\n  \S/)[0];
+      const section = resolved.slice(resolved.indexOf(`\n  ${role}:\n`) + 1).split(/\n  \S/)[0];
       expect(section).toContain('DATABASE_URL: postgres://formwork:formwork@postgres:5432/formwork');
       expect(section).toContain('TEMPORAL_ADDRESS: temporal:7233');
       expect(section).toContain('S3_ENDPOINT: http://minio:9000');
@@ -53,14 +54,14 @@ describe('docker-compose.yml', () => {
   it('hands the operator\'s secrets and MinIO credentials to every role and to MinIO', () => {
     const resolved = compose('config');
     for (const role of ['api', 'worker', 'render-worker']) {
-      const section = resolved.slice(resolved.indexOf(`  ${role}:`)).split(/\n  \S/)[0];
+      const section = resolved.slice(resolved.indexOf(`\n  ${role}:\n`) + 1).split(/\n  \S/)[0];
       expect(section).toContain(`JWT_SECRET: ${secrets.JWT_SECRET}`);
       expect(section).toContain(`ENCRYPTION_KEY: ${secrets.ENCRYPTION_KEY}`);
       expect(section).toContain(`SMTP_URL: ${secrets.SMTP_URL}`);
       expect(section).toContain(`S3_ACCESS_KEY_ID: ${secrets.MINIO_ROOT_USER}`);
       expect(section).toContain(`S3_SECRET_ACCESS_KEY: ${secrets.MINIO_ROOT_PASSWORD}`);
     }
-    const minio = resolved.slice(resolved.indexOf('  minio:')).split(/\n  \S/)[0];
+    const minio = resolved.slice(resolved.indexOf('\n  minio:\n') + 1).split(/\n  \S/)[0];
     expect(minio).toContain(`MINIO_ROOT_USER: ${secrets.MINIO_ROOT_USER}`);
     expect(minio).toContain(`MINIO_ROOT_PASSWORD: ${secrets.MINIO_ROOT_PASSWORD}`);
   });
@@ -72,6 +73,7 @@ describe('docker-compose.yml', () => {
     expect(ports('temporal')).toEqual(['127.0.0.1:7233:7233/tcp']);
     expect(ports('temporal-ui')).toEqual(['127.0.0.1:8080:8080/tcp']);
     expect(ports('minio')).toEqual(['127.0.0.1:9000:9000/tcp', '127.0.0.1:9001:9001/tcp']);
+    expect(ports('prometheus')).toEqual(['127.0.0.1:9090:9090/tcp']);
     // The long form (`published:`, every interface) is what a port without a host address becomes: the API's only.
     expect(section('api')).toMatch(/published: 3000\n\s+target: 3000/);
     expect(resolved.match(/published:/g)).toHaveLength(1);
@@ -79,9 +81,32 @@ describe('docker-compose.yml', () => {
 
   it('runs each role with its own entry point', () => {
     const resolved = compose('config');
-    const command = (role: string) => resolved.slice(resolved.indexOf(`  ${role}:`)).split(/\n  \S/)[0];
+    const command = (role: string) => resolved.slice(resolved.indexOf(`\n  ${role}:\n`) + 1).split(/\n  \S/)[0];
     expect(command('api')).toContain('dist/api/main.js');
     expect(command('worker')).toContain('dist/worker/main.js');
     expect(command('render-worker')).toContain('dist/worker/render-main.js');
+  });
+
+  it('runs Temporal on its own database and has Prometheus scrape every role on ports the compose network alone reaches', () => {
+    const resolved = parse(compose('config')) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; ports?: unknown[]; depends_on?: Record<string, unknown> }> };
+    const { services } = resolved;
+    expect(services.temporal.environment).toMatchObject({ POSTGRES_SEEDS: 'temporal-db', PROMETHEUS_ENDPOINT: '0.0.0.0:8000' });
+    expect(Object.keys(services.temporal.depends_on ?? {})).toEqual(['temporal-db']);
+    for (const role of ['api', 'worker', 'render-worker']) {
+      expect(services[role].environment).toMatchObject({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
+    }
+    for (const role of ['worker', 'render-worker']) expect(services[role].environment?.TEMPORAL_METRICS_BIND).toBe('0.0.0.0:9465');
+    expect(services.prometheus.volumes).toContain(`${join(__dirname, '../../../docs/prometheus.yml')}:/etc/prometheus/prometheus.yml:ro`);
+
+    // docs/prometheus.yml scrapes exactly those services on those ports.
+    const scrape = parse(readFileSync(join(__dirname, '../../../docs/prometheus.yml'), 'utf8')) as {
+      scrape_configs: Array<{ job_name: string; dns_sd_configs?: Array<{ names: string[]; port: number }>; static_configs?: Array<{ targets: string[] }> }>;
+    };
+    const targets = scrape.scrape_configs.flatMap((job) => [
+      ...(job.dns_sd_configs ?? []).flatMap((d) => d.names.map((n) => `${n}:${d.port}`)),
+      ...(job.static_configs ?? []).flatMap((c) => c.targets),
+    ]);
+    expect(targets.sort()).toEqual(['api:9464', 'render-worker:9464', 'render-worker:9465', 'temporal:8000', 'worker:9464', 'worker:9465']);
+    for (const target of targets) expect(Object.keys(services)).toContain(target.split(':')[0]);
   });
 });

@@ -58,6 +58,7 @@ describe('API key management: access', () => {
     expect((await app.request('GET', '/api/api-keys', { token: key.plainKey })).body.code).toBe('ERR_AUTH_005');
     // Time passing, without waiting for it: the expiry moves into the past.
     await app.services.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [key.id]);
+    await app.syncCredentials();
     const res = await app.request('GET', '/api/api-keys', { token: key.plainKey });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('ERR_AKEY_003');

@@ -84,6 +84,7 @@ describe('API keys: a key ends with its creator\'s place in the project', () => 
     expect((await app.request('POST', `/api/api-keys/${revoked.id}/revoke`, { token: owner.accessToken, headers: inTeam(team.id) })).status).toBe(200);
     // Time passing, without waiting for it: the expiry moves into the past.
     await app.services.db.query(`UPDATE api_keys SET expires_at = now() - interval '1 second' WHERE id = $1`, [expired.id]);
+    await app.syncCredentials();
 
     expect(await listed(team.id, revoked.id)).toMatchObject({ isActive: false, inactiveReason: 'revoked' });
     expect(await listed(team.id, expired.id)).toMatchObject({ isActive: true, inactiveReason: 'expired' });

@@ -101,6 +101,7 @@ describe('API key reporting flags (read_reports, run_reports)', () => {
     } finally {
       await runner.release();
     }
+    await app.syncCredentials();
     const rows: Array<{ id: string; permissions: Record<string, boolean> }> = await app.services.db.query(`SELECT id, permissions FROM api_keys WHERE id = ANY($1)`, [[old.id, granted.id]]);
     const byId = Object.fromEntries(rows.map((r) => [r.id, r.permissions]));
     expect(byId[old.id]).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });

@@ -119,7 +119,7 @@ describe('API key usage statistics', () => {
   it('flushes what it buffered when the API server closes', async () => {
     const key = await createKey(app, user.accessToken);
     // A second API server on the same database whose timer never fires within the test.
-    const services = { ...app.services, config: { ...app.services.config, apiKeys: { usageFlushMs: 3_600_000 } } };
+    const services = { ...app.services, config: { ...app.services.config, apiKeys: { ...app.services.config.apiKeys, usageFlushMs: 3_600_000 } } };
     const server = await startApiServer(services, {}, 0, '127.0.0.1');
     const request = makeRequest(server.url);
     for (let i = 0; i < 4; i += 1) expect((await request('GET', '/api/health', { token: key.plainKey })).status).toBe(200);

@@ -254,6 +254,7 @@ describe('OAuth client credentials', () => {
     expect((await app.request('GET', '/api/documents/jobs', { token })).status).toBe(200);
     // Its creator leaving the project stops the client and its tokens, as for API keys.
     await app.services.db.query(`DELETE FROM memberships WHERE project_id = $1 AND user_id = $2`, [team, bob.id]);
+    await app.syncCredentials();
     expect((await app.request('GET', '/api/documents/jobs', { token })).body.code).toBe('ERR_OAUTH_007');
     expect((await tokenByForm(app, client)).body).toMatchObject({ error: 'invalid_client', code: 'ERR_OAUTH_003' });
   });

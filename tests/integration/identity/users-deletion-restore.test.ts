@@ -84,6 +84,7 @@ describe('account deletion: pending, restore, cancellation (spec "User account",
     const user = await signUp(app);
     // The purge phase lasts one activity; hold the account in it to look at the answers.
     await app.services.db.query(`UPDATE users SET deletion_status = 'purging', deletion_requested_at = now() WHERE id = $1`, [user.id]);
+    await app.syncCredentials();
     const me = await app.request('GET', '/api/users/me', { token: user.accessToken });
     expect(me.status).toBe(403);
     expect(me.body.code).toBe('ERR_USER_005');
@@ -121,6 +122,7 @@ describe('account deletion: pending, restore, cancellation (spec "User account",
 
     // A restore whose signal got lost: the database is cleared but the run still waits.
     await app.services.db.query(`UPDATE users SET deletion_status = NULL WHERE id = $1`, [user.id]);
+    await app.syncCredentials();
     // The request before ended every session (docs/security.md): the user signs in again.
     const third = await app.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
     expect((await deleteAccount({ ...user, accessToken: third.body.accessToken })).status).toBe(200);

@@ -1,7 +1,7 @@
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { startTestApp, type TestApp } from '../../support/app';
 import { createGate, flowWorkspace, invoiceRules, invoiceSchema, type FlowWorkspace } from '../../support/flow';
-import { callOk, connectMcp, type McpConnection } from '../../support/mcp';
+import { callError, callOk, connectMcp, type McpConnection } from '../../support/mcp';
 import { createTemplate, publish } from '../../support/templates';
 
 /**
@@ -122,5 +122,41 @@ describe('MCP tools and REST routes answer alike', () => {
     const { jobId: _a, createdAt: _b, ...restJob } = await rest('GET', `/api/documents/jobs/${viaRest.jobId}`);
     const { jobId: _c, createdAt: _d, ...mcpJob } = jobViaMcp;
     expect(mcpJob).toEqual(restJob);
+  });
+
+  it('idempotencyKey: generate_document and submit_run create once per key, and a repeat answers the first job or run', async () => {
+    const count = async (sql: string) => (await app.services.db.query(sql, [ws.projectId]))[0].n as number;
+    const jobs = () => count(`SELECT count(*)::int AS n FROM document_jobs WHERE project_id = $1 AND metadata->>'ref' = 'keyed'`);
+    const input = { templateId: template.id, format: 'pdf', variables: { customer: 'Keyed' }, metadata: { ref: 'keyed' }, idempotencyKey: 'mcp-doc-1' };
+    const first = await callOk(mcp.client, 'generate_document', input);
+    expect(first.idempotentReplayed).toBeUndefined();
+    const again = await callOk(mcp.client, 'generate_document', input);
+    expect(again).toEqual({ ...first, idempotentReplayed: true });
+    expect(await jobs()).toBe(1);
+    // The same key with other arguments is refused with the catalogued code and creates nothing.
+    expect(await callError(mcp.client, 'generate_document', { ...input, variables: { customer: 'Other' } })).toMatchObject({ code: 'ERR_IDEM_001' });
+    expect(await jobs()).toBe(1);
+    // REST and MCP keep their own operations under one key name: a REST request with it is another request.
+    const restSame = await app.request('POST', '/api/documents/generate', { token: ws.key, headers: { 'Idempotency-Key': 'mcp-doc-1' }, body: { templateId: template.id, format: 'pdf', variables: { customer: 'Keyed' }, metadata: { ref: 'keyed' } } });
+    expect([restSame.status, restSame.body.code]).toEqual([422, 'ERR_IDEM_001']);
+
+    const runs = () => count(`SELECT count(*)::int AS n FROM flow_runs WHERE project_id = $1 AND metadata->>'ref' = 'keyed-run'`);
+    const runInput = { gateId: gate.id, payload: good, metadata: { ref: 'keyed-run' }, idempotencyKey: 'mcp-run-1' };
+    const [a, b] = await Promise.all([mcp.client.callTool({ name: 'submit_run', arguments: runInput }), mcp.client.callTool({ name: 'submit_run', arguments: runInput })]);
+    // Two calls at once: one records the run; the other answers it, or says to retry (409) while the first is in flight.
+    const answers = [a, b].map((r: any) => (r.isError ? JSON.parse(r.content[0].text).error : r.structuredContent));
+    expect(await runs()).toBe(1);
+    const runIds = new Set(answers.filter((x) => x.id).map((x) => x.id));
+    expect(runIds.size).toBe(1);
+    for (const x of answers.filter((y) => !y.id)) expect(x).toMatchObject({ code: 'ERR_IDEM_002' });
+    const later = await callOk(mcp.client, 'submit_run', runInput);
+    expect([later.id, later.idempotentReplayed]).toEqual([[...runIds][0], true]);
+    expect(await runs()).toBe(1);
+  });
+
+  it('idempotencyKey: an empty or over-long key is a validation error and creates nothing', async () => {
+    for (const idempotencyKey of ['', 'k'.repeat(256)]) {
+      expect(await callError(mcp.client, 'submit_run', { gateId: gate.id, payload: good, idempotencyKey })).toMatchObject({ code: 'ERR_VALID_001' });
+    }
   });
 });

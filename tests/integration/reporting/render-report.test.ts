@@ -321,8 +321,9 @@ describe('renderReportOutputs activity (render task queue)', () => {
     expect(file.length).toBe(outputs[0].bytes);
     expect(file.length).toBeGreaterThan(big.length + 20_000 * 10);
     expect(chunkSizes.reduce((a, b) => a + b, 0)).toBe(file.length);
-    expect(chunkSizes.length).toBeGreaterThan(10_000); // row by row, never the file in one piece
-    expect(Math.max(...chunkSizes)).toBeLessThanOrEqual(big.length + 100); // at most one line at a time
+    // Rows gathered into writes of about 64 KB (not one write per row), never the file in one piece.
+    expect(chunkSizes.length).toBeGreaterThan(5);
+    expect(Math.max(...chunkSizes)).toBeLessThanOrEqual(64 * 1024 + big.length + 100);
     const lines = file.toString('utf8').split('\r\n');
     expect(lines).toHaveLength(20_002);
     expect(lines[11]).toBe(`${big},10,10.10`);
@@ -349,6 +350,55 @@ describe('renderReportOutputs activity (render task queue)', () => {
     expect([pdf.type, pdf.nonRetryable]).toEqual(['ERR_LIMIT_001', true]);
     const excel = await failure(await standardRun(report, { formats: ['excel'] }, rows), small);
     expect([excel.type, excel.nonRetryable]).toEqual(['ERR_LIMIT_003', true]);
+  });
+
+  it('streams a table-only Excel output: rows read from the stored result in batches, the workbook stored as it is made; a refused workbook stores nothing', async () => {
+    const report = await insertReport(STANDARD);
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ region: i === 7 ? '=HYPERLINK("http://evil")' : `r${i}`, units: i, amount: `${i}.25` }));
+    const puts: Array<{ key: string; streamed: boolean }> = [];
+    const real = app.services.storage;
+    const recording: ArtefactStorage = {
+      put(key, body, contentType) {
+        puts.push({ key, streamed: !Buffer.isBuffer(body) });
+        return real.put(key, body, contentType);
+      },
+      get: (key) => real.get(key),
+      delete: (key) => real.delete(key),
+      exists: (key) => real.exists(key),
+      signedUrl: (key, options) => real.signedUrl(key, options),
+      check: () => real.check(),
+    };
+    const input = await standardRun(report, { formats: ['excel'] }, rows);
+    const { outputs } = await run(input, createReportRenderActivities({ ...deps, storage: recording, maxRows: 10_000 }));
+    expect(puts).toEqual([{ key: outputs[0].key, streamed: true }]);
+    const file = await stored(outputs[0].key);
+    expect(file.length).toBe(outputs[0].bytes);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(file as unknown as ArrayBuffer);
+    const ws = wb.worksheets[0];
+    expect(ws.getRow(1).getCell(1).value).toBe('Sales for EMEA');
+    const header = ws.getRow(3);
+    expect((header.values as unknown[]).slice(1)).toEqual(['Region', 'Units', 'Amount']);
+    const tables = ws.getTables() as unknown as Array<{ table: { name: string; tableRef: string } }>;
+    expect(tables.map((t) => t.table)).toEqual([expect.objectContaining({ name: 'T_t', tableRef: 'A3:C5003' })]);
+    expect(ws.getRow(4 + 4_999).getCell(1).value).toBe('r4999');
+    expect(ws.getRow(4 + 4_999).getCell(3).value).toBe(4999.25);
+    expect(ws.getRow(4 + 4_999).getCell(3).type).toBe(ExcelJS.ValueType.Number);
+    // A formula-looking text stays text: no cell of the workbook is a formula.
+    expect(ws.getRow(4 + 7).getCell(1).value).toBe('=HYPERLINK("http://evil")');
+    expect(ws.getRow(4 + 7).getCell(1).type).toBe(ExcelJS.ValueType.String);
+    expect(ws.getColumn(1).width).toBe('=HYPERLINK("http://evil")'.length + 2);
+
+    // Over the row limit: refused before a byte is written, and no file under the key.
+    const refused = await standardRun(report, { formats: ['excel'] }, rows);
+    const err = await failure(refused, createReportRenderActivities({ ...deps, limits: { ...deps.limits, maxExcelRows: 4_000 }, maxRows: 10_000 }));
+    expect(err.type).toBe('ERR_LIMIT_003');
+    expect(await real.exists(outputs[0].key.replace(input.runId, refused.runId))).toBe(false);
+    // Over the output limit mid-stream (ERR_LIMIT_011): the partial upload is discarded.
+    const big = await standardRun(report, { formats: ['excel'] }, rows);
+    const tooBig = await failure(big, createReportRenderActivities({ ...deps, limits: { ...deps.limits, maxOutputBytes: 20_000 }, maxRows: 10_000 }));
+    expect(tooBig.type).toBe('ERR_LIMIT_011');
+    expect(await real.exists(outputs[0].key.replace(input.runId, big.runId))).toBe(false);
   });
 
   it('fills an Excel table with every row up to REPORTING_MAX_ROWS, past the loop budget templates get (LOOP_MAX_ITERATIONS)', async () => {

@@ -17,8 +17,9 @@ const quietLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: n
 
 /**
  * The workflow-side helpers the document and Flow workflows build on: prepareEventDeliveries
- * (fan-out to subscriptions or channels) and dispatchDeliveries (children that outlive their
- * parent, or that the parent waits for). A worker of this file runs test-only parent workflows.
+ * (fan-out to subscriptions or channels), deliverDocumentEvent (first attempt in the parent, a child
+ * that outlives it for the retries) and dispatchDeliveries (children the parent waits for). A worker
+ * of this file runs test-only parent workflows.
  */
 describe('dispatching deliveries from a workflow', () => {
   let app: TestApp;
@@ -95,7 +96,7 @@ describe('dispatching deliveries from a workflow', () => {
     expect(n).toBe(1);
   });
 
-  it('without waiting: the parent ends at once, its deliveries keep retrying on their own and complete', async () => {
+  it('a document event: the parent makes the first attempt and ends; the retries go on in a child of their own and complete', async () => {
     const { alice, projectId } = await newProject();
     const [r] = receivers;
     await subscribe(app, alice.accessToken, { url: `${r.url}/batch`, events: ['batch.completed'] });
@@ -108,11 +109,11 @@ describe('dispatching deliveries from a workflow', () => {
     });
     const ids: string[] = await parent.result();
     expect(ids).toHaveLength(1);
-    // The parent has closed; the child (ParentClosePolicy ABANDON) is still in its schedule.
+    // The parent has closed after the first attempt (500); the child (ParentClosePolicy ABANDON) is still in its schedule.
     const child = app.services.temporal.workflow.getHandle(workflowIds.webhookDelivery(ids[0]));
     expect((await child.describe()).status.name).toBe('RUNNING');
     expect(await child.result()).toBe('completed');
-    expect((await deliveryRow(ids[0])).attempts.map((a: any) => a.statusCode)).toEqual([500, 503, 200]);
+    expect((await deliveryRow(ids[0])).attempts.map((a: any) => [a.number, a.statusCode])).toEqual([[1, 500], [2, 503], [3, 200]]);
     expect(r.requests.every((q) => q.headers['user-agent'] === 'Formwork-Webhooks/1.0')).toBe(true);
   });
 

@@ -8,8 +8,8 @@ import { runChain, startWorkflowHarness, type WorkflowHarness, jobBookkeepingStu
 /**
  * A document batch as the real batch workflow runs it, with its activities stubbed: the batch's
  * jobs live in memory (listed in `batch_index` order, as the keyset query lists them) and the
- * render activity records which document it rendered. `chunkSize` (BATCH_CHUNK_SIZE) is small, so
- * a batch of a few documents continues as new several times.
+ * render activity (one per group of documents, renderJobs) records which documents it rendered.
+ * `chunkSize` (BATCH_CHUNK_SIZE) is small, so a batch of a few documents continues as new several times.
  */
 describe('document batch continue-as-new (stubbed activities)', () => {
   let h: WorkflowHarness;
@@ -23,9 +23,10 @@ describe('document batch continue-as-new (stubbed activities)', () => {
       async listBatchJobs({ batchId, afterIndex, limit }: { batchId: string; afterIndex: number; limit: number }) {
         return batches.get(batchId)!.filter((j) => j.batchIndex > afterIndex).slice(0, limit);
       },
-      async renderJob({ jobId }: { jobId: string }) {
-        if (broken.has(jobId)) throw ApplicationFailure.nonRetryable('template variable "total" is missing', 'ERR_JOB_001');
-        return { jobId, status: 'completed' };
+      // A group with a broken job gives up as a render activity does after its last attempt.
+      async renderJobs({ jobIds }: { jobIds: string[]; concurrency: number }) {
+        if (jobIds.some((id) => broken.has(id))) throw ApplicationFailure.nonRetryable('Chromium crashed', 'Error');
+        return jobIds.map((jobId) => ({ jobId, status: 'completed' }));
       },
       ...jobBookkeepingStubs,
       async completeBatch({ batchId }: { batchId: string }) {
@@ -67,14 +68,16 @@ describe('document batch continue-as-new (stubbed activities)', () => {
     expect(h.log.about('batchId', batchId).filter((c) => c.name === 'listBatchJobs').map((c) => (c.input as { afterIndex: number }).afterIndex)).toEqual([-1, 1, 3]);
 
     const ids = new Set<string>(jobs.map((j) => j.id));
-    const rendered = h.log.inputsOf<{ jobId: string }>('renderJob').map((i) => i.jobId).filter((id) => ids.has(id));
-    expect(rendered.sort()).toEqual(jobs.map((j) => j.id).sort());
-    const announced = h.log.inputsOf<{ jobId: string }>('prepareJobEvent').map((i) => i.jobId).filter((id) => ids.has(id));
+    // Groups of up to two documents (the chunk, split between the lanes): each rendered by one activity.
+    const rendered = h.log.inputsOf<{ jobIds: string[] }>('renderJobs').filter((i) => ids.has(i.jobIds[0]));
+    expect(rendered.map((i) => i.jobIds)).toEqual([[jobs[0].id, jobs[1].id], [jobs[2].id, jobs[3].id], [jobs[4].id]]);
+    const announced = h.log.inputsOf<{ jobIds: string[] }>('prepareJobEvents').flatMap((i) => i.jobIds).filter((id) => ids.has(id));
     expect(announced.sort()).toEqual(jobs.map((j) => j.id).sort());
-    // The document whose template cannot render is failed once, with the renderer's reason, and the batch goes on.
-    expect(h.log.inputsOf('markJobFailed').filter((i) => ids.has(i.jobId as string))).toEqual([
-      { jobId: jobs[3].id, message: 'Rendering failed: template variable "total" is missing' },
+    // The group whose render gave up is failed once, with the renderer's reason, and the batch goes on.
+    expect(h.log.inputsOf('markJobsFailed').filter((i) => (i.jobIds as string[]).some((id) => ids.has(id)))).toEqual([
+      { jobIds: [jobs[2].id, jobs[3].id], message: 'Rendering failed: Chromium crashed' },
     ]);
+    expect(h.log.inputsOf('renderJob').filter((i) => ids.has(i.jobId as string))).toEqual([]);
 
     expect(h.log.about('batchId', batchId).filter((c) => c.name === 'completeBatch')).toHaveLength(1);
     const [deliveryId] = [...batchDeliveries].find(([, b]) => b === batchId)!;
@@ -96,7 +99,7 @@ describe('document batch continue-as-new (stubbed activities)', () => {
 
     expect(await runChain(h.client, batchId, handle.firstExecutionRunId)).toHaveLength(3);
     const ids = new Set<string>(jobs.map((j) => j.id));
-    const rendered = h.log.inputsOf<{ jobId: string }>('renderJob').map((i) => i.jobId).filter((id) => ids.has(id));
+    const rendered = h.log.inputsOf<{ jobIds: string[] }>('renderJobs').flatMap((i) => i.jobIds).filter((id) => ids.has(id));
     expect(rendered.sort()).toEqual([...ids].sort());
     expect(h.log.about('batchId', batchId).filter((c) => c.name === 'completeBatch')).toHaveLength(1);
   });

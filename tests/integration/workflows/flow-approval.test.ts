@@ -221,6 +221,28 @@ describe('Flow run approval wait (stubbed activities)', () => {
     expect(await decide(runId, 'a@x.test', 'rejected')).toBe(false);
   });
 
+  it('the wait after the reminder ends at the deadline: a decision after it that decides nothing does not restart the window', async () => {
+    // Reminder at 80 % (4.8 s), deadline at 6 s. A wait restarted after the reminder (or after the
+    // signal) with the whole window would close at 10.8 s or later.
+    const windowMs = 6000;
+    const { runId, handle } = await startRun({ approvers: ['a@x.test', 'b@x.test'], requiredApprovals: 2, timeoutMinutes: 1, onTimeout: 'reject', minuteMs: windowMs });
+    const opened = callsOf(runId, 'openApproval')[0].at;
+
+    await waitFor(() => callsOf(runId, 'sendApprovalReminders').length === 1, { timeoutMs: 20_000, what: 'the reminder' });
+    const reminded = callsOf(runId, 'sendApprovalReminders')[0].at;
+    expect(reminded - opened).toBeGreaterThanOrEqual(windowMs * 0.8);
+    const reads = callsOf(runId, 'readApprovalTally').length;
+    expect(await decide(runId, 'a@x.test', 'approved')).toBe(true);
+    await tallyReads(runId, reads + 1);
+
+    expect(await handle.result()).toBe('expired');
+    const closedAt = callsOf(runId, 'closeApproval')[0].at;
+    expect(closedAt - opened).toBeGreaterThanOrEqual(windowMs);
+    expect(closedAt - opened).toBeLessThan(windowMs + 3000);
+    expect(closed(runId)).toEqual([{ runId, outcome: 'expired', timedOut: true }]);
+    expect(callsOf(runId, 'sendApprovalReminders')).toHaveLength(1);
+  }, 60_000);
+
   it('a decision racing the deadline: each run does what its decision was told (accepted: approved and delivered once; refused: expired), recorded once', async () => {
     const windowMs = 1000;
     // The decision is made when the workflow wakes at the end of the window (its first tally read

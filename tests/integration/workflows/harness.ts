@@ -72,6 +72,15 @@ export const jobBookkeepingStubs: Record<string, ActivityStub> = {
   async prepareJobEvent(_input: { jobId: string }) {
     return [];
   },
+  async markJobsFailed({ jobIds, message }: { jobIds: string[]; message: string }) {
+    return jobIds.map((jobId) => ({ jobId, status: 'failed', errorMessage: message }));
+  },
+  async markJobsCancelled(_input: { jobIds: string[] }) {
+    return undefined;
+  },
+  async prepareJobEvents(_input: { jobIds: string[] }) {
+    return [];
+  },
 };
 
 export async function startWorkflowHarness(name: string, activities: Record<string, ActivityStub>): Promise<WorkflowHarness> {

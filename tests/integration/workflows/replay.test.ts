@@ -37,6 +37,12 @@ async function replay(options: Parameters<typeof Worker.runReplayHistories>[0], 
   return results;
 }
 
+/**
+ * Replaying the 66 histories takes about 8 s alone; the fresh-clone CI once took more than 60 s for it while
+ * the other Jest worker rendered (the file took 128 s), so these two tests get a wider bound than the default.
+ */
+const REPLAY_TIMEOUT_MS = 300_000;
+
 describe('workflow histories replay against this code', () => {
   const all = fixtures();
 
@@ -54,7 +60,7 @@ describe('workflow histories replay against this code', () => {
     const counts: Record<string, number> = {};
     for (const f of all) counts[f.workflowType] = (counts[f.workflowType] ?? 0) + 1;
     console.log(`replayed ${all.length} histories: ${JSON.stringify(counts)}`);
-  });
+  }, REPLAY_TIMEOUT_MS);
 
   it('fails when a workflow changes its steps without a patch', async () => {
     const documents = all.filter((f) => f.workflowType === 'generateDocumentWorkflow');
@@ -62,5 +68,5 @@ describe('workflow histories replay against this code', () => {
     const changed = await bundleWorkflowCode({ workflowsPath: require.resolve('../../support/changed-workflows'), logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } });
     const results = await replay({ workflowBundle: changed }, documents);
     expect(results.map((r) => r.error?.name)).toEqual(documents.map(() => 'DeterminismViolationError'));
-  });
+  }, REPLAY_TIMEOUT_MS);
 });

@@ -32,13 +32,13 @@ describe('webhook delivery retry schedule (stubbed attempts)', () => {
   });
   afterAll(() => h?.close());
 
-  const deliver = (outcomes: AttemptOutcome[], retryDelaysMs?: number[]) => {
+  const deliver = (outcomes: AttemptOutcome[], retryDelaysMs?: number[], startAttempt?: number) => {
     const deliveryId = randomUUID();
     script.set(deliveryId, outcomes);
     const started = h.client.workflow.start<typeof deliverWebhookWorkflow>('deliverWebhookWorkflow', {
       taskQueue: h.taskQueue,
       workflowId: workflowIds.webhookDelivery(deliveryId),
-      args: [{ deliveryId, ...(retryDelaysMs ? { retryDelaysMs } : {}) }],
+      args: [{ deliveryId, ...(retryDelaysMs ? { retryDelaysMs } : {}), ...(startAttempt !== undefined ? { startAttempt } : {}) }],
     });
     return { deliveryId, started };
   };
@@ -74,6 +74,31 @@ describe('webhook delivery retry schedule (stubbed attempts)', () => {
       { deliveryId, attempt: 4, retryInMs: undefined },
     ]);
     expect(await timerDurationsMs(handle)).toEqual([100, 200, 300]);
+  });
+
+  it("a document event's retries (startAttempt 2: attempt 1 was the document workflow's) wait the first delay, then follow the rest of the schedule", async () => {
+    const { deliveryId, started } = deliver(['retry'], [300, 100, 200], 2);
+    const handle = await started;
+
+    expect(await handle.result()).toBe('failed');
+    expect(attemptsOf(deliveryId).map((c) => c.input)).toEqual([
+      { deliveryId, attempt: 2, retryInMs: 100 },
+      { deliveryId, attempt: 3, retryInMs: 200 },
+      { deliveryId, attempt: 4, retryInMs: undefined },
+    ]);
+    expect(await timerDurationsMs(handle)).toEqual([300, 100, 200]);
+  });
+
+  it('a start past the schedule makes no attempt; a start that is not an attempt number begins at 1', async () => {
+    const past = deliver(['delivered'], [100], 3);
+    expect(await (await past.started).result()).toBe('failed');
+    expect(attemptsOf(past.deliveryId)).toEqual([]);
+
+    for (const odd of [0, -2, 1.5, Number.NaN]) {
+      const { deliveryId, started } = deliver(['delivered'], [100], odd);
+      expect(await (await started).result()).toBe('completed');
+      expect(attemptsOf(deliveryId).map((c) => c.input)).toEqual([{ deliveryId, attempt: 1, retryInMs: 100 }]);
+    }
   });
 
   it('a refusal (4xx) fails the delivery after one attempt, with no wait', async () => {

@@ -52,6 +52,25 @@ describe('toApplicationFailure: the one mapper from errors to Temporal failures'
     expect(seen('not even an Error')).toMatchObject({ nonRetryable: false, message: 'not even an Error' });
   });
 
+  it('a row that is gone (a purged project, a deleted record) is non-retryable from the third attempt, so its workflow ends instead of retrying forever', () => {
+    // Built by name and SQLSTATE as TypeORM throws them (unit tests load no typeorm).
+    const notFound = Object.assign(new Error('Could not find any entity of type "RunEntity"'), { name: 'EntityNotFoundError' });
+    const foreignKey = Object.assign(new Error('insert or update on table "webhook_deliveries" violates foreign key constraint'), { name: 'QueryFailedError', code: '23503' });
+    const viaDriver = Object.assign(new Error('violates foreign key constraint'), { name: 'QueryFailedError', driverError: { code: '23503' } });
+    const at = (err: Error, attempt: number) => {
+      const f = toApplicationFailure(err, attempt) as ApplicationFailure;
+      return { type: f.type, nonRetryable: f.nonRetryable };
+    };
+    for (const err of [notFound, foreignKey, viaDriver]) {
+      // A race with a concurrent delete is retried past; a record still gone on the third attempt ends it.
+      expect([at(err, 1).nonRetryable, at(err, 2).nonRetryable, at(err, 3).nonRetryable, at(err, 7).nonRetryable]).toEqual([false, false, true, true]);
+    }
+    expect(at(notFound, 3).type).toBe('EntityNotFoundError');
+    // Other database failures (a serialization conflict, a lost connection) stay retryable.
+    const conflict = Object.assign(new Error('could not serialize access'), { name: 'QueryFailedError', code: '40001' });
+    expect(at(conflict, 5)).toEqual({ type: 'QueryFailedError', nonRetryable: false });
+  });
+
   it('leaves Temporal failures (already converted, cancellations) as they are', () => {
     const already = ApplicationFailure.nonRetryable('no', 'ERR_USER_001');
     expect(toApplicationFailure(already)).toBe(already);
@@ -90,6 +109,13 @@ describe('activityInterceptors: every error an activity throws goes through the 
     expect(await thrownBy(env, async () => Promise.reject(new TypeError('socket hang up')))).toMatchObject({ type: 'TypeError', nonRetryable: false });
     const own = ApplicationFailure.nonRetryable('job j1 no longer exists', 'ERR_JOB_001');
     expect(await thrownBy(env, async () => Promise.reject(own))).toBe(own);
+  });
+
+  it("a record still gone on the activity's third attempt ends it: the interceptor passes the attempt", async () => {
+    const gone = () => Promise.reject(Object.assign(new Error('Could not find any entity of type "RunEntity"'), { name: 'EntityNotFoundError' }));
+    const at = (attempt: number) => new MockActivityEnvironment({ attempt }, { interceptors: activityInterceptors().activity });
+    expect(await thrownBy(at(1), gone)).toMatchObject({ type: 'EntityNotFoundError', nonRetryable: false });
+    expect(await thrownBy(at(3), gone)).toMatchObject({ type: 'EntityNotFoundError', nonRetryable: true });
   });
 
   it('a cancelled activity is reported as cancelled: its CancelledFailure or AbortError passes unchanged', async () => {

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import { taskQueues, workflowIds } from '../../../domain/temporal-names';
-import type { FlowRunStarterDeps } from '../../../platform/flow-run-starter';
+import type { WorkflowOutboxDeps } from '../../../platform/workflow-outbox';
 import { startWorkflow } from '../../../platform/start-workflow';
 import {
   flowRunWorkflowInput,
@@ -56,7 +56,7 @@ function depsWith(client: Client): WorkflowStartDeps {
 }
 
 describe('workflow launchers (platform/workflow-starts.ts)', () => {
-  it('a document job and a batch get the render queue and the webhook retry delays in their input, ids from workflowIds', async () => {
+  it('a document job and a batch get the render queue and the webhook retry delays in their input, ids from workflowIds, started once per id (REJECT_DUPLICATE)', async () => {
     const { client, started } = fakeClient();
     await startDocumentJob(depsWith(client), { id: 'job-1', projectId: 'p1' });
     await startDocumentBatch(depsWith(client), { id: 'batch-1', projectId: 'p1' });
@@ -67,6 +67,7 @@ describe('workflow launchers (platform/workflow-starts.ts)', () => {
         workflowId: workflowIds.documentJob('job-1'),
         args: [{ jobId: 'job-1', renderTaskQueue: 'fw-render', webhookRetryDelaysMs: [100, 200, 300] }],
         attributes: { kind: 'document', entityId: 'job-1', projectId: 'p1' },
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
       },
       {
         type: 'generateBatchWorkflow',
@@ -74,6 +75,7 @@ describe('workflow launchers (platform/workflow-starts.ts)', () => {
         workflowId: workflowIds.documentBatch('batch-1'),
         args: [{ batchId: 'batch-1', concurrency: 4, chunkSize: 50, renderTaskQueue: 'fw-render', webhookRetryDelaysMs: [100, 200, 300] }],
         attributes: { kind: 'batch', entityId: 'batch-1', projectId: 'p1' },
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
       },
     ]);
   });
@@ -145,9 +147,9 @@ describe('workflow launchers (platform/workflow-starts.ts)', () => {
       startWorkflow(client, 'generateDocumentWorkflow', { taskQueue: 'q', workflowId: 'j', args: [{ invitationId: 'i' }], kind: 'document', entityId: 'j' }),
       startWorkflow(client, 'flowRunWorkflow', { taskQueue: 'q', workflowId: 'r', args: [{ runId: 'r', ...flowRunWorkflowInput(deps) }], kind: 'flow-run', entityId: 'r' }),
     ];
-    // The run starter (API and worker sweep) cannot be built without the runs' config either.
-    // @ts-expect-error workflowInput is required
-    const starterDeps: FlowRunStarterDeps = { db: undefined as never, temporal: client, taskQueue: 'q', logger: undefined as never };
-    expect([typeof neverRun, starterDeps.taskQueue]).toEqual(['function', 'q']);
+    // The outbox (API and worker sweep) cannot be built without the workflows' config either.
+    // @ts-expect-error config is required
+    const outboxDeps: WorkflowOutboxDeps = { db: undefined as never, temporal: client, taskQueues: taskQueues('q'), logger: undefined as never };
+    expect([typeof neverRun, outboxDeps.taskQueues.main]).toEqual(['function', 'q-main']);
   });
 });

@@ -1,0 +1,252 @@
+import type { JsonSchema } from './operation';
+
+/**
+ * JSON Schemas of the main resources as the presenters write them (domain/documents/presenter.ts,
+ * api/flow/*.presenter.ts, api/templates/templates.presenter.ts, api/identity/api-keys.presenter.ts,
+ * api/webhooks/webhooks.presenter.ts, api/reporting/runs.presenter.ts). Each is a component of the
+ * document (`components.schemas`), referenced by the operations that answer it;
+ * tests/integration/openapi/responses.test.ts validates real answers against them, so a field the
+ * presenter adds, drops or retypes fails there. Objects list every field (no others allowed);
+ * nested free-form parts (payloads, configurations, metadata) stay open.
+ */
+
+const str = { type: 'string' };
+const uuid = { type: 'string', format: 'uuid' };
+const time = { type: 'string', format: 'date-time' };
+const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
+const open = { type: 'object', additionalProperties: true };
+const anyValue = {};
+
+/** A closed object whose `required` fields are always present and `optional` ones only sometimes. */
+function object(required: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}, description?: string): JsonSchema {
+  return { type: 'object', ...(description ? { description } : {}), required: Object.keys(required), properties: { ...required, ...optional }, additionalProperties: false };
+}
+
+const documentJob = object(
+  {
+    jobId: uuid,
+    status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'cancelled'] },
+    format: str,
+    templateId: str,
+    templateVersion: { type: 'integer' },
+    filename: nullable(str),
+    watermarked: { type: 'boolean', description: 'Rendered on the free plan' },
+    metadata: open,
+    createdAt: time,
+    completedAt: nullable(time),
+  },
+  {
+    batchId: uuid,
+    downloadUrl: { type: 'string', format: 'uri', description: 'A signed link, once the job is done' },
+    expiresAt: { ...time, description: 'When the download link stops working' },
+    artefactExpired: { type: 'boolean', description: 'Retention removed the file: there is no link any more' },
+    errorMessage: str,
+    retryOf: { ...uuid, description: 'The failed job this one retries' },
+  },
+  'A document job (domain/documents/presenter.ts presentJob)',
+);
+
+const batchFields = {
+  batchId: uuid,
+  status: str,
+  templateId: str,
+  format: str,
+  totalJobs: { type: 'integer' },
+  completedJobs: { type: 'integer' },
+  failedJobs: { type: 'integer' },
+  cancelledJobs: { type: 'integer' },
+  metadata: open,
+  createdAt: time,
+  completedAt: nullable(time),
+};
+
+const documentBatch = object(
+  batchFields,
+  { documents: { type: 'array', items: object({ jobId: uuid, status: str }, { downloadUrl: { type: 'string', format: 'uri' } }) } },
+  'A batch of document jobs with its counts and (when read) its documents',
+);
+
+const acceptedBatch = object({ ...batchFields, statusUrl: { type: 'string', format: 'uri' } }, {}, 'The batch as created, with its status URL');
+
+const documentJobList = object({ jobs: { type: 'array', items: { $ref: '#/components/schemas/DocumentJob' } }, total: { type: 'integer' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, {}, 'A page of document jobs');
+
+const validation = {
+  type: 'object',
+  required: ['validation_id', 'valid', 'layers'],
+  properties: { validation_id: str, valid: { type: 'boolean' }, layers: anyValue, validated_payload: anyValue, failedLayer: str, details: { type: 'array' }, steps: anyValue, durationMs: { type: 'number' } },
+  additionalProperties: false,
+};
+
+const flowRunFields = {
+  id: uuid,
+  runId: uuid,
+  shortId: str,
+  gateId: uuid,
+  status: str,
+  source: { type: 'string', enum: ['rest', 'mcp'] },
+  schemaVersion: { type: 'integer' },
+  validation,
+  metadata: anyValue,
+  artefactUrl: nullable({ type: 'string', format: 'uri' }),
+  approvalStatus: nullable(str),
+  deliveryStatus: nullable(str),
+  error: anyValue,
+  createdAt: time,
+  updatedAt: time,
+  completedAt: nullable(time),
+};
+
+const flowRun = object({ ...flowRunFields, inputPayload: anyValue }, {}, 'A Flow run with its payload (api/flow/runs.presenter.ts presentRun)');
+const flowRunSummary = object(flowRunFields, {}, 'A Flow run as listed: without its payload, `validation` only its verdict');
+
+const gate = object(
+  {
+    id: uuid,
+    shortId: str,
+    slug: str,
+    name: str,
+    description: nullable(str),
+    status: str,
+    validationMode: str,
+    schema: anyValue,
+    businessRules: anyValue,
+    freetextConfig: anyValue,
+    schemaVersion: { type: 'integer' },
+    renderMode: str,
+    renderTemplateId: nullable(str),
+    renderConfig: anyValue,
+    approvalMode: str,
+    approvalConfig: anyValue,
+    deliveryChannels: { type: 'array', items: open },
+    maxSubmissionsPerMinute: nullable({ type: 'integer' }),
+    notificationMode: str,
+    notificationDigestMinutes: nullable({ type: 'integer' }),
+    circuitBreakerEnabled: { type: 'boolean' },
+    maxFailures: { type: 'integer' },
+    cooldownSeconds: { type: 'integer' },
+    circuit: object({ state: str, consecutiveFailures: { type: 'integer' }, openUntil: nullable(time) }),
+    createdAt: time,
+    updatedAt: time,
+  },
+  {},
+  'A Flow gate; secrets read `{"set": true}` (api/flow/gates.presenter.ts)',
+);
+
+const createdTemplate = object({ id: uuid, shortId: str, slug: str, name: str, outputFormats: { type: 'array', items: str }, createdAt: time }, {}, 'A template as created');
+
+const templateSummaryFields = {
+  id: uuid,
+  shortId: str,
+  slug: str,
+  name: str,
+  description: nullable(str),
+  outputFormats: { type: 'array', items: str },
+  folderId: nullable(str),
+  isPublished: { type: 'boolean' },
+  latestVersion: nullable({ type: 'integer' }),
+  publishedAt: nullable(time),
+  createdAt: time,
+  updatedAt: time,
+};
+
+const templateSummary = object(templateSummaryFields, {}, 'A template as listed: without its definition');
+/** The full template: the summary plus the draft's definition, whose fields depend on the template type. */
+const template = { type: 'object', description: 'A template with its draft definition', required: Object.keys(templateSummaryFields), properties: templateSummaryFields, additionalProperties: true };
+
+const apiKeyFields = {
+  id: uuid,
+  teamId: uuid,
+  name: str,
+  keyType: str,
+  keyPrefix: { type: 'string', description: 'The only part of the key shown after creation' },
+  permissions: { type: 'object', additionalProperties: { type: 'boolean' } },
+  isActive: { type: 'boolean' },
+  inactiveReason: nullable({ type: 'string', description: 'Why the key does not work right now; null when it does' }),
+  expiresAt: nullable(time),
+  lastUsedAt: nullable(time),
+  createdAt: time,
+  updatedAt: time,
+};
+
+const apiKey = object(apiKeyFields, {}, 'An API key (never its secret)');
+const createdApiKey = object({ ...apiKeyFields, plainKey: { type: 'string', description: 'The key (`fm_…`); only this answer shows it' } }, {}, 'An API key as created, with its secret shown this once');
+
+const subscriptionFields = {
+  id: uuid,
+  teamId: uuid,
+  url: { type: 'string', format: 'uri' },
+  events: { type: 'array', items: str },
+  description: nullable(str),
+  isActive: { type: 'boolean' },
+  createdAt: time,
+  updatedAt: time,
+};
+
+const webhookSubscription = object(subscriptionFields, {}, 'A webhook subscription (never its secret)');
+const createdWebhookSubscription = object({ ...subscriptionFields, secret: { type: 'string', description: 'The signing secret; only this answer shows it' } }, {}, 'A subscription as created, with its signing secret');
+
+const reportRun = object(
+  {
+    id: uuid,
+    shortId: str,
+    reportId: uuid,
+    reportVersion: { type: 'integer' },
+    trigger: str,
+    scheduleId: nullable(uuid),
+    jobRunId: nullable(uuid),
+    retryOf: nullable(uuid),
+    scheduledFor: time,
+    timezone: str,
+    parameters: anyValue,
+    formats: { type: 'array', items: str },
+    status: str,
+    failedStage: nullable(str),
+    skipReason: nullable(str),
+    datasets: { type: 'array', items: open },
+    outputs: {
+      type: 'array',
+      items: object(
+        { id: uuid, format: str, filename: str, bytes: { type: 'integer' }, downloadUrl: nullable({ type: 'string', format: 'uri' }), expiresAt: time },
+        { dataset: str, pageCount: { type: 'integer' }, rowCount: { type: 'integer' } },
+      ),
+    },
+    deliveryStatus: nullable(str),
+    channelIds: { type: 'array', items: str },
+    deliveries: { type: 'array' },
+    documentsCharged: { type: 'integer' },
+    error: anyValue,
+    metadata: anyValue,
+    createdAt: time,
+    startedAt: nullable(time),
+    completedAt: nullable(time),
+  },
+  {},
+  'A report run with its datasets and outputs (api/reporting/runs.presenter.ts)',
+);
+
+const acceptedRun = object({ runId: uuid, shortId: str, status: str, statusUrl: str }, {}, 'A report or job run, queued; follow `statusUrl`');
+
+/** `components.schemas` entries; operations reference them with `resource('Name')`. */
+export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
+  DocumentJob: documentJob,
+  DocumentJobList: documentJobList,
+  DocumentBatch: documentBatch,
+  AcceptedDocumentBatch: acceptedBatch,
+  FlowRun: flowRun,
+  FlowRunSummary: flowRunSummary,
+  Gate: gate,
+  Template: template,
+  TemplateSummary: templateSummary,
+  CreatedTemplate: createdTemplate,
+  ApiKey: apiKey,
+  CreatedApiKey: createdApiKey,
+  WebhookSubscription: webhookSubscription,
+  CreatedWebhookSubscription: createdWebhookSubscription,
+  ReportRun: reportRun,
+  AcceptedRun: acceptedRun,
+};
+
+export type ResourceName = keyof typeof RESOURCE_SCHEMAS;
+
+/** A reference to a resource schema, for an operation's answer or a page's items. */
+export const resource = (name: ResourceName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });

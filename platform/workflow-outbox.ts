@@ -1,0 +1,307 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { DataSource } from 'typeorm';
+import type { Queryable } from '../db/sql';
+import type { Config } from '../domain/config';
+import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
+import type { Logger } from '../domain/logger';
+import { workflowIds, type TaskQueues } from '../domain/temporal-names';
+import {
+  flowRunWorkflowInput,
+  startAccountDeletion,
+  startAccountEmail,
+  startDocumentBatch,
+  startDocumentJob,
+  startFlowRun,
+  startInvitationEmail,
+  type WorkflowStartDeps,
+} from './workflow-starts';
+
+/**
+ * Starts the workflows of records the API accepted without putting Temporal on the response path,
+ * and without ever losing one (docs/architecture.md, "Starting workflows"): a transactional outbox.
+ *
+ * - the record is committed with its mark (`workflow_pending = true`, or a row in
+ *   `account_email_starts` for an e-mail, which has no record of its own) in the same transaction;
+ * - the API then starts the workflow in the background (`start`), retrying a few times, with
+ *   bounded concurrency so a burst queues here instead of flooding the Temporal frontend; a start
+ *   clears the mark;
+ * - every main worker sweeps (`sweep`) at start-up and every OUTBOX_SWEEP_INTERVAL_SECONDS for marks
+ *   older than OUTBOX_SWEEP_GRACE_SECONDS, oldest first: what a crashed or partitioned API replica left behind.
+ *
+ * Workflow ids are the records' ids, so starting twice (API and sweep racing) is harmless: an
+ * "already started" answer counts as started. Used by the API and the worker alike.
+ */
+
+export type OutboxKind = 'flowRun' | 'documentJob' | 'documentBatch' | 'accountDeletion' | 'accountEmail' | 'invitation';
+
+/** One record whose workflow is to be started: its id (and project, for the search attributes). */
+export interface OutboxEntry {
+  kind: OutboxKind;
+  id: string;
+  projectId?: string | null;
+}
+
+export interface WorkflowOutboxDeps {
+  db: DataSource;
+  temporal: Client;
+  taskQueues: TaskQueues;
+  logger: Logger;
+  config: WorkflowStartDeps['config'] & { users: Pick<Config['users'], 'deletionGraceSeconds'>; outbox: Config['outbox'] };
+}
+
+export interface WorkflowOutbox {
+  /** Starts a committed record's workflow in the background. */
+  start(entry: OutboxEntry): void;
+  /**
+   * Starts it now and clears its mark; throws when Temporal refuses (the maintenance restart of
+   * stranded records, which passes the grace period its schedule was given).
+   */
+  startNow(entry: OutboxEntry, options?: StartOptions): Promise<void>;
+  /** Starts every mark older than `graceMs` (OUTBOX_SWEEP_GRACE_SECONDS), oldest first per kind; resolves to how many were started. */
+  sweep(graceMs?: number): Promise<number>;
+  /** Resolves once nothing is queued or in flight (tests, shutdown). */
+  idle(): Promise<void>;
+  /**
+   * Starts nothing more (the marks stay for the sweep) and resolves once the starts in flight have
+   * settled, so the Temporal connection can be closed after it: a start that failed and is waiting
+   * to retry would otherwise retry on the closed channel, and @temporalio/client's retry throws
+   * that error from a timer, uncaught ("Channel has been shut down"), ending the process with a crash.
+   */
+  stop(): Promise<void>;
+}
+
+const SWEEP_LIMIT = 500;
+const RETRY_DELAYS_MS = [250, 1000, 4000];
+const MAX_IN_FLIGHT = 8;
+/** Past this many queued starts the rest are left to the sweep (the marks are safe in Postgres). */
+const MAX_QUEUED = 10_000;
+/**
+ * Each start's deadline, its gRPC retries included (the client retries an unreachable frontend
+ * for about 20 s otherwise): what `stop` may have to wait for while Temporal cannot be reached.
+ */
+const START_DEADLINE_MS = 10_000;
+/** `stop` waits at most this long: the deadline plus the longest retry interval the client waits (5 s, jittered). */
+const STOP_WAIT_MS = START_DEADLINE_MS + 6_000;
+
+export interface StartOptions {
+  /** An account deletion's grace period (ACCOUNT_DELETION_GRACE_SECONDS unless given). */
+  deletionGraceSeconds?: number;
+}
+
+interface KindSpec {
+  /** Marks older than $1 ms, oldest first, at most $2 rows: `id` and `project_id`. */
+  pending: string;
+  /** Starts the workflow (throws when Temporal refuses or cannot be reached). */
+  start(entry: OutboxEntry, options: StartOptions): Promise<void>;
+  /** Clears the mark of `$1` once its workflow started. */
+  clear: string;
+}
+
+/**
+ * Records an account e-mail to send (in the caller's transaction when given its manager, so a
+ * sign-up and its verification e-mail commit together); `outbox.start` the entry after commit.
+ * Without a workflow id the e-mail gets a fresh one (`workflowIds.accountEmail`).
+ */
+export async function recordAccountEmail(db: Queryable, input: AccountEmailInput, workflowId?: string): Promise<OutboxEntry> {
+  const id = randomUUID();
+  await db.query(`INSERT INTO account_email_starts (id, workflow_id, input) VALUES ($1, $2, $3::jsonb)`, [id, workflowId ?? workflowIds.accountEmail(id), JSON.stringify(input)]);
+  return { kind: 'accountEmail', id };
+}
+
+const olderThan = (column: string) => `${column} <= now() - $1 * interval '1 millisecond'`;
+
+function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
+  const ignoreStarted = async (start: Promise<void>) => {
+    try {
+      await start;
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  };
+  /** A table whose rows carry `workflow_pending` (and a project): the oldest stranded first; cleared once started. */
+  const pendingRows = (table: string, start: (id: string, projectId: string) => Promise<void>): KindSpec => ({
+    pending: `SELECT id, project_id FROM ${table} WHERE workflow_pending AND ${olderThan('created_at')} ORDER BY created_at LIMIT $2`,
+    start: (e) => ignoreStarted(start(e.id, e.projectId!)),
+    clear: `UPDATE ${table} SET workflow_pending = false, workflow_started_at = coalesce(workflow_started_at, now()) WHERE id = $1`,
+  });
+  return {
+    flowRun: pendingRows('flow_runs', (id, projectId) => startFlowRun({ temporal: deps.temporal, taskQueue: deps.taskQueues.main }, { id, projectId }, flowRunWorkflowInput(deps))),
+    documentJob: pendingRows('document_jobs', (id, projectId) => startDocumentJob(deps, { id, projectId })),
+    documentBatch: pendingRows('document_batches', (id, projectId) => startDocumentBatch(deps, { id, projectId })),
+    invitation: pendingRows('invitations', (id, projectId) => startInvitationEmail(deps, { id, projectId })),
+    accountDeletion: {
+      pending: `SELECT id, NULL AS project_id FROM users WHERE deletion_workflow_pending AND ${olderThan('deletion_requested_at')} ORDER BY deletion_requested_at LIMIT $2`,
+      start: (e, o) => startDeletion(deps, e.id, o.deletionGraceSeconds ?? deps.config.users.deletionGraceSeconds),
+      clear: `UPDATE users SET deletion_workflow_pending = false WHERE id = $1`,
+    },
+    accountEmail: {
+      pending: `SELECT id, NULL AS project_id FROM account_email_starts WHERE ${olderThan('created_at')} ORDER BY created_at LIMIT $2`,
+      start: async (e) => {
+        const [row] = (await deps.db.query(`SELECT workflow_id, input FROM account_email_starts WHERE id = $1`, [e.id])) as Array<{ workflow_id: string; input: AccountEmailInput }>;
+        // Started and cleared by a racing API replica or sweep.
+        if (row) await ignoreStarted(startAccountEmail(deps, row.input, row.workflow_id));
+      },
+      // The row holds the input (an address for a reset), so it goes once the workflow has it.
+      clear: `DELETE FROM account_email_starts WHERE id = $1`,
+    },
+  };
+}
+
+/**
+ * The deletion's workflow gets what is left of the grace period counted from the request, so a
+ * late start keeps the purge date the user was told. An earlier request's run still going (its
+ * restore signal never arrived) is superseded: the account was restored in between, so its old
+ * timer must not purge. A deletion that is not pending any more (restored before the start) starts nothing.
+ */
+async function startDeletion(deps: WorkflowOutboxDeps, userId: string, graceSeconds: number): Promise<void> {
+  const [user] = (await deps.db.query(
+    `SELECT extract(epoch FROM now() - deletion_requested_at)::float AS elapsed FROM users WHERE id = $1 AND deletion_status = 'pending'`,
+    [userId],
+  )) as Array<{ elapsed: number }>;
+  if (!user) return;
+  const input = { userId, graceSeconds: Math.max(0, Math.ceil(graceSeconds - user.elapsed)) };
+  try {
+    await startAccountDeletion(deps, input);
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    await deps.temporal.workflow.getHandle(workflowIds.accountDeletion(userId)).terminate('superseded by a new deletion request');
+    await startAccountDeletion(deps, input);
+  }
+}
+
+export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
+  const specs = kindSpecs(deps);
+  const queue: Array<{ entry: OutboxEntry; attempt: number }> = [];
+  const timers = new Set<NodeJS.Timeout>();
+  let inFlight = 0;
+  let stopped = false;
+  let idleWaiters: Array<() => void> = [];
+  /** Every start not yet settled, the queue's and the sweep's. */
+  const starting = new Set<Promise<unknown>>();
+
+  function startOne(entry: OutboxEntry, options: StartOptions = {}): Promise<void> {
+    const spec = specs[entry.kind];
+    const started = (async () => {
+      await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => spec.start(entry, options));
+      await deps.db.query(spec.clear, [entry.id]);
+    })();
+    const settled = started.catch(() => undefined);
+    starting.add(settled);
+    void settled.then(() => starting.delete(settled));
+    return started;
+  }
+
+  function settleIdle(): void {
+    if (inFlight === 0 && queue.length === 0 && timers.size === 0) {
+      const waiters = idleWaiters;
+      idleWaiters = [];
+      for (const w of waiters) w();
+    }
+  }
+
+  function pump(): void {
+    while (!stopped && inFlight < MAX_IN_FLIGHT && queue.length > 0) {
+      const item = queue.shift()!;
+      inFlight += 1;
+      startOne(item.entry)
+        .catch((err) => {
+          const delay = RETRY_DELAYS_MS[item.attempt];
+          if (delay === undefined || stopped) {
+            deps.logger.warn('workflow not started; the sweep will retry', { kind: item.entry.kind, id: item.entry.id, err });
+            return;
+          }
+          const timer = setTimeout(() => {
+            timers.delete(timer);
+            enqueue(item.entry, item.attempt + 1);
+          }, delay);
+          timer.unref();
+          timers.add(timer);
+        })
+        .finally(() => {
+          inFlight -= 1;
+          pump();
+          settleIdle();
+        });
+    }
+  }
+
+  function enqueue(entry: OutboxEntry, attempt: number): void {
+    if (stopped || queue.length >= MAX_QUEUED) return settleIdle();
+    queue.push({ entry, attempt });
+    pump();
+  }
+
+  return {
+    start(entry) {
+      const delay = deps.config.outbox.startDelayMs;
+      if (delay === 0) return enqueue(entry, 0);
+      // OUTBOX_START_DELAY_MS, test-only: the kill tests' window between the answer and the start.
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        enqueue(entry, 0);
+      }, delay);
+      timer.unref();
+      timers.add(timer);
+    },
+    startNow: startOne,
+
+    async sweep(graceMs = deps.config.outbox.sweepGraceMs) {
+      let started = 0;
+      for (const kind of Object.keys(specs) as OutboxKind[]) {
+        const rows: Array<{ id: string; project_id: string | null }> = await deps.db.query(specs[kind].pending, [graceMs, SWEEP_LIMIT]);
+        for (const row of rows) {
+          // Stopping: the rest stay marked for the next sweep.
+          if (stopped) return started;
+          try {
+            await startOne({ kind, id: row.id, projectId: row.project_id });
+            started += 1;
+          } catch (err) {
+            deps.logger.warn('outbox sweep could not start a workflow', { kind, id: row.id, err });
+          }
+        }
+      }
+      return started;
+    },
+
+    idle: () =>
+      new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        settleIdle();
+      }),
+
+    async stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      queue.length = 0;
+      settleIdle();
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.all([...starting]), new Promise((resolve) => (waited = setTimeout(resolve, STOP_WAIT_MS)))]);
+      clearTimeout(waited);
+    },
+  };
+}
+
+/** The worker's periodic sweep: once at start-up, then every `intervalMs` (OUTBOX_SWEEP_INTERVAL_SECONDS) until stopped. */
+export function startOutboxSweeper(outbox: WorkflowOutbox, logger: Logger, intervalMs: number): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const tick = async () => {
+    try {
+      const n = await outbox.sweep();
+      if (n > 0) logger.info('outbox sweep started pending workflows', { started: n });
+    } catch (err) {
+      logger.warn('outbox sweep failed', { err });
+    }
+    if (!stopped) {
+      timer = setTimeout(() => void tick(), intervalMs);
+      timer.unref();
+    }
+  };
+  void tick();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
+import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { createTestDatasource } from '../../support/reporting';
+import { buildTemplate } from '../../support/templates';
+import { waitFor } from '../../support/wait';
+
+/**
+ * Real answers against the document's response schemas (api/openapi/resources.ts): a job generated,
+ * rendered and read, a batch, a Flow gate and run, templates, API keys, a webhook subscription and
+ * a report run, each validated with ajv against the schema its operation documents. The resource
+ * objects allow no undocumented field, so a presenter change the document misses fails here.
+ */
+let t: TestApp;
+let p: DocumentProject;
+let validatorOf: (method: string, path: string, status: number) => (body: unknown) => { valid: boolean; errors: unknown };
+const table = `openapi_rows_${randomBytes(4).toString('hex')}`;
+
+type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
+
+beforeAll(async () => {
+  // The report's datasource (the test database) and the webhook URL are on 127.0.0.1, a private address outbound connections refuse unless allowed.
+  t = await startTestApp({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
+  p = await setupDocumentProject(t);
+  // Component references become references into one schema holding the components, so ajv resolves them.
+  const doc = JSON.parse(JSON.stringify((await t.request<Doc>('GET', '/api/openapi.json')).body).replaceAll('"#/components/schemas/', '"doc#/$defs/')) as Doc;
+  const ajv = addFormats(new Ajv2020({ strict: false }));
+  ajv.addSchema({ $id: 'doc', $defs: doc.components.schemas });
+  validatorOf = (method, path, status) => {
+    const schema = doc.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json']?.schema;
+    if (!schema) throw new Error(`no JSON answer documented for ${method} ${path} ${status}`);
+    const validate = ajv.compile(schema as object);
+    return (body) => ({ valid: validate(body), errors: validate.errors ?? null });
+  };
+});
+afterAll(async () => {
+  await t?.services.db.query(`DROP TABLE IF EXISTS ${table}`);
+  await t?.close();
+});
+
+/** Asserts the answer has `status` and a body the document's schema for that answer accepts. */
+function expectDocumented(res: TestResponse, method: string, path: string, status: number): void {
+  expect({ status: res.status, body: res.body }).toEqual({ status, body: res.body });
+  expect(validatorOf(method, path, status)(res.body)).toEqual({ valid: true, errors: null });
+}
+
+test('document jobs and batches answer as documented', async () => {
+  const generated = await t.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', variables: { customer: 'Ada' } } });
+  expectDocumented(generated, 'post', '/api/documents/generate', 201);
+  const queued = await t.request('GET', `/api/documents/jobs/${generated.body.jobId}`, { token: p.apiKey });
+  expectDocumented(queued, 'get', '/api/documents/jobs/{jobId}', 200);
+  // The check has teeth: a field the document does not list, or a documented one missing, fails it.
+  expect(validatorOf('get', '/api/documents/jobs/{jobId}', 200)({ ...queued.body, undocumented: 1 }).valid).toBe(false);
+  expect(validatorOf('get', '/api/documents/jobs/{jobId}', 200)({ ...queued.body, createdAt: undefined }).valid).toBe(false);
+  const done = await waitForJob(t, p.apiKey, generated.body.jobId);
+  expect(done.status).toBe('completed');
+  expectDocumented(await t.request('GET', `/api/v1/documents/jobs/${generated.body.jobId}`, { token: p.apiKey }), 'get', '/api/v1/documents/jobs/{jobId}', 200);
+  expectDocumented(await t.request('GET', '/api/documents/jobs', { token: p.apiKey }), 'get', '/api/documents/jobs', 200);
+
+  const batch = await t.request('POST', '/api/documents/generate/batch', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', documents: [{ variables: { customer: 'Ada' } }, { variables: { customer: 'Bob' } }] } });
+  expectDocumented(batch, 'post', '/api/documents/generate/batch', 201);
+  expectDocumented(await t.request('GET', `/api/documents/batches/${batch.body.batchId}`, { token: p.apiKey }), 'get', '/api/documents/batches/{batchId}', 200);
+});
+
+test('templates answer as documented', async () => {
+  const created = await t.request('POST', '/api/templates', { token: p.user.accessToken, body: buildTemplate() });
+  expectDocumented(created, 'post', '/api/templates', 201);
+  expectDocumented(await t.request('GET', `/api/templates/${created.body.id}`, { token: p.user.accessToken }), 'get', '/api/templates/{id}', 200);
+  expectDocumented(await t.request('GET', '/api/templates', { token: p.user.accessToken }), 'get', '/api/templates', 200);
+  expectDocumented(await t.request('POST', `/api/templates/${created.body.id}/duplicate`, { token: p.user.accessToken }), 'post', '/api/templates/{id}/duplicate', 201);
+});
+
+test('API keys and webhook subscriptions answer as documented', async () => {
+  const key = await t.request('POST', '/api/api-keys', { token: p.user.accessToken, body: { name: 'docs', permissions: { manage_webhooks: true, manage_gates: true } } });
+  expectDocumented(key, 'post', '/api/api-keys', 201);
+  expectDocumented(await t.request('GET', `/api/api-keys/${key.body.id}`, { token: p.user.accessToken }), 'get', '/api/api-keys/{id}', 200);
+  expectDocumented(await t.request('GET', '/api/api-keys', { token: p.user.accessToken }), 'get', '/api/api-keys', 200);
+
+  const sub = await t.request('POST', '/api/webhooks', { token: key.body.plainKey, body: { url: 'http://127.0.0.1:9/hooks/formwork', events: ['document.generated'] } });
+  expectDocumented(sub, 'post', '/api/webhooks', 201);
+  expectDocumented(await t.request('GET', `/api/webhooks/${sub.body.id}`, { token: key.body.plainKey }), 'get', '/api/webhooks/{id}', 200);
+  expectDocumented(await t.request('GET', '/api/webhooks', { token: key.body.plainKey }), 'get', '/api/webhooks', 200);
+});
+
+test('Flow gates and runs answer as documented', async () => {
+  const token = p.user.accessToken;
+  const gate = await t.request('POST', '/api/flow/gates', { token, body: { name: `Gate ${randomBytes(3).toString('hex')}`, schema: { type: 'object', properties: { customer: { type: 'string', required: true } } } } });
+  expectDocumented(gate, 'post', '/api/flow/gates', 201);
+  expectDocumented(await t.request('GET', `/api/flow/gates/${gate.body.id}`, { token }), 'get', '/api/flow/gates/{id}', 200);
+  expectDocumented(await t.request('GET', '/api/flow/gates', { token }), 'get', '/api/flow/gates', 200);
+  const run = await t.request('POST', `/api/flow/gates/${gate.body.id}/runs`, { token, body: { payload: { customer: 'Ada' } } });
+  expectDocumented(run, 'post', '/api/flow/gates/{gateId}/runs', 201);
+  expectDocumented(await t.request('GET', `/api/flow/runs/${run.body.id}`, { token }), 'get', '/api/flow/runs/{id}', 200);
+  expectDocumented(await t.request('GET', '/api/flow/runs', { token }), 'get', '/api/flow/runs', 200);
+});
+
+test('report runs answer as documented, queued and completed', async () => {
+  const token = p.user.accessToken;
+  await t.services.db.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, label text)`);
+  await t.services.db.query(`INSERT INTO ${table} VALUES (1, 'Apple')`);
+  const datasource = await createTestDatasource(t, token, `Rows ${table}`);
+  const query = await t.request('POST', '/api/reporting/queries', { token, body: { name: `Q ${table}`, datasourceId: datasource.id, text: `SELECT label FROM ${table}` } });
+  expect((await t.request('POST', `/api/reporting/queries/${query.body.id}/publish`, { token, body: {} })).status).toBe(201);
+  const report = await t.request('POST', '/api/reporting/reports', { token, body: { name: `R ${table}`, datasets: [{ name: 'items', queryId: query.body.id }], outputs: [{ format: 'csv' }] } });
+  expect((await t.request('POST', `/api/reporting/reports/${report.body.id}/publish`, { token, body: {} })).status).toBe(201);
+
+  const started = await t.request('POST', `/api/reporting/reports/${report.body.id}/runs`, { token, body: {} });
+  expectDocumented(started, 'post', '/api/reporting/reports/{id}/runs', 202);
+  const completed = await waitFor(
+    async () => {
+      const res = await t.request('GET', `/api/reporting/runs/${started.body.runId}`, { token });
+      return res.body.status === 'completed' ? res : undefined;
+    },
+    { timeoutMs: 120_000, what: 'the report run to complete' },
+  );
+  expectDocumented(completed, 'get', '/api/reporting/runs/{id}', 200);
+  expect(completed.body.outputs).toHaveLength(1);
+  expectDocumented(await t.request('GET', '/api/reporting/runs', { token }), 'get', '/api/reporting/runs', 200);
+}, 180_000);
