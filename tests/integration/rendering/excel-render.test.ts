@@ -125,7 +125,7 @@ describe('Excel rendering', () => {
     await expect(render(50)).rejects.toMatchObject({ code: 'ERR_LIMIT_003', status: 400, relatedInfo: { limit: 50 } });
   });
 
-  it('builds a 99,990-row workbook off the event loop: a 10 ms probe is never held 100 ms, and numbers stay numbers', async () => {
+  it('builds a 99,990-row workbook off the event loop: a 10 ms probe is never held half a second, and numbers stay numbers', async () => {
     const t = buildTemplate({
       components: [
         component('table', {
@@ -147,13 +147,15 @@ describe('Excel rendering', () => {
     ).finally(() => probe.stop());
     const loop = probe.stop();
     // The build takes seconds and the loop ticked through all of it. Built on this thread, one gap
-    // lasted the whole build (about 10 s, 5 s of it this thread's CPU time). Handing the 99,990 rows
-    // to the Excel thread is one structured clone on this thread (about 60 ms on a busy machine: a CI
-    // run once saw a 111 ms gap with 60 ms of it busy), so a gap of 200 ms or more is tolerated only
-    // where this thread was mostly off the CPU: the machine was busy, not the loop.
+    // lasted the whole build (about 10 s, 5 s of it this thread's CPU time). Off it, this thread
+    // only hands the rows over in pieces of a few milliseconds each and receives the file; what
+    // else holds it is garbage collection of this test's large heap, which on a loaded CI machine
+    // once took 100 ms of this thread's CPU between two ticks. So the bound is half a second of
+    // this thread's CPU in one gap, a tenth of the build on it, and a gap of a second or more is
+    // tolerated only where this thread was mostly off the CPU: the machine was busy, not the loop.
     expect(loop.ticks).toBeGreaterThan(100);
-    expect(loop.maxBusyMs).toBeLessThan(100);
-    expect(loop.longGaps.filter(([gap, busy]) => gap >= 200 && busy >= gap / 2)).toEqual([]);
+    expect(loop.maxBusyMs).toBeLessThan(500);
+    expect(loop.longGaps.filter(([gap, busy]) => gap >= 1000 && busy >= gap / 2)).toEqual([]);
 
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load(out.body as unknown as ExcelJS.Buffer);

@@ -64,7 +64,7 @@ describe('HTML size limit (RENDER_HTML_MAX_BYTES, ERR_LIMIT_009)', () => {
     await expect(
       renderDocument({ evaluator, pdfRenderer: pdf, limits: { maxHtmlBytes: 1024 * 1024, maxLoopIterations: 10_000 } }, { tenant: 'test', template: multiplying, variables, format: 'pdf' }),
     ).rejects.toMatchObject({ code: 'ERR_LIMIT_009', relatedInfo: { limit: 1024 * 1024, componentId: 'line' } });
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(performance.now() - started).toBeLessThan(5000);
     expect(pdf.docs).toHaveLength(0);
   });
 

@@ -73,7 +73,7 @@ describe('user patterns on the linear-time engine', () => {
       if (!compiled.ok) throw new Error(`${pattern} refused: ${compiled.reason}`);
       const start = performance.now();
       expect(compiled.regex.test(text)).toBe(false);
-      expect(performance.now() - start).toBeLessThan(500);
+      expect(performance.now() - start).toBeLessThan(2000);
     }
   });
 

@@ -102,7 +102,7 @@ describe('cron expressions of schedules', () => {
       const started = process.hrtime.bigint();
       expect(codes('*/1,'.repeat(2500) + ' * * * *')).toEqual(['TOO_LONG']);
       expect(codes('0 '.repeat(5000))).toEqual(['TOO_LONG']);
-      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(100);
+      expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(1000);
     });
 
     it('refuses zero, huge and odd steps, long item lists and junk', () => {
