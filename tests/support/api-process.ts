@@ -20,6 +20,8 @@ import { waitFor } from './wait';
  */
 export interface ApiProcess {
   url: string;
+  /** The role's process id (its main thread's task id too, for /proc/<pid>/task/<pid>/stat). */
+  pid: number;
   app: TestApp;
   output(): string;
   /** Sends the process `signal` (SIGKILL: a crash, in the kill tests) and resolves once it exited; `close` still cleans up. */
@@ -84,5 +86,5 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     child.kill(signal);
     await exited;
   };
-  return { url, app, output: () => printed, kill, close };
+  return { url, pid: child.pid!, app, output: () => printed, kill, close };
 }
