@@ -126,7 +126,7 @@ const fragments = {
   },
   rendering: {
     RENDER_POOL_SIZE: Joi.number().integer().min(1).max(32).default(2),
-    RENDER_BROWSER_MAX_DOCUMENTS: Joi.number().integer().min(1).default(200),
+    RENDER_BROWSER_MAX_DOCUMENTS: Joi.number().integer().min(1).default(1000),
     PDF_MAX_PAGES: Joi.number().integer().min(1).default(200),
     EXCEL_MAX_ROWS: Joi.number().integer().min(1).max(1_048_576).default(100_000),
     LOOP_MAX_ITERATIONS: Joi.number().integer().min(1).default(10_000),

@@ -13,7 +13,7 @@ describe('loadConfig', () => {
     expect(c.documents.freeDocumentsPerMonth).toBe(100);
     expect(c.rendering).toEqual({
       poolSize: 2,
-      browserMaxDocuments: 200,
+      browserMaxDocuments: 1000,
       limits: { maxPdfPages: 200, maxExcelRows: 100000, maxLoopIterations: 10000 },
       imageHostAllowlist: [],
       maxHtmlBytes: 10 * 1024 * 1024,
