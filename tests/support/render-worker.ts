@@ -1,58 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestApp } from './app';
+import { spawnRole, type RoleProcess } from './role-process';
 
 /**
  * The real render-worker role (`node dist/worker/render-main.js`, as `npm run start:render-worker`
  * runs it) as a child process joining a test app: the app's database, Temporal server, task-queue
  * prefix and storage directory. Start the app with `queues: ['main']` so only this process renders.
  */
-export interface RenderWorkerProcess {
-  child: ChildProcess;
-  pid: number;
-  /** Resolves when the role reports that it polls the render queue (its IPC `ready` message). */
-  ready: Promise<void>;
-  /** Resolves with how the process ended. */
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Everything it printed, for failure messages. */
-  output(): string;
+export interface RenderWorkerProcess extends RoleProcess {
   /** Process ids below it (its Chromium, its evaluation processes), read from /proc. */
   descendants(): number[];
-  /** SIGTERM, and the wait for a clean exit. */
-  stop(): Promise<void>;
 }
 
 const ENTRY = join(__dirname, '..', '..', 'dist', 'worker', 'render-main.js');
 
+/** Ready when the role reports that it polls the render queue (its IPC `ready` message). */
 export function spawnRenderWorker(app: TestApp, env: Record<string, string> = {}): RenderWorkerProcess {
-  if (!existsSync(ENTRY)) throw new Error(`${ENTRY} is missing: run \`npm run build\` first`);
-  const child = spawn(process.execPath, [ENTRY], {
-    env: { ...process.env, ...app.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-  });
-  let printed = '';
-  child.stdout!.on('data', (d: Buffer) => (printed += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (printed += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const ready = new Promise<void>((resolve, reject) => {
-    child.on('message', (m: { ready?: boolean }) => m?.ready && resolve());
-    void exited.then(({ code, signal }) => reject(new Error(`render worker exited before it was ready (${signal ?? code}):\n${printed}`)));
-  });
-  ready.catch(() => undefined);
-  return {
-    child,
-    pid: child.pid!,
-    ready,
-    exited,
-    output: () => printed,
-    descendants: () => descendantsOf(child.pid!),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const role = spawnRole('render worker', ENTRY, { ...app.env, ...env });
+  return { ...role, descendants: () => descendantsOf(role.pid) };
 }
 
 /** Every process below `pid` (children, grandchildren…), from /proc. */
