@@ -45,8 +45,3 @@ export function presentTask(t: AgentTaskEntity, agentShortId: string) {
     createdAt: t.createdAt.toISOString(),
   };
 }
-
-export function pageMeta(total: number, page: number, limit: number) {
-  const totalPages = Math.ceil(total / limit);
-  return { total, page, limit, totalPages, hasNextPage: page < totalPages, hasPreviousPage: page > 1 };
-}

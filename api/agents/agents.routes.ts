@@ -9,6 +9,7 @@ import type { AgentHooks } from './agent-protocol.service';
 import * as presenter from './agents.presenter';
 import * as schema from './agents.schema';
 import * as agents from './agents.service';
+import { pageMeta } from '../page-meta';
 
 /**
  * /api/agents (docs/reporting.md "Agents"; design B5.2, B5.5): the agent protocol under /me first
@@ -43,7 +44,7 @@ function agentRoutes(services: Services): Router {
     const { projectId } = scope(ctx);
     const { agents: page, total } = await agents.listAgents(db, projectId, query);
     const counts = await agents.datasourceCounts(db, projectId, page.map((a) => a.id));
-    ctx.body = { data: page.map((a) => presenter.presentAgent(a, counts.get(a.id) ?? 0)), meta: presenter.pageMeta(total, query.page, query.limit) };
+    ctx.body = { data: page.map((a) => presenter.presentAgent(a, counts.get(a.id) ?? 0)), meta: pageMeta(total, query.page, query.limit) };
   });
 
   router.get('/:id', read, async (ctx) => {
@@ -75,7 +76,7 @@ function agentRoutes(services: Services): Router {
     const { projectId } = scope(ctx);
     const agent = await agents.getAgent(db, projectId, ctx.params.id);
     const { tasks: page, total } = await agents.listTasks(db, projectId, agent.id, query);
-    ctx.body = { data: page.map((t) => presenter.presentTask(t, agent.shortId)), meta: presenter.pageMeta(total, query.page, query.limit) };
+    ctx.body = { data: page.map((t) => presenter.presentTask(t, agent.shortId)), meta: pageMeta(total, query.page, query.limit) };
   });
 
   return router;

@@ -1,6 +1,7 @@
 import type { GateEntity } from '../../db/flow/gate.entity';
 import type { GateSchemaVersionEntity } from '../../db/flow/gate-schema-version.entity';
 import { maskChannel, maskRenderConfig } from './gate-secrets';
+import { pageMeta } from '../page-meta';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -41,11 +42,7 @@ export function presentGate(g: GateEntity) {
 
 /** Spec: `{data, meta}` as the other paginated lists of the API. */
 export function presentPage<T, R>(items: T[], total: number, page: number, limit: number, present: (item: T) => R) {
-  const totalPages = Math.ceil(total / limit);
-  return {
-    data: items.map(present),
-    meta: { total, page, limit, totalPages, hasNextPage: page < totalPages, hasPreviousPage: page > 1 },
-  };
+  return { data: items.map(present), meta: pageMeta(total, page, limit) };
 }
 
 export function presentVersion(v: GateSchemaVersionEntity) {

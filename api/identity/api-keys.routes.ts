@@ -9,6 +9,7 @@ import { validate } from '../validation';
 import * as presenter from './api-keys.presenter';
 import * as schema from './api-keys.schema';
 import * as keys from './api-keys.service';
+import { pageMeta } from '../page-meta';
 
 /**
  * Spec, "API keys (JWT only)". Keys are credentials of a project, so managing them takes the
@@ -38,18 +39,7 @@ export function apiKeyRoutes(services: Services): Router {
     const query = validate(schema.listApiKeysSchema, ctx.query);
     const { keys: page, total } = await keys.listApiKeys({ db }, scope(ctx).projectId, query);
     const states = await creatorStates(db, page.map((key) => key.id));
-    const totalPages = Math.ceil(total / query.limit);
-    ctx.body = {
-      data: page.map((key) => presenter.presentApiKey(key, states.get(key.id) ?? GONE_CREATOR)),
-      meta: {
-        total,
-        page: query.page,
-        limit: query.limit,
-        totalPages,
-        hasNextPage: query.page < totalPages,
-        hasPreviousPage: query.page > 1,
-      },
-    };
+    ctx.body = { data: page.map((key) => presenter.presentApiKey(key, states.get(key.id) ?? GONE_CREATOR)), meta: pageMeta(total, query.page, query.limit) };
   });
 
   router.get('/:id', admin, async (ctx) => {

@@ -6,6 +6,7 @@ import { validate } from '../validation';
 import * as presenter from './oauth-clients.presenter';
 import * as schema from './oauth-clients.schema';
 import * as clients from './oauth-clients.service';
+import { pageMeta } from '../page-meta';
 
 /**
  * OAuth client management (docs/oauth.md): like API keys, a credential of the project chosen by
@@ -28,11 +29,7 @@ export function oauthClientRoutes(services: Services): Router {
   router.get('/', admin, async (ctx) => {
     const query = validate(schema.listOAuthClientsSchema, ctx.query);
     const { clients: page, total } = await clients.listOAuthClients(deps, projectId(ctx), query);
-    const totalPages = Math.ceil(total / query.limit);
-    ctx.body = {
-      data: page.map(presenter.presentOAuthClient),
-      meta: { total, page: query.page, limit: query.limit, totalPages, hasNextPage: query.page < totalPages, hasPreviousPage: query.page > 1 },
-    };
+    ctx.body = { data: page.map(presenter.presentOAuthClient), meta: pageMeta(total, query.page, query.limit) };
   });
 
   router.get('/:id', admin, async (ctx) => {

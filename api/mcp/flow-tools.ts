@@ -4,7 +4,7 @@ import { freetextToJsonSchema, gateSchemaToJsonSchema } from '../../domain/flow/
 import type { ValidationDetail } from '../../domain/flow/gate.types';
 import { RUN_STATUSES } from '../../domain/flow/run-status';
 import { FLOW_ACCESS } from '../flow/flow-api';
-import { presentPage } from '../flow/gates.presenter';
+import { presentGate, presentPage } from '../flow/gates.presenter';
 import { listGatesSchema } from '../flow/gates.schema';
 import { findGate, getGate, listGates } from '../flow/gates.service';
 import { presentRun, presentRunSummary } from '../flow/runs.presenter';
@@ -20,18 +20,12 @@ const ref = Joi.string().trim().min(1).max(200).required();
 const gateArg = { type: 'string', description: 'Gate id (UUID), shortId or slug; list_gates shows them' };
 const payloadArg = { description: 'The payload: a JSON object (variables mode) or a string (freetext mode)', type: ['object', 'string', 'array'] };
 
-const gateSummary = (g: Awaited<ReturnType<typeof getGate>>) => ({
-  id: g.id,
-  shortId: g.shortId,
-  slug: g.slug,
-  name: g.name,
-  description: g.description,
-  status: g.status,
-  validationMode: g.validationMode,
-  schemaVersion: g.schemaVersion,
-  renderMode: g.renderMode,
-  approvalMode: g.approvalMode,
-});
+/** The first fields of the REST gate (presentGate): what a list of gates needs, without schemas and rules. */
+const SUMMARY_FIELDS = ['id', 'shortId', 'slug', 'name', 'description', 'status', 'validationMode', 'schemaVersion', 'renderMode', 'approvalMode'] as const;
+const gateSummary = (g: Awaited<ReturnType<typeof getGate>>) => {
+  const gate = presentGate(g);
+  return Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, gate[field]])) as Pick<typeof gate, (typeof SUMMARY_FIELDS)[number]>;
+};
 
 const gateSummarySchema = {
   type: 'object',

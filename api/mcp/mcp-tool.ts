@@ -5,6 +5,7 @@ import type { Services } from '../../platform/services';
 import type { FlowApiDeps } from '../flow/flow-api';
 import type { ProjectRequirement, Scope } from '../middleware/guards';
 import { withIdempotencyKey } from '../middleware/idempotency';
+import { PAGE_META_SCHEMA } from '../page-meta';
 
 /** What a tool call acts with: the caller's scope and flags, and the services the REST routes use. */
 export interface ToolContext {
@@ -46,18 +47,7 @@ export function pageSchema(item: object): JsonObjectSchema {
     type: 'object',
     properties: {
       data: { type: 'array', items: item },
-      meta: {
-        type: 'object',
-        properties: {
-          total: { type: 'integer' },
-          page: { type: 'integer' },
-          limit: { type: 'integer' },
-          totalPages: { type: 'integer' },
-          hasNextPage: { type: 'boolean' },
-          hasPreviousPage: { type: 'boolean' },
-        },
-        required: ['total', 'page', 'limit', 'totalPages', 'hasNextPage', 'hasPreviousPage'],
-      },
+      meta: PAGE_META_SCHEMA,
     },
     required: ['data', 'meta'],
   };

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { joiToJsonSchema } from './joi-schema';
 import type { Access, JsonSchema, Operation, OperationResponse } from './operation';
 import { RESOURCE_SCHEMAS } from './resources';
+import { PAGE_META_SCHEMA } from '../page-meta';
 
 /**
  * Assembles the OpenAPI 3.1 document from the operation tables: Joi bodies and queries become JSON
@@ -224,17 +225,7 @@ export function buildOpenApiDocument(operations: Operation[], options: DocumentO
       schemas: {
         Error: errorSchema,
         ...RESOURCE_SCHEMAS,
-        PageMeta: {
-          type: 'object',
-          properties: {
-            total: { type: 'integer' },
-            page: { type: 'integer' },
-            limit: { type: 'integer' },
-            totalPages: { type: 'integer' },
-            hasNextPage: { type: 'boolean' },
-            hasPreviousPage: { type: 'boolean' },
-          },
-        },
+        PageMeta: PAGE_META_SCHEMA,
       },
       parameters: {
         TeamId: {

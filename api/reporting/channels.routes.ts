@@ -5,7 +5,7 @@ import { channelTests } from '../../platform/channel-tests';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
-import { pageMeta } from './datasources.presenter';
+import { pageMeta } from '../page-meta';
 import * as presenter from './channels.presenter';
 import * as schema from './channels.schema';
 import * as channels from './channels.service';

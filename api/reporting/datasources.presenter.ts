@@ -35,8 +35,3 @@ export function presentTest(t: DatasourceLastTest, executedBy: 'server' | 'agent
     at: t.at,
   };
 }
-
-export function pageMeta(total: number, page: number, limit: number) {
-  const totalPages = Math.ceil(total / limit);
-  return { total, page, limit, totalPages, hasNextPage: page < totalPages, hasPreviousPage: page > 1 };
-}

@@ -10,6 +10,7 @@ import * as schema from './datasources.schema';
 import * as datasources from './datasources.service';
 import * as agentTasks from './agent-tasks.service';
 import { presentTask } from '../agents/agents.presenter';
+import { pageMeta } from '../page-meta';
 
 /**
  * Reporting datasources under /api/reporting/datasources (docs/reporting.md "Datasources"; design
@@ -43,7 +44,7 @@ export function datasourceRoutes(services: Services): Router {
   router.get('/', read, async (ctx) => {
     const query = validate(schema.listDatasourcesSchema, ctx.query);
     const { datasources: page, total } = await datasources.listDatasources(deps, scope(ctx).projectId, query);
-    ctx.body = { data: page.map(presenter.presentDatasource), meta: presenter.pageMeta(total, query.page, query.limit) };
+    ctx.body = { data: page.map(presenter.presentDatasource), meta: pageMeta(total, query.page, query.limit) };
   });
 
   router.get('/:id', read, async (ctx) => {

@@ -5,7 +5,7 @@ import { AppError } from '../../domain/errors';
 import { requireProject, type Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';
 import { validate } from '../validation';
-import { pageMeta } from './datasources.presenter';
+import { pageMeta } from '../page-meta';
 import * as presenter from './imports.presenter';
 import * as schema from './imports.schema';
 import * as imports from './imports.service';

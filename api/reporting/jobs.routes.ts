@@ -6,7 +6,7 @@ import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
 import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries } from './deliveries.service';
-import { pageMeta } from './datasources.presenter';
+import { pageMeta } from '../page-meta';
 import { presentJob, presentJobRun } from './jobs.presenter';
 import * as schema from './jobs.schema';
 import * as jobs from './jobs.service';

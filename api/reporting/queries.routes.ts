@@ -5,7 +5,7 @@ import { directRunners } from '../../platform/reporting-runners';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
-import { pageMeta } from './datasources.presenter';
+import { pageMeta } from '../page-meta';
 import * as presenter from './queries.presenter';
 import * as schema from './queries.schema';
 import * as queries from './queries.service';

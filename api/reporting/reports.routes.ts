@@ -6,7 +6,7 @@ import { consumeOrRefuse, previewLimiter } from '../rate-limits';
 import { previewReport } from './report-preview.service';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
-import { pageMeta } from './datasources.presenter';
+import { pageMeta } from '../page-meta';
 import { publishSchema } from './queries.schema';
 import * as presenter from './reports.presenter';
 import * as schema from './reports.schema';

@@ -7,7 +7,7 @@ import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { sendExport } from '../export-file';
 import { validate } from '../validation';
-import { pageMeta } from './datasources.presenter';
+import { pageMeta } from '../page-meta';
 import * as schema from './runs.schema';
 import * as runs from './runs.service';
 import { retryDelivery } from './deliveries.service';

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
-import { pageMeta } from './datasources.presenter';
+import { pageMeta } from '../page-meta';
 import { presentSchedule } from './schedules.presenter';
 import * as schema from './schedules.schema';
 import * as schedules from './schedules.service';

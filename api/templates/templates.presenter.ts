@@ -3,6 +3,7 @@ import type { TemplateVersionEntity } from '../../db/templates/template-version.
 import { pickDefinition } from '../../domain/templates/template-definition';
 import type { TemplateAnalytics } from './template-analytics.service';
 import type { VersionRecord } from './template-versions.service';
+import { pageMeta } from '../page-meta';
 
 /** Records → the spec's field names (spec, Resources: Template, Template version). */
 
@@ -38,11 +39,7 @@ export function presentTemplate(t: TemplateEntity) {
 }
 
 export function presentTemplateList(templates: TemplateEntity[], total: number, page: number, limit: number) {
-  const totalPages = Math.ceil(total / limit);
-  return {
-    data: templates.map(presentTemplateSummary),
-    meta: { total, page, limit, totalPages, hasNextPage: page < totalPages, hasPreviousPage: page > 1 },
-  };
+  return { data: templates.map(presentTemplateSummary), meta: pageMeta(total, page, limit) };
 }
 
 /** Publish response: the new version's `id`, its number and `publishedAt`. */

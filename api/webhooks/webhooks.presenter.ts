@@ -41,8 +41,3 @@ export function presentDelivery(d: WebhookDeliveryEntity) {
     completedAt: iso(d.completedAt),
   };
 }
-
-export function pageMeta(total: number, page: number, limit: number) {
-  const totalPages = Math.ceil(total / limit);
-  return { total, page, limit, totalPages, hasNextPage: page < totalPages, hasPreviousPage: page > 1 };
-}

@@ -10,6 +10,7 @@ import * as deliveries from './webhook-deliveries.service';
 import * as presenter from './webhooks.presenter';
 import * as schema from './webhooks.schema';
 import * as subscriptions from './webhooks.service';
+import { pageMeta } from '../page-meta';
 
 /**
  * Document webhook subscriptions (contract §4). A JWT caller needs the admin role (owners
@@ -45,7 +46,7 @@ export function webhookRoutes(services: Services): Router {
   router.get('/', manage, async (ctx) => {
     const query = validate(schema.listSubscriptionsSchema, ctx.query);
     const { subscriptions: page, total } = await subscriptions.listSubscriptions(subscriptionDeps, scope(ctx).projectId, query);
-    ctx.body = { data: page.map(presenter.presentSubscription), meta: presenter.pageMeta(total, query.page, query.limit) };
+    ctx.body = { data: page.map(presenter.presentSubscription), meta: pageMeta(total, query.page, query.limit) };
   });
 
   router.get('/:id', manage, async (ctx) => {
@@ -65,7 +66,7 @@ export function webhookRoutes(services: Services): Router {
   router.get('/:id/deliveries', manage, async (ctx) => {
     const query = validate(schema.listDeliveriesSchema, ctx.query);
     const { deliveries: page, total } = await deliveries.listDeliveries(deliveryDeps, scope(ctx).projectId, ctx.params.id, query);
-    ctx.body = { data: page.map(presenter.presentDelivery), meta: presenter.pageMeta(total, query.page, query.limit) };
+    ctx.body = { data: page.map(presenter.presentDelivery), meta: pageMeta(total, query.page, query.limit) };
   });
 
   router.post('/:id/test', manage, async (ctx) => {

@@ -4302,12 +4302,12 @@ export interface components {
             statusUrl: string;
         };
         PageMeta: {
-            total?: number;
-            page?: number;
-            limit?: number;
-            totalPages?: number;
-            hasNextPage?: boolean;
-            hasPreviousPage?: boolean;
+            total: number;
+            page: number;
+            limit: number;
+            totalPages: number;
+            hasNextPage: boolean;
+            hasPreviousPage: boolean;
         };
     };
     responses: {
