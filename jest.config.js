@@ -11,6 +11,8 @@ const shared = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  // One retry, its first failure printed (tests/support/retry.ts).
+  setupFilesAfterEnv: ['<rootDir>/tests/support/retry.ts'],
 };
 
 /** @type {import('jest').Config} */
