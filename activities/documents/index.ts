@@ -55,6 +55,7 @@ const WORKFLOW_ENDED = { code: 'ERR_INTERNAL_001', message: "The job's workflow 
 /** Activities of the main task queue: job bookkeeping, events, batches, maintenance. */
 export function createDocumentActivities(deps: DocumentActivityDeps) {
   const jobs = deps.db.getRepository(DocumentJobEntity);
+  const batches = deps.db.getRepository(DocumentBatchEntity);
   // Event ids are derived from what happened, so a retried activity re-creates the same event
   // (and the same deliveries) instead of announcing it twice.
   const event = (type: string, subjectId: string, data: Record<string, unknown>): EventEnvelope => ({
@@ -74,23 +75,40 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
   const announce = async (projectId: string, ended: EventEnvelope) => deps.startDeliveries(projectId, await deps.prepareDeliveries(projectId, ended));
 
   /**
-   * Fails the open jobs `which` selects, each giving its document or credit back (finishJob), and
-   * sends each one's document.failed, as its workflow would have. A job something else ended
-   * meanwhile (its workflow after all) is announced by that.
+   * Fails the open jobs `which` selects, each giving its document or credit back (finishJob) and
+   * marked as owing its document.failed (`event_pending`, in the same statement): announceOwedEvents
+   * sends it, as its workflow would have. A job something else ended meanwhile (its workflow after
+   * all) is announced by that.
    */
   const failOpenJobs = async (which: { id: string } | { batchId: string }) => {
     for (const job of await jobs.findBy({ ...which, status: In(['queued', 'processing'] as const) })) {
-      const outcome = await finishJob(deps.db, job, { error: WORKFLOW_ENDED });
-      if (outcome.status !== 'failed' || outcome.errorMessage !== WORKFLOW_ENDED.message) continue;
-      const failed = await jobs.findOneByOrFail({ id: job.id });
-      await announce(failed.projectId, await endedJobEvent(failed));
+      await finishJob(deps.db, job, { error: WORKFLOW_ENDED }, { eventPending: true });
+    }
+  };
+
+  /**
+   * Announces the events the sweep owes (jobs it failed, then batches it completed), oldest first,
+   * clearing each mark once the event's deliveries are recorded and started. A pass that crashed
+   * after marking is made up by the next one; repeating an announcement creates nothing twice
+   * (delivery ids, and their workflow ids, are derived from the event).
+   */
+  const announceOwedEvents = async (): Promise<void> => {
+    const owedJobs = await jobs.find({ where: { eventPending: true }, order: { completedAt: 'ASC' }, take: 500 });
+    for (const job of owedJobs) {
+      await announce(job.projectId, await endedJobEvent(job));
+      await deps.db.query(`UPDATE document_jobs SET event_pending = false WHERE id = $1`, [job.id]);
+    }
+    const owedBatches = await batches.find({ where: { eventPending: true }, order: { completedAt: 'ASC' }, take: 500 });
+    for (const batch of owedBatches) {
+      await announce(batch.projectId, event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))));
+      await deps.db.query(`UPDATE document_batches SET event_pending = false WHERE id = $1`, [batch.id]);
     }
   };
 
   /** Completes a batch (once): its batch.completed event, or nothing when it was complete already. */
   const completedBatchEvent = async (batchId: string): Promise<{ projectId: string; ended: EventEnvelope } | undefined> => {
     const done = await completeBatch(deps.db, batchId);
-    const batch = await deps.db.getRepository(DocumentBatchEntity).findOneBy({ id: batchId });
+    const batch = await batches.findOneBy({ id: batchId });
     if (!batch || !done) return undefined;
     return { projectId: batch.projectId, ended: event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))) };
   };
@@ -209,7 +227,9 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
      *    a job fails, gives its free document or credit back (restarting would repeat what stopped
      *    it, or undo an operator's termination) and sends document.failed; a batch's open jobs fail
      *    the same way and the batch completes, sending batch.completed; a deletion is started again
-     *    (else the account would stay locked).
+     *    (else the account would stay locked). Failing a job or completing a batch marks the event
+     *    it owes in the same statement (`event_pending`);
+     * 4. the owed events are announced and their marks cleared, those a crashed pass left included.
      *
      * A queued or processing record whose workflow runs is left alone. Returns how many it started or ended.
      */
@@ -237,11 +257,11 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
         else if (record.kind === 'documentJob') await failOpenJobs({ id: record.id });
         else {
           await failOpenJobs({ batchId: record.id });
-          const completed = await completedBatchEvent(record.id);
-          if (completed) await announce(completed.projectId, completed.ended);
+          await completeBatch(deps.db, record.id, { eventPending: true });
         }
         handled += 1;
       }
+      await announceOwedEvents();
       for (const user of await strandedSignups(input.olderThanSeconds)) {
         try {
           await deps.restartVerification(user);

@@ -14,12 +14,15 @@ export async function insertBatch(m: EntityManager, batch: DocumentBatchEntity):
   await m.getRepository(DocumentBatchEntity).insert(batch);
 }
 
-/** Marks the batch completed; true only for the call that did (a retried activity announces nothing twice). */
-export async function completeBatch(db: Queryable, batchId: string): Promise<boolean> {
+/**
+ * Marks the batch completed; true only for the call that did (a retried activity announces nothing twice).
+ * `eventPending` marks, in the same statement, that its batch.completed is still to be announced (the maintenance sweep's).
+ */
+export async function completeBatch(db: Queryable, batchId: string, options: { eventPending?: boolean } = {}): Promise<boolean> {
   const done = await modifyReturning(
     db,
-    `UPDATE document_batches SET status = 'completed', completed_at = now() WHERE id = $1 AND status = ANY($2::text[]) RETURNING id`,
-    [batchId, batchMachine.sourcesOf('completed')],
+    `UPDATE document_batches SET status = 'completed', completed_at = now(), event_pending = $3 WHERE id = $1 AND status = ANY($2::text[]) RETURNING id`,
+    [batchId, batchMachine.sourcesOf('completed'), options.eventPending ?? false],
   );
   return done.length > 0;
 }

@@ -19,4 +19,6 @@ export class DocumentBatchEntity {
   /** True while the batch's workflow has to be started (platform/workflow-outbox.ts). */
   @Column('boolean', { name: 'workflow_pending', default: false }) workflowPending: boolean;
   @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
+  /** True while the maintenance sweep, which completed the batch, still owes its batch.completed (migration 1732200011500). */
+  @Column('boolean', { name: 'event_pending', default: false }) eventPending: boolean;
 }

@@ -35,4 +35,6 @@ export class DocumentJobEntity {
   /** True while the job's own workflow has to be started (platform/workflow-outbox.ts); batch jobs: false, their batch's workflow runs them. */
   @Column('boolean', { name: 'workflow_pending', default: false }) workflowPending: boolean;
   @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
+  /** True while the maintenance sweep, which failed the job, still owes its document.failed (migration 1732200011500). */
+  @Column('boolean', { name: 'event_pending', default: false }) eventPending: boolean;
 }

@@ -103,8 +103,9 @@ type Finish = { artefactKey: string; size: number; generationMs: number } | { er
 /**
  * Moves a job to its end state exactly once (the WHERE clause makes a second finisher
  * a no-op) and settles its billing: a failed job gives its free document or credit back.
+ * `eventPending` marks, with the failure, that its document.failed is still to be announced (the maintenance sweep's).
  */
-export async function finishJob(db: DataSource, job: DocumentJobEntity, result: Finish): Promise<JobOutcome> {
+export async function finishJob(db: DataSource, job: DocumentJobEntity, result: Finish, options: { eventPending?: boolean } = {}): Promise<JobOutcome> {
   return db.transaction(async (m) => {
     if ('artefactKey' in result) {
       const rows = await modifyReturning(
@@ -119,9 +120,9 @@ export async function finishJob(db: DataSource, job: DocumentJobEntity, result: 
     }
     const rows = await modifyReturning(
       m,
-      `UPDATE document_jobs SET status = 'failed', error_code = $2, error_message = $3, completed_at = now()
+      `UPDATE document_jobs SET status = 'failed', error_code = $2, error_message = $3, completed_at = now(), event_pending = $5
         WHERE id = $1 AND status = ANY($4::text[]) RETURNING id`,
-      [job.id, result.error.code, result.error.message, jobMachine.sourcesOf('failed')],
+      [job.id, result.error.code, result.error.message, jobMachine.sourcesOf('failed'), options.eventPending ?? false],
     );
     if (rows.length > 0) await refund(m, job, 'refund: generation failed');
     return current(m, job.id);

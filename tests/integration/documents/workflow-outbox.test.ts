@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
+import { prepareEventDeliveries } from '../../../db/webhooks/deliveries';
 import { workflowIds } from '../../../domain/temporal-names';
 import { startTestApp, type TestApp } from '../../support/app';
 import { manualGate, submit, teamFlowWorkspace, waitForRunStatus } from '../../support/approvals';
@@ -252,6 +253,56 @@ describe('workflow outbox: accepted work starts off the request path and is neve
         await runMaintenance();
         expect(await app.services.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1`, [subscription])).toEqual([{ n: 4 }]);
         expect(received('/swept')).toHaveLength(4);
+      } finally {
+        await unsubscribe(subscription);
+      }
+    });
+
+    it('what a pass that crashed after failing a job and completing a batch owed is announced by the next pass, once', async () => {
+      await runMaintenance();
+      const subscription = await subscribe('/owed');
+      try {
+        // As a crashed pass leaves them: ended, refunded, marked as owing their event (event_pending), nothing announced.
+        const sweptAway = "The job's workflow ended without finishing it (terminated, failed or timed out)";
+        const failedJob = async (batch?: { id: string; index: number }) => {
+          const jobId = await stuckJob(batch);
+          await app.services.db.query(
+            `UPDATE document_jobs SET status = 'failed', error_code = 'ERR_INTERNAL_001', error_message = $2, completed_at = now(), event_pending = true WHERE id = $1`,
+            [jobId, sweptAway],
+          );
+          return jobId;
+        };
+        const job = await failedJob();
+        const batchId = randomUUID();
+        await app.services.db.query(
+          `INSERT INTO document_batches (id, project_id, template_id, format, status, total_jobs, created_at, completed_at, event_pending)
+           VALUES ($1, $2, $3, 'excel', 'completed', 2, now() - interval '5 minutes', now(), true)`,
+          [batchId, p.projectId, p.templateId],
+        );
+        const batchJobs = [await failedJob({ id: batchId, index: 0 }), await failedJob({ id: batchId, index: 1 })];
+        // One of them crashed later still: its delivery recorded, its workflow never started.
+        const [recorded] = await prepareEventDeliveries(app.services.db, {
+          projectId: p.projectId,
+          source: 'document',
+          event: { id: `evt_${batchJobs[1]}_document_failed`, type: 'document.failed', timestamp: new Date().toISOString(), data: { jobId: batchJobs[1], status: 'failed' } },
+        });
+
+        await runMaintenance();
+        await waitFor(() => received('/owed').length >= 4, { what: 'the four owed events at /owed' });
+        const events = received('/owed').map((r) => r.json);
+        expect(events.filter((e) => e.type === 'document.failed').map((e) => e.data.jobId).sort()).toEqual([job, ...batchJobs].sort());
+        expect(events.find((e) => e.data.jobId === job)).toMatchObject({ id: `evt_${job}_document_failed`, data: { status: 'failed', errorMessage: sweptAway } });
+        expect(events.filter((e) => e.type === 'batch.completed')).toEqual([expect.objectContaining({ id: `evt_${batchId}_batch_completed`, data: expect.objectContaining({ batchId, failedJobs: 2 }) })]);
+        expect((await row(`SELECT status FROM webhook_deliveries WHERE id = $1`, recorded)).status).not.toBe('failed');
+        const marks = await app.services.db.query(
+          `SELECT count(*)::int AS n FROM (SELECT id FROM document_jobs WHERE event_pending UNION ALL SELECT id FROM document_batches WHERE event_pending) AS owed`,
+        );
+        expect(marks).toEqual([{ n: 0 }]);
+
+        // Nothing is owed any more: a second pass sends nothing again.
+        await runMaintenance();
+        expect(await app.services.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE subscription_id = $1`, [subscription])).toEqual([{ n: 4 }]);
+        expect(received('/owed')).toHaveLength(4);
       } finally {
         await unsubscribe(subscription);
       }
