@@ -103,14 +103,20 @@ function compileProperty(prop: Property): Check {
 const join = (base: string, name: string) => (base ? `${base}.${name}` : name);
 
 function compileFields(properties: Record<string, Property>, additional: boolean): Check {
-  const fields = Object.entries(properties).map(([name, prop]) => ({ name, required: prop.required === true, check: compileProperty(prop) }));
+  // Each field keeps the path it was last checked under (`parent`) and its own (`at`): a field outside
+  // an array has one path, so a validation builds no path strings for it.
+  const fields = Object.entries(properties).map(([name, prop]) => ({ name, required: prop.required === true, check: compileProperty(prop), parent: '', at: name }));
   const known = new Set(Object.keys(properties));
   return (value, path, out) => {
     const obj = value as Record<string, unknown>;
     for (let i = 0; i < fields.length; i += 1) {
       const f = fields[i];
       const v = Object.prototype.hasOwnProperty.call(obj, f.name) ? obj[f.name] : undefined;
-      const at = path === '' ? f.name : `${path}.${f.name}`;
+      if (path !== f.parent) {
+        f.parent = path;
+        f.at = join(path, f.name);
+      }
+      const at = f.at;
       // Absent and null are the same to a form: a required field must have a value, an optional one may be empty.
       if (v === undefined || v === null) {
         if (f.required) push(out, at, 'REQUIRED', `${at} is required`);

@@ -7,13 +7,31 @@ import type { Format } from './gate.types';
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function validDate(y: number, m: number, d: number): boolean {
   if (m < 1 || m > 12 || d < 1) return false;
-  const days = [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-  return d <= days[m - 1];
+  return d <= (m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : DAYS_IN_MONTH[m - 1]);
+}
+
+/** The value of the `len` ASCII digits at `at`, or -1 when any of them is not one (or lies past the end). */
+function digitsAt(v: string, at: number, len: number): number {
+  let n = 0;
+  for (let i = at; i < at + len; i += 1) {
+    const c = v.charCodeAt(i) - 48;
+    if (!(c >= 0 && c <= 9)) return -1;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/** `YYYY-MM-DD` at the start of `v`, a date that exists. */
+function dateAtStart(v: string): boolean {
+  if (v.charCodeAt(4) !== 45 || v.charCodeAt(7) !== 45) return false;
+  const y = digitsAt(v, 0, 4);
+  const m = digitsAt(v, 5, 2);
+  const d = digitsAt(v, 8, 2);
+  return y >= 0 && m >= 0 && d >= 0 && validDate(y, m, d);
 }
 
 function isEmail(v: string): boolean {
@@ -31,18 +49,37 @@ function isUrl(v: string): boolean {
   }
 }
 
-/** ISO 8601 calendar date `YYYY-MM-DD` that exists (no 2023-02-29). */
+/** ISO 8601 calendar date `YYYY-MM-DD` that exists (no 2023-02-29). A fixed-position scan, no regex. */
 function isDate(v: string): boolean {
-  const m = DATE.exec(v);
-  return !!m && validDate(Number(m[1]), Number(m[2]), Number(m[3]));
+  return v.length === 10 && dateAtStart(v);
 }
 
-/** RFC 3339 date-time with a zone (`2024-05-01T12:00:00Z`, `…+02:00`). */
+/**
+ * RFC 3339 date-time with a zone (`2024-05-01T12:00:00Z`, `…+02:00`): `YYYY-MM-DD`, `T` or `t`,
+ * `hh:mm:ss` (second 60 for a leap second), an optional fraction of 1 to 9 digits, then `Z`, `z` or
+ * `±hh:mm`. A fixed-position scan, no regex.
+ */
 function isDateTime(v: string): boolean {
-  const m = DATE_TIME.exec(v);
-  if (!m || !validDate(Number(m[1]), Number(m[2]), Number(m[3]))) return false;
-  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return false;
-  return m[9] === undefined || (Number(m[9]) <= 23 && Number(m[10]) <= 59);
+  const n = v.length;
+  if (n < 20 || !dateAtStart(v)) return false;
+  const t = v.charCodeAt(10);
+  if ((t !== 84 && t !== 116) || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return false;
+  const hh = digitsAt(v, 11, 2);
+  const mm = digitsAt(v, 14, 2);
+  const ss = digitsAt(v, 17, 2);
+  if (hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60) return false;
+  let i = 19;
+  if (v.charCodeAt(i) === 46) {
+    const first = (i += 1);
+    while (i < n && i - first < 9 && digitsAt(v, i, 1) >= 0) i += 1;
+    if (i === first) return false;
+  }
+  const zone = v.charCodeAt(i);
+  if (zone === 90 || zone === 122) return i + 1 === n;
+  if ((zone !== 43 && zone !== 45) || i + 6 !== n || v.charCodeAt(i + 3) !== 58) return false;
+  const zh = digitsAt(v, i + 1, 2);
+  const zm = digitsAt(v, i + 4, 2);
+  return zh >= 0 && zh <= 23 && zm >= 0 && zm <= 59;
 }
 
 export const FORMAT_CHECKS: Record<Format, (v: string) => boolean> = {
