@@ -2,6 +2,7 @@ import { startCpuBudget } from '../../../domain/cpu-budget';
 import { compileGate, validatePayload } from '../../../domain/flow/engine';
 import { FALLBACK } from '../../../domain/flow/rule-closures';
 import { compileRule, RuleMeter, type CompiledRule } from '../../../domain/flow/rules';
+import { seededRandom } from '../../support/seeded-random';
 
 /**
  * Differential test of the compiled rules (domain/flow/rule-closures.ts): random payloads, from a
@@ -9,24 +10,13 @@ import { compileRule, RuleMeter, type CompiledRule } from '../../../domain/flow/
  * value or the same error, expression by expression.
  */
 
-/** mulberry32: small, seeded, the same sequence on every machine. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NUMBERS = [0, -0, 1, -1, 2, 3, 0.1, 0.2, 0.01, 1.5, -2.5, 10, 50, 51, 100, 101, 1e21, 1e308, -1e308, Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, 123456.789, 1 / 3];
 const STRINGS = ['', 'a', 'b', 'A', 'EUR', 'USD', 'eur', '2026-01-10', '2026-02-10T00:00:00Z', '2025-12-31', 'x y', '😀ab', 'ß', '10', '0', 'true', 'null', 'a'.repeat(40)];
 const NAMES = ['a', 'b', 'n', 'm', 's', 't', 'flag', 'items', 'obj', 'arr', 'total', 'due', 'issued', 'currency', 'vat', 'discount', 'paid', 'price', 'qty'];
 
 function generator(seed: number) {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
   const value = (depth: number): unknown => {
     const k = r();
