@@ -34,7 +34,7 @@ const httpRequests = new Histogram({
 
 const renderDuration = new Histogram({
   name: 'formwork_render_duration_seconds',
-  help: 'Time Chromium printed a PDF or an Excel thread built a workbook (previews and generations), by outcome',
+  help: 'Time Chromium printed a PDF or an Excel thread built a workbook (previews, generations and streamed report workbooks), by outcome',
   labelNames: ['kind', 'outcome'] as const,
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120],
   registers: [registry],
@@ -83,15 +83,20 @@ async function timed<T>(kind: 'pdf' | 'excel', work: () => Promise<T>): Promise<
 }
 
 /**
- * `target` with `method` timed as a render of `kind`. A proxy, not a wrapper object: everything else
- * (the pool's stats, its browser generation) still reads from the real pool.
+ * `target` with each of `methods` timed as a render of `kind`. A proxy, not a wrapper object:
+ * everything else (the pool's stats, its browser generation) still reads from the real pool.
  */
-function timedRenders<T extends object, K extends keyof T>(target: T, method: K, kind: 'pdf' | 'excel'): T {
-  const original = target[method] as (...args: unknown[]) => Promise<unknown>;
-  const timedMethod = (...args: unknown[]) => timed(kind, () => original.apply(target, args));
+function timedRenders<T extends object>(target: T, methods: Array<keyof T>, kind: 'pdf' | 'excel'): T {
+  const timedMethods = new Map<PropertyKey, (...args: unknown[]) => Promise<unknown>>(
+    methods.map((method) => {
+      const original = target[method] as (...args: unknown[]) => Promise<unknown>;
+      return [method, (...args: unknown[]) => timed(kind, () => original.apply(target, args))];
+    }),
+  );
   return new Proxy(target, {
     get(t, prop) {
-      if (prop === method) return timedMethod;
+      const timedMethod = timedMethods.get(prop);
+      if (timedMethod) return timedMethod;
       const value: unknown = Reflect.get(t, prop, t);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(t) : value;
     },
@@ -100,12 +105,12 @@ function timedRenders<T extends object, K extends keyof T>(target: T, method: K,
 
 /** The process's Chromium pool, timing each print (every render path goes through it: jobs, Flow, reports, previews). */
 export function timedPdfRenderer<T extends PdfRenderer>(pdf: T): T {
-  return timedRenders(pdf, 'renderPdf', 'pdf');
+  return timedRenders(pdf, ['renderPdf'], 'pdf');
 }
 
-/** The process's Excel threads, timing each workbook. */
+/** The process's Excel threads, timing each workbook: built whole (documents, previews) or streamed (report outputs). */
 export function timedExcelRenderer<T extends ExcelRenderer>(excel: T): T {
-  return timedRenders(excel, 'renderExcel', 'excel');
+  return timedRenders(excel, ['renderExcel', 'streamExcel'], 'excel');
 }
 
 /**

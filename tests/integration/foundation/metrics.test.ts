@@ -11,17 +11,7 @@ import { createTemplate, publish } from '../../support/templates';
 import { spawnRenderWorker, type RenderWorkerProcess } from '../../support/render-worker';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
-
-/** The value of one series in a Prometheus text exposition, or undefined when it is absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m || m[1] !== name) continue;
-    const have = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1], l[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) return Number(m[3]);
-  }
-  return undefined;
-}
+import { sample } from '../../support/metrics';
 
 /** Every exposition scraped in this file: the dashboard test checks its series against them. */
 const scraped: string[] = [];

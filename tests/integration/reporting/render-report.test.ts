@@ -13,8 +13,10 @@ import {
 } from '../../../activities/reporting/render-report.activity';
 import { datasetResultKey } from '../../../activities/reporting/run-direct-query.activity';
 import type { ArtefactStorage } from '../../../activities/storage/storage';
+import { startMetricsServer, type MetricsServer } from '../../../platform/metrics';
 import { renderLimitsOf } from '../../../platform/services';
 import { startTestApp, type TestApp } from '../../support/app';
+import { sample } from '../../support/metrics';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { pdfText, squeezedText } from '../../support/rendering-pdf';
 import { createTemplate, personalProjectId, publish } from '../../support/templates';
@@ -46,6 +48,7 @@ describe('renderReportOutputs activity (render task queue)', () => {
   let bobsProjectId: string;
   let template: { id: string; version: number };
   let deps: ReportRenderDeps;
+  let metrics: MetricsServer | undefined;
   const env = () => new MockActivityEnvironment(undefined, { interceptors: activityInterceptors().activity });
 
   beforeAll(async () => {
@@ -94,11 +97,17 @@ describe('renderReportOutputs activity (render task queue)', () => {
       imageAllowlist: [],
       resultMaxBytes: services.config.reporting.resultMaxBytes,
     };
+    metrics = await startMetricsServer({ ...services, config: { metrics: { port: 0, host: '127.0.0.1' } } }, { global: false });
   });
 
   afterAll(async () => {
+    await metrics?.close();
     await app?.close();
   });
+
+  /** Workbooks the process's /metrics counted (formwork_render_duration_seconds, kind excel): streamed ones are timed like built ones. */
+  const excelRenders = async (outcome: 'ok' | 'error') =>
+    sample(await (await fetch(metrics!.url)).text(), 'formwork_render_duration_seconds_count', { kind: 'excel', outcome }) ?? 0;
 
   /** A report with one published version (rows written as the reports API would). */
   async function insertReport(definition: Record<string, unknown>, project = projectId): Promise<{ id: string; slug: string }> {
@@ -353,6 +362,7 @@ describe('renderReportOutputs activity (render task queue)', () => {
   });
 
   it('streams a table-only Excel output: rows read from the stored result in batches, the workbook stored as it is made; a refused workbook stores nothing', async () => {
+    const [okBefore, errorsBefore] = [await excelRenders('ok'), await excelRenders('error')];
     const report = await insertReport(STANDARD);
     const rows = Array.from({ length: 5_000 }, (_, i) => ({ region: i === 7 ? '=HYPERLINK("http://evil")' : `r${i}`, units: i, amount: `${i}.25` }));
     const puts: Array<{ key: string; streamed: boolean }> = [];
@@ -388,6 +398,7 @@ describe('renderReportOutputs activity (render task queue)', () => {
     expect(ws.getRow(4 + 7).getCell(1).value).toBe('=HYPERLINK("http://evil")');
     expect(ws.getRow(4 + 7).getCell(1).type).toBe(ExcelJS.ValueType.String);
     expect(ws.getColumn(1).width).toBe('=HYPERLINK("http://evil")'.length + 2);
+    expect(await excelRenders('ok')).toBe(okBefore + 1);
 
     // Over the row limit: refused before a byte is written, and no file under the key.
     const refused = await standardRun(report, { formats: ['excel'] }, rows);
@@ -399,6 +410,8 @@ describe('renderReportOutputs activity (render task queue)', () => {
     const tooBig = await failure(big, createReportRenderActivities({ ...deps, limits: { ...deps.limits, maxOutputBytes: 20_000 }, maxRows: 10_000 }));
     expect(tooBig.type).toBe('ERR_LIMIT_011');
     expect(await real.exists(outputs[0].key.replace(input.runId, big.runId))).toBe(false);
+    // Both refusals ended a workbook's thread work in an error: the row limit and the output limit.
+    expect(await excelRenders('error')).toBe(errorsBefore + 2);
   });
 
   it('fills an Excel table with every row up to REPORTING_MAX_ROWS, past the loop budget templates get (LOOP_MAX_ITERATIONS)', async () => {
