@@ -71,6 +71,9 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
   /** An ended job's event, its data the job as a status read shows it. */
   const endedJobEvent = async (job: DocumentJobEntity) => jobEvent(job, await jobEventData(job, deps.storage, deps.downloadUrlTtlSeconds));
 
+  /** A completed batch's event, its data the batch and its job counts. */
+  const batchCompletedEvent = async (batch: DocumentBatchEntity) => event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id)));
+
   /** Prepares an event's deliveries and starts their workflows (events of work whose own workflow is gone). */
   const announce = async (projectId: string, ended: EventEnvelope) => deps.startDeliveries(projectId, await deps.prepareDeliveries(projectId, ended));
 
@@ -100,7 +103,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     }
     const owedBatches = await batches.find({ where: { eventPending: true }, order: { completedAt: 'ASC' }, take: 500 });
     for (const batch of owedBatches) {
-      await announce(batch.projectId, event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))));
+      await announce(batch.projectId, await batchCompletedEvent(batch));
       await deps.db.query(`UPDATE document_batches SET event_pending = false WHERE id = $1`, [batch.id]);
     }
   };
@@ -110,7 +113,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     const done = await completeBatch(deps.db, batchId);
     const batch = await batches.findOneBy({ id: batchId });
     if (!batch || !done) return undefined;
-    return { projectId: batch.projectId, ended: event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id))) };
+    return { projectId: batch.projectId, ended: await batchCompletedEvent(batch) };
   };
 
   /** Sign-ups of the last day without a verification e-mail (accounts from before the outbox recorded it with the sign-up). */
