@@ -11,8 +11,6 @@ const shared = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
-  // One retry, its first failure printed (tests/support/retry.ts).
-  setupFilesAfterEnv: ['<rootDir>/tests/support/retry.ts'],
 };
 
 /** @type {import('jest').Config} */
@@ -32,6 +30,8 @@ module.exports = {
   projects: [unit, integration],
   // Jest reads these from the top level only (not per project); they apply to both projects.
   testTimeout: 60000,
+  // Each file's time goes to the run's table of the slowest files (scripts/test-report.mjs).
+  reporters: ['default', '<rootDir>/tests/support/file-times-reporter.js'],
   maxWorkers: 2,
   // Temporal workers and browsers are closed in afterAll; this catches anything left behind.
   forceExit: false,

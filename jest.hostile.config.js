@@ -7,4 +7,10 @@ const { projects, ...base } = require('./jest.config');
 const { displayName: _name, ...integration } = projects.find((p) => p.displayName === 'integration');
 
 /** @type {import('jest').Config} */
-module.exports = { ...base, ...integration, roots: ['<rootDir>/tests/hostile'], maxWorkers: 1 };
+module.exports = {
+  ...base,
+  ...integration,
+  roots: ['<rootDir>/tests/hostile'],
+  maxWorkers: 1,
+  reporters: ['default', ['<rootDir>/tests/support/file-times-reporter.js', { name: 'hostile' }]],
+};

@@ -83,11 +83,27 @@ describe('Jest projects (README "Test it")', () => {
     expect(hostileConfig.projects).toBeUndefined();
   });
 
-  it('npm test runs everything after the build and the lint; npm run test:unit only the unit project, without a build', () => {
+  it('npm test runs every phase, each timed, after the build and the lint; npm run test:unit only the unit project, without a build', () => {
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(scripts.test).toBe('tsc -p tsconfig.json && npm run lint && jest && jest -c jest.hostile.config.js');
+    expect(scripts.test).toBe('bash scripts/test.sh');
     expect(scripts.lint).toBe('eslint . && knip');
     expect(scripts['test:unit']).toBe('jest --selectProjects unit');
+    // scripts/test.sh: the phases in order, each through `phase` (scripts/phases.sh), then the report.
+    const steps = [...readFileSync(join(root, 'scripts/test.sh'), 'utf8').matchAll(/^phase "[^"]+" (.+)$/gm)].map((m) => m[1]);
+    expect(steps).toEqual([
+      'typecheck_and_eslint',
+      'npx knip',
+      'env FORMWORK_TEST_FULL=1 npx jest --selectProjects unit',
+      'npx jest --selectProjects integration',
+      'npx jest -c jest.hostile.config.js',
+    ]);
+    expect(readFileSync(join(root, 'scripts/test.sh'), 'utf8')).toMatch(/npx tsc -p tsconfig.json &\n[^]*npx eslint \./);
+  });
+
+  it('no test is retried: a test that cannot pass reliably is fixed, not run again (docs/testing.md)', () => {
+    const sources = [join(root, 'jest.config.js'), join(root, 'jest.hostile.config.js'), ...testFiles(join(root, 'tests')), ...readdirSync(join(root, 'tests/support')).map((f) => join(root, 'tests/support', f))];
+    const retrying = sources.filter((file) => statSync(file).isFile() && /retryTimes|jest-retries|--retry/.test(readFileSync(file, 'utf8')));
+    expect(retrying.map((file) => relative(root, file))).toEqual([relative(root, __filename)]);
   });
 
   it('no unit test reaches Postgres, Temporal, Redis, SMTP, Chromium, another program or dist/', () => {
