@@ -52,7 +52,7 @@ const cleanups: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
   // PostgreSQL: a throwaway database with a table, a writing procedure and a writing function.
-  const db = await createTestDatabase();
+  const db = await createTestDatabase({ empty: true });
   const url = new URL(db.url);
   const pgClient = new Client({ connectionString: db.url });
   await pgClient.connect();
