@@ -9,3 +9,12 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * How many random cases a differential or property test draws: `full` when FORMWORK_TEST_FULL=1 (npm test's
+ * unit phase sets it, so CI checks the whole count), else `quick`, so `npm run test:unit` stays in seconds
+ * (docs/testing.md). The sequence is the same either way; the quick run checks its first `quick` cases.
+ */
+export function testCases(full: number, quick: number): number {
+  return process.env.FORMWORK_TEST_FULL === '1' ? full : quick;
+}

@@ -1,6 +1,7 @@
 import { startCpuBudget } from '../../../domain/cpu-budget';
 import { compileGate, validatePayload } from '../../../domain/flow/engine';
 import type { GateValidationDefinition, ObjectSchema } from '../../../domain/flow/gate.types';
+import { cpuMsOfAsync } from '../../support/cpu-time';
 
 const schema: ObjectSchema = {
   type: 'object',
@@ -153,9 +154,9 @@ describe('business rules', () => {
 
   it('runs a catastrophic-looking regex inside a rule on the linear engine: an answer, not a hang', async () => {
     const g = compileGate(def({ schema: null, businessRules: [{ id: 're', expression: '$contains(s, /^(a+)+$/i)', message: 'x' }] }));
-    const out = await validatePayload(g, { s: `${'a'.repeat(100_000)}b` });
+    const { result: out, cpuMs } = await cpuMsOfAsync(() => validatePayload(g, { s: `${'a'.repeat(100_000)}b` }));
     expect(out.steps[1]).toMatchObject({ status: 'fail', errors: [{ message: 'x' }] });
-    expect(out.durationMs).toBeLessThan(1000);
+    expect(cpuMs).toBeLessThan(1000);
   });
 
   it('stops a runaway rule at the budget with an error step that says so', async () => {

@@ -1,5 +1,5 @@
 import { FORMAT_CHECKS } from '../../../domain/flow/formats';
-import { seededRandom } from '../../support/seeded-random';
+import { seededRandom, testCases } from '../../support/seeded-random';
 
 /**
  * The date and date-time formats are fixed-position scans (domain/flow/formats.ts). These are the
@@ -55,7 +55,7 @@ function mutated(next: () => number): string {
 }
 
 describe('date and date-time formats', () => {
-  const samples = [...EDGES, ...Array.from({ length: 20_000 }, ((next) => () => mutated(next))(seededRandom(17)))];
+  const samples = [...EDGES, ...Array.from({ length: testCases(20_000, 5_000) }, ((next) => () => mutated(next))(seededRandom(17)))];
 
   it('give the verdict of the regular expressions they replaced, on edges and 20,000 seeded mutations', () => {
     const differ = samples.filter((s) => FORMAT_CHECKS.date(s) !== referenceDate(s) || FORMAT_CHECKS['date-time'](s) !== referenceDateTime(s));
@@ -69,7 +69,7 @@ describe('date and date-time formats', () => {
     expect(['2024-05-01T24:00:00Z', '2024-05-01T12:00:00', '2024-05-01T12:00:00.Z'].map(FORMAT_CHECKS['date-time'])).toEqual([false, false, false]);
     // Both verdicts occur among the mutations, so the comparison above compares something.
     const valid = samples.filter((s) => FORMAT_CHECKS['date-time'](s)).length;
-    expect(valid).toBeGreaterThan(1000);
-    expect(valid).toBeLessThan(samples.length - 1000);
+    expect(valid).toBeGreaterThan(samples.length / 20);
+    expect(valid).toBeLessThan(samples.length - samples.length / 20);
   });
 });
