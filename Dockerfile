@@ -1,11 +1,9 @@
 # One image, three roles: `npm run start:api`, `npm run start:worker` or `npm run start:render-worker`
 # (see docker-compose.yml). Only the render worker uses Chromium (and the API, for previews).
-# Built in two stages: the builder has the compilers a native module may need (better-sqlite3 belongs to the
-# agent workspace, agent/, which the lock file includes); the image keeps only the built service.
+# Built in two stages: the builder installs and compiles the TypeScript; the image keeps only the built service.
+# npm ci compiles nothing (package.json `allowScripts`): the agent workspace's SQLite driver stays unbuilt, as the
+# service never loads it (scripts/sqlite-driver.sh builds it on an agent host).
 FROM node:20-bookworm-slim AS build
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 ENV PUPPETEER_SKIP_DOWNLOAD=1
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

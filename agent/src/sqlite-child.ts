@@ -53,7 +53,7 @@ function driver(): typeof Database {
   try {
     return require('better-sqlite3') as typeof Database;
   } catch (err) {
-    throw new Error(`better-sqlite3 cannot be loaded on this agent (${(err as Error).message.split('\n')[0]}): reinstall the agent with a C++ toolchain`);
+    throw new Error(`better-sqlite3 cannot be loaded on this agent (${(err as Error).message.split('\n')[0]}): build it with scripts/sqlite-driver.sh (needs a C++ toolchain)`);
   }
 }
 
