@@ -32,6 +32,8 @@ module.exports = {
   testTimeout: 60000,
   // Each file's time goes to the run's table of the slowest files (scripts/test-report.mjs).
   reporters: ['default', '<rootDir>/tests/support/file-times-reporter.js'],
+  // Longest file first, from the committed durations when Jest's cache has none (a fresh clone).
+  testSequencer: '<rootDir>/tests/support/sequencer.js',
   maxWorkers: 2,
   // Temporal workers and browsers are closed in afterAll; this catches anything left behind.
   forceExit: false,

@@ -1,8 +1,11 @@
 // Prints and writes the run's report (scripts/phases.sh `phase_report`): the wall time of every phase of
 // `.ci/run` / `npm test`, then the 20 slowest test files with their times (tests/support/file-times-reporter.js).
-// Usage: node scripts/test-report.mjs <output folder>; writes <output folder>/report.md.
+// Usage: node scripts/test-report.mjs <output folder> [--write-durations]; writes <output folder>/report.md,
+// and with --write-durations each file's time into tests/support/file-durations.json (the order in which
+// tests/support/sequencer.js starts the files in a clone that has no Jest cache).
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const dir = process.argv[2] ?? 'test-output';
 const rows = (file) =>
@@ -27,6 +30,11 @@ if (files.length) {
   lines.push(`## Slowest test files (20 of ${files.length}; ${sum.toFixed(0)} s of file time in all)`, '', '| file | run | tests | seconds |', '| --- | --- | ---: | ---: |');
   for (const f of files.sort((a, b) => b.seconds - a.seconds).slice(0, 20)) lines.push(`| ${f.path} | ${f.run} | ${f.tests} | ${f.seconds.toFixed(1)} |`);
   lines.push('');
+}
+
+if (process.argv.includes('--write-durations')) {
+  const durations = Object.fromEntries(files.map((f) => [f.path, Math.round(f.seconds)]).sort(([a], [b]) => (a < b ? -1 : 1)));
+  writeFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'tests', 'support', 'file-durations.json'), JSON.stringify(durations, null, 2) + '\n');
 }
 
 const report = lines.join('\n');
