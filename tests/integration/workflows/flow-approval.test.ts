@@ -238,7 +238,9 @@ describe('Flow run approval wait (stubbed activities)', () => {
     expect(await handle.result()).toBe('expired');
     const closedAt = callsOf(runId, 'closeApproval')[0].at;
     expect(closedAt - opened).toBeGreaterThanOrEqual(windowMs);
-    expect(closedAt - opened).toBeLessThan(windowMs + 3000);
+    // Before a window restarted at the reminder (or later, at the decision) could have closed: the
+    // line between the two behaviours, not a bound on how fast this machine is.
+    expect(closedAt - reminded).toBeLessThan(windowMs);
     expect(closed(runId)).toEqual([{ runId, outcome: 'expired', timedOut: true }]);
     expect(callsOf(runId, 'sendApprovalReminders')).toHaveLength(1);
   }, 60_000);
