@@ -9,7 +9,7 @@ import { createLogger } from '../domain/logger';
 import { createWorkers } from '../worker/create-workers';
 import { createServices, type Services } from '../platform/services';
 import { installTemporalLogging } from '../platform/temporal';
-import { freePort } from './embedded-postgres';
+import { freePort } from './free-port';
 import { startEmbeddedTemporal } from './embedded-temporal';
 
 /**

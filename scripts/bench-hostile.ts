@@ -325,7 +325,7 @@ async function main(): Promise<void> {
   const { createLogger } = await import('../domain/logger');
   const { createServices } = await import('../platform/services');
   const { installTemporalLogging } = await import('../platform/temporal');
-  const { freePort } = await import('./embedded-postgres');
+  const { freePort } = await import('./free-port');
   const { startEmbeddedTemporal } = await import('./embedded-temporal');
 
   installTemporalLogging('error');

@@ -16,7 +16,7 @@ import { flowRunWorkflowInput, startFlowRun } from '../platform/workflow-starts'
 import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema, benchEnv, benchDatabase } from './bench-gate';
 import { addCpu, formatCpu, withCpu, type CpuUsage } from './bench-cpu';
 import { mergeLoads, runLoad, type LoadResult, type LoadSpec } from './bench-load';
-import { freePort } from './embedded-postgres';
+import { freePort } from './free-port';
 import { startEmbeddedTemporal } from './embedded-temporal';
 
 /**

@@ -1,8 +1,8 @@
 import { rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { freePort } from './free-port';
 
 /**
  * `npm start` without DATABASE_URL: PGlite (Postgres compiled to WebAssembly) persisted under
@@ -30,13 +30,3 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<{ url: str
   };
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}

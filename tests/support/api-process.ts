@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from '../../scripts/embedded-postgres';
+import { freePort } from '../../scripts/free-port';
 import type { TestApp } from './app';
 import { makeRequest } from './app';
 import { createTestDatabase } from './database';

@@ -7,7 +7,7 @@ import type { AppOptions } from '../../api/app';
 import { loadConfig } from '../../domain/config';
 import { createLogger } from '../../domain/logger';
 import { captureHistories } from './histories';
-import { freePort } from '../../scripts/embedded-postgres';
+import { freePort } from '../../scripts/free-port';
 import { createWorkers, type QueueRole, type WorkerSet } from '../../worker/create-workers';
 import { createServices, type Services } from '../../platform/services';
 import { installTemporalLogging } from '../../platform/temporal';

@@ -5,7 +5,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './s3-server';
+import { freePort } from '../../scripts/free-port';
 import { waitFor } from './wait';
 
 /**

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../../scripts/free-port';
 import { tmpdir } from 'node:os';
 import { TOOLS_DIR } from '../../scripts/temporal-cli';
 import { join } from 'node:path';
@@ -24,17 +24,6 @@ export function versitygwPath(): string {
 }
 
 /** A port that was free a moment ago (the gateway takes a port number, not a listening socket). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /**
  * Starts a real S3-compatible server (Versity gateway, posix backend) on a temporary directory

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort } from '../../../scripts/embedded-postgres';
+import { freePort } from '../../../scripts/free-port';
 import { startMetricsServer, type MetricsServer } from '../../../platform/metrics';
 import { startApiProcess, type ApiProcess } from '../../support/api-process';
 import { startTestApp, type TestApp } from '../../support/app';

@@ -2,7 +2,7 @@ import { startApiServer } from '../../../api/server';
 import { loadConfig } from '../../../domain/config';
 import { createLogger } from '../../../domain/logger';
 import { createServices, type Services } from '../../../platform/services';
-import { freePort } from '../../../scripts/embedded-postgres';
+import { freePort } from '../../../scripts/free-port';
 import { createKey } from '../../support/api-keys';
 import { makeRequest, startTestApp, type RequestFn, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';

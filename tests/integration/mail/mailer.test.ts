@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMailer, OutboxMailer, SmtpMailer, type MailMessage, type OutboxMessage } from '../../../activities/mail';
 import { loadConfig } from '../../../domain/config';
-import { freePort } from '../../support/s3-server';
+import { freePort } from '../../../scripts/free-port';
 import { startSmtpServer, type SmtpTestServer } from '../../support/smtp-server';
 
 const message = (subject: string): MailMessage => ({

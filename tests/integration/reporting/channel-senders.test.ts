@@ -10,7 +10,7 @@ import { CHANNEL_SENDERS } from '../../../activities/reporting/channels';
 import { checkChannelSettings } from '../../../domain/reporting/channel-config';
 import type { ChannelKind } from '../../../domain/reporting/channel-kinds';
 import { verifyWebhookSignature } from '../../../domain/signing';
-import { freePort } from '../../../scripts/embedded-postgres';
+import { freePort } from '../../../scripts/free-port';
 import { startSmtpServer, type SmtpTestServer } from '../../support/smtp-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 

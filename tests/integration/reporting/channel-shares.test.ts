@@ -11,7 +11,8 @@ import { s3Sender } from '../../../activities/reporting/channels/s3';
 import { sftpSender } from '../../../activities/reporting/channels/sftp';
 import { webdavSender } from '../../../activities/reporting/channels/webdav';
 import { readShared, startRcloneServer, type RcloneServer } from '../../support/rclone-server';
-import { freePort, startS3Server, type S3TestServer } from '../../support/s3-server';
+import { freePort } from '../../../scripts/free-port';
+import { startS3Server, type S3TestServer } from '../../support/s3-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 /**
