@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type CDPSession, type HTTPRequest, type Page } from 'puppeteer';
+import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import { AppError } from '../../domain/errors';
 import type { HtmlDocument } from '../../domain/templates/build-html';
 import { isAllowedRemoteUrl } from '../../domain/templates/image-hosts';
@@ -67,6 +67,8 @@ function networkArgs(imageAllowlist: readonly string[]): string[] {
 export async function launchBrowser(executablePath?: string, imageAllowlist: readonly string[] = []): Promise<LaunchedBrowser> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'formwork-chromium-'));
   try {
+    // Loaded at the first launch: a process that never renders (an API without previews) does not load it.
+    const { default: puppeteer } = await import('puppeteer');
     const browser = await puppeteer.launch({
       executablePath: findChromium(executablePath),
       headless: true,

@@ -1,5 +1,5 @@
 import { PassThrough, type Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { AppError } from '../../domain/errors';
 import { DEFAULT_WATERMARK, formatOptionsOf, limitsOf } from '../../domain/templates/build-html';
 import type { DataContext } from '../../domain/templates/components/context';
@@ -30,7 +30,7 @@ import type {
   TextProps,
 } from '../../domain/templates/template.types';
 import { decodeDataImage, RowBudget, SheetWriter, type SheetMeasure, type SheetTarget, type TableRows } from './excel-sheet';
-import { streamWorkbook } from './excel-stream-workbook';
+import { loadExcelJS, streamWorkbook } from './excel-stream-workbook';
 
 /**
  * The same component tree as the PDF, as a workbook: one worksheet per section, tables as real
@@ -313,7 +313,7 @@ export async function renderExcelTo(schema: TemplateSchema, data: ResolvedData, 
   const watermark = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || undefined;
   const sheets = sheetsOf(schema, data, watermark);
   if (hasPictures(schema)) {
-    const workbook = new ExcelJS.Workbook();
+    const workbook = new (loadExcelJS().Workbook)();
     describe(workbook, options, watermark);
     const targets = sheets.map((s): SheetTarget => {
       const sheet = workbook.addWorksheet(s.name, sheetOptions(schema));

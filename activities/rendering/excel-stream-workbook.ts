@@ -1,5 +1,11 @@
 import type { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
+
+/**
+ * exceljs, loaded when a workbook is first built: only the Excel threads build workbooks, and a process
+ * that merely imports the renderer (the main worker, for canStreamVariable) does not load it.
+ */
+export const loadExcelJS = (): typeof ExcelJS => require('exceljs') as typeof ExcelJS;
 
 /**
  * ExcelJS's streaming writer (`stream.xlsx.WorkbookWriter`: rows are committed to the zip as they
@@ -53,7 +59,7 @@ function tableModel(t: StreamTable, id: number): Record<string, unknown> {
 }
 
 export function streamWorkbook(stream: Writable): StreamWorkbook {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useStyles: true, useSharedStrings: false });
+  const workbook = new (loadExcelJS().stream.xlsx.WorkbookWriter)({ stream, useStyles: true, useSharedStrings: false });
   const wb = workbook as any;
   const tables: Array<Record<string, unknown>> = [];
   const bySheet = new Map<unknown, Array<Record<string, unknown>>>();
