@@ -34,7 +34,7 @@ module.exports = {
   reporters: ['default', '<rootDir>/tests/support/file-times-reporter.js'],
   // Longest file first, from the committed durations when Jest's cache has none (a fresh clone).
   testSequencer: '<rootDir>/tests/support/sequencer.js',
-  maxWorkers: 3,
+  maxWorkers: 4,
   // Temporal workers and browsers are closed in afterAll; this catches anything left behind.
   forceExit: false,
 };

@@ -69,7 +69,7 @@ describe('Jest projects (README "Test it")', () => {
     expect(project('integration').globalSetup).toBe('<rootDir>/tests/support/global-setup.ts');
     expect(project('integration').globalTeardown).toBe('<rootDir>/tests/support/global-teardown.ts');
     // Jest reads these at the top level only, for both projects.
-    expect(jestConfig).toMatchObject({ testTimeout: 60000, maxWorkers: 3 });
+    expect(jestConfig).toMatchObject({ testTimeout: 60000, maxWorkers: 4 });
   });
 
   it('the hostile pass keeps its own run: tests/hostile alone, one worker, the integration setup', () => {
