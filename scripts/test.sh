@@ -4,21 +4,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/phases.sh
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 
-# The type check (which also compiles into dist/, what the evaluation workers and role processes run)
-# and the type-aware ESLint each build a program of their own and each use one core: side by side.
-typecheck_and_eslint() {
-  local tsc_status=0 eslint_status=0
-  npx tsc -p tsconfig.json &
-  local tsc_pid=$!
-  npx eslint . || eslint_status=$?
-  wait "$tsc_pid" || tsc_status=$?
-  ((tsc_status == 0 && eslint_status == 0))
-}
-
-phase "tsc (type check and build) beside eslint" typecheck_and_eslint
+# The type-aware ESLint builds a TypeScript program of its own and uses one core for about a minute:
+# it runs beside the type check (which also compiles into dist/, what the evaluation workers and role
+# processes run), knip and the unit tests, which need neither it nor each other's results.
+phase "eslint (type-aware; beside the next three)" npx eslint . &
+eslint=$!
+phase "tsc (type check and build into dist/)" npx tsc -p tsconfig.json
 phase "knip (unused files and exports)" npx knip
 phase "jest unit" env FORMWORK_TEST_FULL=1 npx jest --selectProjects unit
+status=0
+wait "$eslint" || status=$?
+((status == 0)) || exit "$status"
 phase "jest integration" npx jest --selectProjects integration
 phase "jest hostile (alone)" npx jest -c jest.hostile.config.js
 phase_report

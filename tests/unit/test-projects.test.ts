@@ -88,16 +88,20 @@ describe('Jest projects (README "Test it")', () => {
     expect(scripts.test).toBe('bash scripts/test.sh');
     expect(scripts.lint).toBe('eslint . && knip');
     expect(scripts['test:unit']).toBe('jest --selectProjects unit');
-    // scripts/test.sh: the phases in order, each through `phase` (scripts/phases.sh), then the report.
-    const steps = [...readFileSync(join(root, 'scripts/test.sh'), 'utf8').matchAll(/^phase "[^"]+" (.+)$/gm)].map((m) => m[1]);
+    // scripts/test.sh: the phases in order, each through `phase` (scripts/phases.sh), then the report;
+    // ESLint in the background beside the type check, knip and the unit tests, awaited before the integration tests.
+    const script = readFileSync(join(root, 'scripts/test.sh'), 'utf8');
+    const steps = [...script.matchAll(/^phase "[^"]+" (.+)$/gm)].map((m) => m[1]);
     expect(steps).toEqual([
-      'typecheck_and_eslint',
+      'npx eslint . &',
+      'npx tsc -p tsconfig.json',
       'npx knip',
       'env FORMWORK_TEST_FULL=1 npx jest --selectProjects unit',
       'npx jest --selectProjects integration',
       'npx jest -c jest.hostile.config.js',
     ]);
-    expect(readFileSync(join(root, 'scripts/test.sh'), 'utf8')).toMatch(/npx tsc -p tsconfig.json &\n[^]*npx eslint \./);
+    expect(script.indexOf('wait "$eslint"')).toBeGreaterThan(script.indexOf('--selectProjects unit'));
+    expect(script.indexOf('wait "$eslint"')).toBeLessThan(script.indexOf('--selectProjects integration'));
   });
 
   it('no test is retried: a test that cannot pass reliably is fixed, not run again (docs/testing.md)', () => {
