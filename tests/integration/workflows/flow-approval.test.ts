@@ -193,7 +193,9 @@ describe('Flow run approval wait (stubbed activities)', () => {
   });
 
   it('onTimeout reject: a window that ends short of the required approvals expires the run after one reminder, and nothing is delivered', async () => {
-    const windowMs = 1500;
+    // Reminder at 8 s, deadline at 10 s: a workflow task that a busy machine delays past the deadline
+    // rightly sends no reminder, so the gap between the two is kept well above such a delay.
+    const windowMs = 10_000;
     const { runId, handle } = await startRun({ approvers: ['a@x.test', 'b@x.test'], requiredApprovals: 2, timeoutMinutes: 1, onTimeout: 'reject', minuteMs: windowMs });
     const opened = callsOf(runId, 'openApproval')[0].at;
 
