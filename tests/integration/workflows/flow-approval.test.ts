@@ -211,7 +211,8 @@ describe('Flow run approval wait (stubbed activities)', () => {
   });
 
   it('onTimeout approve: a window that ends with nobody deciding approves the run, which then delivers', async () => {
-    const windowMs = 1500;
+    // Reminder at 8 s, deadline at 10 s: room for a workflow task that a busy machine delays.
+    const windowMs = 10_000;
     const { runId, handle } = await startRun({ approvers: ['a@x.test'], timeoutMinutes: 1, onTimeout: 'approve', minuteMs: windowMs });
     const opened = callsOf(runId, 'openApproval')[0].at;
 
