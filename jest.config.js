@@ -29,7 +29,8 @@ const unit = { ...shared, displayName: 'unit', roots: ['<rootDir>/tests/unit'] }
 module.exports = {
   projects: [unit, integration],
   // Jest reads these from the top level only (not per project); they apply to both projects.
-  testTimeout: 60000,
+  // Three times what the slowest test needs alone: a machine shared with another test run is that much slower (tests/support/wait.ts).
+  testTimeout: 180000,
   // Each file's time goes to the run's table of the slowest files (scripts/test-report.mjs).
   reporters: ['default', '<rootDir>/tests/support/file-times-reporter.js'],
   // Longest file first, from the committed durations when Jest's cache has none (a fresh clone).

@@ -69,14 +69,14 @@ describe('Jest projects (README "Test it")', () => {
     expect(project('integration').globalSetup).toBe('<rootDir>/tests/support/global-setup.ts');
     expect(project('integration').globalTeardown).toBe('<rootDir>/tests/support/global-teardown.ts');
     // Jest reads these at the top level only, for both projects.
-    expect(jestConfig).toMatchObject({ testTimeout: 60000, maxWorkers: 4 });
+    expect(jestConfig).toMatchObject({ testTimeout: 180000, maxWorkers: 4 });
   });
 
   it('the hostile pass keeps its own run: tests/hostile alone, one worker, the integration setup', () => {
     expect(hostileConfig).toMatchObject({
       roots: ['<rootDir>/tests/hostile'],
       maxWorkers: 1,
-      testTimeout: 60000,
+      testTimeout: 180000,
       globalSetup: '<rootDir>/tests/support/global-setup.ts',
       globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
     });

@@ -164,7 +164,7 @@ describe('document event deliveries', () => {
     expect(await children[0].result()).toBe('failed');
     expect(requestsTo(ok)).toHaveLength(1);
     expect(requestsTo(down)).toHaveLength(4);
-  }, 120_000);
+  });
 
   it('a document delivery refused on its first attempt has no workflow, and a manual retry delivers it', async () => {
     const tag = randomUUID();
@@ -188,5 +188,5 @@ describe('document event deliveries', () => {
     const sent = requestsTo(path);
     expect(sent).toHaveLength(2);
     expect(sent[1].headers['x-service-event-id']).toBe(sent[0].headers['x-service-event-id']);
-  }, 120_000);
+  });
 });

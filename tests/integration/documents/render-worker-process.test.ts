@@ -86,7 +86,7 @@ describe('render worker process role', () => {
     // A clean stop (SIGTERM) ends the role.
     await w.stop();
     expect((await w.exited).code).toBe(0);
-  }, 90_000);
+  });
 
   it('SIGKILL mid-render: the main queue keeps working, and the document completes on a new render worker', async () => {
     // A browser that never comes up: the render stays in progress until the worker dies (the
@@ -137,5 +137,5 @@ describe('render worker process role', () => {
     const [row] = await app.services.db.query(`SELECT attempts FROM document_jobs WHERE id = $1`, [jobId]);
     expect(row.attempts).toBe(2);
     await second.stop();
-  }, 150_000);
+  });
 });

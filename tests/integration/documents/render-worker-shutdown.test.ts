@@ -75,7 +75,7 @@ describe('render worker shutdown (SIGTERM mid-render)', () => {
     expect((await w.exited).code).toBe(0);
     const attempts = await renderAttempts(jobId);
     expect(attempts).toEqual([{ outcome: 'completed', by: expect.stringMatching(new RegExp(`^${w.pid}@`)), attempt: 1 }]);
-  }, 120_000);
+  });
 
   it('past the grace time: the render is cancelled (page closed, nothing stored) and completes on the next render worker', async () => {
     const first = renderWorker({ WORKER_SHUTDOWN_GRACE_SECONDS: '1' });
@@ -100,5 +100,5 @@ describe('render worker shutdown (SIGTERM mid-render)', () => {
     // The cancelled attempt ended as failed, and Temporal retried it: attempt 2.
     expect(attempts).toEqual([{ outcome: 'completed', by: expect.stringMatching(new RegExp(`^${second.pid}@`)), attempt: 2 }]);
     await second.stop();
-  }, 120_000);
+  });
 });

@@ -118,7 +118,7 @@ describe('Flow run lifecycle: rendering', () => {
     const run = await finalRun(runId, 60_000);
     expect(run.status).toBe('completed');
     expect(await pdfText((await download(run.artefactUrl)).body)).toContain('Dear Restart Robin');
-  }, 90_000);
+  });
 
   it('a run with nothing but an auto approval completes at validation, without a workflow', async () => {
     const gate = await createGate(app, ws.key, { name: 'Nothing to do' });

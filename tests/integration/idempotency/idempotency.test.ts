@@ -357,6 +357,6 @@ describe('Idempotency-Key', () => {
       expect(swept).toBeGreaterThanOrEqual(10_000);
       const [{ left }] = await db.query(`SELECT count(*)::int AS left FROM idempotency_keys WHERE project_id = $1 AND key LIKE 'bulk-%'`, [other.projectId]);
       expect(left).toBe(0);
-    }, 120_000);
+    });
   });
 });

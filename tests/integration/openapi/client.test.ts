@@ -27,7 +27,7 @@ test('the committed client types are what the operation tables generate', async 
   const committed = await readFile(join(root, CLIENT_SCHEMA_FILE), 'utf8');
   if (stdout !== committed) throw new Error(`${CLIENT_SCHEMA_FILE} is out of date with the OpenAPI operations: run \`npm run client:generate\` and commit the result`);
   expect(stdout).toContain('export interface paths');
-}, 120_000);
+});
 
 test('the client signs up, reads the user and lists runs with an API key', async () => {
   const anonymous = createFormworkClient(t.url);

@@ -118,4 +118,4 @@ test('report runs answer as documented, queued and completed', async () => {
   expectDocumented(completed, 'get', '/api/reporting/runs/{id}', 200);
   expect(completed.body.outputs).toHaveLength(1);
   expectDocumented(await t.request('GET', '/api/reporting/runs', { token }), 'get', '/api/reporting/runs', 200);
-}, 180_000);
+});

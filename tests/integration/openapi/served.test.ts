@@ -90,4 +90,4 @@ test('GET /api/docs renders the operations from local files only', async () => {
   expect(elsewhere).toEqual([]);
   expect(requested.every((url) => url.startsWith('data:') || new URL(url).hostname === '127.0.0.1')).toBe(true);
   expect(cspViolations).toEqual([]);
-}, 150_000);
+});

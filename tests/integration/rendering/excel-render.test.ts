@@ -170,7 +170,7 @@ describe('Excel rendering', () => {
       expect(row.getCell(3).value).toBe(i * 1.5);
       expect(row.getCell(3).type).toBe(ExcelJS.ValueType.Number);
     }
-  }, 120_000);
+  });
 
   it('applies the loop limit to workbooks too', async () => {
     const t = buildTemplate({ components: [component('repeat', { dataSource: 'xs', components: [component('text', { text: '{{item}}' })] })] });

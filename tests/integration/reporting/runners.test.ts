@@ -135,7 +135,7 @@ beforeAll(async () => {
       ['SET GLOBAL', 'SET GLOBAL max_connections = 500', 'ERR_QRY_009'],
     ],
   };
-}, 60_000);
+});
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();

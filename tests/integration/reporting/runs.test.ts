@@ -148,7 +148,7 @@ describe('reporting runs', () => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((r: any) => r.id)).toEqual([run.id]);
     expect(list.body.meta).toMatchObject({ total: 1, page: 1, limit: 20 });
-  }, 180_000);
+  });
 
   it('fails a run whose query fails at the query stage, and retries it as a new run', async () => {
     const report = await publishedReport(`SELECT label, amount / ({{ min }} - {{ min }}) AS broken FROM ${table}`);
@@ -176,7 +176,7 @@ describe('reporting runs', () => {
     expect(done).toMatchObject({ status: 'completed', formats: ['csv'], documentsCharged: 0 });
     const refused = await app.request('POST', `/api/reporting/runs/${done.id}/retry`, { token: runKey, body: {} });
     expect([refused.status, refused.body.code]).toEqual([409, 'ERR_RPT_010']);
-  }, 180_000);
+  });
 
   it('cancels a run whose query is still running; a run that ended cannot be cancelled', async () => {
     const report = await publishedReport(`SELECT label, amount FROM ${table}, pg_sleep(30) WHERE amount >= {{ min }}`);
@@ -198,7 +198,7 @@ describe('reporting runs', () => {
     expect((await getRun(started.body.runId)).body).toMatchObject({ status: 'cancelled', outputs: [] });
     const again = await app.request('POST', `/api/reporting/runs/${started.body.runId}/cancel`, { token: runKey });
     expect([again.status, again.body.code, again.body.relatedInfo]).toEqual([409, 'ERR_RPT_008', { status: 'cancelled' }]);
-  }, 120_000);
+  });
 
   it('previews the draft as a watermarked file without running, storing or charging anything', async () => {
     const report = await publishedReport();
@@ -230,7 +230,7 @@ describe('reporting runs', () => {
 
     expect((await app.services.db.query(`SELECT count(*)::int AS n FROM reporting_runs WHERE report_id = $1`, [report.id]))[0].n).toBe(0);
     expect(await app.services.db.query(`SELECT coalesce(sum(free_used), 0)::int AS n FROM document_quota_usage`)).toEqual(quotaBefore);
-  }, 120_000);
+  });
 
   it('checks parameters and formats before queueing, and keeps every run to its project and its key flags', async () => {
     const report = await publishedReport();
@@ -280,5 +280,5 @@ describe('reporting runs', () => {
     expect(json.body.map((r: any) => r.runId)).toContain(run.id);
     expect(json.body.every((r: any) => r.status === 'completed')).toBe(true);
     expect((await app.request('GET', '/api/reporting/runs/export?format=json', { token: otherKey })).body).toEqual([]);
-  }, 180_000);
+  });
 });

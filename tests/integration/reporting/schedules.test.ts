@@ -160,7 +160,7 @@ describe('reporting schedules', () => {
     const got = await app.request('GET', `/api/reporting/schedules/${res.body.id}`, { token: readKey });
     expect(got.body.lastRun).toMatchObject({ runId: run.id, scheduledFor: new Date(run.scheduled_for).toISOString() });
     await app.request('DELETE', `/api/reporting/schedules/${res.body.id}`, as());
-  }, 150_000);
+  });
 
   it('skips a trigger while the previous run is still going (overlap SKIP), and trigger answers with the run', async () => {
     const slow = await publishedReport(`SELECT pg_sleep(15)::text AS slept`);
@@ -190,7 +190,7 @@ describe('reporting schedules', () => {
     expect(await fired.result()).toEqual({ outcome: expect.stringMatching(/^run(-ended)?$/), runId: first.body.runId });
     expect((await runEnded(first.body.runId)).status).toBe('cancelled');
     await app.request('DELETE', `/api/reporting/schedules/${res.body.id}`, as());
-  }, 90_000);
+  });
 
   it('records the second fire of one occurrence (a repeated daylight-saving hour) as a skipped duplicate', async () => {
     const report = await publishedReport();
@@ -280,7 +280,7 @@ describe('reporting schedules', () => {
     // Nothing left to repair.
     expect(await activities().reconcileReportSchedules()).toMatchObject({ created: 0, updated: 0 });
     for (const id of [res.body.id, stale.body.id, old.body.id]) await app.request('DELETE', `/api/reporting/schedules/${id}`, as());
-  }, 60_000);
+  });
 
   it('refuses bad crons and zones (ERR_SCHED_002), too frequent ones (ERR_SCHED_003), and validates without creating', async () => {
     const report = await publishedReport();

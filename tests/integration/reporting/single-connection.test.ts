@@ -59,5 +59,5 @@ describe('reporting on a single database connection (the embedded store)', () =>
     );
     expect(run).toMatchObject({ status: 'completed', datasets: [{ name: 'items', rowCount: 1 }] });
     expect(run.outputs.map((o: any) => o.format).sort()).toEqual(['csv', 'pdf']);
-  }, 120_000);
+  });
 });

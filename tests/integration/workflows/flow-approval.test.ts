@@ -246,7 +246,7 @@ describe('Flow run approval wait (stubbed activities)', () => {
     expect(closedAt - reminded).toBeLessThan(windowMs);
     expect(closed(runId)).toEqual([{ runId, outcome: 'expired', timedOut: true }]);
     expect(callsOf(runId, 'sendApprovalReminders')).toHaveLength(1);
-  }, 60_000);
+  });
 
   it('a decision racing the deadline: each run does what its decision was told (accepted: approved and delivered once; refused: expired), recorded once', async () => {
     const windowMs = 1000;

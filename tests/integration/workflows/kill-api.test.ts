@@ -30,7 +30,7 @@ describe('kill test: the API SIGKILLed between accepting work and starting its w
       TEMPORAL_TASK_QUEUE_PREFIX: app.env.TEMPORAL_TASK_QUEUE_PREFIX,
       OUTBOX_START_DELAY_MS: '600000',
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await api?.close();

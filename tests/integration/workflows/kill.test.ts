@@ -73,7 +73,7 @@ describe('kill tests: worker processes SIGKILLed mid-work', () => {
     app = { ...api.app, smtp };
     temporal = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS! });
     await Promise.all([startMain().ready, startRender().ready]);
-  }, 180_000);
+  });
 
   afterAll(async () => {
     for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');

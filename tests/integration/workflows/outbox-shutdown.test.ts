@@ -117,5 +117,5 @@ describe('shutting down while the outbox retries a start against an unreachable 
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

@@ -140,5 +140,5 @@ describe('the project search attribute on every workflow a project causes', () =
     // Nothing else is listed under the project: the project-less workflows are the user's e-mails.
     const listedElsewhere = byProject.filter((wf) => !mine.some((m) => key(m) === key(wf)));
     expect(listedElsewhere).toEqual([]);
-  }, 180_000);
+  });
 });
