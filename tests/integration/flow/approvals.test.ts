@@ -202,8 +202,10 @@ describe('Flow approvals (API key)', () => {
 
   it('times out: onTimeout reject expires the run (after a reminder), onTimeout approve approves it', async () => {
     const [a, b] = [approverEmail(), approverEmail()];
-    const rejecting = await manualGate(app, ws, { approvers: [{ email: a }], timeoutMinutes: 4, onTimeout: 'reject' });
-    const approving = await manualGate(app, ws, { approvers: [{ email: b }], timeoutMinutes: 4, onTimeout: 'approve' });
+    // 20 test minutes of 1 s: the reminder at 16 s, 4 s before the deadline. A workflow task that a busy
+    // machine delays past the deadline rightly sends no reminder (it did with 4 minutes, 0.8 s apart).
+    const rejecting = await manualGate(app, ws, { approvers: [{ email: a }], timeoutMinutes: 20, onTimeout: 'reject' });
+    const approving = await manualGate(app, ws, { approvers: [{ email: b }], timeoutMinutes: 20, onTimeout: 'approve' });
     const [r1, r2] = [await submit(app, ws, rejecting), await submit(app, ws, approving)];
     const reminder = await approvalMail(app, a, 1, /reminder/i);
     expect(reminder.text).toContain('/review?token=');
