@@ -97,6 +97,7 @@ describe('Jest projects (README "Test it")', () => {
       'npx tsc -p tsconfig.json',
       'npx knip',
       'env FORMWORK_TEST_FULL=1 npx jest --selectProjects unit',
+      'wait "$eslint"',
       'npx jest --selectProjects integration',
       'npx jest -c jest.hostile.config.js',
     ]);
