@@ -46,10 +46,26 @@ export function descendantsOf(pid: number): number[] {
 }
 
 /** Whether `pid` still runs (a zombie waiting for its parent to reap it has ended). */
-export function isAlive(pid: number): boolean {
+/** When the process started (/proc/<pid>/stat field 22, clock ticks since boot); undefined once it is gone. */
+export function startTimeOf(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process runs (not a zombie). With `startTime` (startTimeOf, read while it surely ran), only
+ * that same process counts: pids are reused (pid_max is 32,768 here, and a test run starts thousands of
+ * processes), so a new process with an ended one's pid is not it.
+ */
+export function isAlive(pid: number, startTime?: string): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2);
+    return fields[0] !== 'Z' && (startTime === undefined || fields.split(' ')[19] === startTime);
   } catch {
     return false;
   }

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { download, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { createGate, flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { pdfText } from '../../support/rendering-pdf';
-import { descendantsOf, isAlive, spawnRenderWorker, type RenderWorkerProcess } from '../../support/render-worker';
+import { descendantsOf, isAlive, spawnRenderWorker, startTimeOf, type RenderWorkerProcess } from '../../support/render-worker';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
@@ -30,7 +30,7 @@ describe('render worker process role', () => {
   let receiver: WebhookReceiver;
   let scratch: string;
   const started: RenderWorkerProcess[] = [];
-  const leftovers = new Set<number>();
+  const leftovers = new Map<number, string | undefined>();
 
   const renderWorker = (env: Record<string, string> = {}) => {
     const w = spawnRenderWorker(app, env);
@@ -49,7 +49,7 @@ describe('render worker process role', () => {
     for (const w of started) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
     await Promise.all(started.map((w) => w.exited));
     // Whatever a killed worker left running (processes these tests started, through it).
-    for (const pid of leftovers) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    for (const [pid, start] of leftovers) if (isAlive(pid, start)) process.kill(pid, 'SIGKILL');
     await app.close();
     await receiver.stop();
     await rm(scratch, { recursive: true, force: true });
@@ -102,8 +102,9 @@ describe('render worker process role', () => {
     // The first worker claimed the job and is rendering it (its browser is launching).
     const launching = () => descendantsOf(first.pid).some((pid) => cmdline(pid).includes(stuckBrowser));
     await waitFor(async () => (await jobStatus(jobId)) === 'processing' && launching(), { what: 'the render to start' });
-    const below = descendantsOf(first.pid);
-    below.forEach((pid) => leftovers.add(pid));
+    // Each with its start time: a pid reused by another process after these ended is not one of them.
+    const below = descendantsOf(first.pid).map((pid) => ({ pid, start: startTimeOf(pid) }));
+    below.forEach((p) => leftovers.set(p.pid, p.start));
     first.child.kill('SIGKILL');
     expect((await first.exited).signal).toBe('SIGKILL');
     expect(await jobStatus(jobId)).toBe('processing');
@@ -125,7 +126,7 @@ describe('render worker process role', () => {
     expect(await jobStatus(jobId)).toBe('processing');
 
     // The killed worker's processes are gone with it (nothing polls or renders as an orphan).
-    await waitFor(() => below.every((pid) => !isAlive(pid)), { what: 'the killed worker’s processes to end' });
+    await waitFor(() => below.every((p) => !isAlive(p.pid, p.start)), { what: 'the killed worker’s processes to end' });
 
     // A new render worker picks the render up once Temporal sees the old attempt's heartbeat stop.
     const second = renderWorker();
