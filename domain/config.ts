@@ -157,6 +157,15 @@ const fragments = {
     /** Per dataset, uncompressed NDJSON. */
     REPORTING_RESULT_MAX_BYTES: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
     REPORTING_QUERY_CONCURRENCY: Joi.number().integer().min(1).max(64).default(4),
+    /** Datasource tests, schema refreshes and query previews one project may have running at once (429 ERR_LIMIT_015 past it). */
+    REPORTING_PROBES_PER_PROJECT: Joi.number().integer().min(1).max(64).default(2),
+    /** Model imports read at once per API replica, and waiting beyond those (429 ERR_LIMIT_016 past both). */
+    REPORTING_IMPORT_CONCURRENCY: Joi.number().integer().min(1).max(16).default(1),
+    REPORTING_IMPORT_QUEUE: Joi.number().integer().min(0).max(100).default(4),
+    /** Heap of a process reading a model file (MB): real models need a few; a file that needs more is refused. */
+    REPORTING_IMPORT_MAX_HEAP_MB: Joi.number().integer().min(32).max(4096).default(128),
+    /** `npm start`: the query worker child's V8 heap limit (--max-old-space-size), in MB. */
+    QUERY_WORKER_MAX_HEAP_MB: Joi.number().integer().min(128).max(16384).default(512),
     /** Output files of runs are deleted after this many days; downloads then answer 410 ERR_RPT_012. */
     REPORTING_ARTEFACT_RETENTION_DAYS: Joi.number().integer().min(1).max(3650).default(30),
     /** Run records (and what is left of their files) are deleted after this many days. */
@@ -450,6 +459,17 @@ export function loadConfig(env: Env = process.env) {
       resultMaxBytes: v.REPORTING_RESULT_MAX_BYTES as number,
       /** Query activities one worker runs at once (slots of the `query` task queue). */
       queryConcurrency: v.REPORTING_QUERY_CONCURRENCY as number,
+      /** Probes (tests, schema refreshes, previews) one project may have running at once, across API replicas when REDIS_URL is set. */
+      probesPerProject: v.REPORTING_PROBES_PER_PROJECT as number,
+      /** Model imports: processes per replica, queue, heap (MB) and time per file (activities/evaluation/import-pool.ts). */
+      imports: {
+        concurrency: v.REPORTING_IMPORT_CONCURRENCY as number,
+        queue: v.REPORTING_IMPORT_QUEUE as number,
+        maxHeapMb: v.REPORTING_IMPORT_MAX_HEAP_MB as number,
+        timeoutMs: 30_000,
+      },
+      /** `npm start`'s query worker child: its heap limit in MB. */
+      queryWorkerMaxHeapMb: v.QUERY_WORKER_MAX_HEAP_MB as number,
       /** Days a run's output files are kept (downloads after it: 410 ERR_RPT_012). */
       artefactRetentionDays: v.REPORTING_ARTEFACT_RETENTION_DAYS as number,
       /** Days a run record is kept. */

@@ -116,6 +116,10 @@ export const ERRORS = {
   ERR_LIMIT_013: { status: 429, retryable: true, message: 'Too many e-mails re-sent for this project; try again later' },
   /** One project asked for more template previews than PREVIEW_RATE_LIMIT_PER_MINUTE allows. */
   ERR_LIMIT_014: { status: 429, retryable: true, message: 'Preview rate limit exceeded for this project' },
+  /** Datasource tests, schema refreshes and query previews running at once for one project (REPORTING_PROBES_PER_PROJECT). */
+  ERR_LIMIT_015: { status: 429, retryable: true, message: 'Too many datasource calls running for this project; try again shortly' },
+  /** A model import of the project being read, or the replica's import queue full (REPORTING_IMPORT_CONCURRENCY, REPORTING_IMPORT_QUEUE). */
+  ERR_LIMIT_016: { status: 429, retryable: true, message: 'Too many imports being read; try again shortly' },
 
   // --- projects (teams) ---
   ERR_TEAM_001: { status: 404, retryable: false, message: 'Project not found' },

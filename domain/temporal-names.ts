@@ -45,6 +45,8 @@ export const workflowIds = {
   reviewDigest: (gateId: string) => `flow-review-digest-${gateId}`,
   /** A report run's workflow (design B5.7). */
   reportRun: (runId: string) => `report-run-${runId}`,
+  /** One datasource call of the API (a test, a schema discovery, a preview) run on the query queue. */
+  reportingProbe: (probeId: string) => `reporting-probe-${probeId}`,
   /** One report delivery's schedule (first attempt and its automatic retries). */
   reportDelivery: (deliveryId: string) => `report-delivery-${deliveryId}`,
   /** The n-th manual retry of a report delivery. */

@@ -1,3 +1,4 @@
+import { createImportPool, type ImportPool } from '../activities/evaluation/import-pool';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -47,6 +48,8 @@ export interface Services {
   excelRenderer: ExcelRenderer;
   /** The process's evaluation threads: every user expression and pattern runs there (docs/security.md). */
   evaluator: Evaluator;
+  /** Model imports are read in worker processes (started by the first import; activities/evaluation/import-pool.ts). */
+  importPool: ImportPool;
   /** HMAC key for access tokens and signed local download URLs. */
   secret: string;
   /** Starts accepted records' workflows off the request path; the worker sweeps what it left (platform/workflow-outbox.ts). */
@@ -71,6 +74,7 @@ export async function createServices(config: Config, logger = createLogger(confi
   const pdfRenderer = timedPdfRenderer(createChromiumPool(config.rendering, config.browser.executablePath));
   const excelRenderer = timedExcelRenderer(new ExcelThreads({ size: config.rendering.poolSize }));
   const evaluator = createEvalHost(config.evaluation);
+  const importPool = createImportPool(config.reporting.imports);
   const queues = taskQueues(config.temporal.taskQueuePrefix);
   const outbox = createWorkflowOutbox({ db, temporal, taskQueues: queues, logger, config });
   return {
@@ -85,6 +89,7 @@ export async function createServices(config: Config, logger = createLogger(confi
     pdfRenderer,
     excelRenderer,
     evaluator,
+    importPool,
     secret,
     outbox,
     async close() {
@@ -94,6 +99,7 @@ export async function createServices(config: Config, logger = createLogger(confi
       await pdfRenderer.close();
       await excelRenderer.close();
       await evaluator.close();
+      await importPool.close();
       await temporal.connection.close();
       redis?.disconnect();
       await db.destroy();

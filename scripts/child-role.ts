@@ -13,6 +13,8 @@ export interface ChildRoleOptions {
   /** The compiled entry point, e.g. dist/worker/render-main.js. */
   file: string;
   env: Record<string, string | undefined>;
+  /** Node's own options before the file, e.g. `--max-old-space-size=512` (a heap limit). */
+  nodeArgs?: string[];
   /** Waits before successive restarts; the last repeats. A run of a minute or more starts over. */
   restartDelaysMs?: number[];
   /** How long a stopping child may take before it is killed. */
@@ -52,7 +54,7 @@ export function startChildRole(options: ChildRoleOptions): ChildRole {
 
   const launch = () => {
     const started = Date.now();
-    const proc = spawn(process.execPath, [options.file], {
+    const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), options.file], {
       env: options.env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       detached: true,

@@ -14,9 +14,11 @@ import { startEmbeddedTemporal } from './embedded-temporal';
 
 /**
  * `npm start`: the whole service in one process tree — the HTTP API and the main Temporal worker in
- * this process, the render worker as a child process (its own event loop and heap, so a render that
- * crashes or stalls it cannot stop the main queue; restarted if it dies), and every backing service
- * that is not configured, embedded (contract §1). Ctrl-C stops everything.
+ * this process, the render worker and the query worker as child processes (each its own event loop
+ * and heap, so a render that crashes or stalls, or a tenant's hostile database, cannot stop the API
+ * or the main queue; restarted if they die; the query worker's heap limited to
+ * QUERY_WORKER_MAX_HEAP_MB), and every backing service that is not configured, embedded (contract
+ * §1). Ctrl-C stops everything.
  */
 runRole('formwork', async () => {
   const base = loadConfig();
@@ -44,20 +46,28 @@ runRole('formwork', async () => {
     const services = await createServices(config, logger);
     stops.unshift(() => services.close());
     if (base.temporal.address) await ensureSearchAttributes(services.temporal, logger);
-    const workers = await createWorkers(services, { queues: ['main', 'query'] });
+    const workers = await createWorkers(services, { queues: ['main'] });
     const running = workers.run();
     stops.unshift(async () => {
       await workers.shutdown();
       await running;
     });
     // The render queue's worker: the same environment (embedded database and Temporal included).
-    const renderWorker = startChildRole({ name: 'render-worker', file: join(__dirname, '..', 'worker', 'render-main.js'), env: { ...env, ...nextMetricsPorts(config) } });
+    const renderWorker = startChildRole({ name: 'render-worker', file: join(__dirname, '..', 'worker', 'render-main.js'), env: { ...env, ...nextMetricsPorts(config, 1) } });
     stops.unshift(renderWorker.stop);
+    // The query queue's worker: tenants' databases and the API's datasource calls, with a heap limit.
+    const queryWorker = startChildRole({
+      name: 'query-worker',
+      file: join(__dirname, '..', 'worker', 'query-main.js'),
+      env: { ...env, ...nextMetricsPorts(config, 2) },
+      nodeArgs: [`--max-old-space-size=${config.reporting.queryWorkerMaxHeapMb}`],
+    });
+    stops.unshift(queryWorker.stop);
     const api = await startApiServer(services);
     stops.unshift(api.close);
     const metrics = await startMetricsServer(services, { global: true });
     if (metrics) stops.unshift(metrics.close);
-    await renderWorker.ready;
+    await Promise.all([renderWorker.ready, queryWorker.ready]);
 
     process.stdout.write(
       [
@@ -65,8 +75,8 @@ runRole('formwork', async () => {
         'Formwork is running.',
         `  API:          ${config.publicUrl}  (health: ${config.publicUrl}/api/health)`,
         `  Temporal UI:  ${uiUrl ?? `(external cluster at ${config.temporal.address})`}`,
-        `  Workers:      main queue in this process, render queue in a child process (pid ${renderWorker.pid})`,
-        ...(metrics ? [`  Metrics:      ${metrics.url} (the render worker's on the next port)`] : []),
+        `  Workers:      main queue in this process; render queue (pid ${renderWorker.pid}) and query queue (pid ${queryWorker.pid}) in child processes`,
+        ...(metrics ? [`  Metrics:      ${metrics.url} (the render worker's on the next port, the query worker's on the one after)`] : []),
         `  Data:         ${dataDir}`,
         `  Storage:      ${config.storage.s3 ? `s3://${config.storage.s3.bucket}` : `${dataDir}/artefacts`}`,
         `  E-mail:       ${config.mail.smtpUrl ? 'SMTP' : `log + ${dataDir}/outbox`}`,
@@ -92,13 +102,13 @@ async function stopAll(stops: Array<() => Promise<void>>): Promise<void> {
 }
 
 /**
- * The render worker child shares this process's environment, so its metrics listeners would collide
- * with this one's: it takes the next port of each (METRICS_PORT + 1, TEMPORAL_METRICS_BIND's port + 1).
+ * The worker children share this process's environment, so their metrics listeners would collide
+ * with this one's: the n-th child takes the port n above each (METRICS_PORT + n, TEMPORAL_METRICS_BIND's port + n).
  */
-function nextMetricsPorts(config: Config): Record<string, string> {
+function nextMetricsPorts(config: Config, n: number): Record<string, string> {
   const { port, temporalBind } = config.metrics;
   const next: Record<string, string> = {};
-  if (port !== undefined) next.METRICS_PORT = String(port === 0 ? 0 : port + 1);
-  if (temporalBind) next.TEMPORAL_METRICS_BIND = temporalBind.replace(/:(\d+)$/, (_, p: string) => `:${Number(p) + 1}`);
+  if (port !== undefined) next.METRICS_PORT = String(port === 0 ? 0 : port + n);
+  if (temporalBind) next.TEMPORAL_METRICS_BIND = temporalBind.replace(/:(\d+)$/, (_, p: string) => `:${Number(p) + n}`);
   return next;
 }

@@ -5,6 +5,7 @@ import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
+import { createProbeActivities } from '../activities/reporting/probe.activity';
 import { createAgentQueryActivities } from '../activities/reporting/run-agent-query.activity';
 import { createReportRunActivities } from '../activities/reporting/report-run.activity';
 import { createReportMaintenanceActivities } from '../activities/reporting/report-maintenance.activity';
@@ -28,11 +29,12 @@ export interface WorkerSet {
 /**
  * The task queues a process polls. `main`: workflows and light activities (database, mail,
  * webhooks, approvals, custom render APIs); `render`: Chromium and ExcelJS (document renders and
- * Flow native renders); `query`: reporting queries against customers' databases (runDirectQuery,
- * REPORTING_QUERY_CONCURRENCY at once). Production runs render in its own process
- * (`npm run start:render-worker`), so a render that crashes or stalls its process cannot stop the
- * main queue; the worker role (`npm run start:worker`, `npm start`) polls main and query, whose
- * activities wait on the network, not the CPU. Tests may poll all three in one process.
+ * Flow native renders); `query`: reporting queries against customers' databases (runDirectQuery)
+ * and the API's datasource calls (probeDatasource), REPORTING_QUERY_CONCURRENCY at once. Production
+ * runs render and query each in a process of its own (`npm run start:render-worker`,
+ * `npm run start:query-worker`), so a render that crashes or stalls its process, or a tenant's
+ * hostile database, cannot stop the main queue or the API; the worker role (`npm run start:worker`,
+ * `npm start`) polls main. Tests may poll all three in one process.
  */
 export type QueueRole = 'main' | 'render' | 'query';
 
@@ -145,13 +147,17 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.query,
-          activities: createQueryActivities({
-            db,
-            storage: services.storage,
-            outboundAllowlist: config.outbound.allowlist,
-            evaluator: services.evaluator,
-            limits: config.reporting,
-          }),
+          activities: {
+            ...createQueryActivities({
+              db,
+              storage: services.storage,
+              outboundAllowlist: config.outbound.allowlist,
+              evaluator: services.evaluator,
+              limits: config.reporting,
+            }),
+            // The API's datasource tests, schema discoveries and previews (api/reporting/probes.ts).
+            ...createProbeActivities({ storage: services.storage, outboundAllowlist: config.outbound.allowlist, evaluator: services.evaluator }),
+          },
           interceptors: withActivityMetrics(activityInterceptors()),
           maxConcurrentActivityTaskExecutions: config.reporting.queryConcurrency,
           // Heartbeats carry cancellations: sent at once (run-direct-query.activity.ts), so a cancelled run's statement stops within seconds.

@@ -8,8 +8,9 @@ import { ensureSearchAttributes, installTemporalLogging } from '../platform/temp
 
 /**
  * `npm run start:worker`: the main Temporal worker role alone, against configured services. It
- * polls the main task queue (workflows, mail, webhooks, approvals, deliveries) and the query task
- * queue (reporting queries); renders run in the render-worker role (`worker/render-main.ts`), so a crashed or stuck render cannot stop it.
+ * polls the main task queue (workflows, mail, webhooks, approvals, deliveries); renders run in the
+ * render-worker role (`worker/render-main.ts`) and tenants' datasource queries in the query-worker
+ * role (`worker/query-main.ts`), so a crashed or stuck render or a hostile database cannot stop it.
  */
 runRole('worker', async () => {
   const config = loadConfig();
@@ -17,10 +18,10 @@ runRole('worker', async () => {
   installTemporalLogging(config.logLevel, config.metrics.temporalBind);
   const services = await createServices(config, logger);
   await ensureSearchAttributes(services.temporal, logger);
-  const workers = await createWorkers(services, { queues: ['main', 'query'] });
+  const workers = await createWorkers(services, { queues: ['main'] });
   const done = workers.run();
   const metrics = await startMetricsServer(services, { global: false });
-  logger.info('worker started', { taskQueues: [services.taskQueues.main, services.taskQueues.query], metrics: metrics?.url });
+  logger.info('worker started', { taskQueues: [services.taskQueues.main], metrics: metrics?.url });
   return async () => {
     await metrics?.close();
     await workers.shutdown();

@@ -12,3 +12,4 @@ export { reportRunWorkflow } from './reporting/report-run.workflow';
 export { deliverReportWorkflow } from './reporting/deliver-report.workflow';
 export { scheduledReportWorkflow } from './reporting/scheduled-report.workflow';
 export { reportJobRunWorkflow } from './reporting/report-job-run.workflow';
+export { reportingProbeWorkflow } from './reporting/reporting-probe.workflow';

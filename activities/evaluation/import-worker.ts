@@ -1,27 +1,25 @@
-import { parentPort } from 'node:worker_threads';
+import { readFile } from 'node:fs/promises';
+import workerpool from 'workerpool';
 import { AppError } from '../../domain/errors';
 import type { ImportFormat } from '../../domain/reporting/imports/model';
 import { parseModelFile } from '../../domain/reporting/imports/parse';
 import type { ZipCaps } from '../../domain/reporting/imports/zip';
+import type { ImportReply } from './import-pool';
 
 /**
- * The thread an import's model file is read in (activities/evaluation/import-thread.ts): unzipping
- * and parsing YAML or XML of up to 10 MB takes seconds, which the thread serving HTTP never spends.
+ * The process an import's model file is read in (activities/evaluation/import-pool.ts): it reads
+ * the uploaded file from its path, unzips and parses it, and answers the items or the catalogued
+ * refusal. Its heap is limited (`--max-old-space-size`), so a file that needs more ends this
+ * process alone.
  */
-
-export interface ImportThreadRequest {
-  bytes: ArrayBuffer;
-  caps: ZipCaps;
-  format?: ImportFormat;
+async function parseModel(path: string, caps: ZipCaps, format?: ImportFormat): Promise<ImportReply> {
+  try {
+    return { ok: true, parsed: await parseModelFile(await readFile(path), caps, format) };
+  } catch (err) {
+    // Catalogued refusals cross as they are; anything else is a failure of the service (500, logged).
+    const e = err instanceof AppError ? { code: err.code, message: err.message, relatedInfo: err.relatedInfo ?? null } : { code: null, message: String((err as Error)?.message ?? err), relatedInfo: null };
+    return { ok: false, error: e };
+  }
 }
 
-parentPort?.on('message', (req: ImportThreadRequest) => {
-  parseModelFile(Buffer.from(req.bytes), req.caps, req.format).then(
-    (parsed) => parentPort?.postMessage({ ok: true, parsed }),
-    (err: unknown) => {
-      // Catalogued refusals cross as they are; anything else is a failure of the service (500, logged).
-      const e = err instanceof AppError ? { code: err.code, message: err.message, relatedInfo: err.relatedInfo ?? null } : { code: null, message: String((err as Error)?.message ?? err), relatedInfo: null };
-      parentPort?.postMessage({ ok: false, error: e });
-    },
-  );
-});
+workerpool.worker({ parseModel });

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { parse, type Parser } from 'csv-parse';
 import { AppError } from '../../domain/errors';
-import { CSV_MAX_BYTES, CSV_MAX_RECORD_CHARS, csvSourceKey } from '../../domain/reporting/csv-source';
+import { CSV_MAX_BYTES, CSV_MAX_RECORD_CHARS, csvSourceKey, TRANSFORM_FIELD_OVERHEAD, TRANSFORM_MAX_BYTES, TRANSFORM_MAX_RECORDS } from '../../domain/reporting/csv-source';
 import type { Evaluator } from '../../domain/evaluation';
 import type {
   CompiledQuery,
@@ -38,6 +38,16 @@ export interface CsvRunnerInput {
 }
 
 const tooLarge = () => new AppError('ERR_QRY_010', `The CSV file is larger than ${CSV_MAX_BYTES} bytes`, { limit: CSV_MAX_BYTES });
+
+/** Past what a transform may read (TRANSFORM_MAX_RECORDS, TRANSFORM_MAX_BYTES): ERR_QRY_010 naming the cap. */
+const transformInputTooLarge = (what: 'records' | 'bytes') =>
+  new AppError(
+    'ERR_QRY_010',
+    what === 'records'
+      ? `A transform reads at most ${TRANSFORM_MAX_RECORDS} records of the CSV file`
+      : `A transform reads at most ${TRANSFORM_MAX_BYTES} bytes of the CSV file`,
+    { limit: what === 'records' ? TRANSFORM_MAX_RECORDS : TRANSFORM_MAX_BYTES, stage: 'transform' },
+  );
 
 /** Counts bytes as they pass; past the cap the stream fails with ERR_QRY_010. */
 async function* capped(source: AsyncIterable<Uint8Array>, max: number): AsyncGenerator<Uint8Array> {
@@ -167,14 +177,20 @@ export function createCsvRunner(input: CsvRunnerInput): QueryRunner {
       const writer = new NdjsonWriter(sink, limits);
       let names: string[] | null = null;
       const kept: string[][] = [];
+      let keptBytes = 0;
       const transform = query.table.transform;
       for await (const record of records(cancel, limits.timeoutMs)) {
         if (!names) {
           names = columnNames(config.header ? record : null, record.length);
           if (config.header) continue;
         }
-        if (transform) kept.push(record);
-        else if (!(await writer.push(names, record))) break;
+        if (transform) {
+          // Counted while read: the records a transform takes are held until it runs.
+          if (kept.length >= TRANSFORM_MAX_RECORDS) throw transformInputTooLarge('records');
+          for (const field of record) keptBytes += field.length + TRANSFORM_FIELD_OVERHEAD;
+          if (keptBytes > TRANSFORM_MAX_BYTES) throw transformInputTooLarge('bytes');
+          kept.push(record);
+        } else if (!(await writer.push(names, record))) break;
       }
       let columns = (names ?? []).map((name) => ({ name, dataType: 'string' }));
       if (transform) {

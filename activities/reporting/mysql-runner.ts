@@ -16,6 +16,7 @@ import type {
 import type { OutboundGuard } from '../http/outbound';
 import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
 import { NdjsonWriter } from './ndjson-sink';
+import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
 
 
 /**
@@ -26,6 +27,9 @@ import { NdjsonWriter } from './ndjson-sink';
  */
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** The client's own deadline over a test or a discovery (a run's is its timeout and CLIENT_GRACE_MS): a silent server's socket is destroyed (ERR_QRY_007). */
+const PROBE_DEADLINE_MS = 30_000;
+const CLIENT_GRACE_MS = 5_000;
 
 /** MariaDB's max_statement_time ended it (1969), MySQL's max_execution_time (3024). */
 const TIMEOUT_ERRNOS = new Set([1969, 3024]);
@@ -84,10 +88,36 @@ function typeName(field: FieldPacket): string {
   return typeof name === 'string' ? name : String(type);
 }
 
+/**
+ * Counts what the server sends before mysql2's packet parser buffers it (activities/reporting/wire-guard.ts):
+ * the connection hands every chunk, plain or decrypted, to `packetParser.execute`, so the guard sits in front of it.
+ */
+function guardPackets(conn: Connection, caps: WireCaps): WireGuard {
+  const wire = createWireGuard('mysql', caps);
+  const internals = conn as unknown as { packetParser: { execute(chunk: Buffer): void }; stream?: { destroy(): void } };
+  const parser = internals.packetParser;
+  internals.packetParser = {
+    execute(chunk) {
+      if (wire.accept(chunk)) parser.execute(chunk);
+      else internals.stream?.destroy();
+    },
+  };
+  return wire;
+}
+
 export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput): QueryRunner {
   const open = new Set<Connection>();
+  const wires = new WeakMap<Connection, WireGuard>();
+  const deadlines = new WeakMap<Connection, { timer: NodeJS.Timeout; expired: boolean; ms: number }>();
 
-  async function connect(): Promise<{ conn: Connection; version: string; mariadb: boolean }> {
+  /** The deadline's error when it ended the connection, the guard's when it cut it, else the driver error as the catalogue's. */
+  const failure = (conn: Connection, err: unknown) => {
+    const deadline = deadlines.get(conn);
+    if (deadline?.expired) return new AppError('ERR_QRY_007', `The database server did not answer within ${Math.round(deadline.ms / 1000)} s`, { dbCode: 'CLIENT_DEADLINE' });
+    return wires.get(conn)?.tripped() || mysqlError(err);
+  };
+
+  async function connect(caps: WireCaps = PROBE_WIRE_CAPS, deadlineMs = PROBE_DEADLINE_MS): Promise<{ conn: Connection; version: string; mariadb: boolean }> {
     const address = await guard.resolveTcp(config.host);
     const conn = createConnection({
       // The name stays for TLS (servername, identity check); the socket goes to the checked address.
@@ -106,6 +136,17 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
       timezone: 'Z',
       rowsAsArray: true,
     });
+    const wire = guardPackets(conn, caps);
+    wires.set(conn, wire);
+    const deadline = {
+      ms: deadlineMs,
+      expired: false,
+      timer: setTimeout(() => {
+        deadline.expired = true;
+        release(conn);
+      }, deadlineMs),
+    };
+    deadlines.set(conn, deadline);
     conn.on('error', () => undefined);
     try {
       await new Promise<void>((resolve, reject) => {
@@ -118,21 +159,25 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
       await call(conn, "SET time_zone = '+00:00'");
       return { conn, version, mariadb: /mariadb/i.test(version) };
     } catch (err) {
+      const answer = failure(conn, err);
       release(conn);
-      throw mysqlError(err);
+      throw answer;
     }
   }
 
   /** Closes at once: the driver's destroy() only half-closes the socket, which a busy server keeps open. */
   function release(conn: Connection): void {
     open.delete(conn);
+    clearTimeout(deadlines.get(conn)?.timer);
     conn.destroy();
     (conn as unknown as { stream?: { destroy(): void } }).stream?.destroy();
   }
 
+  /** Says goodbye; a server that never answers it is cut by the deadline, still armed meanwhile. */
   async function end(conn: Connection): Promise<void> {
     open.delete(conn);
     await new Promise<void>((resolve) => conn.end(() => resolve()));
+    clearTimeout(deadlines.get(conn)?.timer);
   }
 
   async function test(): Promise<ConnectionTest> {
@@ -172,7 +217,7 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
       );
     } catch (err) {
       release(conn);
-      throw mysqlError(err);
+      throw failure(conn, err);
     }
   }
 
@@ -183,7 +228,7 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
     signal?: AbortSignal,
   ): Promise<QueryResultSummary> {
     signal?.throwIfAborted();
-    const { conn, mariadb } = await connect();
+    const { conn, mariadb } = await connect(resultWireCaps(limits.maxBytes), CONNECT_TIMEOUT_MS + limits.timeoutMs + CLIENT_GRACE_MS);
     // Cancelling closes the connection (the server ends the statement and rolls back) and answers at
     // once: the driver does not fail a command whose socket it destroyed.
     let stream: Readable | undefined;
@@ -204,7 +249,7 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
       return await (signal ? Promise.race([work, aborted]) : work);
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
-      throw mysqlError(err);
+      throw failure(conn, err);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       // A result not read to its end (cap reached, error) closes the connection: the server rolls back.

@@ -17,6 +17,8 @@ import type {
 import type { OutboundGuard } from '../http/outbound';
 import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
 import { NdjsonWriter } from './ndjson-sink';
+import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
+import type { Duplex } from 'node:stream';
 
 /**
  * The direct PostgreSQL runner (docs/reporting.md "Read-only execution"): every connection goes to
@@ -25,8 +27,16 @@ import { NdjsonWriter } from './ndjson-sink';
  */
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * The client's own deadline over a connection's whole use, past the server-side statement timeout:
+ * a server that completes the handshake and goes silent (or ignores statement_timeout) has its
+ * socket destroyed and the call answers ERR_QRY_007 instead of holding it forever.
+ */
+const CLIENT_GRACE_MS = 5_000;
 const DISCOVERY_TIMEOUT_MS = 30_000;
 const BATCH_ROWS = 2_000;
+/** Catalogue rows read per cursor batch during discovery. */
+const DISCOVERY_BATCH_ROWS = 1_000;
 
 /** OIDs whose text is kept as the server sends it: `date` and `timestamp` carry no zone to convert. */
 const DATE_OID = 1082;
@@ -94,10 +104,49 @@ function postgresError(err: unknown, text?: string): unknown {
   return err;
 }
 
+/**
+ * Counts what the server sends before node-postgres's parser buffers it (activities/reporting/wire-guard.ts):
+ * the guard listens on the socket (or, with TLS, the decrypted stream) ahead of the parser, which
+ * the client attaches in `connection.attachListeners`.
+ */
+function guardMessages(client: Client, caps: WireCaps): WireGuard {
+  const wire = createWireGuard('postgres', caps);
+  const connection = (client as unknown as { connection: { attachListeners(stream: Duplex): void } }).connection;
+  const attach = connection.attachListeners.bind(connection);
+  connection.attachListeners = (stream) => {
+    stream.on('data', (chunk: Buffer) => {
+      if (!wire.accept(chunk)) stream.destroy();
+    });
+    attach(stream);
+  };
+  return wire;
+}
+
+/** Reads a cursor to its end, at most `max` rows (the rest is not read). */
+async function readAll<T>(cursor: Cursor<T>, max: number): Promise<T[]> {
+  const rows: T[] = [];
+  for (;;) {
+    const batch = await cursor.read(Math.min(DISCOVERY_BATCH_ROWS, max - rows.length));
+    rows.push(...batch);
+    if (batch.length === 0 || rows.length >= max) break;
+  }
+  await cursor.close();
+  return rows;
+}
+
 export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerInput): QueryRunner {
   const open = new Set<Client>();
+  const wires = new WeakMap<Client, WireGuard>();
+  const deadlines = new Map<Client, { timer: NodeJS.Timeout; expired: boolean; ms: number }>();
 
-  async function connect(statementTimeoutMs: number): Promise<Client> {
+  /** The deadline's error when it ended the connection, the guard's when it cut it, else the driver error as the catalogue's. */
+  const failure = (client: Client | undefined, err: unknown, text?: string) => {
+    const deadline = client && deadlines.get(client);
+    if (deadline?.expired) return new AppError('ERR_QRY_007', `The database server did not answer within ${Math.round(deadline.ms / 1000)} s`, { dbCode: 'CLIENT_DEADLINE' });
+    return (client && wires.get(client)?.tripped()) || postgresError(err, text);
+  };
+
+  async function connect(statementTimeoutMs: number, caps: WireCaps): Promise<Client> {
     const address = await guard.resolveTcp(config.host);
     const client = new Client({
       host: address,
@@ -111,13 +160,26 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
       idle_in_transaction_session_timeout: statementTimeoutMs + CONNECT_TIMEOUT_MS,
       application_name: 'formwork-reporting',
     });
+    const wire = guardMessages(client, caps);
+    wires.set(client, wire);
+    const ms = CONNECT_TIMEOUT_MS + statementTimeoutMs + CLIENT_GRACE_MS;
+    const deadline = {
+      ms,
+      expired: false,
+      timer: setTimeout(() => {
+        deadline.expired = true;
+        (client as unknown as ClientInternals).connection.stream.destroy();
+      }, ms),
+    };
+    deadlines.set(client, deadline);
     // A server that goes away mid-query is reported by the query itself; this keeps it from being unhandled.
     client.on('error', () => undefined);
     try {
       await client.connect();
     } catch (err) {
-      await client.end().catch(() => undefined);
-      throw postgresError(err);
+      const answer = failure(client, err);
+      await release(client);
+      throw answer;
     }
     open.add(client);
     return client;
@@ -125,36 +187,42 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
 
   async function release(client: Client): Promise<void> {
     open.delete(client);
-    await client.end().catch(() => undefined);
+    const deadline = deadlines.get(client);
+    // A connection the deadline or the guard cut has no server to say goodbye to; a server that
+    // never closes its end is cut by the deadline, still armed while end() waits.
+    if (!deadline?.expired && !wires.get(client)?.tripped()) await client.end().catch(() => undefined);
+    clearTimeout(deadline?.timer);
+    deadlines.delete(client);
   }
 
   async function test(): Promise<ConnectionTest> {
     const started = Date.now();
-    const client = await connect(CONNECT_TIMEOUT_MS);
+    const client = await connect(CONNECT_TIMEOUT_MS, PROBE_WIRE_CAPS);
     try {
-      const result = await client.query<{ version: string }>('SELECT version() AS version');
-      return { latencyMs: Date.now() - started, serverVersion: result.rows[0].version };
+      const [row] = await readAll(client.query(new Cursor<{ version: string }>('SELECT version() AS version')), 1);
+      return { latencyMs: Date.now() - started, serverVersion: String(row?.version ?? '').slice(0, 500) };
     } catch (err) {
-      throw postgresError(err);
+      throw failure(client, err);
     } finally {
       await release(client);
     }
   }
 
   async function discoverSchema(): Promise<DiscoveredSchema> {
-    const client = await connect(DISCOVERY_TIMEOUT_MS);
+    const client = await connect(DISCOVERY_TIMEOUT_MS, PROBE_WIRE_CAPS);
     try {
       await client.query('BEGIN READ ONLY');
       const schemas = config.schemas?.length ? config.schemas : null;
-      const tables = await client.query<{ table_schema: string; table_name: string; table_type: string }>(
+      // Through cursors, one past the cap at most: a server that ignores LIMIT is read no further.
+      const tables = await readAll(client.query(new Cursor<{ table_schema: string; table_name: string; table_type: string }>(
         `SELECT table_schema, table_name, table_type FROM information_schema.tables
           WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_schema NOT LIKE 'pg\\_toast%'
             AND table_schema NOT LIKE 'pg\\_temp%' AND ($1::text[] IS NULL OR table_schema = ANY($1))
           ORDER BY table_schema, table_name LIMIT $2`,
         [schemas, MAX_DISCOVERED_TABLES + 1],
-      );
-      const kept = tables.rows.slice(0, MAX_DISCOVERED_TABLES);
-      const columns = await client.query<{
+      )), MAX_DISCOVERED_TABLES + 1);
+      const kept = tables.slice(0, MAX_DISCOVERED_TABLES);
+      const columns = await readAll(client.query(new Cursor<{
         table_schema: string;
         table_name: string;
         column_name: string;
@@ -168,11 +236,11 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
            JOIN unnest($1::text[], $2::text[]) AS t(s, n) ON c.table_schema = t.s AND c.table_name = t.n
           ORDER BY c.table_schema, c.table_name, c.ordinal_position LIMIT $3`,
         [kept.map((t) => t.table_schema), kept.map((t) => t.table_name), MAX_DISCOVERED_COLUMNS + 1],
-      );
+      )), MAX_DISCOVERED_COLUMNS + 1);
       await client.query('ROLLBACK');
       return assembleSchema(
-        tables.rows.map((t) => ({ schema: t.table_schema, name: t.table_name, type: t.table_type === 'VIEW' ? 'view' : 'table' })),
-        columns.rows.map((c) => ({
+        tables.map((t) => ({ schema: t.table_schema, name: t.table_name, type: t.table_type === 'VIEW' ? 'view' : 'table' })),
+        columns.map((c) => ({
           schema: c.table_schema,
           table: c.table_name,
           name: c.column_name,
@@ -182,7 +250,7 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
         })),
       );
     } catch (err) {
-      throw postgresError(err);
+      throw failure(client, err);
     } finally {
       await release(client);
     }
@@ -196,7 +264,7 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
   ): Promise<QueryResultSummary> {
     const started = Date.now();
     signal?.throwIfAborted();
-    const client = await connect(limits.timeoutMs);
+    const client = await connect(limits.timeoutMs, resultWireCaps(limits.maxBytes));
     // Cancelling sends the server a cancel request for this backend (from a second socket to the same
     // checked address, as pg does) and closes the connection at once.
     const onAbort = () => cancel(client);
@@ -240,7 +308,7 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
       };
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
-      throw postgresError(err, query.text);
+      throw failure(client, err, query.text);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       await release(client);

@@ -20,7 +20,7 @@ export function importRoutes(services: Services): Router {
   const read = requireProject(db, { role: 'viewer' });
   const write = requireProject(db, { role: 'member' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
-  const deps = { db, evaluator: services.evaluator, limits: services.config.reporting };
+  const deps = { db, evaluator: services.evaluator, limits: services.config.reporting, importPool: services.importPool };
   // At most 10 MB, counted while it streams; past it 413 ERR_IMP_004 (the upload's own ERR_REQ_002 renamed).
   const upload = multipartUpload({ ...services.config.uploads, maxFileBytes: imports.IMPORT_MAX_BYTES }, '/api/reporting/imports');
   const importUpload = async (ctx: Context, next: Next) => {

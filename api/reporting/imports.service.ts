@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { DataSource } from 'typeorm';
-import { parseInThread } from '../../activities/evaluation/import-thread';
+import type { ImportPool } from '../../activities/evaluation/import-pool';
 import { type ImportAction, ImportEntity, type ImportItem, type ImportStatus } from '../../db/reporting/import.entity';
 import { QueryEntity } from '../../db/reporting/query.entity';
 import { AppError } from '../../domain/errors';
@@ -29,13 +29,13 @@ export interface ImportDeps {
   db: DataSource;
   evaluator: Evaluator;
   limits: SystemLimits;
+  /** Where model files are read (worker processes, one per project at a time). */
+  importPool: ImportPool;
 }
 
 /** The import caps (design B5.10). */
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 const ZIP_CAPS = { maxEntries: 500, maxBytes: 50 * 1024 * 1024 };
-/** The thread reading a file: a file that needs more is refused (ERR_IMP_003). */
-const THREAD_LIMITS = { timeoutMs: 30_000, maxHeapMb: 512 };
 const SHORT_ID_PREFIX = 'rimp_';
 /** Renamed copies tried before an item gives up (`name (imported 2)`, …). */
 const MAX_RENAMES = 20;
@@ -203,9 +203,9 @@ export async function runImport(deps: ImportDeps, actor: Actor, file: UploadedFi
   if (!file || !file.filepath) throw new AppError('ERR_IMP_001', 'No file uploaded: send the model as the multipart field `file`', { field: 'file' });
   if (file.size > IMPORT_MAX_BYTES) throw new AppError('ERR_IMP_004', undefined, { maxBytes: IMPORT_MAX_BYTES });
   const { fallback, map } = await resolveDatasources(deps, actor.projectId, input);
-  const bytes = await readFile(file.filepath);
-  if (bytes.length > IMPORT_MAX_BYTES) throw new AppError('ERR_IMP_004', undefined, { maxBytes: IMPORT_MAX_BYTES });
-  const parsed = await parseInThread(bytes, ZIP_CAPS, input.format, THREAD_LIMITS);
+  if ((await stat(file.filepath)).size > IMPORT_MAX_BYTES) throw new AppError('ERR_IMP_004', undefined, { maxBytes: IMPORT_MAX_BYTES });
+  // Read, unzipped and parsed in a worker process of its own, never on this one (activities/evaluation/import-pool.ts).
+  const parsed = await deps.importPool.parse(actor.projectId, file.filepath, ZIP_CAPS, input.format);
   const taken = new Set<string>();
   const items: ImportItem[] = [];
   // One after the other: later items see the names earlier ones took.

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { AppError } from '../../domain/errors';
 import type { Context } from 'koa';
-import { directRunners } from '../../platform/reporting-runners';
+import { probeRunners } from './probes';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
@@ -22,7 +22,7 @@ export function queryRoutes(services: Services): Router {
   const write = requireProject(db, { role: 'member' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const actor = (ctx: Context): queries.Actor => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId });
-  const deps = { db, evaluator: services.evaluator, connect: directRunners(services.config), limits: services.config.reporting, storage: services.storage };
+  const deps = { db, evaluator: services.evaluator, connect: probeRunners(services), limits: services.config.reporting, storage: services.storage };
 
   router.post('/validate', write, async (ctx) => {
     const input = validate(schema.validateQuerySchema, ctx.request.body);

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { directRunners } from '../../platform/reporting-runners';
+import { probeRunners } from './probes';
 import { renderDepsOf, type Services } from '../../platform/services';
 import { consumeOrRefuse, previewLimiter } from '../rate-limits';
 import { previewReport } from './report-preview.service';
@@ -65,7 +65,7 @@ export function reportRoutes(services: Services): Router {
   });
 
   const previews = previewLimiter(services);
-  const previewDeps = { db, storage: services.storage, evaluator: services.evaluator, connect: directRunners(services.config), render: renderDepsOf(services) };
+  const previewDeps = { db, storage: services.storage, evaluator: services.evaluator, connect: probeRunners(services), render: renderDepsOf(services) };
   router.post('/:id/preview', write, async (ctx) => {
     const input = validate(schema.previewReportSchema, ctx.request.body ?? {});
     // Previews run queries and renders from the API process: every caller of a project shares its per-minute budget.

@@ -9,6 +9,11 @@ import { freePort } from '../../scripts/free-port';
 import type { TestApp } from './app';
 import { makeRequest } from './app';
 import { createTestDatabase } from './database';
+import { loadConfig } from '../../domain/config';
+import { createLogger } from '../../domain/logger';
+import { createServices } from '../../platform/services';
+import { installTemporalLogging } from '../../platform/temporal';
+import { createWorkers, type QueueRole } from '../../worker/create-workers';
 import { waitFor } from './wait';
 
 /**
@@ -87,4 +92,24 @@ export async function startApiProcess(env: Record<string, string> = {}): Promise
     await exited;
   };
   return { url, pid: child.pid!, app, output: () => printed, kill, close };
+}
+
+/**
+ * Temporal workers in the test's own process joining an API process (its database, Temporal server,
+ * task-queue prefix and storage): the work they take is measured apart from the API's, and they
+ * start in a second with the run's prebuilt workflow bundle (a spawned role bundles its own).
+ */
+export async function startWorkersFor(app: TestApp, queues: QueueRole[]): Promise<{ close(): Promise<void> }> {
+  installTemporalLogging(process.env.TEST_LOG_LEVEL ?? 'warn');
+  const config = loadConfig({ ...app.env, LOG_LEVEL: 'error' });
+  const services = await createServices(config, createLogger(config.logLevel));
+  const workers = await createWorkers(services, { queues, workflowBundlePath: process.env.TEST_WORKFLOW_BUNDLE, schedules: false });
+  const running = workers.run();
+  return {
+    async close() {
+      await workers.shutdown();
+      await running;
+      await services.close();
+    },
+  };
 }

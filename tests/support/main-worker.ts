@@ -6,7 +6,7 @@ import { spawnRole, type RoleProcess } from './role-process';
  * The real main worker role (`node dist/worker/main.js`, as `npm run start:worker` runs it) as a
  * child process joining a test app (an API process, or a test app started with `worker: false`):
  * the app's database, Temporal server, task-queue prefix and storage directory. It polls the main
- * and query queues and bundles the workflows itself at start, as a deployed worker does.
+ * queue and bundles the workflows itself at start, as a deployed worker does.
  */
 export type MainWorkerProcess = RoleProcess;
 

@@ -61,6 +61,12 @@ export const RETRY = {
    */
   reportBookkeeping: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 
+  /**
+   * A reporting probe (a datasource test, schema discovery or query preview the API waits for,
+   * workflows/reporting/reporting-probe.workflow.ts): one attempt; the person asks again.
+   */
+  reportingProbe: { maximumAttempts: 1 },
+
   /** A report run's outputs (render queue): three attempts for a crashing renderer, then the run fails at `render`. */
   reportRender: { initialInterval: '2 seconds', maximumAttempts: 3 },
 

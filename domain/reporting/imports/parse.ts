@@ -19,6 +19,25 @@ export interface ParsedFile {
 
 /** Depth of JSON/YAML a model may nest (Metabase cards are shallow). */
 const MAX_DEPTH = 64;
+/**
+ * Elements one document may have, counted before it is parsed (docs/security.md "Reporting: caps
+ * while reading"): a linear scan of the text counts the characters that open an element (lines,
+ * commas, brackets and braces; `<` in XML), so a 50 MB JSON array of ones inside a 51 KB zip is
+ * refused in milliseconds instead of becoming gigabytes of objects. A real card, query or report
+ * has hundreds to a few thousand.
+ */
+export const MAX_DOCUMENT_ELEMENTS = 100_000;
+
+/** An upper bound of the elements a document's text can hold (see MAX_DOCUMENT_ELEMENTS). */
+function elementCount(text: string, xml: boolean): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    // < ; otherwise \n , [ {
+    if (xml ? c === 0x3c : c === 0x0a || c === 0x2c || c === 0x5b || c === 0x7b) n += 1;
+  }
+  return n;
+}
 
 function tooDeep(v: unknown, depth = 0): boolean {
   if (depth > MAX_DEPTH) return true;
@@ -32,7 +51,9 @@ type Document = { kind: 'xml'; text: string } | { kind: 'data'; value: unknown }
 /** JSON, or YAML (aliases capped by the yaml library: no billion laughs), or XML kept as text. */
 function readDocument(text: string, path: string): Document {
   const t = text.replace(/^\uFEFF/, '');
-  if (/^\s*</.test(t)) return { kind: 'xml', text: t };
+  const xml = /^\s*</.test(t);
+  if (elementCount(t, xml) > MAX_DOCUMENT_ELEMENTS) throw new ImportParseError([{ path, message: `more than ${MAX_DOCUMENT_ELEMENTS} elements` }]);
+  if (xml) return { kind: 'xml', text: t };
   let value: unknown;
   try {
     value = /^\s*[[{]/.test(t) ? JSON.parse(t) : parseYaml(t, { maxAliasCount: 100, uniqueKeys: false, prettyErrors: false, merge: false });

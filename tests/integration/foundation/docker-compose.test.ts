@@ -25,13 +25,13 @@ describe('docker-compose.yml', () => {
 
   it('parses and declares the whole stack', () => {
     expect(compose('config', '--services').trim().split('\n').sort()).toEqual(
-      ['api', 'minio', 'minio-setup', 'postgres', 'prometheus', 'redis', 'render-worker', 'temporal', 'temporal-db', 'temporal-ui', 'worker'].sort(),
+      ['api', 'minio', 'minio-setup', 'postgres', 'prometheus', 'redis', 'query-worker', 'render-worker', 'temporal', 'temporal-db', 'temporal-ui', 'worker'].sort(),
     );
   });
 
-  it('points the API, the worker and the render worker at Postgres, Temporal, S3 and Redis', () => {
+  it('points the API and the three worker roles at Postgres, Temporal, S3 and Redis', () => {
     const resolved = compose('config');
-    for (const role of ['api', 'worker', 'render-worker']) {
+    for (const role of ['api', 'worker', 'render-worker', 'query-worker']) {
       const section = resolved.slice(resolved.indexOf(`\n  ${role}:\n`) + 1).split(/\n  \S/)[0];
       expect(section).toContain('DATABASE_URL: postgres://formwork:formwork@postgres:5432/formwork');
       expect(section).toContain('TEMPORAL_ADDRESS: temporal:7233');
@@ -53,7 +53,7 @@ describe('docker-compose.yml', () => {
 
   it('hands the operator\'s secrets and MinIO credentials to every role and to MinIO', () => {
     const resolved = compose('config');
-    for (const role of ['api', 'worker', 'render-worker']) {
+    for (const role of ['api', 'worker', 'render-worker', 'query-worker']) {
       const section = resolved.slice(resolved.indexOf(`\n  ${role}:\n`) + 1).split(/\n  \S/)[0];
       expect(section).toContain(`JWT_SECRET: ${secrets.JWT_SECRET}`);
       expect(section).toContain(`ENCRYPTION_KEY: ${secrets.ENCRYPTION_KEY}`);
@@ -85,6 +85,10 @@ describe('docker-compose.yml', () => {
     expect(command('api')).toContain('dist/api/main.js');
     expect(command('worker')).toContain('dist/worker/main.js');
     expect(command('render-worker')).toContain('dist/worker/render-main.js');
+    // Tenants' databases are read in a process of its own with a heap and a memory limit.
+    expect(command('query-worker')).toContain('dist/worker/query-main.js');
+    expect(command('query-worker')).toContain('--max-old-space-size=512');
+    expect(command('query-worker')).toMatch(/mem_limit: "?805306368"?|mem_limit: 768m/);
   });
 
   it('runs Temporal on its own database and has Prometheus scrape every role on ports the compose network alone reaches', () => {
@@ -92,10 +96,10 @@ describe('docker-compose.yml', () => {
     const { services } = resolved;
     expect(services.temporal.environment).toMatchObject({ POSTGRES_SEEDS: 'temporal-db', PROMETHEUS_ENDPOINT: '0.0.0.0:8000' });
     expect(Object.keys(services.temporal.depends_on ?? {})).toEqual(['temporal-db']);
-    for (const role of ['api', 'worker', 'render-worker']) {
+    for (const role of ['api', 'worker', 'render-worker', 'query-worker']) {
       expect(services[role].environment).toMatchObject({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
     }
-    for (const role of ['worker', 'render-worker']) expect(services[role].environment?.TEMPORAL_METRICS_BIND).toBe('0.0.0.0:9465');
+    for (const role of ['worker', 'render-worker', 'query-worker']) expect(services[role].environment?.TEMPORAL_METRICS_BIND).toBe('0.0.0.0:9465');
     expect(services.prometheus.volumes).toContain(`${join(__dirname, '../../../docs/prometheus.yml')}:/etc/prometheus/prometheus.yml:ro`);
 
     // docs/prometheus.yml scrapes exactly those services on those ports.
@@ -106,7 +110,7 @@ describe('docker-compose.yml', () => {
       ...(job.dns_sd_configs ?? []).flatMap((d) => d.names.map((n) => `${n}:${d.port}`)),
       ...(job.static_configs ?? []).flatMap((c) => c.targets),
     ]);
-    expect(targets.sort()).toEqual(['api:9464', 'render-worker:9464', 'render-worker:9465', 'temporal:8000', 'worker:9464', 'worker:9465']);
+    expect(targets.sort()).toEqual(['api:9464', 'query-worker:9464', 'query-worker:9465', 'render-worker:9464', 'render-worker:9465', 'temporal:8000', 'worker:9464', 'worker:9465']);
     for (const target of targets) expect(Object.keys(services)).toContain(target.split(':')[0]);
   });
 });

@@ -23,7 +23,7 @@ describe('reporting datasources', () => {
   let pgDatabase: string;
 
   beforeAll(async () => {
-    [app, closed] = await Promise.all([startTestApp({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } }), startTestApp({ worker: false })]);
+    [app, closed] = await Promise.all([startTestApp({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } }), startTestApp()]);
     [alice, bob, carol] = await Promise.all([signUp(app, { verified: true }), signUp(app, { verified: true }), signUp(app, { verified: true })]);
     teamId = await addTeamProject(app.services.db, alice.id, [
       { userId: bob.id, role: 'member' },

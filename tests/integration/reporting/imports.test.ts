@@ -176,11 +176,14 @@ describe('reporting imports', () => {
     expect(viewerList.status).toBe(200);
   });
 
-  it('reads a large YAML file in a thread of its own: the loop serving HTTP is never held for long', async () => {
-    // A card with 70,000 result_metadata entries (as Metabase exports keep them): seconds of YAML parsing.
-    const meta = Array.from({ length: 70_000 }, (_, i) => `  - name: column_${i}\n    display_name: Column ${i}\n    base_type: type/Text\n`).join('');
-    const yaml = `name: Wide ${randomBytes(3).toString('hex')}\ndataset_query:\n  type: native\n  database: 1\n  native:\n    query: SELECT 1 AS one\nresult_metadata:\n${meta}`;
-    expect(yaml.length).toBeGreaterThan(5_000_000);
+  it('reads a large YAML file in a process of its own: the loop serving HTTP is never held for long; past the element cap it is refused unparsed', async () => {
+    // A card with 12,000 result_metadata entries (as Metabase exports keep them): a second of YAML parsing.
+    const card = (entries: number) => {
+      const meta = Array.from({ length: entries }, (_, i) => `  - name: column_${i}\n    display_name: Column ${i}\n    base_type: type/Text\n`).join('');
+      return `name: Wide ${randomBytes(3).toString('hex')}\ndataset_query:\n  type: native\n  database: 1\n  native:\n    query: SELECT 1 AS one\nresult_metadata:\n${meta}`;
+    };
+    const yaml = card(12_000);
+    expect(yaml.length).toBeGreaterThan(800_000);
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const started = performance.now();
@@ -188,9 +191,12 @@ describe('reporting imports', () => {
     const requestMs = performance.now() - started;
     delay.disable();
     expect([res.status, res.body.items?.[0]?.action]).toEqual([200, 'created']);
-    // Parsed on the loop, the request would have held it for nearly its whole duration (seconds of YAML);
-    // in the thread, the longest stall (the upload itself, garbage collection) stays well under half of it.
+    // Parsed on the loop, the request would have held it for nearly its whole duration (a second of YAML);
+    // in the worker process, the longest stall (the upload itself, garbage collection) stays well under half of it.
     expect(delay.max / 1e6).toBeLessThan(requestMs / 2);
+    // 70,000 entries (210,000 lines, 5 MB) would need more than the reading process's 128 MB heap: refused by the count before parsing.
+    const wide = await upload(card(70_000), { datasourceId: ds.id, dryRun: 'true' });
+    expect([wide.status, wide.body.code, wide.body.relatedInfo.errors]).toEqual([400, 'ERR_IMP_003', [{ path: '$', message: 'more than 100000 elements' }]]);
   });
 
   it('answers the limits and refusals: no file, unknown format, invalid file, too large, zip caps, bad fields', async () => {
