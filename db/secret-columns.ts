@@ -21,6 +21,23 @@ export const sealedHeaders: ValueTransformer = {
   from: (v: Record<string, string> | null | undefined) => (v ? mapHeaderValues(v, unsealSecret) : v),
 };
 
+type ChannelConfig = Record<string, unknown> | null | undefined;
+
+/**
+ * A reporting channel's `config` (jsonb): the values of a webhook channel's `headers` are secrets
+ * (they carry a receiver's API key or bearer token), everything else is not. Other kinds have no
+ * `headers`, so the map leaves their config as it is.
+ */
+export function mapChannelConfigHeaders(v: ChannelConfig, f: (s: string) => string): ChannelConfig {
+  if (!v || typeof v.headers !== 'object' || v.headers === null || Array.isArray(v.headers)) return v;
+  return { ...v, headers: mapHeaderValues(v.headers as Record<string, string>, f) };
+}
+
+export const sealedChannelConfig: ValueTransformer = {
+  to: (v: ChannelConfig) => mapChannelConfigHeaders(v, sealSecret),
+  from: (v: ChannelConfig) => mapChannelConfigHeaders(v, unsealSecret),
+};
+
 type RenderConfig = Record<string, unknown> | null | undefined;
 
 /** A gate's `renderConfig` (jsonb): its `secret` (the custom render API's signing key) is sealed. */

@@ -143,6 +143,7 @@ const fragments = {
     PREVIEW_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
     RESEND_PER_RECIPIENT_PER_HOUR: Joi.number().integer().min(1).default(5),
     RESEND_PER_PROJECT_PER_HOUR: Joi.number().integer().min(1).default(50),
+    REPORT_MAIL_PER_PROJECT_PER_HOUR: Joi.number().integer().min(1).default(500),
   },
   evaluation: {
     EVAL_POOL_SIZE: Joi.number().integer().min(1).max(64).default(availableParallelism()),
@@ -441,6 +442,8 @@ export function loadConfig(env: Env = process.env) {
       resendsPerRecipientPerHour: v.RESEND_PER_RECIPIENT_PER_HOUR as number,
       /** Approval-link re-sends one project may trigger per hour (429 ERR_LIMIT_013). */
       resendsPerProjectPerHour: v.RESEND_PER_PROJECT_PER_HOUR as number,
+      /** Report-delivery e-mails (one per recipient) one project may send per hour; past it an attempt waits (docs/security.md). */
+      reportMailsPerProjectPerHour: v.REPORT_MAIL_PER_PROJECT_PER_HOUR as number,
     },
     evaluation: {
       /** Worker threads that evaluate user expressions and patterns (docs/security.md). */

@@ -291,6 +291,12 @@ export const ERRORS = {
   ERR_CHAN_002: { status: 400, retryable: false, message: 'Channel configuration invalid' },
   ERR_CHAN_003: { status: 409, retryable: false, message: 'A channel with the same name exists' },
   ERR_CHAN_004: { status: 409, retryable: false, message: 'Channel is used by schedules or jobs' },
+  /**
+   * A channel's target changed (SFTP host, port or host key; WebDAV baseUrl; a webhook URL's origin) while a
+   * stored secret was neither given again nor cleared (`relatedInfo: {field, fields, changed}`): secrets do not
+   * follow a changed target (docs/security.md "Reporting channels: verified senders, budgets, header secrets").
+   */
+  ERR_CHAN_005: { status: 400, retryable: false, message: 'The channel target changed: give its secrets again' },
   // --- Reporting agents (docs/reporting.md "Agents"; design B5.5, B5.12) ---
   /** Another project's agent answers the same. */
   ERR_AGENT_001: { status: 404, retryable: false, message: 'Agent not found' },

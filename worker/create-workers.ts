@@ -18,6 +18,7 @@ import { ensureMaintenanceSchedule } from './schedules';
 import { startOutboxSweeper } from '../platform/workflow-outbox';
 import { startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
 import { reportSchedulePort } from '../platform/report-schedules';
+import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
 
@@ -109,6 +110,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
               outboundAllowlist: config.outbound.allowlist,
               linkTtlSeconds: config.reporting.linkTtlSeconds,
               publicUrl: config.publicUrl,
+              mailBudget: reportMailBudget(services),
             }),
           },
         }),

@@ -40,6 +40,11 @@ export interface ReportDeliveryDeps {
   publicUrl: string;
   /** Replaces the guard (tests). */
   guard?: OutboundGuard;
+  /**
+   * REPORT_MAIL_PER_PROJECT_PER_HOUR (platform/report-mail-budget.ts): each e-mail attempt takes a
+   * point of its project's hourly budget first; `take` answers null, or how long until there is room.
+   */
+  mailBudget?: { take(projectId: string): Promise<number | null> };
 }
 
 export interface AttemptReportDeliveryInput {
@@ -152,6 +157,11 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
     const sender = CHANNEL_SENDERS[channel.kind];
     const target = sender.targets(channel.config).find((t) => t.key === d.targetKey);
     if (!target) return { outcome: 'permanent', error: 'The channel no longer sends to this target' };
+    if (channel.kind === 'email' && deps.mailBudget) {
+      // Not sent: the attempt waits for the budget like a 429's Retry-After (the workflow's schedule decides whether it comes).
+      const waitMs = await deps.mailBudget.take(channel.projectId);
+      if (waitMs !== null) return { outcome: 'retry', error: "The project's hourly e-mail budget is spent (REPORT_MAIL_PER_PROJECT_PER_HOUR): not sent", retryAfterMs: waitMs };
+    }
     const secrets = Object.fromEntries(Object.entries(channel.secrets ?? {}).map(([name, s]) => [name, s.value]));
     const signal = AbortSignal.timeout(ATTEMPT_TIMEOUT_MS);
     try {

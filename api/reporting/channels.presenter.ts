@@ -1,13 +1,20 @@
 import type { ChannelEntity, ChannelLastTest } from '../../db/reporting/channel.entity';
 
-/** A channel as every answer shows it: secrets only as `{set: true, updatedAt}`, never their values. */
+/** A channel's config as answers show it: a webhook's header values are secrets, each `{set: true}`. */
+function presentConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const headers = config.headers;
+  if (!headers || typeof headers !== 'object' || Array.isArray(headers)) return config;
+  return { ...config, headers: Object.fromEntries(Object.keys(headers).map((name) => [name, { set: true }])) };
+}
+
+/** A channel as every answer shows it: secrets only as `{set: true, updatedAt}`, header values as `{set: true}`, never their values. */
 export function presentChannel(c: ChannelEntity) {
   return {
     id: c.id,
     shortId: c.shortId,
     name: c.name,
     kind: c.kind,
-    config: c.config,
+    config: presentConfig(c.config),
     secrets: Object.fromEntries(Object.entries(c.secrets).map(([name, s]) => [name, { set: true, updatedAt: s.updatedAt }])),
     isActive: c.isActive,
     lastTest: c.lastTest,

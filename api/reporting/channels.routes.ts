@@ -4,6 +4,7 @@ import { createOutboundGuard } from '../../activities/http/outbound';
 import { channelTests } from '../../platform/channel-tests';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { pageMeta } from '../page-meta';
 import * as presenter from './channels.presenter';
@@ -27,6 +28,7 @@ export function channelRoutes(services: Services): Router {
     outboundAllowlist: config.outbound.allowlist,
     runTest: channelTests(config, services.mailer),
     channelsPerProject: config.reporting.channelsPerProject,
+    mailLimits: resendLimiters(services),
   };
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const caller = (ctx: Context): channels.ChannelCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, role: scope(ctx).role });

@@ -9,8 +9,19 @@ import { CHANNEL_KINDS, type ChannelKind } from '../../domain/reporting/channel-
 
 const name = Joi.string().trim().min(1).max(100);
 /** Checked per kind later; bounded here so a huge body is not walked twice. */
-const config = Joi.object().unknown(true).max(50);
-const secrets = Joi.object().unknown(true).max(20);
+const config = Joi.object()
+  .unknown(true)
+  .max(50)
+  .description(
+    'Per kind (docs/reporting.md "Channels"). A webhook\'s `headers` values are write-only secrets: answers show `{"set": true}` per header name; ' +
+      'on update a string sets a value, `{"set": true}` keeps the stored one, a name left out of `headers` removes it, and `headers` left out keeps them all. ' +
+      "Changing an SFTP `host`, `port` or `hostKeySha256`, a WebDAV `baseUrl` or a webhook `url`'s origin keeps no stored secret: " +
+      'give each again (or null) in the same request, else 400 ERR_CHAN_005. Creating or changing an e-mail channel needs a verified sender (403 ERR_AUTH_006).',
+  );
+const secrets = Joi.object()
+  .unknown(true)
+  .max(20)
+  .description('Write-only: a string sets a secret, null clears it, a name left out keeps it; answers show `{"set": true, "updatedAt"}` per name.');
 
 export interface CreateChannelInput {
   name: string;

@@ -12,6 +12,8 @@ import { checkChannelSettings, missingSecrets, type ChannelIssue } from '../../d
 import { MEMBER_CHANNEL_KINDS, type ChannelKind } from '../../domain/reporting/channel-kinds';
 import { randomBase62 } from '../../domain/signing';
 import type { ChannelTestOutcome, ChannelTestTarget } from '../../platform/channel-tests';
+import { requireVerifiedSender } from '../middleware/verified-sender';
+import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { CreateChannelInput, ListChannelsQuery, UpdateChannelInput } from './channels.schema';
 
 /**
@@ -32,6 +34,8 @@ export interface ChannelDeps {
   runTest: (target: ChannelTestTarget) => Promise<ChannelTestOutcome>;
   /** REPORTING_CHANNELS_PER_PROJECT. */
   channelsPerProject: number;
+  /** Flow's re-send budgets (api/rate-limits.ts): an e-mail channel's test spends them too. */
+  mailLimits: ResendLimiters;
 }
 
 export interface ChannelCaller {
@@ -62,6 +66,24 @@ function assertMayManage(caller: ChannelCaller, kind: ChannelKind): void {
   }
 }
 
+/**
+ * No open relay (docs/security.md "Reporting channels: verified senders, budgets, header secrets"):
+ * naming the recipients of an e-mail channel, and testing one, needs a verified account behind
+ * the call, as Flow gates do (403 ERR_AUTH_006).
+ */
+async function assertMaySendMail(deps: Pick<ChannelDeps, 'db'>, caller: ChannelCaller, kind: ChannelKind, what: string): Promise<void> {
+  if (kind === 'email') await requireVerifiedSender(deps.db, caller, what);
+}
+
+/** Where a channel test's mail goes: the signed-in caller, or for an API key the project owner. */
+async function callerAddress(deps: Pick<ChannelDeps, 'db'>, caller: ChannelCaller): Promise<string> {
+  const [row]: Array<{ email: string }> = caller.userId
+    ? await deps.db.query(`SELECT email FROM users WHERE id = $1`, [caller.userId])
+    : await deps.db.query(`SELECT u.email FROM projects p JOIN users u ON u.id = p.owner_id WHERE p.id = $1`, [caller.projectId]);
+  if (!row) throw new AppError('ERR_AUTH_006', 'No verified address to send the test message to', { required: caller.userId ? 'caller' : 'project_owner' });
+  return row.email;
+}
+
 /** `whsec_` + 32 base62 characters, like webhook subscriptions. */
 const newWebhookSecret = () => `whsec_${randomBase62(32)}`;
 
@@ -90,24 +112,117 @@ async function checkChatUrl(deps: ChannelDeps, url: string): Promise<void> {
   if (!listed && !internal) throw invalid([{ path: 'secrets.webhookUrl', message: "'secrets.webhookUrl' must use https" }]);
 }
 
+/** `{"set": true}`: what answers show for a stored header value, and what a body sends back to keep it. */
+const isSetMarker = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && (v as { set?: unknown }).set === true;
+
+/** The stored value of header `name` (header names are case-insensitive). */
+function storedHeader(stored: Record<string, string>, name: string): string | undefined {
+  const key = Object.keys(stored).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : stored[key];
+}
+
+/**
+ * A webhook config as given, with each header value `{"set": true}` replaced by the stored value of
+ * that header, and `headers` left out (on update) replaced by the stored headers. Answers the names
+ * whose values were kept rather than given, and the markers nothing is stored behind.
+ */
+function withStoredHeaders(config: unknown, stored: Record<string, string> | undefined): { config: unknown; kept: string[]; issues: ChannelIssue[] } {
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return { config, kept: [], issues: [] };
+  const given = config as Record<string, unknown>;
+  if (!('headers' in given)) {
+    if (!stored || Object.keys(stored).length === 0) return { config, kept: [], issues: [] };
+    return { config: { ...given, headers: { ...stored } }, kept: Object.keys(stored), issues: [] };
+  }
+  const headers = given.headers;
+  if (typeof headers !== 'object' || headers === null || Array.isArray(headers)) return { config, kept: [], issues: [] };
+  const kept: string[] = [];
+  const issues: ChannelIssue[] = [];
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isSetMarker(value)) {
+      out[name] = value;
+      continue;
+    }
+    const old = stored ? storedHeader(stored, name) : undefined;
+    if (old === undefined) issues.push({ path: `config.headers.${name}`, message: `'config.headers.${name}' has no stored value to keep: give the value` });
+    else {
+      out[name] = old;
+      kept.push(name);
+    }
+  }
+  return { config: { ...given, headers: out }, kept, issues };
+}
+
+const originOf = (url: unknown): string | undefined => {
+  try {
+    return new URL(String(url)).origin;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * The target fields that changed between the stored config and the new one (docs/security.md
+ * "Reporting channels: verified senders, budgets, header secrets"): a stored secret goes to its
+ * target only. SFTP: host, port and the pinned host key (the user name is not a target: the same
+ * server gets the secret); WebDAV: baseUrl; webhook: the URL's origin (a path on the same origin
+ * is the same receiver).
+ */
+function changedTarget(kind: ChannelKind, before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const differs = (field: string, norm: (v: unknown) => unknown = (v) => v) => (norm(before[field]) !== norm(after[field]) ? [`config.${field}`] : []);
+  switch (kind) {
+    case 'sftp':
+      return [...differs('host', (v) => String(v).toLowerCase()), ...differs('port', (v) => Number(v ?? 22)), ...differs('hostKeySha256')];
+    case 'webdav':
+      return differs('baseUrl');
+    case 'webhook':
+      return originOf(before.url) === originOf(after.url) ? [] : ['config.url'];
+    default:
+      return [];
+  }
+}
+
 /**
  * The config and secrets a save stores: checked per kind (every problem at once), the secrets the
- * channel then holds complete, target URLs allowed by the outbound guard.
+ * channel then holds complete, target URLs allowed by the outbound guard. On update (`previous`), a
+ * changed target (changedTarget) keeps no stored secret: each must be given again or cleared (null)
+ * in the same request, else 400 ERR_CHAN_005 naming them; a webhook's header values likewise.
  */
-async function settings(deps: ChannelDeps, kind: ChannelKind, config: unknown, given: unknown, stored: DatasourceSecrets, previousUrl?: string) {
-  const checked = checkChannelSettings(kind, config, given ?? {});
-  const issues = [...checked.issues];
+async function settings(
+  deps: ChannelDeps,
+  kind: ChannelKind,
+  config: unknown,
+  given: unknown,
+  stored: DatasourceSecrets,
+  previous?: { config: Record<string, unknown> },
+) {
+  const storedHeaders = kind === 'webhook' && previous ? (previous.config.headers as Record<string, string> | undefined) : undefined;
+  const merged = kind === 'webhook' ? withStoredHeaders(config, storedHeaders) : { config, kept: [], issues: [] };
+  const checked = checkChannelSettings(kind, merged.config, given ?? {});
+  const issues = [...merged.issues, ...checked.issues];
   const now = new Date();
   const secrets = applySecrets(stored, checked.secrets, now);
   if (issues.length === 0) issues.push(...missingSecrets(kind, Object.keys(secrets)));
   if (issues.length > 0) throw invalid(issues);
+  if (previous) {
+    const changed = changedTarget(kind, previous.config, checked.config);
+    if (changed.length > 0) {
+      // The webhook's signing secret is the service's and never leaves it (only its HMAC does).
+      const notGiven = Object.keys(stored).filter((name) => !(kind === 'webhook' && name === 'secret') && !(name in checked.secrets));
+      const fields = [...notGiven.map((n) => `secrets.${n}`), ...merged.kept.map((n) => `config.headers.${n}`)];
+      if (fields.length > 0) {
+        throw new AppError('ERR_CHAN_005', `${changed.join(', ')} changed: give ${fields.join(', ')} again (or clear it with null) in the same request`, { field: fields[0], fields, changed });
+      }
+    }
+  }
   if ((kind === 'slack' || kind === 'teams') && typeof checked.secrets.webhookUrl === 'string') await checkChatUrl(deps, checked.secrets.webhookUrl);
-  if (kind === 'webhook' && checked.config.url !== previousUrl) await deps.guard.assertAllowed(String(checked.config.url));
+  if (kind === 'webhook' && checked.config.url !== previous?.config.url) await deps.guard.assertAllowed(String(checked.config.url));
   return { config: checked.config, secrets };
 }
 
 export async function createChannel(deps: ChannelDeps, caller: ChannelCaller, input: CreateChannelInput): Promise<{ channel: ChannelEntity; secret?: string }> {
   assertMayManage(caller, input.kind);
+  await assertMaySendMail(deps, caller, input.kind, 'creating an e-mail channel');
   const now = new Date();
   const generated = input.kind === 'webhook' ? newWebhookSecret() : undefined;
   const stored: DatasourceSecrets = generated ? { secret: { value: generated, updatedAt: now.toISOString() } } : {};
@@ -171,10 +286,12 @@ export async function getChannel(deps: Pick<ChannelDeps, 'db'>, projectId: strin
 export async function updateChannel(deps: ChannelDeps, caller: ChannelCaller, ref: string, patch: UpdateChannelInput): Promise<ChannelEntity> {
   const channel = await getChannel(deps, caller.projectId, ref);
   assertMayManage(caller, channel.kind);
+  // New recipients or texts, or a channel switched back on, make the service e-mail them.
+  if (patch.config !== undefined || patch.isActive === true) await assertMaySendMail(deps, caller, channel.kind, 'changing or enabling an e-mail channel');
   if (patch.config !== undefined || patch.secrets !== undefined) {
     // The webhook's signing secret is the service's; a body never names it (checkChannelSettings refuses it).
-    const previousUrl = channel.kind === 'webhook' ? String(channel.config.url) : undefined;
-    const { config, secrets } = await settings(deps, channel.kind, patch.config ?? channel.config, patch.secrets, channel.secrets, previousUrl);
+    // Without `config`, the stored one is checked again as is (header values kept; the target is unchanged).
+    const { config, secrets } = await settings(deps, channel.kind, patch.config ?? channel.config, patch.secrets, channel.secrets, { config: channel.config });
     channel.config = config;
     channel.secrets = secrets;
   }
@@ -224,17 +341,36 @@ function scrubDetails(details: Record<string, unknown>, secretValues: string[]):
 }
 
 /**
- * POST …/test: the kind's sender sends its test message (e-mail: every recipient; chat: one post;
- * webhook: a signed `report.test` event) with the decrypted secrets and the outbound guard, in this
- * process, within 10 s. The outcome is the answer (`ok: false` is still 200) and the channel's `lastTest`.
+ * POST …/test: the kind's sender sends its test message (e-mail: one message to the caller, never
+ * the channel's recipients; chat: one post; webhook: a signed `report.test` event) with the
+ * decrypted secrets and the outbound guard, in this process, within 10 s. An e-mail test needs a
+ * verified sender and spends one point of the project's and of the caller's address's re-send
+ * budgets (429 ERR_LIMIT_013 / ERR_LIMIT_012). The outcome is the answer (`ok: false` is still
+ * 200) and the channel's `lastTest`.
  */
 export async function testChannel(deps: ChannelDeps, caller: ChannelCaller, ref: string): Promise<ChannelLastTest> {
   const channel = await getChannel(deps, caller.projectId, ref);
   assertMayManage(caller, channel.kind);
-  const secretValues = Object.values(channel.secrets).map((s) => s.value);
+  let testRecipient: string | undefined;
+  if (channel.kind === 'email') {
+    await assertMaySendMail(deps, caller, channel.kind, 'testing an e-mail channel');
+    testRecipient = await callerAddress(deps, caller);
+    await consumeOrRefuse(deps.mailLimits.perProject, caller.projectId, 'ERR_LIMIT_013', 'Too many e-mails for this project this hour (RESEND_PER_PROJECT_PER_HOUR); try again later');
+    await consumeOrRefuse(deps.mailLimits.perRecipient, testRecipient.toLowerCase(), 'ERR_LIMIT_012', 'Too many e-mails to your address this hour (RESEND_PER_RECIPIENT_PER_HOUR); try again later');
+  }
+  const headerValues = Object.values((channel.config.headers as Record<string, string> | undefined) ?? {});
+  const secretValues = [...Object.values(channel.secrets).map((s) => s.value), ...headerValues];
   const started = performance.now();
   const secrets = Object.fromEntries(Object.entries(channel.secrets).map(([name, s]) => [name, s.value]));
-  const result = await deps.runTest({ kind: channel.kind, channelId: channel.id, channelShortId: channel.shortId, projectId: channel.projectId, config: channel.config, secrets });
+  const result = await deps.runTest({
+    kind: channel.kind,
+    channelId: channel.id,
+    channelShortId: channel.shortId,
+    projectId: channel.projectId,
+    config: channel.config,
+    secrets,
+    ...(testRecipient ? { testRecipient } : {}),
+  });
   const ok = result.ok;
   const error = result.error ? scrub(result.error, secretValues) : ok ? null : 'The test failed';
   const details = result.details ? scrubDetails(result.details, secretValues) : null;

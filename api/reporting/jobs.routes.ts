@@ -10,6 +10,7 @@ import { pageMeta } from '../page-meta';
 import { presentJob, presentJobRun } from './jobs.presenter';
 import * as schema from './jobs.schema';
 import * as jobs from './jobs.service';
+import { requireVerifiedForEmailChannels, requireVerifiedForEmailDeliveries } from './mail-senders';
 
 /**
  * Report jobs and job runs (docs/reporting.md "Jobs"; design B5.4): viewers and API keys with
@@ -60,6 +61,8 @@ export function jobRoutes(services: Services): Router {
   // Idempotency-Key: the answer is stored in the transaction that inserts the job run (docs/idempotency.md).
   router.post('/jobs/:id/runs', run, idempotent(services), async (ctx) => {
     const input = validate(schema.startJobRunSchema, ctx.request.body ?? {});
+    const channels = input.channelIds ?? (await jobs.getJob(deps, scope(ctx).projectId, ctx.params.id)).channelIds;
+    await requireVerifiedForEmailChannels(db, scope(ctx), channels, 'sending a report by e-mail');
     const accepted = (r: ReportJobRunEntity) => ({
       status: 202,
       headers: {},
@@ -90,6 +93,7 @@ export function jobRoutes(services: Services): Router {
 
   router.post('/job-runs/:id/retry-deliveries', run, async (ctx) => {
     const r = await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id);
+    await requireVerifiedForEmailDeliveries(db, scope(ctx), { jobRunId: r.id }, 're-sending a report by e-mail');
     const retried = await retryFailedDeliveries(deps, scope(ctx).projectId, { jobRunId: r.id });
     ctx.status = 202;
     ctx.body = { success: true, jobRunId: r.id, retried, message: `${retried} deliveries re-sent` };

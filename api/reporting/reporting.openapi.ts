@@ -106,7 +106,7 @@ const channelOperations = operationTable('Reporting channels', (op) => [
   op('get', '/api/reporting/channels/:id', 'Get a channel', { security: 'project', request: { params: id }, responses: { 200: ok('The channel') } }),
   op('patch', '/api/reporting/channels/:id', 'Update a channel', { security: 'team', request: { params: id, body: channels.updateChannelSchema }, responses: { 200: ok('The channel') } }),
   op('delete', '/api/reporting/channels/:id', 'Delete a channel', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
-  op('post', '/api/reporting/channels/:id/test', 'Send a test through a channel', { security: 'team', request: { params: id, body: channels.testChannelSchema }, responses: { 200: ok('The outcome') } }),
+  op('post', '/api/reporting/channels/:id/test', 'Send a test through a channel (e-mail: one message to the caller only; verified sender; 429 ERR_LIMIT_012/013 past the re-send budgets)', { security: 'team', request: { params: id, body: channels.testChannelSchema }, responses: { 200: ok('The outcome') } }),
 ]);
 
 const importOperations = operationTable('Reporting imports', (op) => [

@@ -11,6 +11,7 @@ import { pageMeta } from '../page-meta';
 import * as schema from './runs.schema';
 import * as runs from './runs.service';
 import { retryDelivery } from './deliveries.service';
+import { requireVerifiedForEmailChannels, requireVerifiedForEmailDeliveries } from './mail-senders';
 
 /**
  * Report runs (docs/reporting.md "Runs"; design B5.2, B5.4): viewers and API keys with
@@ -42,6 +43,7 @@ export function runRoutes(services: Services): Router {
   // Idempotency-Key: the answer is stored in the transaction that inserts the run (docs/idempotency.md).
   router.post('/reports/:id/runs', run, idempotent(services), async (ctx) => {
     const input = validate(schema.startRunSchema, ctx.request.body ?? {});
+    await requireVerifiedForEmailChannels(services.db, scope(ctx), input.channelIds, 'sending a report by e-mail');
     const store = answerInTransaction(ctx);
     accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, acceptedAnswer(r)))));
   });
@@ -70,6 +72,9 @@ export function runRoutes(services: Services): Router {
 
   router.post('/runs/:id/retry', run, async (ctx) => {
     const input = validate(schema.retryRunSchema, ctx.request.body ?? {});
+    const old = await runs.getRun(deps, scope(ctx).projectId, ctx.params.id);
+    if (input.deliveriesOnly) await requireVerifiedForEmailDeliveries(services.db, scope(ctx), { runId: old.id }, 're-sending a report by e-mail');
+    else await requireVerifiedForEmailChannels(services.db, scope(ctx), old.channelIds, 'sending a report by e-mail');
     accepted(ctx, await runs.retryRun(deps, caller(ctx), ctx.params.id, input.deliveriesOnly));
   });
 
@@ -78,6 +83,7 @@ export function runRoutes(services: Services): Router {
   });
 
   router.post('/deliveries/:deliveryId/retry', run, async (ctx) => {
+    await requireVerifiedForEmailDeliveries(services.db, scope(ctx), { deliveryRef: ctx.params.deliveryId }, 're-sending a report by e-mail');
     const d = await retryDelivery(deps, scope(ctx).projectId, ctx.params.deliveryId);
     ctx.body = { success: true, deliveryId: d.id, status: d.status, message: 'Delivery retry started' };
   });

@@ -7,6 +7,7 @@ import { pageMeta } from '../page-meta';
 import { presentSchedule } from './schedules.presenter';
 import * as schema from './schedules.schema';
 import * as schedules from './schedules.service';
+import { requireVerifiedForEmailChannels } from './mail-senders';
 
 /**
  * Report schedules under /api/reporting/schedules (docs/reporting.md "Scheduling"; design B5.2,
@@ -73,6 +74,10 @@ export function scheduleRoutes(services: Services): Router {
   });
 
   router.post('/:id/trigger', run, async (ctx) => {
+    const { schedule } = await schedules.getSchedule(deps, scope(ctx).projectId, ctx.params.id);
+    // A job target without channels of its own delivers through the job's channels.
+    const [job]: Array<{ channel_ids: string[] }> = schedule.targetType === 'job' ? await services.db.query(`SELECT channel_ids FROM reporting_jobs WHERE id = $1 AND project_id = $2`, [schedule.targetId, schedule.projectId]) : [];
+    await requireVerifiedForEmailChannels(services.db, scope(ctx), [...schedule.channelIds, ...(job?.channel_ids ?? [])], 'sending a report by e-mail');
     ctx.status = 202;
     ctx.body = await schedules.triggerSchedule(deps, scope(ctx).projectId, ctx.params.id);
   });

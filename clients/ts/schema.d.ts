@@ -3608,7 +3608,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a test through a channel */
+        /** Send a test through a channel (e-mail: one message to the caller only; verified sender; 429 ERR_LIMIT_012/013 past the re-send budgets) */
         post: operations["postReportingChannelsByIdTest"];
         delete?: never;
         options?: never;
@@ -14444,9 +14444,11 @@ export interface operations {
                     name: string;
                     /** @enum {string} */
                     kind: "email" | "slack" | "teams" | "webhook" | "s3" | "sftp" | "webdav";
+                    /** @description Per kind (docs/reporting.md "Channels"). A webhook's `headers` values are write-only secrets: answers show `{"set": true}` per header name; on update a string sets a value, `{"set": true}` keeps the stored one, a name left out of `headers` removes it, and `headers` left out keeps them all. Changing an SFTP `host`, `port` or `hostKeySha256`, a WebDAV `baseUrl` or a webhook `url`'s origin keeps no stored secret: give each again (or null) in the same request, else 400 ERR_CHAN_005. Creating or changing an e-mail channel needs a verified sender (403 ERR_AUTH_006). */
                     config: {
                         [key: string]: unknown;
                     };
+                    /** @description Write-only: a string sets a secret, null clears it, a name left out keeps it; answers show `{"set": true, "updatedAt"}` per name. */
                     secrets?: {
                         [key: string]: unknown;
                     };
@@ -14554,9 +14556,11 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description Per kind (docs/reporting.md "Channels"). A webhook's `headers` values are write-only secrets: answers show `{"set": true}` per header name; on update a string sets a value, `{"set": true}` keeps the stored one, a name left out of `headers` removes it, and `headers` left out keeps them all. Changing an SFTP `host`, `port` or `hostKeySha256`, a WebDAV `baseUrl` or a webhook `url`'s origin keeps no stored secret: give each again (or null) in the same request, else 400 ERR_CHAN_005. Creating or changing an e-mail channel needs a verified sender (403 ERR_AUTH_006). */
                     config?: {
                         [key: string]: unknown;
                     };
+                    /** @description Write-only: a string sets a secret, null clears it, a name left out keeps it; answers show `{"set": true, "updatedAt"}` per name. */
                     secrets?: {
                         [key: string]: unknown;
                     };

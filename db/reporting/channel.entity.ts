@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ChannelKind } from '../../domain/reporting/channel-kinds';
-import { sealedDatasourceSecrets } from '../secret-columns';
+import { sealedChannelConfig, sealedDatasourceSecrets } from '../secret-columns';
 import type { DatasourceSecrets } from './datasource.entity';
 
 /** The outcome of the latest channel test (POST /api/reporting/channels/:id/test). */
@@ -22,8 +22,11 @@ export class ChannelEntity {
   /** Unique per project, case-insensitive. */
   @Column('text') name: string;
   @Column('text') kind: ChannelKind;
-  /** Non-secret settings per kind (domain/reporting/channel-kinds.ts). */
-  @Column('jsonb') config: Record<string, unknown>;
+  /**
+   * Settings per kind (domain/reporting/channel-kinds.ts). A webhook channel's `headers` values are
+   * secrets: encrypted at rest (the names are not) and answered as `{set: true}` (channels.presenter.ts).
+   */
+  @Column('jsonb', { transformer: sealedChannelConfig }) config: Record<string, unknown>;
   /** Write-only `{name: {value, updatedAt}}`; each value encrypted at rest like datasource secrets. */
   @Column('jsonb', { transformer: sealedDatasourceSecrets }) secrets: DatasourceSecrets;
   @Column('boolean', { name: 'is_active' }) isActive: boolean;

@@ -96,6 +96,9 @@ export interface ChannelSender {
   targets(config: Record<string, unknown>): ChannelTarget[];
   /** One attempt for one target. */
   send(ctx: ChannelContext, target: ChannelTarget, message: DeliveryMessage): Promise<SendResult>;
-  /** POST /channels/:id/test: a test message, or write and delete `formwork-test-<channelShortId>.txt` on a share. */
-  test(ctx: ChannelContext & { channelShortId: string }): Promise<TestResult>;
+  /**
+   * POST /channels/:id/test: a test message, or write and delete `formwork-test-<channelShortId>.txt`
+   * on a share. E-mail sends one message to `testRecipient` (the caller), never to the channel's recipients.
+   */
+  test(ctx: ChannelContext & { channelShortId: string; testRecipient?: string }): Promise<TestResult>;
 }

@@ -99,15 +99,18 @@ export const emailSender: ChannelSender = {
     return sendOne(ctx, target.masked, cfg, await compose(cfg, message), `<${message.deliveryId}@formwork.reports>`);
   },
   async test(ctx) {
+    // Only the caller is mailed (docs/security.md "Reporting channels: verified senders, budgets,
+    // header secrets"): a test must not be a way to mail the channel's recipients at will.
+    if (!ctx.testRecipient) return { ok: false, error: 'No address to send the test message to' };
     const cfg = channelConfig('email', ctx.config);
     const targets = emailSender.targets(ctx.config);
-    const mail = { subject: `Formwork test message (${ctx.channelShortId})`, text: `This is a test message of the Formwork report channel ${ctx.channelShortId}.` };
-    const failed: Array<{ recipient: string; error?: string }> = [];
-    for (const t of targets) {
-      const r = await sendOne(ctx, t.masked, cfg, mail);
-      if (r.outcome !== 'delivered') failed.push({ recipient: t.masked, error: r.error });
-    }
-    const details = { recipients: targets.length, delivered: targets.length - failed.length, ...(failed.length ? { failed } : {}) };
-    return failed.length === 0 ? { ok: true, details } : { ok: false, error: `${failed.length} of ${targets.length} recipients failed`, details };
+    const mail = {
+      subject: `Formwork test message (${ctx.channelShortId})`,
+      text: `This is a test message of the Formwork report channel ${ctx.channelShortId}. It goes to you only; deliveries go to its ${targets.length} recipient(s).`,
+    };
+    const r = await sendOne(ctx, ctx.testRecipient, { ...cfg, replyTo: undefined }, mail);
+    // lastTest is read by viewers and keys: the caller's address is not kept in it.
+    const details = { recipients: targets.length, sentToCaller: true };
+    return r.outcome === 'delivered' ? { ok: true, details } : { ok: false, error: r.error ?? 'The test message was not sent', details };
   },
 };

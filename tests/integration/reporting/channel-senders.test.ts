@@ -202,12 +202,16 @@ describe('report channel senders', () => {
       }
     });
 
-    it('test() sends a short message to every recipient', async () => {
-      const [a, b] = [address(), address()];
-      const result = await sender('email').test({ ...ctx('email', { to: [a], bcc: [b] }), channelShortId: 'rch_test' });
-      expect(result).toEqual({ ok: true, details: { recipients: 2, delivered: 2 } });
-      const mail = await smtp.waitForMessage((m) => m.envelopeTo.includes(b));
+    it('test() sends a short message to the caller only, never to the recipients', async () => {
+      const [a, b, caller] = [address(), address(), address()];
+      const result = await sender('email').test({ ...ctx('email', { to: [a], bcc: [b] }), channelShortId: 'rch_test', testRecipient: caller });
+      expect(result).toEqual({ ok: true, details: { recipients: 2, sentToCaller: true } });
+      const mail = await smtp.waitForMessage((m) => m.envelopeTo.includes(caller));
       expect(mail.subject).toBe('Formwork test message (rch_test)');
+      expect(mail.envelopeTo).toEqual([caller]);
+      expect(smtp.messages.filter((m) => m.envelopeTo.includes(a) || m.envelopeTo.includes(b))).toEqual([]);
+      // Without a caller's address nothing is sent.
+      expect(await sender('email').test({ ...ctx('email', { to: [a] }), channelShortId: 'rch_test' })).toEqual({ ok: false, error: 'No address to send the test message to' });
     });
   });
 

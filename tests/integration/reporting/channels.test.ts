@@ -240,17 +240,18 @@ describe('reporting channels', () => {
   });
 
   describe('POST /channels/:id/test', () => {
-    it('e-mails every recipient and records lastTest', async () => {
+    it('e-mails the caller only (never the recipients) and records lastTest', async () => {
       const [a, b] = [mailbox(), mailbox()];
       const ch = await create(bodies.email({ config: { to: [a], bcc: [b] } }), member);
       const res = await app.request('POST', `/api/reporting/channels/${ch.id}/test`, { ...as(member), body: {} });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ok: true, durationMs: expect.any(Number), details: { recipients: 2, delivered: 2 } });
-      const mail = await app.smtp!.waitForMessage((m) => m.envelopeTo.includes(b));
+      expect(res.body).toEqual({ ok: true, durationMs: expect.any(Number), details: { recipients: 2, sentToCaller: true } });
+      const mail = await app.smtp!.waitForMessage((m) => m.envelopeTo.includes(member.email) && m.subject.includes(ch.shortId));
       expect(mail.subject).toBe(`Formwork test message (${ch.shortId})`);
-      expect(mail.envelopeTo).toEqual([b]);
+      expect(mail.envelopeTo).toEqual([member.email]);
+      expect(app.smtp!.messages.filter((m) => m.envelopeTo.includes(a) || m.envelopeTo.includes(b))).toEqual([]);
       const read = await app.request('GET', `/api/reporting/channels/${ch.id}`, as(viewer));
-      expect(read.body.lastTest).toEqual({ at: expect.any(String), ok: true, durationMs: res.body.durationMs, error: null, details: { recipients: 2, delivered: 2 } });
+      expect(read.body.lastTest).toEqual({ at: expect.any(String), ok: true, durationMs: res.body.durationMs, error: null, details: { recipients: 2, sentToCaller: true } });
     });
 
     it('posts to Slack and Teams; a failing receiver is ok: false in our words, still 200', async () => {
