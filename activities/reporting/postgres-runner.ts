@@ -17,6 +17,7 @@ import type {
 import type { OutboundGuard } from '../http/outbound';
 import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
 import { NdjsonWriter } from './ndjson-sink';
+import { cleartextRefused, mayRevealPassword } from '../../domain/reporting/cleartext-password';
 
 /**
  * The direct PostgreSQL runner (docs/reporting.md "Read-only execution"): every connection goes to
@@ -99,18 +100,25 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
 
   async function connect(statementTimeoutMs: number): Promise<Client> {
     const address = await guard.resolveTcp(config.host);
+    let cleartextAsked = false;
     const client = new Client({
       host: address,
       port: config.port,
       database: config.database,
       user: config.user,
-      password: secrets.password,
+      // A function, so pg asks for the password only once it knows the method: refused for cleartext (above).
+      password: async () => {
+        if (cleartextAsked && !mayRevealPassword(config)) throw cleartextRefused();
+        return secrets.password as string;
+      },
       ssl: sslOptions(config),
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       statement_timeout: statementTimeoutMs,
       idle_in_transaction_session_timeout: statementTimeoutMs + CONNECT_TIMEOUT_MS,
       application_name: 'formwork-reporting',
     });
+    // Emitted before pg asks for the password (the password function runs after every listener).
+    client.connection.on('authenticationCleartextPassword', () => (cleartextAsked = true));
     // A server that goes away mid-query is reported by the query itself; this keeps it from being unhandled.
     client.on('error', () => undefined);
     try {

@@ -102,6 +102,8 @@ export function sqlConfigSchema(kind: 'postgres' | 'mysql', agentLocal = false) 
     user: Joi.string().trim().min(1).max(200).required(),
     ssl: Joi.string().valid('disable', 'require', 'verify-full').default('verify-full'),
     caCert: Joi.string().max(20_000),
+    // Send the password itself to a server that asks for it without verify-full TLS (cleartext authentication); off when left out.
+    allowCleartextPassword: Joi.boolean(),
     ...(kind === 'postgres' ? { schemas: Joi.array().items(Joi.string().trim().min(1).max(200)).max(100) } : {}),
     secretEnv: agentLocal ? Joi.string().pattern(ENV_NAME, 'an environment variable name').required() : Joi.forbidden(),
   });
