@@ -1,8 +1,9 @@
 import { constants, generateKeyPairSync, privateDecrypt, randomBytes } from 'node:crypto';
-import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { createOutboundGuard } from '../../../activities/http/outbound';
 import { createQueryRunner } from '../../../activities/reporting/runners';
 import type { DatasourceKind, SqlConnectionConfig } from '../../../domain/reporting/query-runner';
+import { hostile, postgresAskingCleartext, type Hostile } from '../../support/hostile-databases';
 
 /**
  * Hostile database servers (docs/security.md "Reporting datasources: secrets tied to their target"):
@@ -13,46 +14,6 @@ import type { DatasourceKind, SqlConnectionConfig } from '../../../domain/report
  */
 
 const guard = createOutboundGuard(['127.0.0.1']);
-
-interface Hostile {
-  port: number;
-  /** Everything the runner wrote, once its socket closed (the password too, decrypted, when it was RSA-encrypted). */
-  received: () => Promise<string>;
-  close: () => Promise<void>;
-}
-
-/** A server whose each connection is handled by `speak`; `received` resolves when the first connection closes. */
-async function hostile(speak: (socket: Socket, seen: Buffer[]) => void): Promise<Hostile> {
-  let resolve!: (text: string) => void;
-  const done = new Promise<string>((r) => (resolve = r));
-  const server: Server = createServer((socket) => {
-    const seen: Buffer[] = [];
-    socket.on('error', () => undefined);
-    socket.on('close', () => resolve(Buffer.concat(seen).toString('latin1')));
-    speak(socket, seen);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    received: () => done,
-    close: () => new Promise((r) => server.close(() => r())),
-  };
-}
-
-/** PostgreSQL: after the startup message, AuthenticationCleartextPassword ('R', code 3). */
-function postgresAskingCleartext(socket: Socket, seen: Buffer[]) {
-  let asked = false;
-  socket.on('data', (chunk) => {
-    seen.push(chunk);
-    if (asked) return void socket.end(); // an answer to the request: the password message
-    asked = true;
-    const r = Buffer.alloc(9);
-    r.write('R', 0);
-    r.writeInt32BE(8, 1);
-    r.writeInt32BE(3, 5);
-    socket.write(r);
-  });
-}
 
 const mysqlPacket = (seq: number, payload: Buffer) => {
   const header = Buffer.alloc(4);
