@@ -1,5 +1,5 @@
 import { mapHeaderValues, SEALED_PREFIX, seal, unseal, type Keyring } from '../domain/secret-box';
-import { mapChannelSecrets, mapDatasourceSecrets, mapRenderConfigSecret } from './secret-columns';
+import { mapChannelSecrets, mapDatasourceConfigHeaders, mapDatasourceSecrets, mapRenderConfigSecret } from './secret-columns';
 import { modifyReturning, type Queryable } from './sql';
 
 /**
@@ -8,7 +8,7 @@ import { modifyReturning, type Queryable } from './sql';
  * by `npm run admin -- rotate-encryption-key` for everything not under the current key (`rotate`).
  */
 
-type Kind = 'text' | 'headers' | 'renderConfig' | 'channels' | 'namedSecrets';
+type Kind = 'text' | 'headers' | 'renderConfig' | 'channels' | 'namedSecrets' | 'datasourceConfig';
 
 interface SecretColumn {
   table: string;
@@ -24,6 +24,8 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   { table: 'flow_gates', column: 'render_config', kind: 'renderConfig' },
   { table: 'flow_gates', column: 'delivery_channels', kind: 'channels' },
   { table: 'reporting_datasources', column: 'secrets', kind: 'namedSecrets' },
+  // http_json `defaultHeaders` values (docs/security.md "Reporting datasources: secrets tied to their target").
+  { table: 'reporting_datasources', column: 'config', kind: 'datasourceConfig' },
   { table: 'reporting_channels', column: 'secrets', kind: 'namedSecrets' },
   // Stored answers of Idempotency-Keys (docs/idempotency.md): a created API key or webhook secret is in them.
   { table: 'idempotency_keys', column: 'response', kind: 'text' },
@@ -46,6 +48,8 @@ function staleCondition({ column: c, kind }: SecretColumn): string {
       return `(${path('$[*].secret')} OR ${path('$[*].headers.*')})`;
     case 'namedSecrets':
       return path('$.*.value');
+    case 'datasourceConfig':
+      return path('$.defaultHeaders.*');
   }
 }
 
@@ -61,6 +65,8 @@ function transform(kind: Kind, value: unknown, f: (s: string) => string): unknow
       return mapChannelSecrets(value as never, f);
     case 'namedSecrets':
       return mapDatasourceSecrets(value as never, f);
+    case 'datasourceConfig':
+      return mapDatasourceConfigHeaders(value as Record<string, unknown>, f);
   }
 }
 
