@@ -252,7 +252,7 @@ describe('secrets at rest', () => {
     expect(keyed.status).toBe(201);
     // An http_json datasource's header value (`reporting_datasources.config`, docs/security.md "Reporting datasources: secrets tied to their target").
     const headers = await app.request('POST', '/api/reporting/datasources', {
-      token: user.accessToken,
+      token: (await signUp(app)).accessToken,
       body: { name: 'Header source', kind: 'http_json', config: { baseUrl: 'https://api.example.com', defaultHeaders: { 'X-Api-Key': 'rotation-header-value' } } },
     });
     expect(headers.status).toBe(201);
