@@ -74,3 +74,17 @@ export const sealedDatasourceSecrets: ValueTransformer = {
   to: (v: DatasourceSecrets | null | undefined) => mapDatasourceSecrets(v, sealSecret),
   from: (v: DatasourceSecrets | null | undefined) => mapDatasourceSecrets(v, unsealSecret),
 };
+
+type DatasourceConfig = Record<string, unknown> | null | undefined;
+
+/** A reporting datasource's `config` (jsonb): the values of an http_json datasource's `defaultHeaders` are sealed, the rest stays as it is. */
+export function mapDatasourceConfigHeaders(v: DatasourceConfig, f: (s: string) => string): DatasourceConfig {
+  const headers = v?.defaultHeaders;
+  if (!v || !headers || typeof headers !== 'object') return v;
+  return { ...v, defaultHeaders: mapHeaderValues(headers as Record<string, string>, f) };
+}
+
+export const sealedDatasourceConfig: ValueTransformer = {
+  to: (v: DatasourceConfig) => mapDatasourceConfigHeaders(v, sealSecret),
+  from: (v: DatasourceConfig) => mapDatasourceConfigHeaders(v, unsealSecret),
+};

@@ -1,5 +1,5 @@
 import { mapHeaderValues, SEALED_PREFIX, seal, unseal, type Keyring } from '../domain/secret-box';
-import { mapChannelConfigHeaders, mapChannelSecrets, mapDatasourceSecrets, mapRenderConfigSecret } from './secret-columns';
+import { mapChannelConfigHeaders, mapChannelSecrets, mapDatasourceConfigHeaders, mapDatasourceSecrets, mapRenderConfigSecret } from './secret-columns';
 import { modifyReturning, type Queryable } from './sql';
 
 /**
@@ -8,7 +8,7 @@ import { modifyReturning, type Queryable } from './sql';
  * by `npm run admin -- rotate-encryption-key` for everything not under the current key (`rotate`).
  */
 
-type Kind = 'text' | 'headers' | 'renderConfig' | 'channels' | 'namedSecrets' | 'configHeaders';
+type Kind = 'text' | 'headers' | 'renderConfig' | 'channels' | 'namedSecrets' | 'configHeaders' | 'datasourceConfig';
 
 interface SecretColumn {
   table: string;
@@ -24,6 +24,8 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   { table: 'flow_gates', column: 'render_config', kind: 'renderConfig' },
   { table: 'flow_gates', column: 'delivery_channels', kind: 'channels' },
   { table: 'reporting_datasources', column: 'secrets', kind: 'namedSecrets' },
+  // http_json `defaultHeaders` values (docs/security.md "Reporting datasources: secrets tied to their target").
+  { table: 'reporting_datasources', column: 'config', kind: 'datasourceConfig' },
   { table: 'reporting_channels', column: 'secrets', kind: 'namedSecrets' },
   // A webhook channel's header values (config.headers.*); rows from before they were secrets hold plaintext.
   { table: 'reporting_channels', column: 'config', kind: 'configHeaders' },
@@ -50,6 +52,8 @@ function staleCondition({ column: c, kind }: SecretColumn): string {
       return path('$.*.value');
     case 'configHeaders':
       return path('$.headers.*');
+    case 'datasourceConfig':
+      return path('$.defaultHeaders.*');
   }
 }
 
@@ -67,6 +71,8 @@ function transform(kind: Kind, value: unknown, f: (s: string) => string): unknow
       return mapDatasourceSecrets(value as never, f);
     case 'configHeaders':
       return mapChannelConfigHeaders(value as Record<string, unknown>, f);
+    case 'datasourceConfig':
+      return mapDatasourceConfigHeaders(value as Record<string, unknown>, f);
   }
 }
 

@@ -228,6 +228,10 @@ export const ERRORS = {
   ERR_DS_006: { status: 400, retryable: false, message: 'Agent not found or not in this project' },
   ERR_DS_007: { status: 400, retryable: false, message: 'Sealed secrets need an agent that has connected (no public key yet)' },
   ERR_DS_008: { status: 404, retryable: false, message: 'Schema not discovered yet' },
+  /** A change of where the datasource connects (`relatedInfo.changed`) drops its stored secrets; `relatedInfo.missing` names those to give again in the same request. Nothing is stored. */
+  ERR_DS_009: { status: 400, retryable: false, message: 'Changing the datasource target needs its secrets again' },
+  /** `secretMode: stored` (or a new stored secret) for an agent that has a public key: its secrets are sealed to it (`sealed` or `agent_local`). */
+  ERR_DS_010: { status: 400, retryable: false, message: 'This agent has a public key: secrets must be sealed to it, not stored' },
   /** Another project's query object, or a deleted one, answers the same. */
   ERR_QRY_001: { status: 404, retryable: false, message: 'Query object not found' },
   /** Query text that breaks the query rules (`relatedInfo.errors: [{path, code, message}]`, codes `MULTIPLE_STATEMENTS`, `PLACEHOLDER_IN_LITERAL`, `UNKNOWN_PARAMETER`, `NOT_A_READ`, ...; docs/reporting.md). */

@@ -1,6 +1,6 @@
 import { connect as netConnect } from 'node:net';
 import type { Readable } from 'node:stream';
-import { createConnection, Types, type Connection, type FieldPacket, type SslOptions } from 'mysql2';
+import { authPlugins, createConnection, Types, type Connection, type ConnectionOptions, type FieldPacket, type SslOptions } from 'mysql2';
 import { AppError } from '../../domain/errors';
 import type {
   CompiledQuery,
@@ -17,6 +17,7 @@ import type { OutboundGuard } from '../http/outbound';
 import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
 import { NdjsonWriter } from './ndjson-sink';
 import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
+import { cleartextRefused, mayRevealPassword } from '../../domain/reporting/cleartext-password';
 
 
 /**
@@ -75,6 +76,34 @@ function sslOptions(config: SqlConnectionConfig): SslOptions | undefined {
   return { rejectUnauthorized: true, verifyIdentity: true, ...(config.caCert ? { ca: config.caCert } : {}) };
 }
 
+/** caching_sha2_password: the server asks for full authentication (the password itself, in TLS or RSA-encrypted to a key it sends). */
+const PERFORM_FULL_AUTHENTICATION = Buffer.from([4]);
+
+/**
+ * mysql2's own authentication plugins, except that the password itself leaves only when the datasource
+ * may reveal it (`mayRevealPassword`: `allowCleartextPassword` or `verify-full` TLS):
+ * `mysql_clear_password` sends it in clear; `sha256_password` and the full authentication of
+ * `caching_sha2_password` send it inside TLS or encrypted to an RSA key the server itself hands over,
+ * which a hostile server decrypts. Refused, the plugin throws before anything is written;
+ * `refused()` tells the runner why the handshake failed. Scrambles (native, sha2 fast auth) are unchanged.
+ */
+function guardedAuthPlugins(config: SqlConnectionConfig, onRefused: () => void): NonNullable<ConnectionOptions['authPlugins']> {
+  if (mayRevealPassword(config)) return {};
+  // A rejected promise: mysql2 fails the handshake with it (authSwitchPluginError) and writes nothing.
+  const refuse = (): Promise<never> => {
+    onRefused();
+    return Promise.reject(cleartextRefused());
+  };
+  return {
+    mysql_clear_password: () => () => refuse(),
+    sha256_password: () => () => refuse(),
+    caching_sha2_password: (meta) => {
+      const plugin = authPlugins.caching_sha2_password({})(meta);
+      return (data) => (PERFORM_FULL_AUTHENTICATION.equals(data) ? refuse() : plugin(data));
+    },
+  };
+}
+
 function call<T>(conn: Connection, sql: string, values?: unknown[]): Promise<T> {
   return new Promise((resolve, reject) => {
     conn.query(sql, values ?? [], (err, result) => (err ? reject(err) : resolve(result as T)));
@@ -119,6 +148,7 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
 
   async function connect(caps: WireCaps = PROBE_WIRE_CAPS, deadlineMs = PROBE_DEADLINE_MS): Promise<{ conn: Connection; version: string; mariadb: boolean }> {
     const address = await guard.resolveTcp(config.host);
+    let refused = false;
     const conn = createConnection({
       // The name stays for TLS (servername, identity check); the socket goes to the checked address.
       host: config.host,
@@ -126,6 +156,8 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
       stream: () => netConnect(config.port, address),
       user: config.user,
       password: secrets.password,
+      authPlugins: guardedAuthPlugins(config, () => (refused = true)),
+      enableCleartextPlugin: mayRevealPassword(config),
       database: config.database,
       ssl: sslOptions(config),
       connectTimeout: CONNECT_TIMEOUT_MS,
@@ -161,7 +193,7 @@ export function createMysqlRunner({ config, secrets, guard }: MysqlRunnerInput):
     } catch (err) {
       const answer = failure(conn, err);
       release(conn);
-      throw answer;
+      throw refused ? cleartextRefused() : answer;
     }
   }
 

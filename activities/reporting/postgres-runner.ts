@@ -19,6 +19,7 @@ import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '.
 import { NdjsonWriter } from './ndjson-sink';
 import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
 import type { Duplex } from 'node:stream';
+import { cleartextRefused, mayRevealPassword } from '../../domain/reporting/cleartext-password';
 
 /**
  * The direct PostgreSQL runner (docs/reporting.md "Read-only execution"): every connection goes to
@@ -148,12 +149,17 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
 
   async function connect(statementTimeoutMs: number, caps: WireCaps): Promise<Client> {
     const address = await guard.resolveTcp(config.host);
+    let cleartextAsked = false;
     const client = new Client({
       host: address,
       port: config.port,
       database: config.database,
       user: config.user,
-      password: secrets.password,
+      // A function, so pg asks for the password only once it knows the method: refused for cleartext (above).
+      password: async () => {
+        if (cleartextAsked && !mayRevealPassword(config)) throw cleartextRefused();
+        return secrets.password as string;
+      },
       ssl: sslOptions(config),
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       statement_timeout: statementTimeoutMs,
@@ -172,6 +178,8 @@ export function createPostgresRunner({ config, secrets, guard }: PostgresRunnerI
       }, ms),
     };
     deadlines.set(client, deadline);
+    // Emitted before pg asks for the password (the password function runs after every listener).
+    client.connection.on('authenticationCleartextPassword', () => (cleartextAsked = true));
     // A server that goes away mid-query is reported by the query itself; this keeps it from being unhandled.
     client.on('error', () => undefined);
     try {

@@ -2,7 +2,7 @@ import type { DatasourceEntity, DatasourceLastTest } from '../../db/reporting/da
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** A datasource as every answer shows it: secrets only as `{set: true, updatedAt}`, never their values. */
+/** A datasource as every answer shows it: secrets only as `{set: true, updatedAt}`, http_json `defaultHeaders` values as `{set: true}`, never their values. */
 export function presentDatasource(d: DatasourceEntity) {
   return {
     id: d.id,
@@ -12,7 +12,7 @@ export function presentDatasource(d: DatasourceEntity) {
     kind: d.kind,
     connectionMode: d.connectionMode,
     agentId: d.agentId,
-    config: d.config,
+    config: d.config.defaultHeaders ? { ...d.config, defaultHeaders: Object.fromEntries(Object.keys(d.config.defaultHeaders).map((name) => [name, { set: true }])) } : d.config,
     secrets: Object.fromEntries(Object.entries(d.secrets).map(([name, s]) => [name, { set: true, updatedAt: s.updatedAt }])),
     secretMode: d.secretMode,
     pool: d.pool,

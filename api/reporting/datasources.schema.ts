@@ -47,11 +47,17 @@ export type UpdateDatasourceInput = Partial<DatasourceFields>;
 const fields = {
   name,
   description,
-  connectionMode: Joi.string().valid('direct', 'agent'),
-  agentId: Joi.string().max(100).allow(null),
-  config: Joi.object().unknown(true),
-  secrets,
-  secretMode: Joi.string().valid('stored', 'sealed', 'agent_local'),
+  connectionMode: Joi.string().valid('direct', 'agent').description('Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009)'),
+  agentId: Joi.string().max(100).allow(null).description('Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009)'),
+  config: Joi.object()
+    .unknown(true)
+    .description(
+      'Per kind (docs/reporting.md "Datasources"). Changing a target field (postgres/mysql `host`, `port`, `ssl`, `caCert`, `allowCleartextPassword`; http_json `baseUrl`) drops the stored secrets and http_json `defaultHeaders` values: give them again in the same request (400 ERR_DS_009 names the missing ones). `allowCleartextPassword` (default false): send the password itself to a server that asks for it without verify-full TLS. http_json `defaultHeaders` values are write-only (`{"set": true}`)',
+    ),
+  secrets: secrets.description('Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again)'),
+  secretMode: Joi.string()
+    .valid('stored', 'sealed', 'agent_local')
+    .description('Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before'),
   pool,
   defaults,
 };
@@ -102,6 +108,8 @@ export function sqlConfigSchema(kind: 'postgres' | 'mysql', agentLocal = false) 
     user: Joi.string().trim().min(1).max(200).required(),
     ssl: Joi.string().valid('disable', 'require', 'verify-full').default('verify-full'),
     caCert: Joi.string().max(20_000),
+    // Send the password itself to a server that asks for it without verify-full TLS (cleartext authentication); off when left out.
+    allowCleartextPassword: Joi.boolean(),
     ...(kind === 'postgres' ? { schemas: Joi.array().items(Joi.string().trim().min(1).max(200)).max(100) } : {}),
     secretEnv: agentLocal ? Joi.string().pattern(ENV_NAME, 'an environment variable name').required() : Joi.forbidden(),
   });
@@ -119,6 +127,8 @@ export const sqlSecretsSchema = Joi.object({ password: Joi.string().max(10_000).
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
 const headerValue = Joi.string().max(2000).pattern(/^[^\r\n\0]*$/, 'a header value without line breaks');
+/** A write-only value given back as answers show it: keeps the stored value (docs/reporting.md "http_json"). */
+const storedValue = Joi.object({ set: Joi.boolean().valid(true).required() }).description('`{"set": true}`: keep the stored value');
 
 /**
  * `config` of an http_json datasource: the API's base URL (http or https, no query, fragment or
@@ -143,7 +153,11 @@ export const httpJsonConfigSchema = Joi.object({
     .invalid('host', 'Host', 'content-length', 'transfer-encoding', 'connection')
     .when('auth', { is: 'header', then: Joi.required(), otherwise: Joi.forbidden() }),
   healthPath: Joi.string().max(2000).pattern(/^\/[^?#\s]*$/, 'a path starting with /').default('/'),
-  defaultHeaders: Joi.object().pattern(Joi.string().pattern(HEADER_NAME, 'a header name'), headerValue).max(50),
+  /** Write-only values (encrypted at rest, answered `{"set": true}`); `{"set": true}` keeps a stored value, left out keeps them all. */
+  defaultHeaders: Joi.object()
+    .pattern(Joi.string().pattern(HEADER_NAME, 'a header name'), Joi.alternatives(headerValue, storedValue))
+    .max(50)
+    .description('Headers sent with every request. Values are write-only: answers show `{"set": true}` per header name; send `{"set": true}` (or leave `defaultHeaders` out) to keep a stored value. Changing `baseUrl` drops them: give them again in the same request (400 ERR_DS_009)'),
 });
 
 /** `config` of a csv datasource: an uploaded file (PUT …/file) or a file at `url`, read with these settings. */

@@ -1,5 +1,6 @@
 import { checkQueryLimits, defaultQueryLimits, type SystemLimits } from './limits';
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type Joi from 'joi';
 import type { DataSource } from 'typeorm';
 import { isUniqueViolation, type Queryable } from '../../db/sql';
@@ -66,6 +67,7 @@ interface ModeRequest {
   connectionMode?: ConnectionMode;
   agentId?: string | null;
   secretMode?: SecretMode;
+  secrets?: Record<string, string | null>;
 }
 
 interface Placement {
@@ -93,9 +95,26 @@ async function placement(db: Queryable, projectId: string, kind: DatasourceKind,
   if (!agentRef) throw new AppError('ERR_DS_006', 'connectionMode agent needs agentId: an agent of this project', { field: 'agentId' });
   const agent = await findAgent(db, projectId, agentRef);
   if (!agent) throw new AppError('ERR_DS_006', undefined, { field: 'agentId' });
-  const secretMode = req.secretMode ?? (current?.connectionMode === 'agent' ? current.secretMode : 'stored');
+  const secretMode = req.secretMode ?? defaultSecretMode(agent, req, current);
   if (secretMode === 'sealed' && !agent.publicKey) throw new AppError('ERR_DS_007', undefined, { field: 'secretMode', agentId: agent.shortId });
+  if (secretMode === 'stored' && agent.publicKey && req.secretMode === 'stored') {
+    throw new AppError('ERR_DS_010', `Agent ${agent.shortId} has a public key: seal the secrets to it (secretMode sealed) or keep them on its host (agent_local)`, { field: 'secretMode', agentId: agent.shortId });
+  }
   return { mode, agent, secretMode };
+}
+
+/**
+ * The secret mode a body that names none gets (docs/reporting.md "Secret modes"): once the agent has a
+ * public key, `sealed` for a datasource new to the agent and for a stored one given a new secret (which
+ * is then sealed with the stored ones); `stored` before the agent has a key. A datasource that stays on
+ * its agent keeps its mode otherwise, so datasources stored before the key keep working.
+ */
+function defaultSecretMode(agent: AgentEntity, req: ModeRequest, current?: DatasourceEntity): SecretMode {
+  const sameAgent = current?.connectionMode === 'agent' && current.agentId === agent.id;
+  if (!agent.publicKey) return sameAgent ? current.secretMode : 'stored';
+  if (!sameAgent) return 'sealed';
+  const writesSecret = Object.values(req.secrets ?? {}).some((v) => typeof v === 'string');
+  return current.secretMode === 'stored' && writesSecret ? 'sealed' : current.secretMode;
 }
 
 async function findAgent(db: Queryable, projectId: string, ref: string): Promise<AgentEntity | null> {
@@ -130,6 +149,62 @@ function applySecrets(stored: DatasourceSecrets, given: Record<string, string | 
     else out[name] = { value, updatedAt: now.toISOString() };
   }
   return out;
+}
+
+/**
+ * The config fields that say where a datasource's secrets go and how they travel (docs/security.md
+ * "Reporting datasources: secrets tied to their target"). `database`, `user` and `schemas` are not
+ * among them: the password still goes to the same server.
+ */
+const TARGET_FIELDS: Partial<Record<DatasourceKind, string[]>> = {
+  postgres: ['host', 'port', 'ssl', 'caCert', 'allowCleartextPassword'],
+  mysql: ['host', 'port', 'ssl', 'caCert', 'allowCleartextPassword'],
+  http_json: ['baseUrl'],
+};
+
+/** The target fields a change would change: config fields, the connection mode, the agent. */
+function targetChanges(current: DatasourceEntity, place: Placement, config: Record<string, unknown>): string[] {
+  const norm = (field: string, v: unknown) => (field === 'allowCleartextPassword' ? v === true : (v ?? null));
+  const changed = (TARGET_FIELDS[current.kind] ?? []).filter((f) => !isDeepStrictEqual(norm(f, current.config[f]), norm(f, config[f]))).map((f) => `config.${f}`);
+  if (place.mode !== current.connectionMode) changed.push('connectionMode');
+  if ((place.agent?.id ?? null) !== current.agentId) changed.push('agentId');
+  return changed;
+}
+
+const isKeptMarker = (v: unknown) => typeof v === 'object' && v !== null && (v as { set?: unknown }).set === true;
+
+/**
+ * http_json `defaultHeaders` to store (write-only values): a string sets, `{"set": true}` keeps the
+ * stored value of that name, `given` left out keeps every stored header. With `dropStored` (a target
+ * change) nothing stored is kept: the stored names not given again are `missing`.
+ */
+function resolveDefaultHeaders(given: Record<string, unknown> | undefined, stored: Record<string, string> | undefined, dropStored: boolean) {
+  const missing: string[] = [];
+  const errors: FieldError[] = [];
+  const storedNames = Object.keys(stored ?? {});
+  if (given === undefined) {
+    if (dropStored) missing.push(...storedNames.map((n) => `config.defaultHeaders.${n}`));
+    return { headers: dropStored || storedNames.length === 0 ? undefined : stored, missing, errors };
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    if (typeof value === 'string') headers[name] = value;
+    else if (isKeptMarker(value) && stored?.[name] !== undefined) {
+      if (dropStored) missing.push(`config.defaultHeaders.${name}`);
+      else headers[name] = stored[name];
+    } else errors.push({ path: `config.defaultHeaders.${name}`, message: 'no value is stored for this header: send the value itself' });
+  }
+  return { headers, missing, errors };
+}
+
+/** The config as stored, its `defaultHeaders` resolved (see resolveDefaultHeaders); 400 ERR_DS_002 for a marker with nothing behind it. */
+function withHeaders(config: Record<string, unknown>, given: Record<string, unknown> | undefined, stored: Record<string, string> | undefined, dropStored: boolean) {
+  const { headers, missing, errors } = resolveDefaultHeaders(given, stored, dropStored);
+  if (errors.length > 0) throw invalid(errors);
+  const out = { ...config };
+  if (headers && Object.keys(headers).length > 0) out.defaultHeaders = headers;
+  else delete out.defaultHeaders;
+  return { config: out, missing };
 }
 
 /** What a sealed secret is bound to: a sealed value copied to another datasource does not open. */
@@ -171,7 +246,9 @@ function nameTaken(name: string): AppError {
 async function buildDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
   checkQueryLimits(input.defaults, deps.limits, 'defaults.');
   const place = await placement(deps.db, projectId, input.kind, input);
-  const { config, secrets } = checkSettings(input.kind, place.secretMode, input.config, input.secrets);
+  const checked = checkSettings(input.kind, place.secretMode, input.config, input.secrets);
+  const secrets = checked.secrets;
+  const { config } = withHeaders(checked.config, checked.config.defaultHeaders as Record<string, unknown> | undefined, undefined, false);
   const now = new Date();
   const ds = Object.assign(new DatasourceEntity(), {
     id: randomUUID(),
@@ -236,12 +313,24 @@ export async function updateDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits
   checkQueryLimits(patch.defaults, deps.limits, 'defaults.');
   const ds = await getDatasource(deps, projectId, ref);
   const place = await placement(deps.db, projectId, ds.kind, patch, ds);
-  const { config, secrets } = checkSettings(ds.kind, place.secretMode, patch.config ?? ds.config, patch.secrets);
+  const checked = checkSettings(ds.kind, place.secretMode, patch.config ?? ds.config, patch.secrets);
+  const secrets = checked.secrets;
+  // A change of where the secrets go drops them all: each one stored must come again in this request.
+  const changed = targetChanges(ds, place, checked.config);
+  const dropStored = changed.length > 0;
+  const storedHeaders = ds.config.defaultHeaders as Record<string, string> | undefined;
+  const givenHeaders = patch.config === undefined ? undefined : (checked.config.defaultHeaders as Record<string, unknown> | undefined);
+  const { config, missing } = withHeaders(checked.config, givenHeaders, storedHeaders, dropStored);
+  if (dropStored && place.secretMode !== 'agent_local') missing.push(...Object.keys(ds.secrets).filter((n) => secrets[n] === undefined).map((n) => `secrets.${n}`));
+  if (missing.length > 0) {
+    throw new AppError('ERR_DS_009', `Changing ${changed.join(', ')} drops the stored secrets; give them again in the same request: ${missing.join(', ')}`, { changed, missing });
+  }
   const now = new Date();
   if (patch.name !== undefined) ds.name = patch.name;
   if (patch.description !== undefined) ds.description = patch.description || null;
+  const before = dropStored ? Object.assign(new DatasourceEntity(), ds, { secrets: {} }) : ds;
+  ds.secrets = keptSecrets(ds, place, before, secrets, now);
   ds.config = config;
-  ds.secrets = keptSecrets(ds, place, ds, secrets, now);
   ds.connectionMode = place.mode;
   ds.agentId = place.agent?.id ?? null;
   ds.secretMode = place.secretMode;

@@ -11688,14 +11688,23 @@ export interface operations {
                 "application/json": {
                     name: string;
                     description?: string | null;
-                    /** @enum {string} */
+                    /**
+                     * @description Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009)
+                     * @enum {string}
+                     */
                     connectionMode?: "direct" | "agent";
+                    /** @description Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009) */
                     agentId?: string | null;
+                    /** @description Per kind (docs/reporting.md "Datasources"). Changing a target field (postgres/mysql `host`, `port`, `ssl`, `caCert`, `allowCleartextPassword`; http_json `baseUrl`) drops the stored secrets and http_json `defaultHeaders` values: give them again in the same request (400 ERR_DS_009 names the missing ones). `allowCleartextPassword` (default false): send the password itself to a server that asks for it without verify-full TLS. http_json `defaultHeaders` values are write-only (`{"set": true}`) */
                     config: {
                         [key: string]: unknown;
                     };
+                    /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
                     secrets?: Record<string, never>;
-                    /** @enum {string} */
+                    /**
+                     * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
+                     * @enum {string}
+                     */
                     secretMode?: "stored" | "sealed" | "agent_local";
                     pool?: {
                         max?: number;
@@ -11744,14 +11753,23 @@ export interface operations {
                 "application/json": {
                     name: string;
                     description?: string | null;
-                    /** @enum {string} */
+                    /**
+                     * @description Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009)
+                     * @enum {string}
+                     */
                     connectionMode?: "direct" | "agent";
+                    /** @description Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009) */
                     agentId?: string | null;
+                    /** @description Per kind (docs/reporting.md "Datasources"). Changing a target field (postgres/mysql `host`, `port`, `ssl`, `caCert`, `allowCleartextPassword`; http_json `baseUrl`) drops the stored secrets and http_json `defaultHeaders` values: give them again in the same request (400 ERR_DS_009 names the missing ones). `allowCleartextPassword` (default false): send the password itself to a server that asks for it without verify-full TLS. http_json `defaultHeaders` values are write-only (`{"set": true}`) */
                     config: {
                         [key: string]: unknown;
                     };
+                    /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
                     secrets?: Record<string, never>;
-                    /** @enum {string} */
+                    /**
+                     * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
+                     * @enum {string}
+                     */
                     secretMode?: "stored" | "sealed" | "agent_local";
                     pool?: {
                         max?: number;
@@ -11867,14 +11885,23 @@ export interface operations {
                 "application/json": {
                     name?: string;
                     description?: string | null;
-                    /** @enum {string} */
+                    /**
+                     * @description Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009)
+                     * @enum {string}
+                     */
                     connectionMode?: "direct" | "agent";
+                    /** @description Changing it drops the stored secrets: give them again in the same request (400 ERR_DS_009) */
                     agentId?: string | null;
+                    /** @description Per kind (docs/reporting.md "Datasources"). Changing a target field (postgres/mysql `host`, `port`, `ssl`, `caCert`, `allowCleartextPassword`; http_json `baseUrl`) drops the stored secrets and http_json `defaultHeaders` values: give them again in the same request (400 ERR_DS_009 names the missing ones). `allowCleartextPassword` (default false): send the password itself to a server that asks for it without verify-full TLS. http_json `defaultHeaders` values are write-only (`{"set": true}`) */
                     config?: {
                         [key: string]: unknown;
                     };
+                    /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
                     secrets?: Record<string, never>;
-                    /** @enum {string} */
+                    /**
+                     * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
+                     * @enum {string}
+                     */
                     secretMode?: "stored" | "sealed" | "agent_local";
                     pool?: {
                         max?: number;

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { sealedDatasourceSecrets } from '../secret-columns';
+import { sealedDatasourceConfig, sealedDatasourceSecrets } from '../secret-columns';
 import type { ConnectionTest, DatasourceKind, DiscoveredSchema } from '../../domain/reporting/query-runner';
 
 /** One stored secret of a datasource: the value (plaintext in the entity, `enc:v1:…` in the row) and when it was set. */
@@ -40,8 +40,8 @@ export class DatasourceEntity {
   @Column('text') kind: DatasourceKind;
   @Column('text', { name: 'connection_mode' }) connectionMode: 'direct' | 'agent';
   @Column('uuid', { name: 'agent_id', nullable: true }) agentId: string | null;
-  /** Non-secret settings per kind (host, port, database, user, ssl...). */
-  @Column('jsonb') config: Record<string, unknown>;
+  /** Settings per kind (host, port, database, user, ssl...); an http_json datasource's `defaultHeaders` values are secrets, encrypted at rest like `secrets` and never answered. */
+  @Column('jsonb', { transformer: sealedDatasourceConfig }) config: Record<string, unknown>;
   /** Write-only; each value encrypted at rest with the application key (db/secret-columns.ts), re-encrypted by key rotation (db/secrets-at-rest.ts). */
   @Column('jsonb', { transformer: sealedDatasourceSecrets }) secrets: DatasourceSecrets;
   @Column('text', { name: 'secret_mode' }) secretMode: 'stored' | 'sealed' | 'agent_local';

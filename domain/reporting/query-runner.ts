@@ -17,6 +17,12 @@ export interface SqlConnectionConfig {
   /** `verify-full` checks the certificate and host name; `require` encrypts only; `disable` is plain TCP. */
   ssl: 'disable' | 'require' | 'verify-full';
   caCert?: string;
+  /**
+   * Send the password itself to a server that asks for it (PostgreSQL cleartext authentication,
+   * MySQL `mysql_clear_password`, or `caching_sha2_password`/`sha256_password` full authentication)
+   * without `verify-full` TLS. Default false: the runner refuses (ERR_QRY_006, dbCode CLEARTEXT_PASSWORD_REFUSED).
+   */
+  allowCleartextPassword?: boolean;
   /** postgres: the schemas discovery lists (default: every schema but the system ones). */
   schemas?: string[];
 }

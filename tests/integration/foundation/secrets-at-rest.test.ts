@@ -250,6 +250,12 @@ describe('secrets at rest', () => {
     // A stored Idempotency-Key answer (docs/idempotency.md), the newest secret column.
     const keyed = await app.request('POST', '/api/flow/gates', { token: ws.key, headers: { 'Idempotency-Key': 'rotation-check' }, body: { name: 'Idempotent gate' } });
     expect(keyed.status).toBe(201);
+    // An http_json datasource's header value (`reporting_datasources.config`, docs/security.md "Reporting datasources: secrets tied to their target").
+    const headers = await app.request('POST', '/api/reporting/datasources', {
+      token: (await signUp(app)).accessToken,
+      body: { name: 'Header source', kind: 'http_json', config: { baseUrl: 'https://api.example.com', defaultHeaders: { 'X-Api-Key': 'rotation-header-value' } } },
+    });
+    expect(headers.status).toBe(201);
     expect((await storedSecretTexts()).some((t) => t.includes(`${SEALED_PREFIX}${ID_A}:`))).toBe(true);
 
     // The operator's procedure: new key, old key as previous, then the admin command (a real process).
