@@ -26,7 +26,7 @@ const MAX_DEPTH = 64;
  * refused in milliseconds instead of becoming gigabytes of objects. A real card, query or report
  * has hundreds to a few thousand.
  */
-export const MAX_DOCUMENT_ELEMENTS = 100_000;
+const MAX_DOCUMENT_ELEMENTS = 100_000;
 
 /** An upper bound of the elements a document's text can hold (see MAX_DOCUMENT_ELEMENTS). */
 function elementCount(text: string, xml: boolean): number {
