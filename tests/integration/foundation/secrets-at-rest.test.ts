@@ -256,6 +256,12 @@ describe('secrets at rest', () => {
       body: { name: 'Header source', kind: 'http_json', config: { baseUrl: 'https://api.example.com', defaultHeaders: { 'X-Api-Key': 'rotation-header-value' } } },
     });
     expect(headers.status).toBe(201);
+    // A webhook channel's header value (`reporting_channels.config`, docs/security.md "Reporting channels: verified senders, budgets, header secrets").
+    const channel = await app.request('POST', '/api/reporting/channels', {
+      token: (await signUp(app)).accessToken,
+      body: { name: 'Header hook', kind: 'webhook', config: { url: 'http://127.0.0.1:9/erp', headers: { Authorization: 'Bearer rotation-channel-value' } } },
+    });
+    expect([channel.status, channel.body.relatedInfo ?? null]).toEqual([201, null]);
     expect((await storedSecretTexts()).some((t) => t.includes(`${SEALED_PREFIX}${ID_A}:`))).toBe(true);
 
     // The operator's procedure: new key, old key as previous, then the admin command (a real process).
