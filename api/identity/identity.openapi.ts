@@ -83,7 +83,9 @@ export const identityOperations = [
   ]),
   ...operationTable('API keys', (op) => [
     op('post', '/api/api-keys', 'Create an API key', {
-      description: 'Project admins only, with a user session. The key (`fm_…`) is shown once.',
+      description:
+        'Project admins only, with a user session. The key (`fm_…`) is shown once. `permissions` omitted: `generate_documents`, `read_documents` and `read_templates`; ' +
+        '`manage_gates` (gate configuration), `read_runs` (Flow run payloads), `manage_webhooks` and the reporting flags only when asked for; an object given: the flags it omits are false.',
       security: 'team',
       idempotent: true,
       request: { body: apiKeys.createApiKeySchema, example: { name: 'CI', permissions: { generate_documents: true, read_documents: true } } },
