@@ -108,7 +108,12 @@ export const identityOperations = [
     op('patch', '/api/teams/members/:id/role', 'Change a member\'s role', { security: 'team', request: { params: id, body: teams.roleSchema }, responses: { 200: ok('The member') } }),
     op('get', '/api/teams/invitations', 'Open invitations of the team', { security: 'team', responses: { 200: ok('The invitations') } }),
     op('get', '/api/teams/invitations/my', 'Invitations addressed to the signed-in user', { security: 'user', responses: { 200: ok('The invitations') } }),
-    op('post', '/api/teams/invitations/:id/accept', 'Accept an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Joined') } }),
+    op('post', '/api/teams/invitations/:id/accept', 'Accept an invitation', {
+      description: 'Needs a verified account with the invited address and `token`, the token of the e-mailed link (missing or wrong: 400 `ERR_AUTH_007`).',
+      security: 'user',
+      request: { params: id, body: teams.decideInvitationSchema },
+      responses: { 200: ok('Joined') },
+    }),
     op('post', '/api/teams/invitations/:id/reject', 'Decline an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Declined') } }),
     op('get', '/api/teams/activity', 'Recent activity in the team', { security: 'team', request: { query: teams.activityQuerySchema }, responses: { 200: ok('Activity entries') } }),
     op('post', '/api/teams', 'Create a team', { security: 'user', request: { body: teams.createTeamSchema }, responses: { 201: ok('The team') } }),

@@ -606,7 +606,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation */
+        /**
+         * Accept an invitation
+         * @description Needs a verified account with the invited address and `token`, the token of the e-mailed link (missing or wrong: 400 `ERR_AUTH_007`).
+         */
         post: operations["postTeamsInvitationsByIdAccept"];
         delete?: never;
         options?: never;
