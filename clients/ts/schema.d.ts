@@ -3672,7 +3672,7 @@ export interface paths {
         put?: never;
         /**
          * Register an agent
-         * @description The agent token (`fmag_…`) is shown once.
+         * @description The agent token (`fmag_…`) is shown once. Needs a verified e-mail address (403 `ERR_AUTH_006`).
          */
         post: operations["postAgents"];
         delete?: never;
