@@ -352,11 +352,14 @@ async function main(): Promise<void> {
       if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
-    /** A verified user, their personal project, and a default API key of it; plan Scale so no plan limit refuses the load. */
+    /** A verified user, their personal project, and an API key of it that may create gates (manage_gates is off unless asked for); plan Scale so no plan limit refuses the load. */
     const project = async (label: string) => {
       const signup = await call('POST', '/api/auth/signup', undefined, { email: `bench-${label}-${randomBytes(3).toString('hex')}@example.com`, password: 'correct horse battery', name: `Bench ${label}` });
       await db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [signup.user.id]);
-      const key = await call('POST', '/api/api-keys', signup.accessToken, { name: `bench ${label}` });
+      const key = await call('POST', '/api/api-keys', signup.accessToken, {
+        name: `bench ${label}`,
+        permissions: { generate_documents: true, read_documents: true, read_templates: true, manage_gates: true },
+      });
       await db.query(`UPDATE projects SET plan = 'scale' WHERE id = $1`, [key.teamId]);
       return { projectId: key.teamId as string, key: key.plainKey as string };
     };

@@ -50,6 +50,8 @@ export interface OutboundGuardOptions {
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_MAX_REDIRECTS = 3;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/** The only request headers a redirect to another origin keeps: nothing in them is a secret. */
+const CROSS_ORIGIN_HEADERS = new Set(['accept', 'accept-encoding', 'accept-language', 'content-type', 'user-agent']);
 
 /** Addresses that are not on the public internet. */
 const INTERNAL = new BlockList();
@@ -138,28 +140,61 @@ function ipv6Bytes(text: string): number[] | undefined {
 }
 
 /**
- * The IPv4 address an IPv6 address stands for, if any: IPv4-mapped (::ffff:a.b.c.d),
- * IPv4-compatible (::a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::).
- * Each can carry a private IPv4 address past a check that only looks at IPv6 ranges.
+ * Where an RFC 6052 address inside the local-use NAT64 prefix 64:ff9b:1::/48 (RFC 8215) carries its
+ * IPv4 address: the operator picks the prefix length (/48, /56, /64 or /96), so the address alone does
+ * not say which. Each layout names its four bytes and the bytes it requires to be zero (bit 64..71,
+ * the "u" octet, is always zero; the suffix after the IPv4 bytes too).
  */
-export function embeddedIPv4(ipv6: string): string | undefined {
+const LOCAL_NAT64_LAYOUTS: ReadonlyArray<{ at: number[]; zero: number[] }> = [
+  { at: [6, 7, 9, 10], zero: [8, 11, 12, 13, 14, 15] }, // /48
+  { at: [7, 9, 10, 11], zero: [8, 12, 13, 14, 15] }, // /56
+  { at: [9, 10, 11, 12], zero: [8, 13, 14, 15] }, // /64
+  { at: [12, 13, 14, 15], zero: [8] }, // /96
+];
+
+/**
+ * The IPv4 addresses an IPv6 address stands for, if any: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-compatible (::a.b.c.d), IPv4-translated for SIIT (::ffff:0:a.b.c.d, RFC 2765/6145), NAT64
+ * (64:ff9b::a.b.c.d, and the local-use 64:ff9b:1::/48 of RFC 8215), 6to4 (2002:aabb:ccdd::) and
+ * Teredo (2001:0::/32: the server's address in bits 32..63, the client's, inverted, in the last 32).
+ * Each can carry a private IPv4 address past a check that only looks at IPv6 ranges.
+ *
+ * In 64:ff9b:1::/48 every RFC 6052 layout the address is consistent with is returned (all four
+ * when none is): the guard refuses the address when any of them is internal, whatever length the
+ * network's NAT64 uses. The common /96 form (64:ff9b:1::a.b.c.d) is consistent with one layout only.
+ */
+export function embeddedIPv4s(ipv6: string): string[] {
   const b = ipv6Bytes(ipv6);
-  if (!b) return undefined;
+  if (!b) return [];
   const zero = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
   const v4 = (at: number) => b.slice(at, at + 4).join('.');
-  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return v4(12);
-  if (zero(0, 12)) return v4(12);
-  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zero(4, 12)) return v4(12);
-  if (b[0] === 0x20 && b[1] === 0x02) return v4(2);
-  return undefined;
+  if (zero(0, 10) && b[10] === 0xff && b[11] === 0xff) return [v4(12)];
+  if (zero(0, 8) && b[8] === 0xff && b[9] === 0xff && b[10] === 0 && b[11] === 0) return [v4(12)];
+  if (zero(0, 12)) return [v4(12)];
+  const nat64 = b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b;
+  if (nat64 && zero(4, 12)) return [v4(12)];
+  if (nat64 && b[4] === 0x00 && b[5] === 0x01) {
+    const consistent = LOCAL_NAT64_LAYOUTS.filter((layout) => layout.zero.every((i) => b[i] === 0));
+    const layouts = consistent.length > 0 ? consistent : LOCAL_NAT64_LAYOUTS;
+    return [...new Set(layouts.map((layout) => layout.at.map((i) => b[i]).join('.')))];
+  }
+  if (b[0] === 0x20 && b[1] === 0x02) return [v4(2)];
+  if (b[0] === 0x20 && b[1] === 0x01 && b[2] === 0x00 && b[3] === 0x00) {
+    return [v4(4), b.slice(12, 16).map((x) => x ^ 0xff).join('.')];
+  }
+  return [];
 }
 
-/** The forms an address is judged by: itself, and the IPv4 address it embeds. */
+/** The first IPv4 address `ipv6` embeds (embeddedIPv4s), if any. */
+export function embeddedIPv4(ipv6: string): string | undefined {
+  return embeddedIPv4s(ipv6)[0];
+}
+
+/** The forms an address is judged by: itself, and every IPv4 address it embeds. */
 function forms(address: string): Array<{ ip: string; family: 'ipv4' | 'ipv6' }> {
   const ip = withoutZone(address);
   if (isIP(ip) === 4) return [{ ip, family: 'ipv4' }];
-  const inner = embeddedIPv4(ip);
-  return inner ? [{ ip, family: 'ipv6' }, { ip: inner, family: 'ipv4' }] : [{ ip, family: 'ipv6' }];
+  return [{ ip, family: 'ipv6' }, ...embeddedIPv4s(ip).map((inner) => ({ ip: inner, family: 'ipv4' as const }))];
 }
 
 /** True for loopback, private, link-local, CGNAT, unique-local, unspecified, multicast and reserved addresses. */
@@ -317,10 +352,13 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
         headers.delete('content-type');
         headers.delete('content-length');
       }
-      // Credentials meant for one origin must not be handed to the next.
+      // Credentials meant for one origin must not be handed to the next: on a change of origin
+      // (host, port or scheme) only the content negotiation headers go on; custom header values
+      // (API keys, tokens, signatures) stay with the origin they were set for.
       if (next.origin !== current.origin) {
-        headers.delete('authorization');
-        headers.delete('cookie');
+        const names: string[] = [];
+        headers.forEach((_value, name) => names.push(name));
+        for (const name of names) if (!CROSS_ORIGIN_HEADERS.has(name)) headers.delete(name);
       }
       current = next;
     }

@@ -9,7 +9,7 @@ const id = { id: 'The agent id' };
 const taskId = { taskId: 'The task id' };
 
 const agentOperations = operationTable('Reporting agents', (op) => [
-  op('post', '/api/agents', 'Register an agent', { description: 'The agent token (`fmag_…`) is shown once.', security: 'team', request: { body: schema.createAgentSchema }, responses: { 201: ok('The agent with its token') } }),
+  op('post', '/api/agents', 'Register an agent', { description: 'The agent token (`fmag_…`) is shown once. Needs a verified e-mail address (403 `ERR_AUTH_006`).', security: 'team', request: { body: schema.createAgentSchema }, responses: { 201: ok('The agent with its token') } }),
   op('get', '/api/agents', 'List agents', { security: 'team', request: { query: schema.listAgentsSchema }, responses: { 200: ok('A page of agents') } }),
   op('get', '/api/agents/:id', 'Get an agent', { security: 'team', request: { params: id }, responses: { 200: ok('The agent') } }),
   op('patch', '/api/agents/:id', 'Update an agent', { security: 'team', request: { params: id, body: schema.updateAgentSchema }, responses: { 200: ok('The agent') } }),

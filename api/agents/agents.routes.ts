@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { requireVerifiedSender } from '../middleware/verified-sender';
 import { validate } from '../validation';
 import { agentProtocolRoutes } from './agent-protocol.routes';
 import { createAgentHooks } from './agent-completion';
@@ -15,7 +16,8 @@ import { pageMeta } from '../page-meta';
  * /api/agents (docs/reporting.md "Agents"; design B5.2, B5.5): the agent protocol under /me first
  * (so `me` is never taken for an agent id), then management. Management is for user sessions
  * only: viewers read, members see tasks, admins and owners manage (agents hold tokens). API keys
- * and agent tokens are refused (403 ERR_AUTH_005).
+ * and agent tokens are refused (403 ERR_AUTH_005). Creating an agent needs a verified e-mail address
+ * (403 ERR_AUTH_006, issue 29): an agent reaches databases inside someone's network.
  */
 export function agentRouters(services: Services, hooks: AgentHooks = createAgentHooks(services)): Router[] {
   return [agentProtocolRoutes(services, hooks), agentRoutes(services)];
@@ -32,6 +34,7 @@ function agentRoutes(services: Services): Router {
     presenter.presentAgent(agent, (await agents.datasourceCounts(db, projectId, [agent.id])).get(agent.id) ?? 0);
 
   router.post('/', manage, async (ctx) => {
+    await requireVerifiedSender(db, scope(ctx), 'creating an agent');
     const input = validate(schema.createAgentSchema, ctx.request.body);
     const { projectId, userId } = scope(ctx);
     const { agent, token } = await agents.createAgent(db, projectId, userId, input);

@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Scope } from '../middleware/guards';
+import type { Principal } from '../../domain/identity/principal';
+import { keyPermits, type Scope } from '../middleware/guards';
 import { FLOW_RETRY_CODES, listRunDeliveries, retryDelivery, type DeliveryDeps } from '../webhooks/webhook-deliveries.service';
 import { presentDelivery } from '../webhooks/webhooks.presenter';
-import type { FlowApiDeps } from './flow-api';
+import { FLOW_ACCESS, type FlowApiDeps } from './flow-api';
 import { getRun } from './runs.service';
 
 /**
@@ -12,6 +13,10 @@ import { getRun } from './runs.service';
  * answer 404 like unknown ones. The retry starts the delivery's workflow again; when it succeeds
  * and every delivery of a `failed` run has then completed, the run becomes `completed`
  * (activities/webhooks/attempt-delivery.activity.ts, db/flow/run-state.ts).
+ *
+ * A delivery's `payload` is the body sent, the run's input payload with it: an API key (or OAuth
+ * token) without `read_runs` gets the records without it (the contract's delivery record does not
+ * name it), so a key can follow its deliveries without reading what was submitted.
  */
 export function deliveryRoutes(deps: FlowApiDeps, deliveries: DeliveryDeps): Router {
   const router = new Router({ prefix: '/api/flow' });
@@ -20,7 +25,15 @@ export function deliveryRoutes(deps: FlowApiDeps, deliveries: DeliveryDeps): Rou
   router.get('/runs/:id/deliveries', deps.read, async (ctx) => {
     const run = await getRun(deps.db, projectId(ctx), ctx.params.id);
     const records = await listRunDeliveries(deliveries, run.projectId, run.id);
-    ctx.body = { data: records.map(presentDelivery) };
+    const p = ctx.state.principal as Principal;
+    const withPayload = p.kind === 'jwt' || ((p.kind === 'apiKey' || p.kind === 'oauth') && keyPermits(p.permissions, FLOW_ACCESS.readRuns));
+    ctx.body = {
+      data: records.map((d) => {
+        if (withPayload) return presentDelivery(d);
+        const { payload: _payload, ...rest } = presentDelivery(d);
+        return rest;
+      }),
+    };
   });
 
   router.post('/deliveries/:id/retry', deps.write, async (ctx) => {

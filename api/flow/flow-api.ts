@@ -17,15 +17,18 @@ import type { SubmissionDeps } from './submissions.service';
  * The Flow API's shared parts, built once per app: the compiled-gate cache, per-gate rate
  * limiters, and the access rule of every Flow route.
  *
- * Access: any active API key of the workspace reads gates and runs and submits (spec: Flow takes
- * API keys, scoped to the key's project); changing a gate's configuration (create, update,
- * delete, schema, import-schema: delivery channels and render configuration live there) needs the
- * key's `manage_gates` flag (docs/security.md, "Permissions"). The dashboard's JWT acts on its
- * active project (contract §2: viewers read, members "run gates" and edit them). Review tokens are refused.
+ * Access: any active API key of the workspace reads gates and run lists and submits (spec: Flow
+ * takes API keys, scoped to the key's project); a run's payload (GET /api/flow/runs/:id, the bodies
+ * of its deliveries, the MCP get_run tool) needs the key's `read_runs` flag; changing a gate's
+ * configuration (create, update, delete, schema, import-schema: delivery channels and render
+ * configuration live there) needs its `manage_gates` flag (docs/security.md, "Permissions"). The
+ * dashboard's JWT acts on its active project (contract §2: viewers read, members "run gates" and
+ * edit them). Review tokens are refused.
  */
 /** Who may read, submit and configure: the REST routes' guards and the MCP tools use these same rules. */
 export const FLOW_ACCESS = {
   read: { role: 'viewer', permission: true },
+  readRuns: { role: 'viewer', permission: 'read_runs' },
   write: { role: 'member', permission: true },
   manage: { role: 'member', permission: 'manage_gates' },
 } as const satisfies Record<string, ProjectRequirement>;
@@ -38,6 +41,8 @@ export interface FlowApiDeps {
   downloadUrlTtlSeconds: number;
   submissions: SubmissionDeps;
   read: Middleware;
+  /** A run's payload: a viewer's JWT, or an API key with `read_runs`. */
+  readRuns: Middleware;
   write: Middleware;
   /** Gate configuration: a member's JWT, or an API key with `manage_gates`. */
   manage: Middleware;
@@ -65,6 +70,7 @@ export function createFlowApi(services: Services): FlowApi {
     downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
     submissions: { db, evaluator: services.evaluator, gateLimiter, outbox: services.outbox },
     read: requireProject(db, FLOW_ACCESS.read) as Middleware,
+    readRuns: requireProject(db, FLOW_ACCESS.readRuns) as Middleware,
     write: requireProject(db, FLOW_ACCESS.write) as Middleware,
     manage: requireProject(db, FLOW_ACCESS.manage) as Middleware,
   };

@@ -7,8 +7,8 @@ import * as runs from './runs.schema';
 
 /**
  * OpenAPI operations of Flow: gates, submissions, runs, deliveries, analytics, approvals and the
- * reviewer's API and pages (api/flow/*.routes.ts). Reads take any API key of the project, gate
- * configuration needs `manage_gates`.
+ * reviewer's API and pages (api/flow/*.routes.ts). Reads take any API key of the project, a run's
+ * payload needs `read_runs`, gate configuration needs `manage_gates`.
  */
 const gateId = { id: 'The gate id, short id or slug' };
 
@@ -44,8 +44,18 @@ const gateOperations = operationTable('Flow gates', (op) => [
 const runOperations = operationTable('Flow runs', (op) => [
   op('get', '/api/flow/runs', 'List runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(resource('FlowRunSummary'))) } }),
   op('get', '/api/flow/gates/:gateId/runs', 'List the runs of a gate', { security: 'project', request: { params: { gateId: 'The gate id, short id or slug' }, query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(resource('FlowRunSummary'))) } }),
-  op('get', '/api/flow/runs/:id', 'Get a run', { security: 'project', request: { params: { id: 'The run id' } }, responses: { 200: ok('The run', resource('FlowRun')) } }),
-  op('get', '/api/flow/runs/:id/deliveries', 'Deliveries of a run', { security: 'project', request: { params: { id: 'The run id' } }, responses: { 200: ok('The deliveries') } }),
+  op('get', '/api/flow/runs/:id', 'Get a run', {
+    description: 'The full record, input payload included: an API key needs `read_runs` (403 `ERR_AUTH_005` without); a JWT needs the viewer role.',
+    security: 'project',
+    request: { params: { id: 'The run id' } },
+    responses: { 200: ok('The run', resource('FlowRun')) },
+  }),
+  op('get', '/api/flow/runs/:id/deliveries', 'Deliveries of a run', {
+    description: 'Each delivery\'s `payload` (the body sent, with the run\'s input payload) is left out for an API key without `read_runs`.',
+    security: 'project',
+    request: { params: { id: 'The run id' } },
+    responses: { 200: ok('The deliveries') },
+  }),
   op('post', '/api/flow/deliveries/:id/retry', 'Deliver again', { security: 'project', request: { params: { id: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
 ]);
 

@@ -9,9 +9,13 @@ import { presentRun, presentRunSummary } from './runs.presenter';
 import { listRunsSchema } from './runs.schema';
 import { getRun, listRuns, runArtefactUrl } from './runs.service';
 
-/** Spec, "Flow runs": lists (whole workspace, one gate) and the full record. */
+/**
+ * Spec, "Flow runs": lists (whole workspace, one gate; without payloads) and the full record, whose
+ * payload an API key reads only with `read_runs` (403 ERR_AUTH_005 without: the spec's answer is the
+ * full record, so a key that may not see the payload gets the spec's permission error, not a part of it).
+ */
 export function runRoutes(deps: FlowApiDeps): Router {
-  const { db, read } = deps;
+  const { db, read, readRuns } = deps;
   const router = new Router({ prefix: '/api/flow' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
@@ -29,7 +33,7 @@ export function runRoutes(deps: FlowApiDeps): Router {
     ctx.body = presentPage(runs, total, query.page, query.limit, presentRunSummary);
   });
 
-  router.get('/runs/:id', read, async (ctx) => {
+  router.get('/runs/:id', readRuns, async (ctx) => {
     const run = await getRun(db, projectId(ctx), ctx.params.id);
     ctx.body = presentRun(run, await runArtefactUrl(deps, run));
   });

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { API_KEY_PERMISSIONS, type ApiKeyPermissions } from '../../domain/identity/api-keys';
 
 /**
- * The four flags of the spec, `manage_gates` (Flow gate configuration) and `read_reports`/`run_reports` (reporting), each a real boolean (`"true"` is refused: a permission should not
+ * The four flags of the spec, `manage_gates` (Flow gate configuration), `read_runs` (Flow run payloads) and `read_reports`/`run_reports` (reporting), each a real boolean (`"true"` is refused: a permission should not
  * be granted by a string). Flags the spec does not name are refused as unknown fields.
  */
 const permissions = Joi.object(Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, Joi.boolean().strict()])));

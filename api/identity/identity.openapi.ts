@@ -83,7 +83,9 @@ export const identityOperations = [
   ]),
   ...operationTable('API keys', (op) => [
     op('post', '/api/api-keys', 'Create an API key', {
-      description: 'Project admins only, with a user session. The key (`fm_…`) is shown once.',
+      description:
+        'Project admins only, with a user session. The key (`fm_…`) is shown once. `permissions` omitted: `generate_documents`, `read_documents` and `read_templates`; ' +
+        '`manage_gates` (gate configuration), `read_runs` (Flow run payloads), `manage_webhooks` and the reporting flags only when asked for; an object given: the flags it omits are false.',
       security: 'team',
       idempotent: true,
       request: { body: apiKeys.createApiKeySchema, example: { name: 'CI', permissions: { generate_documents: true, read_documents: true } } },
@@ -106,7 +108,12 @@ export const identityOperations = [
     op('patch', '/api/teams/members/:id/role', 'Change a member\'s role', { security: 'team', request: { params: id, body: teams.roleSchema }, responses: { 200: ok('The member') } }),
     op('get', '/api/teams/invitations', 'Open invitations of the team', { security: 'team', responses: { 200: ok('The invitations') } }),
     op('get', '/api/teams/invitations/my', 'Invitations addressed to the signed-in user', { security: 'user', responses: { 200: ok('The invitations') } }),
-    op('post', '/api/teams/invitations/:id/accept', 'Accept an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Joined') } }),
+    op('post', '/api/teams/invitations/:id/accept', 'Accept an invitation', {
+      description: 'Needs a verified account with the invited address and `token`, the token of the e-mailed link (missing or wrong: 400 `ERR_AUTH_007`).',
+      security: 'user',
+      request: { params: id, body: teams.decideInvitationSchema },
+      responses: { 200: ok('Joined') },
+    }),
     op('post', '/api/teams/invitations/:id/reject', 'Decline an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Declined') } }),
     op('get', '/api/teams/activity', 'Recent activity in the team', { security: 'team', request: { query: teams.activityQuerySchema }, responses: { 200: ok('Activity entries') } }),
     op('post', '/api/teams', 'Create a team', { security: 'user', request: { body: teams.createTeamSchema }, responses: { 201: ok('The team') } }),

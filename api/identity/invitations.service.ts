@@ -129,8 +129,10 @@ function sameToken(token: string, hash: string | null): boolean {
 
 /**
  * Accepts or rejects an invitation addressed to the caller. Someone else's, decided or unknown is
- * ERR_TEAM_009 alike (nothing to probe). Accepting needs a verified account (ERR_AUTH_006); declining
- * needs the e-mailed token or a verified account; a wrong token is ERR_AUTH_007.
+ * ERR_TEAM_009 alike (nothing to probe). Accepting needs a verified account (ERR_AUTH_006) and the
+ * e-mailed token (issue 29: a verified address alone used to accept any invitation to it; a missing
+ * token is 400 ERR_AUTH_007 with `field: "token"`); declining needs the e-mailed token or a verified
+ * account; a wrong token is ERR_AUTH_007.
  */
 async function decide(db: DataSource, input: DecideInput, decision: 'accepted' | 'rejected'): Promise<void> {
   if (!UUID.test(input.invitationId)) throw new AppError('ERR_TEAM_009');
@@ -151,6 +153,11 @@ async function decide(db: DataSource, input: DecideInput, decision: 'accepted' |
     // token alone only proves someone read the mailbox, not that this account's owner did.
     if (decision === 'accepted' && !input.user.emailVerifiedAt) {
       throw new AppError('ERR_AUTH_006', 'Verify your e-mail address before accepting an invitation');
+    }
+    // …and the token of the e-mailed link: the invitation is for whoever reads that message, and an
+    // accept without it would act on an invitation the caller may never have seen.
+    if (decision === 'accepted' && input.token === undefined) {
+      throw new AppError('ERR_AUTH_007', 'Accepting an invitation needs the token from the invitation e-mail', { field: 'token' });
     }
     if (new Date(inv.expires_at).getTime() <= Date.now()) throw new AppError('ERR_TEAM_010');
     await m.query(`UPDATE invitations SET status = $2, decided_at = now() WHERE id = $1`, [inv.id, decision]);

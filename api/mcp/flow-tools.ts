@@ -186,11 +186,11 @@ export const flowTools: McpTool[] = [
   {
     name: 'get_run',
     title: 'Get a Flow run',
-    description: 'One run with its validation, approval and delivery state (GET /api/flow/runs/:id). Payloads above 16 KB are left out with a note.',
+    description: 'One run with its validation, approval and delivery state (GET /api/flow/runs/:id; needs read_runs). Payloads above 16 KB are left out with a note.',
     inputSchema: { type: 'object', properties: { runId: { type: 'string', description: 'Run id (UUID) or shortId (frun_…)' } }, required: ['runId'] },
     outputSchema: runSchema,
     annotations: READ_ONLY,
-    access: FLOW_ACCESS.read,
+    access: FLOW_ACCESS.readRuns,
     args: Joi.object({ runId: ref }),
     async run(ctx, { runId }: { runId: string }) {
       return presentRunForTool(ctx, await getRun(ctx.flow.db, ctx.scope.projectId, runId));

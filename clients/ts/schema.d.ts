@@ -416,7 +416,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key
-         * @description Project admins only, with a user session. The key (`fm_…`) is shown once.
+         * @description Project admins only, with a user session. The key (`fm_…`) is shown once. `permissions` omitted: `generate_documents`, `read_documents` and `read_templates`; `manage_gates` (gate configuration), `read_runs` (Flow run payloads), `manage_webhooks` and the reporting flags only when asked for; an object given: the flags it omits are false.
          */
         post: operations["postApiKeys"];
         delete?: never;
@@ -606,7 +606,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Accept an invitation */
+        /**
+         * Accept an invitation
+         * @description Needs a verified account with the invited address and `token`, the token of the e-mailed link (missing or wrong: 400 `ERR_AUTH_007`).
+         */
         post: operations["postTeamsInvitationsByIdAccept"];
         delete?: never;
         options?: never;
@@ -2253,7 +2256,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a run */
+        /**
+         * Get a run
+         * @description The full record, input payload included: an API key needs `read_runs` (403 `ERR_AUTH_005` without); a JWT needs the viewer role.
+         */
         get: operations["getFlowRunsById"];
         put?: never;
         post?: never;
@@ -2270,7 +2276,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries of a run */
+        /**
+         * Deliveries of a run
+         * @description Each delivery's `payload` (the body sent, with the run's input payload) is left out for an API key without `read_runs`.
+         */
         get: operations["getFlowRunsByIdDeliveries"];
         put?: never;
         post?: never;
@@ -3663,7 +3672,7 @@ export interface paths {
         put?: never;
         /**
          * Register an agent
-         * @description The agent token (`fmag_…`) is shown once.
+         * @description The agent token (`fmag_…`) is shown once. Needs a verified e-mail address (403 `ERR_AUTH_006`).
          */
         post: operations["postAgents"];
         delete?: never;
@@ -5464,6 +5473,7 @@ export interface operations {
                         read_templates?: boolean;
                         manage_webhooks?: boolean;
                         manage_gates?: boolean;
+                        read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
                     };
@@ -5574,6 +5584,7 @@ export interface operations {
                         read_templates?: boolean;
                         manage_webhooks?: boolean;
                         manage_gates?: boolean;
+                        read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
                     };
@@ -6469,6 +6480,7 @@ export interface operations {
                         read_templates?: boolean;
                         manage_webhooks?: boolean;
                         manage_gates?: boolean;
+                        read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
                     };
@@ -6581,6 +6593,7 @@ export interface operations {
                         read_templates?: boolean;
                         manage_webhooks?: boolean;
                         manage_gates?: boolean;
+                        read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
                     };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { addTeamProject, createKey } from './api-keys';
 import type { TestApp } from './app';
 import { linkToken, signUp } from './factories';
-import { createGate, type FlowWorkspace } from './flow';
+import { createGate, FLOW_KEY_PERMISSIONS, type FlowWorkspace } from './flow';
 import type { ParsedMail } from './smtp-server';
 import { waitFor } from './wait';
 
@@ -73,7 +73,7 @@ export async function teamFlowWorkspace(app: TestApp, plan?: string): Promise<Fl
   const user = await signUp(app);
   await app.services.db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [user.id]);
   const projectId = await addTeamProject(app.services.db, user.id);
-  const created = await createKey(app, user.accessToken, undefined, projectId);
+  const created = await createKey(app, user.accessToken, { name: 'flow workspace', permissions: FLOW_KEY_PERMISSIONS }, projectId);
   if (plan) await app.services.db.query(`UPDATE projects SET plan = $1 WHERE id = $2`, [plan, projectId]);
   return { user, key: created.plainKey, projectId };
 }

@@ -10,13 +10,20 @@ export interface FlowWorkspace {
 }
 
 /**
- * A verified user, their personal project as the Flow workspace, and an API key of it. The
- * address is marked verified directly, so Flow tests need no mail workflow (auth tests cover it).
+ * What a Flow workspace's key asks for: the everyday flags, plus `manage_gates` and `read_runs`,
+ * which a key gets only when asked for (issue 29).
+ */
+export const FLOW_KEY_PERMISSIONS = { generate_documents: true, read_documents: true, read_templates: true, manage_gates: true, read_runs: true };
+
+/**
+ * A verified user, their personal project as the Flow workspace, and an API key of it (with
+ * FLOW_KEY_PERMISSIONS). The address is marked verified directly, so Flow tests need no mail
+ * workflow (auth tests cover it).
  */
 export async function flowWorkspace(app: TestApp, plan?: string): Promise<FlowWorkspace> {
   const user = await signUp(app);
   await app.services.db.query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [user.id]);
-  const created = await createKey(app, user.accessToken);
+  const created = await createKey(app, user.accessToken, { name: 'flow workspace', permissions: FLOW_KEY_PERMISSIONS });
   if (plan) await app.services.db.query(`UPDATE projects SET plan = $1 WHERE id = $2`, [plan, created.teamId]);
   return { user, key: created.plainKey, projectId: created.teamId };
 }

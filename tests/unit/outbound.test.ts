@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOutboundGuard, embeddedIPv4, isInternalAddress, type Lookup } from '../../activities/http/outbound';
+import { createOutboundGuard, embeddedIPv4, embeddedIPv4s, isInternalAddress, type Lookup } from '../../activities/http/outbound';
 import { AppError } from '../../domain/errors';
 
 /** A resolver answering from a table, so tests never depend on the machine's DNS. */
@@ -47,6 +47,67 @@ describe('isInternalAddress', () => {
     expect(embeddedIPv4('64:ff9b::a00:1')).toBe('10.0.0.1');
     expect(embeddedIPv4('2002:0a00:0001::')).toBe('10.0.0.1');
     expect(embeddedIPv4('2606:4700::1111')).toBeUndefined();
+  });
+});
+
+describe('IPv6 transition ranges: the IPv4 address inside is judged like any IPv4 address', () => {
+  it.each([
+    // SIIT, IPv4-translated ::ffff:0:a.b.c.d (RFC 2765/6145; not the IPv4-mapped ::ffff:a.b.c.d)
+    ['::ffff:0:127.0.0.1', ['127.0.0.1']],
+    ['::ffff:0:a00:1', ['10.0.0.1']],
+    ['::ffff:0:a9fe:a9fe', ['169.254.169.254']],
+    // RFC 8215 local-use NAT64 64:ff9b:1::/48, /96 layout
+    ['64:ff9b:1::10.0.0.1', ['10.0.0.1']],
+    ['64:ff9b:1::c0a8:101', ['192.168.1.1']],
+    // …its /48 layout (10.0.0.1 in bytes 6, 7, 9 and 10)
+    ['64:ff9b:1:a00:0:100::', ['10.0.0.1', '0.0.1.0', '0.1.0.0', '0.0.0.0']],
+    // Teredo 2001:0::/32: a private client (last 32 bits, inverted) behind a public server…
+    ['2001:0:4136:e378:8000:63bf:f5ff:fffe', ['65.54.227.120', '10.0.0.1']],
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', ['65.54.227.120', '127.0.0.1']],
+    // …or a link-local server
+    ['2001:0:a9fe:a9fe:8000:63bf:f7f7:f7f7', ['169.254.169.254', '8.8.8.8']],
+  ])('refuses %s (embeds %j)', (address, embedded) => {
+    expect(embeddedIPv4s(address)).toEqual(embedded);
+    expect(isInternalAddress(address)).toBe(true);
+  });
+
+  it.each([
+    ['::ffff:0:8.8.8.8', ['8.8.8.8']],
+    ['::ffff:0:5db8:d822', ['93.184.216.34']],
+    ['64:ff9b:1::8.8.8.8', ['8.8.8.8']],
+    ['64:ff9b:1::5db8:d822', ['93.184.216.34']],
+    // Teredo with a public server and a public client (RFC 4380's example server, client 8.8.8.8)
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', ['65.54.227.120', '8.8.8.8']],
+  ])('lets %s through (embeds %j)', (address, embedded) => {
+    expect(embeddedIPv4s(address)).toEqual(embedded);
+    expect(isInternalAddress(address)).toBe(false);
+  });
+
+  it('refuses an address of the local-use NAT64 prefix whose layout is ambiguous and one layout is internal', () => {
+    // 8.8.8.8 in the /48 layout, but a /96 NAT64 would send it to 0.0.0.0: refused, whatever the network uses.
+    expect(isInternalAddress('64:ff9b:1:808:8:800::')).toBe(true);
+    // A non-zero "u" octet fits no layout: every layout is judged.
+    expect(embeddedIPv4s('64:ff9b:1:0:ff00::808:808')).toEqual(['0.0.0.0', '0.0.0.8', '8.8.8.8']);
+    expect(isInternalAddress('64:ff9b:1:0:ff00::808:808')).toBe(true);
+  });
+
+  it('leaves other 2001: and 64:ff9b: addresses to the IPv6 ranges', () => {
+    expect(embeddedIPv4s('2001:db8::a00:1')).toEqual([]);
+    expect(embeddedIPv4s('2001:4860:4860::8888')).toEqual([]);
+    expect(embeddedIPv4s('64:ff9b:2::a00:1')).toEqual([]);
+    expect(isInternalAddress('2001:4860:4860::8888')).toBe(false);
+  });
+
+  it('refuses such targets in URLs and DNS answers, and the allow-list opens them by their IPv4 address', async () => {
+    const lookup = fakeDns({ 'siit.example.com': ['::ffff:0:a9fe:a9fe'], 'teredo.example.com': ['2001:0:4136:e378:8000:63bf:f5ff:fffe'] });
+    const guard = createOutboundGuard([], { lookup });
+    for (const url of ['http://[::ffff:0:7f00:1]/', 'http://[64:ff9b:1::a00:1]/', 'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', 'https://siit.example.com/', 'https://teredo.example.com/']) {
+      expect((await refusal(guard.assertAllowed(url))).relatedInfo).toMatchObject({ reason: 'internal_address' });
+    }
+    await refusal(guard.resolveTcp('64:ff9b:1::c0a8:101'));
+    await expect(guard.assertAllowed('http://[64:ff9b:1::808:808]/')).resolves.toBeDefined();
+    await expect(guard.assertAllowed('http://[2001:0:4136:e378:8000:63bf:f7f7:f7f7]/')).resolves.toBeDefined();
+    await expect(createOutboundGuard(['10.0.0.0/8'], { lookup }).assertAllowed('https://teredo.example.com/')).resolves.toBeDefined();
   });
 });
 
@@ -142,6 +203,8 @@ describe('guardedFetch against a real local server', () => {
       const redirect = (status: number, to: string) => res.writeHead(status, { location: to }).end();
       if (pathname === '/ok') res.end(JSON.stringify({ method: req.method, auth: req.headers.authorization ?? null }));
       else if (pathname === '/to-private') redirect(302, 'http://10.255.255.1/steal');
+      else if (pathname === '/headers') res.end(JSON.stringify({ method: req.method, headers: req.headers }));
+      else if (pathname === '/to-headers') redirect(307, '/headers');
       else if (pathname === '/to-ok') redirect(Number(searchParams.get('status') ?? 302), '/ok');
       else if (pathname === '/to-other-origin') redirect(307, `${searchParams.get('origin')}/ok`);
       else if (pathname === '/loop') redirect(302, '/loop');
@@ -190,6 +253,48 @@ describe('guardedFetch against a real local server', () => {
       headers: { authorization: 'Bearer secret' },
     });
     expect(await res.json()).toEqual({ method: 'GET', auth: null });
+  });
+
+  it('keeps custom headers on a same-origin redirect and drops their values when the redirect changes origin', async () => {
+    // A second server, on another port: another origin, whose owner must not learn the first one's key.
+    const received: Array<Record<string, string | string[] | undefined>> = [];
+    const other = createServer((req, res) => {
+      received.push(req.headers);
+      res.end(JSON.stringify({ method: req.method }));
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const otherBase = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+      const guard = createOutboundGuard(['127.0.0.1']);
+      const headers = {
+        'x-api-key': 'key-for-the-first-origin',
+        'X-Service-Signature': 'v1=abc',
+        authorization: 'Bearer secret',
+        cookie: 'session=1',
+        accept: 'application/json',
+        'content-type': 'application/json',
+        'user-agent': 'Formwork-Test',
+      };
+      const body = '{"a":1}';
+
+      const same = await guard.guardedFetch(`${base}/to-headers`, { method: 'POST', headers, body });
+      expect(await same.json()).toMatchObject({
+        method: 'POST',
+        headers: { 'x-api-key': 'key-for-the-first-origin', 'x-service-signature': 'v1=abc', authorization: 'Bearer secret' },
+      });
+
+      const crossed = await guard.guardedFetch(`${base}/to-other-origin?origin=${encodeURIComponent(otherBase)}`, { method: 'POST', headers, body });
+      expect(crossed.status).toBe(200);
+      expect(await crossed.json()).toEqual({ method: 'POST' }); // 307 keeps the method and body
+      expect(received).toHaveLength(1);
+      const got = received[0];
+      for (const name of ['x-api-key', 'x-service-signature', 'authorization', 'cookie']) expect(got[name]).toBeUndefined();
+      expect(JSON.stringify(got)).not.toContain('key-for-the-first-origin');
+      expect(got).toMatchObject({ accept: 'application/json', 'content-type': 'application/json', 'user-agent': 'Formwork-Test' });
+    } finally {
+      other.closeAllConnections();
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 
   it('stops after three redirects', async () => {

@@ -185,6 +185,17 @@ describe('reporting agents', () => {
       }
     });
 
+    it('refuses to create an agent for an unverified account: 403 ERR_AUTH_006, nothing stored', async () => {
+      const unverified = await signUp(app);
+      const projectId = await addTeamProject(app.services.db, unverified.id);
+      const agentName = name('Unverified');
+      const res = await app.request('POST', '/api/agents', { ...as(unverified, projectId), body: { name: agentName } });
+      expect([res.status, res.body.code, res.body.token]).toEqual([403, 'ERR_AUTH_006', undefined]);
+      expect(await db().query(`SELECT 1 FROM reporting_agents WHERE project_id = $1`, [projectId])).toEqual([]);
+      await db().query(`UPDATE users SET email_verified_at = now() WHERE id = $1`, [unverified.id]);
+      expect((await app.request('POST', '/api/agents', { ...as(unverified, projectId), body: { name: agentName } })).status).toBe(201);
+    });
+
     it('refuses duplicate names (case-insensitive), unknown fields and other projects’ agents', async () => {
       const agentName = name('Dup');
       expect((await app.request('POST', '/api/agents', { ...as(admin), body: { name: agentName } })).status).toBe(201);

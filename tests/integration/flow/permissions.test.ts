@@ -1,10 +1,16 @@
 import { ApiKeyManageGates1732200009400 } from '../../../db/migrations/1732200009400-api-key-manage-gates';
+import { ApiKeyReadRuns1732200011629 } from '../../../db/migrations/1732200011629-api-key-read-runs';
+import { createDeliveries } from '../../../db/webhooks/deliveries';
 import { startTestApp, type TestApp } from '../../support/app';
 import { createKey } from '../../support/api-keys';
 import { createGate, flowWorkspace, type FlowWorkspace } from '../../support/flow';
 
-/** API-key permission flags apply to Flow: `manage_gates` changes gates, any key reads and submits. */
-describe('Flow permissions (manage_gates)', () => {
+/**
+ * API-key permission flags apply to Flow: `manage_gates` changes gates, `read_runs` reads a run's
+ * payload, any key reads gates and run lists and submits. Neither flag is on for a key made
+ * without a permissions object (issue 29); keys made before keep what they had.
+ */
+describe('Flow permissions (manage_gates, read_runs)', () => {
   let app: TestApp;
   let ws: FlowWorkspace;
   let gate: any;
@@ -42,7 +48,7 @@ describe('Flow permissions (manage_gates)', () => {
     expect(n).toBe(1);
   });
 
-  it('any active key of the workspace reads gates and runs and submits', async () => {
+  it('any active key of the workspace reads gates and run lists and submits', async () => {
     const key = await keyWith({ read_templates: true });
     const validate = await app.request('POST', `/api/flow/gates/${gate.id}/validate`, { token: key, body: { any: 'thing' } });
     expect(validate.status).toBe(200);
@@ -51,8 +57,8 @@ describe('Flow permissions (manage_gates)', () => {
       ['GET', `/api/flow/gates/${gate.id}`, undefined],
       ['GET', `/api/flow/gates/${gate.id}/versions`, undefined],
       ['GET', '/api/flow/runs', undefined],
-      ['GET', `/api/flow/runs/${validate.body.runId}`, undefined],
       ['GET', `/api/flow/gates/${gate.id}/runs`, undefined],
+      ['GET', `/api/flow/runs/${validate.body.runId}/deliveries`, undefined],
       ['POST', `/api/flow/gates/${gate.id}/test`, { any: 'thing' }],
       ['POST', `/api/flow/gates/${gate.id}/runs`, { payload: { any: 'thing' } }],
     ] as const) {
@@ -61,14 +67,61 @@ describe('Flow permissions (manage_gates)', () => {
     }
   });
 
-  it('a key created without permissions gets manage_gates with the default flags; an explicit object only when it asks', async () => {
+  it('a run\'s payload needs read_runs: without it GET /runs/:id is 403 ERR_AUTH_005 and deliveries come without their bodies', async () => {
+    const hooked = await createGate(app, ws.key, { name: 'Delivered', deliveryChannels: [{ type: 'webhook', url: 'https://hooks.example.com/in', secret: 'supersecret123' }] });
+    const secret = { card: '4111 1111 1111 1111' };
+    const submitted = await app.request('POST', `/api/flow/gates/${hooked.id}/runs`, { token: ws.key, body: { payload: secret } });
+    expect(submitted.status).toBe(201);
+    const runId = submitted.body.id;
+    const without = await keyWith({ read_templates: true });
+    const denied = await app.request('GET', `/api/flow/runs/${runId}`, { token: without });
+    expect([denied.status, denied.body.code, denied.body.relatedInfo]).toEqual([403, 'ERR_AUTH_005', { required: 'read_runs', granted: 'read_templates' }]);
+    expect(JSON.stringify(denied.body)).not.toContain('4111');
+    // The list never carried payloads; a key without the flag still follows its runs there.
+    const list = await app.request('GET', '/api/flow/runs', { token: without });
+    expect(list.body.data.map((r: any) => r.id)).toContain(runId);
+    expect(JSON.stringify(list.body)).not.toContain('4111');
+
+    // The delivery the run's workflow records (this app runs no worker): the body sent holds the payload.
+    await createDeliveries(app.services.db, [
+      {
+        projectId: ws.projectId,
+        source: 'flow',
+        key: 'channel-0',
+        runId,
+        url: 'https://hooks.example.com/in',
+        secret: 'supersecret123',
+        eventId: `evt_${runId}`,
+        eventType: 'flow.run.completed',
+        payload: { event: 'flow.run.completed', run: { id: runId, inputPayload: secret } },
+      },
+    ]);
+    const hidden = await app.request('GET', `/api/flow/runs/${runId}/deliveries`, { token: without });
+    expect(hidden.status).toBe(200);
+    expect(hidden.body.data).toEqual([expect.objectContaining({ runId, url: 'https://hooks.example.com/in' })]);
+    expect(hidden.body.data[0]).not.toHaveProperty('payload');
+    expect(JSON.stringify(hidden.body)).not.toContain('4111');
+
+    // With the flag (ws.key asked for it), and for the dashboard's JWT by its role, the payload is there.
+    const withFlag = await keyWith({ read_runs: true });
+    for (const token of [withFlag, ws.user.accessToken]) {
+      const run = await app.request('GET', `/api/flow/runs/${runId}`, { token });
+      expect([run.status, run.body.inputPayload]).toEqual([200, secret]);
+      const shown = await app.request('GET', `/api/flow/runs/${runId}/deliveries`, { token });
+      expect(JSON.stringify(shown.body.data[0].payload)).toContain('4111');
+    }
+  });
+
+  it('a key created without permissions gets neither manage_gates nor read_runs; an explicit object only when it asks', async () => {
     const created = await createKey(app, ws.user.accessToken, { name: 'defaults' });
-    expect(created.permissions).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });
-    const made = await createGate(app, created.plainKey, { name: 'By a default key' });
-    expect(made.name).toBe('By a default key');
+    expect(created.permissions).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false });
+    const refused = await app.request('POST', '/api/flow/gates', { token: created.plainKey, body: { name: 'By a default key' } });
+    expect([refused.status, refused.body.code, refused.body.relatedInfo?.required]).toEqual([403, 'ERR_AUTH_005', 'manage_gates']);
+    const made = await createGate(app, ws.key, { name: 'By a key that asked' });
+    expect(made.name).toBe('By a key that asked');
 
     const asking = await createKey(app, ws.user.accessToken, { name: 'gates only', permissions: { manage_gates: true } });
-    expect(asking.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });
+    expect(asking.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: false, read_reports: false, run_reports: false });
     const upd = await app.request('PUT', `/api/flow/gates/${made.id}`, { token: asking.plainKey, body: { description: 'edited' } });
     expect([upd.status, upd.body.description]).toEqual([200, 'edited']);
 
@@ -99,10 +152,33 @@ describe('Flow permissions (manage_gates)', () => {
     const after = await app.request('POST', '/api/flow/gates', { token: old.plainKey, body: { name: 'After migration' } });
     expect(after.status).toBe(201);
     const [row] = await app.services.db.query(`SELECT permissions FROM api_keys WHERE id = $1`, [old.id]);
-    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });
+    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: false, read_reports: false, run_reports: false });
     // A key that already says false keeps saying it.
     const still = await app.request('POST', '/api/flow/gates', { token: untouched.plainKey, body: { name: 'Still no' } });
     expect(still.status).toBe(403);
+  });
+
+  it('keys made before read_runs existed keep reading payloads (the migration grants it); one that says false keeps it', async () => {
+    const { runId } = (await app.request('POST', `/api/flow/gates/${gate.id}/validate`, { token: ws.key, body: { any: 'thing' } })).body;
+    const old = await createKey(app, ws.user.accessToken, { name: 'old', permissions: { read_documents: true, manage_gates: true } });
+    const untouched = await createKey(app, ws.user.accessToken, { name: 'said no', permissions: { read_documents: true } });
+    // As stored before the flag existed: no read_runs key in the JSON at all.
+    await app.services.db.query(`UPDATE api_keys SET permissions = permissions - 'read_runs' WHERE id = $1`, [old.id]);
+    await app.syncCredentials();
+    expect((await app.request('GET', `/api/flow/runs/${runId}`, { token: old.plainKey })).status).toBe(403);
+    const runner = app.services.db.createQueryRunner();
+    try {
+      await new ApiKeyReadRuns1732200011629().up(runner);
+    } finally {
+      await runner.release();
+    }
+    await app.syncCredentials();
+    const after = await app.request('GET', `/api/flow/runs/${runId}`, { token: old.plainKey });
+    expect([after.status, after.body.inputPayload]).toEqual([200, { any: 'thing' }]);
+    const [row] = await app.services.db.query(`SELECT permissions FROM api_keys WHERE id = $1`, [old.id]);
+    // What the key had is kept as it was (manage_gates included); read_runs is added.
+    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: true, read_reports: false, run_reports: false });
+    expect((await app.request('GET', `/api/flow/runs/${runId}`, { token: untouched.plainKey })).status).toBe(403);
   });
 
   it('a dashboard JWT keeps its role rules: a member changes gates without any key flag', async () => {

@@ -37,6 +37,7 @@ describe('API key reporting flags (read_reports, run_reports)', () => {
       read_templates: false,
       manage_webhooks: false,
       manage_gates: false,
+      read_runs: false,
       read_reports: true,
       run_reports: true,
     });
@@ -104,7 +105,7 @@ describe('API key reporting flags (read_reports, run_reports)', () => {
     await app.syncCredentials();
     const rows: Array<{ id: string; permissions: Record<string, boolean> }> = await app.services.db.query(`SELECT id, permissions FROM api_keys WHERE id = ANY($1)`, [[old.id, granted.id]]);
     const byId = Object.fromEntries(rows.map((r) => [r.id, r.permissions]));
-    expect(byId[old.id]).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: true, read_reports: false, run_reports: false });
+    expect(byId[old.id]).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false });
     expect(byId[granted.id]).toMatchObject({ read_reports: true, run_reports: false });
     const denied = await app.request('GET', '/api/reporting/datasources', { token: old.plainKey });
     expect(denied.status).toBe(403);

@@ -89,6 +89,14 @@ describe('project invitations', () => {
     const confirm = await app.smtp!.waitForMessage((m) => m.to.includes(input.email) && /confirm/i.test(m.subject));
     expect((await app.request('POST', '/api/auth/verify-email', { body: { token: linkToken(confirm, '/verify-email') } })).status).toBe(200);
 
+    // Verified, with the invited address, but without the e-mailed token (or with a wrong one): refused, nothing joins.
+    for (const body of [undefined, {}, { token: 'guess' }]) {
+      const tokenless = await app.request('POST', `/api/teams/invitations/${inv.id}/accept`, { token: newcomer.accessToken, body });
+      expect([tokenless.status, tokenless.body.code]).toEqual([400, 'ERR_AUTH_007']);
+    }
+    expect(await app.services.db.query(`SELECT 1 FROM memberships WHERE project_id = $1 AND user_id = $2`, [team.id, newcomer.id])).toEqual([]);
+    expect((await app.services.db.query(`SELECT status FROM invitations WHERE id = $1`, [inv.id]))[0].status).toBe('pending');
+
     const ok = await app.request('POST', `/api/teams/invitations/${inv.id}/accept`, { token: newcomer.accessToken, body: { token } });
     expect(ok.status).toBe(200);
     const members = await app.request('GET', '/api/teams/members', { token: newcomer.accessToken, headers: inTeam(team.id) });
@@ -142,7 +150,8 @@ describe('project invitations', () => {
     expect(fresh.id).not.toBe(inv.id);
     const [old] = await app.services.db.query(`SELECT status FROM invitations WHERE id = $1`, [inv.id]);
     expect(old.status).toBe('cancelled');
-    const ok = await app.request('POST', `/api/teams/invitations/${fresh.id}/accept`, { token: invitee.accessToken });
+    const { token: freshToken } = await invitationMail(app, fresh.id);
+    const ok = await app.request('POST', `/api/teams/invitations/${fresh.id}/accept`, { token: invitee.accessToken, body: { token: freshToken } });
     expect(ok.status).toBe(200);
   });
 

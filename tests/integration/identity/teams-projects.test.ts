@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
-import { addMember, createTeam, inTeam } from '../../support/teams';
+import { addMember, createTeam, inTeam, invitationMail } from '../../support/teams';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -61,7 +61,8 @@ describe('projects (teams)', () => {
     const owner = alice;
     const res0 = await app.request('POST', '/api/teams/members/invite', { token: owner.accessToken, headers: inTeam(other.id), body: { email: user.email, role: 'admin' } });
     expect(res0.status).toBe(201);
-    await app.request('POST', `/api/teams/invitations/${res0.body.id}/accept`, { token: user.accessToken });
+    const { token: invitationToken } = await invitationMail(app, res0.body.id);
+    await app.request('POST', `/api/teams/invitations/${res0.body.id}/accept`, { token: user.accessToken, body: { token: invitationToken } });
 
     const list = await app.request('GET', '/api/teams', { token: user.accessToken });
     expect(list.status).toBe(200);

@@ -117,6 +117,8 @@ describe('MCP server (POST /mcp, Streamable HTTP, stateless)', () => {
       expect(names).not.toContain('generate_document');
       expect(names).not.toContain('list_templates');
       expect(names).toContain('submit_run');
+      // A run's payload needs read_runs, as GET /api/flow/runs/:id does.
+      expect(names).not.toContain('get_run');
       const denied = await callError(conn.client, 'generate_document', { templateId: 'x', format: 'pdf', variables: {} });
       expect(denied).toMatchObject({ code: 'ERR_AUTH_005', relatedInfo: { required: 'generate_documents' }, nextStep: expect.stringContaining('generate_documents') });
     } finally {

@@ -1,13 +1,14 @@
 import { API_KEY_PERMISSIONS, resolvePermissions } from '../../../domain/identity/api-keys';
 
 describe('API key permission defaults', () => {
-  it('a key made without a permissions object gets the everyday flags and manage_gates, not the reporting flags', () => {
+  it('a key made without a permissions object gets the everyday flags, not manage_gates, read_runs or the reporting flags', () => {
     expect(resolvePermissions()).toEqual({
       generate_documents: true,
       read_documents: true,
       read_templates: true,
       manage_webhooks: false,
-      manage_gates: true,
+      manage_gates: false,
+      read_runs: false,
       read_reports: false,
       run_reports: false,
     });
