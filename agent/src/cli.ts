@@ -40,6 +40,9 @@ interface Settings {
   logLevel: LogLevel;
 }
 
+/** Host names of this machine, for which plain http stays on it. */
+const LOOPBACK = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\])$/;
+
 function integer(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < min || n > max) throw new AgentExit(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
@@ -83,7 +86,11 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings | 'help' | '
   } catch {
     throw new AgentExit(`--url is not a URL: ${url}`);
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new AgentExit('--url must be an https:// (or http://) URL');
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new AgentExit('--url must be an https:// URL');
+  // The token and every result would cross the network in clear: plain http only to this machine.
+  if (parsed.protocol === 'http:' && !LOOPBACK.test(parsed.hostname)) {
+    throw new AgentExit(`--url must be https:// (plain http:// only to this machine: localhost, 127.0.0.0/8 or [::1]); got ${parsed.origin}`);
+  }
 
   let token = pick('token', 'FORMWORK_AGENT_TOKEN');
   const tokenFile = pick('token-file', 'FORMWORK_AGENT_TOKEN_FILE');
@@ -133,9 +140,6 @@ async function main(): Promise<void> {
   try {
     const key = await loadOrCreateKey(s.keyFile);
     log.info('agent_starting', { version: AGENT_VERSION, url: new URL(s.url).origin, keyFile: s.keyFile, keyCreated: key.created, maxConcurrency: s.maxConcurrency });
-    if (new URL(s.url).protocol === 'http:' && !['localhost', '127.0.0.1', '[::1]'].includes(new URL(s.url).hostname)) {
-      log.warn('insecure_url', { message: 'The service URL is plain http: the token and every result cross the network unencrypted' });
-    }
     const agent = new Agent({
       client: createClient(s.url, s.token),
       log,

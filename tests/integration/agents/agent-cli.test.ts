@@ -409,6 +409,15 @@ describe('formwork-agent CLI', () => {
     expect(proc.output()).toContain('ERR_AGENT_003');
   });
 
+  it('refuses a plain http:// service URL other than this machine: exits 2 (a usage error) at start, before any request', async () => {
+    const agent = await newAgent();
+    // 192.0.2.1 (TEST-NET-1) stands for a server across the network; nothing may be sent to it in clear.
+    const proc = await runAgent(agent, { url: 'http://192.0.2.1:8080' });
+    expect((await proc.exited()).code).toBe(2);
+    expect(proc.output()).toContain('--url must be https:// (plain http:// only to this machine: localhost, 127.0.0.0/8 or [::1]); got http://192.0.2.1:8080');
+    expect(proc.output()).not.toContain('agent_starting');
+  });
+
   it('exits non-zero when the service knows another public key for the agent (ERR_AGENT_010)', async () => {
     const agent = await newAgent();
     const first = await runAgent(agent);
