@@ -105,15 +105,17 @@ async function placement(db: Queryable, projectId: string, kind: DatasourceKind,
 
 /**
  * The secret mode a body that names none gets (docs/reporting.md "Secret modes"): once the agent has a
- * public key, `sealed` for a datasource new to the agent and for a stored one given a new secret (which
+ * public key, `sealed` for a datasource new to the agent that is given a secret and for a stored one given a new secret (which
  * is then sealed with the stored ones); `stored` before the agent has a key. A datasource that stays on
  * its agent keeps its mode otherwise, so datasources stored before the key keep working.
  */
 function defaultSecretMode(agent: AgentEntity, req: ModeRequest, current?: DatasourceEntity): SecretMode {
   const sameAgent = current?.connectionMode === 'agent' && current.agentId === agent.id;
   if (!agent.publicKey) return sameAgent ? current.secretMode : 'stored';
-  if (!sameAgent) return 'sealed';
   const writesSecret = Object.values(req.secrets ?? {}).some((v) => typeof v === 'string');
+  // Nothing given, nothing to seal (a SQLite file, a server that trusts the agent's host): `stored`, with
+  // nothing stored; the agent would refuse a sealed task that carries no sealed value.
+  if (!sameAgent) return writesSecret ? 'sealed' : 'stored';
   return current.secretMode === 'stored' && writesSecret ? 'sealed' : current.secretMode;
 }
 
