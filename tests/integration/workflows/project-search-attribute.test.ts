@@ -4,7 +4,8 @@ import { scheduleIds } from '../../../domain/temporal-names';
 import { startTestApp, type TestApp } from '../../support/app';
 import { manualGate, submit, waitForRunStatus } from '../../support/approvals';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
-import type { FlowWorkspace } from '../../support/flow';
+import { FLOW_KEY_PERMISSIONS, type FlowWorkspace } from '../../support/flow';
+import { createKey } from '../../support/api-keys';
 import { createTestDatasource } from '../../support/reporting';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
@@ -74,7 +75,9 @@ describe('the project search attribute on every workflow a project causes', () =
     expect(batch.status).toBe(201);
 
     // A Flow run: manual approval with a digest, approved at its timeout, delivered to a webhook.
-    const ws: FlowWorkspace = { user: p.user, key: p.apiKey, projectId: p.projectId };
+    // Gate configuration and run reads need their flags, which a key gets only when asked for (issue 29).
+    const flowKey = await createKey(app, p.user.accessToken, { name: 'flow', permissions: FLOW_KEY_PERMISSIONS });
+    const ws: FlowWorkspace = { user: p.user, key: flowKey.plainKey, projectId: p.projectId };
     const gate = await manualGate(
       app,
       ws,
