@@ -216,10 +216,18 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
         if (demoted) renice(demoted, WORKER_NICE);
       }
       // Interactive: the tenant is charged with the CPU time the task used, not with how long it
-      // waited for a core, so a loaded machine does not make honest work look expensive. Background:
-      // with the time it held its slot, as its budget counts; charged by CPU, starved work would look
-      // cheap and its tenant would return to the interactive lane with it (bench:hostile).
-    }, (result) => (lane === 'background' || result.cpuMs === undefined ? undefined : Math.max(0, result.cpuMs - charged)));
+      // waited for a core, so a loaded machine does not make honest work look expensive. A task
+      // stopped at a limit once it had started is charged at least its whole budget: on a machine
+      // with no idle CPU a runaway task demoted to nice 19 may get less than its budget before the
+      // wall-clock backstop ends it, and charged by CPU its tenant would look cheap and stay in this
+      // lane. Background: with the time it held its slot, as its budget counts; charged by CPU,
+      // starved work would look cheap and its tenant would return to the interactive lane with it
+      // (bench:hostile).
+    }, (result) => {
+      if (lane === 'background' || result.cpuMs === undefined) return undefined;
+      const stopped = 'interrupted' in result && result.progress.length > 0;
+      return Math.max(0, (stopped ? Math.max(budgetMs, result.cpuMs) : result.cpuMs) - charged);
+    });
   }
 
   const limitReason = (memory: boolean) => (memory ? `evaluation memory limit exceeded (${options.maxHeapMb} MB)` : budgetMessage(budgetMs));
