@@ -226,12 +226,12 @@ export const ERRORS = {
   /** `sqlite` without an agent, or a kind the chosen mode does not serve. */
   ERR_DS_005: { status: 400, retryable: false, message: 'This kind cannot use this connection mode' },
   ERR_DS_006: { status: 400, retryable: false, message: 'Agent not found or not in this project' },
-  ERR_DS_007: { status: 400, retryable: false, message: 'Sealed secrets need an agent that has connected (no public key yet)' },
+  ERR_DS_007: { status: 400, retryable: false, message: 'Sealed secrets need an agent whose public key an admin has confirmed' },
   ERR_DS_008: { status: 404, retryable: false, message: 'Schema not discovered yet' },
   /** A change of where the datasource connects (`relatedInfo.changed`) drops its stored secrets; `relatedInfo.missing` names those to give again in the same request. Nothing is stored. */
   ERR_DS_009: { status: 400, retryable: false, message: 'Changing the datasource target needs its secrets again' },
   /** `secretMode: stored` (or a new stored secret) for an agent that has a public key: its secrets are sealed to it (`sealed` or `agent_local`). */
-  ERR_DS_010: { status: 400, retryable: false, message: 'This agent has a public key: secrets must be sealed to it, not stored' },
+  ERR_DS_010: { status: 400, retryable: false, message: 'This agent has a confirmed public key: secrets must be sealed to it, not stored' },
   /** Another project's query object, or a deleted one, answers the same. */
   ERR_QRY_001: { status: 404, retryable: false, message: 'Query object not found' },
   /** Query text that breaks the query rules (`relatedInfo.errors: [{path, code, message}]`, codes `MULTIPLE_STATEMENTS`, `PLACEHOLDER_IN_LITERAL`, `UNKNOWN_PARAMETER`, `NOT_A_READ`, ...; docs/reporting.md). */
@@ -319,6 +319,10 @@ export const ERRORS = {
   /** A session id that a newer session replaced, or never existed: the agent opens a new session. */
   ERR_AGENT_011: { status: 409, retryable: false, message: 'Session replaced or unknown' },
   ERR_AGENT_012: { status: 503, retryable: true, message: 'No agent picked up the task in time' },
+  /** Confirming a key when none awaits confirmation (`relatedInfo.keyStatus`: none or confirmed). */
+  ERR_AGENT_013: { status: 409, retryable: false, message: 'No public key awaits confirmation' },
+  /** The fingerprint given is not the one of the agent's pending key (or the key changed meanwhile). */
+  ERR_AGENT_014: { status: 409, retryable: false, message: "The fingerprint does not match the agent's public key" },
   ERR_RDLV_001: { status: 404, retryable: false, message: 'Delivery not found' },
   ERR_RDLV_002: { status: 409, retryable: false, message: 'Cannot retry a completed delivery' },
   ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },

@@ -146,6 +146,10 @@ export class Agent {
       this.session = session;
       this.backoffMs = BACKOFF_START_MS;
       this.opts.log.info('session_opened', { agentId: session.agentId, sessionId: session.sessionId, pollWaitSeconds: session.pollWaitSeconds, heartbeatIntervalSeconds: session.heartbeatIntervalSeconds });
+      if (session.keyStatus === 'pending') {
+        // Tasks wait until then (docs/agent.md "Confirming the key").
+        this.opts.log.warn('key_awaits_confirmation', { keyFingerprint: session.keyFingerprint, message: 'An admin must confirm this fingerprint (Agents, Confirm key) before the agent receives tasks' });
+      }
       this.startHeartbeat(session);
     } catch (err) {
       if (err instanceof ProtocolError && err.code === 'ERR_AGENT_010') {

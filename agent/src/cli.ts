@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { Agent } from './agent';
 import { AGENT_VERSION, createClient } from './client';
 import { AgentExit } from './exit';
-import { loadOrCreateKey } from './keys';
+import { keyFingerprint, loadOrCreateKey } from './keys';
 import { createLog, LOG_LEVELS, type LogLevel } from './log';
 
 /**
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
   const log = createLog(s.logLevel);
   try {
     const key = await loadOrCreateKey(s.keyFile);
-    log.info('agent_starting', { version: AGENT_VERSION, url: new URL(s.url).origin, keyFile: s.keyFile, keyCreated: key.created, maxConcurrency: s.maxConcurrency });
+    log.info('agent_starting', { version: AGENT_VERSION, url: new URL(s.url).origin, keyFile: s.keyFile, keyCreated: key.created, keyFingerprint: keyFingerprint(key.publicKeyPem), maxConcurrency: s.maxConcurrency });
     const agent = new Agent({
       client: createClient(s.url, s.token),
       log,

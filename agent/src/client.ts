@@ -35,6 +35,9 @@ export class NetworkError extends Error {
 
 export interface SessionAnswer {
   agentId: string;
+  /** `pending`: the service leases no task until an admin confirms the key's fingerprint. */
+  keyStatus?: 'none' | 'pending' | 'confirmed';
+  keyFingerprint?: string | null;
   projectId: string;
   sessionId: string;
   pollWaitSeconds: number;

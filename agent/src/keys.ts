@@ -1,4 +1,4 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { chmod, mkdir, open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AgentExit } from './exit';
@@ -51,4 +51,14 @@ export async function loadOrCreateKey(path: string): Promise<AgentKey & { create
 
 function publicPem(privateKey: KeyObject): string {
   return createPublicKey(privateKey).export({ type: 'spki', format: 'pem' }).toString();
+}
+
+/**
+ * The fingerprint an admin compares before confirming this agent's key (docs/agent.md "Confirming
+ * the key"): `SHA256:` and the unpadded base64 of the SHA-256 of the SPKI DER encoding, as the
+ * service shows it (domain/reporting/key-fingerprint.ts; the agent is a package of its own).
+ */
+export function keyFingerprint(publicKeyPem: string): string {
+  const der = createPublicKey(publicKeyPem).export({ type: 'spki', format: 'der' });
+  return `SHA256:${createHash('sha256').update(der).digest('base64').replace(/=+$/, '')}`;
 }

@@ -9,6 +9,9 @@ import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
+import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
+import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
+import { agentKeyStatus, confirmedKey } from './agents.service';
 import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agents.schema';
 import { taskSignals } from './task-signals';
 
@@ -98,13 +101,19 @@ export async function openSession(deps: ProtocolDeps, agentId: string, input: Op
     capabilities: input.capabilities,
     maxConcurrency: input.maxConcurrency,
   };
-  // The key is written only while none is set, even against a concurrent session.
-  await deps.db.query(
-    `UPDATE reporting_agents SET session = $2, public_key = COALESCE(public_key, $3), last_seen_at = now(), updated_at = now() WHERE id = $1`,
+  // The key is written only while none is set, even against a concurrent session; a new key waits
+  // for an admin's confirmation (docs/agent.md "Confirming the key").
+  const [pinned] = await modifyReturning<{ public_key: string | null; key_confirmed_at: Date | null }>(
+    deps.db,
+    `UPDATE reporting_agents SET session = $2, public_key = COALESCE(public_key, $3), last_seen_at = now(), updated_at = now() WHERE id = $1 RETURNING public_key, key_confirmed_at`,
     [agent.id, session, publicKey],
   );
+  if (pinned && input.publicKey !== undefined && pinned.public_key !== publicKey) throw new AppError('ERR_AGENT_010');
+  const key = { publicKey: pinned?.public_key ?? null, keyConfirmedAt: pinned?.key_confirmed_at ?? null } as AgentEntity;
   return {
     agentId: agent.shortId,
+    keyStatus: agentKeyStatus(key),
+    keyFingerprint: key.publicKey ? keyFingerprint(key.publicKey) : null,
     projectId: agent.projectId,
     sessionId: session.id,
     pollWaitSeconds: POLL_WAIT_SECONDS,
@@ -125,7 +134,8 @@ async function liveTasks(db: DataSource, agent: AgentEntity): Promise<AgentTaskE
 
 /**
  * Leases the oldest queued task of a datasource bound to this agent in its project, if the session
- * is still current, the agent active, and the session below its `maxConcurrency`. SKIP LOCKED lets
+ * is still current, the agent active, its public key (if it sent one) confirmed by an admin, and
+ * the session below its `maxConcurrency`. SKIP LOCKED lets
  * concurrent polls (and replicas) take different tasks without waiting on each other.
  */
 async function leaseNext(deps: ProtocolDeps, agent: AgentEntity, session: AgentSession): Promise<string | null> {
@@ -135,7 +145,8 @@ async function leaseNext(deps: ProtocolDeps, agent: AgentEntity, session: AgentS
        SELECT t.id FROM reporting_agent_tasks t
          JOIN reporting_datasources d ON d.id = t.datasource_id AND d.project_id = t.project_id AND d.agent_id = t.agent_id AND d.connection_mode = 'agent'
         WHERE t.project_id = $1 AND t.agent_id = $2 AND t.status = 'queued' AND t.kind = ANY($4::text[])
-          AND EXISTS (SELECT 1 FROM reporting_agents a WHERE a.id = $2 AND a.project_id = $1 AND a.is_active AND a.session->>'id' = $3::text)
+          AND EXISTS (SELECT 1 FROM reporting_agents a WHERE a.id = $2 AND a.project_id = $1 AND a.is_active AND a.session->>'id' = $3::text
+                        AND (a.public_key IS NULL OR a.key_confirmed_at IS NOT NULL))
           AND (SELECT count(*) FROM reporting_agent_tasks l WHERE l.agent_id = $2 AND l.session_id = $3::uuid AND l.status = 'leased') < $5
         ORDER BY t.created_at, t.id
         LIMIT 1
@@ -150,18 +161,23 @@ async function leaseNext(deps: ProtocolDeps, agent: AgentEntity, session: AgentS
 }
 
 /**
- * The datasource's secrets as its agent receives them (design B2): `stored` values in clear (the
- * lease travels over HTTPS to the one agent the datasource is bound to), a `sealed` value only the
- * agent's private key opens, or nothing for `agent_local` (the agent reads `config.secretEnv`).
+ * The datasource's secrets as its agent receives them (design B2; docs/agent.md "Secrets as the agent
+ * sees them"): a `sealed` value only the agent's private key opens, or nothing for `agent_local` (the
+ * agent reads `config.secretEnv`). `stored` values are sealed to the agent's confirmed key for this
+ * lease, so a stolen token without the key file receives nothing it can open; only an agent that
+ * never sent a key receives them in clear (over HTTPS, to the one agent the datasource is bound to).
  */
-function leasedSecrets(ds: DatasourceEntity) {
+function leasedSecrets(ds: DatasourceEntity, agent: AgentEntity) {
   if (ds.secretMode === 'agent_local') return { mode: 'agent_local' as const };
   if (ds.secretMode === 'sealed') return { mode: 'sealed' as const, ...(ds.secrets.password ? { sealed: ds.secrets.password.value } : {}) };
-  return { mode: 'stored' as const, values: Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value])) };
+  const values = Object.fromEntries(Object.entries(ds.secrets).map(([name, s]) => [name, s.value]));
+  const key = confirmedKey(agent);
+  if (key && Object.keys(values).length > 0) return { mode: 'sealed' as const, sealed: sealSecret(key, JSON.stringify(values), sealedSecretAad(ds.projectId, ds.id)) };
+  return { mode: 'stored' as const, values };
 }
 
 /** The task as the agent receives it (design B5.5 "Task (as leased)"). */
-async function presentLeased(db: DataSource, taskId: string) {
+async function presentLeased(db: DataSource, agent: AgentEntity, taskId: string) {
   const task = await db.getRepository(AgentTaskEntity).findOneByOrFail({ id: taskId });
   const ds = await db.getRepository(DatasourceEntity).findOneByOrFail({ id: task.datasourceId, projectId: task.projectId });
   const { statement, limits } = task.payload as { statement?: unknown; limits?: unknown };
@@ -170,7 +186,7 @@ async function presentLeased(db: DataSource, taskId: string) {
     kind: task.kind,
     attempt: task.attempt,
     leaseExpiresAt: task.leaseExpiresAt?.toISOString() ?? null,
-    datasource: { id: ds.id, kind: ds.kind, config: ds.config, pool: ds.pool, secrets: leasedSecrets(ds) },
+    datasource: { id: ds.id, kind: ds.kind, config: ds.config, pool: ds.pool, secrets: leasedSecrets(ds, agent) },
     ...(statement !== undefined ? { statement } : {}),
     ...(limits !== undefined ? { limits } : {}),
   };
@@ -197,7 +213,7 @@ export async function nextTask(deps: ProtocolDeps, agentId: string, sessionId: s
     if (leased) {
       queued.cancel();
       await touch(deps.db, agent.id);
-      return presentLeased(deps.db, leased);
+      return presentLeased(deps.db, agent, leased);
     }
     const left = deadline - Date.now();
     if (left <= 0) {

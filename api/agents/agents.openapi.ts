@@ -15,6 +15,8 @@ const agentOperations = operationTable('Reporting agents', (op) => [
   op('patch', '/api/agents/:id', 'Update an agent', { security: 'team', request: { params: id, body: schema.updateAgentSchema }, responses: { 200: ok('The agent') } }),
   op('delete', '/api/agents/:id', 'Delete an agent', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
   op('post', '/api/agents/:id/rotate-token', 'Replace an agent\'s token', { security: 'team', request: { params: id }, responses: { 200: ok('The agent with its new token') } }),
+  op('post', '/api/agents/:id/key/confirm', 'Confirm the public key an agent sent, by its fingerprint', { security: 'team', request: { params: id, body: schema.confirmKeySchema }, responses: { 200: ok('The agent, its key confirmed') } }),
+  op('delete', '/api/agents/:id/key', 'Forget an agent\'s public key (its next session sends one to confirm)', { security: 'team', request: { params: id }, responses: { 200: ok('The agent, without a key') } }),
   op('get', '/api/agents/:id/health', 'An agent\'s sessions and pool health', { security: 'team', request: { params: id }, responses: { 200: ok('The health') } }),
   op('get', '/api/agents/:id/tasks', 'Tasks of an agent', { security: 'team', request: { params: id, query: schema.listTasksSchema }, responses: { 200: ok('A page of tasks') } }),
 ]);

@@ -1,6 +1,7 @@
 import type { AgentEntity } from '../../db/reporting/agent.entity';
 import type { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
-import { agentStatus } from './agents.service';
+import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
+import { agentKeyStatus, agentStatus } from './agents.service';
 
 /** An agent as every answer shows it (design B5.3 Agent): never the token or its hash. */
 export function presentAgent(a: AgentEntity, datasourceCount: number) {
@@ -12,6 +13,10 @@ export function presentAgent(a: AgentEntity, datasourceCount: number) {
     isActive: a.isActive,
     tokenPrefix: a.tokenPrefix,
     publicKey: a.publicKey,
+    // An admin compares this with what the agent printed at its start, then confirms (docs/agent.md).
+    keyFingerprint: a.publicKey ? keyFingerprint(a.publicKey) : null,
+    keyStatus: agentKeyStatus(a),
+    keyConfirmedAt: a.keyConfirmedAt?.toISOString() ?? null,
     status: agentStatus(a),
     lastSeenAt: a.lastSeenAt?.toISOString() ?? null,
     session: a.session,

@@ -70,6 +70,18 @@ function agentRoutes(services: Services): Router {
     ctx.body = await agents.rotateToken(db, scope(ctx).projectId, ctx.params.id);
   });
 
+  // Confirming or clearing the key that a first session sent (docs/agent.md "Confirming the key").
+  router.post('/:id/key/confirm', manage, async (ctx) => {
+    const { fingerprint } = validate(schema.confirmKeySchema, ctx.request.body);
+    const { projectId, userId } = scope(ctx);
+    ctx.body = await present(projectId, await agents.confirmKey(db, projectId, ctx.params.id, userId, fingerprint));
+  });
+
+  router.delete('/:id/key', manage, async (ctx) => {
+    const { projectId } = scope(ctx);
+    ctx.body = await present(projectId, await agents.clearKey(db, projectId, ctx.params.id));
+  });
+
   router.get('/:id/health', read, async (ctx) => {
     ctx.body = presenter.presentHealth(await agents.getAgent(db, scope(ctx).projectId, ctx.params.id));
   });

@@ -29,6 +29,11 @@ export interface UpdateAgentInput {
 export const createAgentSchema = Joi.object<CreateAgentInput>({ name: name.required(), description });
 export const updateAgentSchema = Joi.object<UpdateAgentInput>({ name, description, isActive: Joi.boolean().strict() }).min(1);
 
+export interface ConfirmKeyInput {
+  fingerprint: string;
+}
+export const confirmKeySchema = Joi.object<ConfirmKeyInput>({ fingerprint: Joi.string().max(100).required() });
+
 export interface ListAgentsQuery {
   page: number;
   limit: number;

@@ -5,6 +5,7 @@ import { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
 import { isUniqueViolation } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
+import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
 import { randomBase62 } from '../../domain/signing';
 import { newAgentToken } from './agent-token';
 import type { AgentStatus, CreateAgentInput, ListAgentsQuery, ListTasksQuery, UpdateAgentInput } from './agents.schema';
@@ -41,6 +42,8 @@ export async function createAgent(db: DataSource, projectId: string, userId: str
     tokenHash: hash,
     tokenPrefix: prefix,
     publicKey: null,
+    keyConfirmedAt: null,
+    keyConfirmedBy: null,
     lastSeenAt: null,
     session: null,
     load: null,
@@ -120,6 +123,48 @@ export async function rotateToken(db: DataSource, projectId: string, ref: string
   const { token, hash, prefix } = newAgentToken();
   await db.getRepository(AgentEntity).update({ id: agent.id, projectId }, { tokenHash: hash, tokenPrefix: prefix, updatedAt: new Date() });
   return { token, tokenPrefix: prefix };
+}
+
+export type AgentKeyStatus = 'none' | 'pending' | 'confirmed';
+
+export const agentKeyStatus = (agent: AgentEntity): AgentKeyStatus => (!agent.publicKey ? 'none' : agent.keyConfirmedAt ? 'confirmed' : 'pending');
+
+/**
+ * The public key secrets may be sealed to: the agent's key once an admin confirmed it, else none
+ * (docs/agent.md "Confirming the key"). A key the first session sent is only a claim: whoever holds
+ * the token can send one.
+ */
+export const confirmedKey = (agent: AgentEntity): string | null => (agent.keyConfirmedAt ? agent.publicKey : null);
+
+/**
+ * Confirms the agent's pending public key (docs/agent.md "Confirming the key"). The admin names the
+ * fingerprint they compared with the one the agent printed; a key that changed meanwhile (cleared,
+ * and another sent) does not match (409 ERR_AGENT_014). No pending key: 409 ERR_AGENT_013.
+ */
+export async function confirmKey(db: DataSource, projectId: string, ref: string, userId: string | undefined, fingerprint: string): Promise<AgentEntity> {
+  const agent = await getAgent(db, projectId, ref);
+  if (agentKeyStatus(agent) !== 'pending') throw new AppError('ERR_AGENT_013', undefined, { keyStatus: agentKeyStatus(agent) });
+  if (keyFingerprint(agent.publicKey!) !== fingerprint) throw new AppError('ERR_AGENT_014', undefined, { field: 'fingerprint' });
+  const now = new Date();
+  // Only the key that was compared: a key cleared and replaced since the read stays pending.
+  const [, affected] = await db.query(
+    `UPDATE reporting_agents SET key_confirmed_at = $4, key_confirmed_by = $5, updated_at = $4 WHERE id = $1 AND project_id = $2 AND public_key = $3 AND key_confirmed_at IS NULL`,
+    [agent.id, projectId, agent.publicKey, now, userId ?? null],
+  );
+  if (affected !== 1) throw new AppError('ERR_AGENT_014', undefined, { field: 'fingerprint' });
+  return Object.assign(agent, { keyConfirmedAt: now, keyConfirmedBy: userId ?? null, updatedAt: now });
+}
+
+/**
+ * Forgets the agent's public key, pending or confirmed (docs/agent.md "Confirming the key"): the next
+ * session's key is pinned and waits for confirmation again. Secrets sealed to the old key no longer
+ * open; their datasources need their passwords again.
+ */
+export async function clearKey(db: DataSource, projectId: string, ref: string): Promise<AgentEntity> {
+  const agent = await getAgent(db, projectId, ref);
+  const now = new Date();
+  await db.query(`UPDATE reporting_agents SET public_key = NULL, key_confirmed_at = NULL, key_confirmed_by = NULL, updated_at = $3 WHERE id = $1 AND project_id = $2`, [agent.id, projectId, now]);
+  return Object.assign(agent, { publicKey: null, keyConfirmedAt: null, keyConfirmedBy: null, updatedAt: now });
 }
 
 /** Refused while datasources are bound (409 ERR_AGENT_009); the agent's tasks go with it. */

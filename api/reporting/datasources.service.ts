@@ -14,9 +14,9 @@ import { createReadStream } from 'node:fs';
 import { CSV_MAX_BYTES, csvSourceKey } from '../../domain/reporting/csv-source';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { AgentEntity } from '../../db/reporting/agent.entity';
-import { agentStatus } from '../agents/agents.service';
+import { agentKeyStatus, agentStatus, confirmedKey } from '../agents/agents.service';
 import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOutcome } from './agent-tasks.service';
-import { sealSecret } from '../../domain/reporting/sealed-box';
+import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 
 /**
@@ -96,22 +96,24 @@ async function placement(db: Queryable, projectId: string, kind: DatasourceKind,
   const agent = await findAgent(db, projectId, agentRef);
   if (!agent) throw new AppError('ERR_DS_006', undefined, { field: 'agentId' });
   const secretMode = req.secretMode ?? defaultSecretMode(agent, req, current);
-  if (secretMode === 'sealed' && !agent.publicKey) throw new AppError('ERR_DS_007', undefined, { field: 'secretMode', agentId: agent.shortId });
-  if (secretMode === 'stored' && agent.publicKey && req.secretMode === 'stored') {
-    throw new AppError('ERR_DS_010', `Agent ${agent.shortId} has a public key: seal the secrets to it (secretMode sealed) or keep them on its host (agent_local)`, { field: 'secretMode', agentId: agent.shortId });
+  // Only a key an admin confirmed counts (docs/agent.md "Confirming the key"): a pending one may be a thief's.
+  const key = confirmedKey(agent);
+  if (secretMode === 'sealed' && !key) throw new AppError('ERR_DS_007', undefined, { field: 'secretMode', agentId: agent.shortId, keyStatus: agentKeyStatus(agent) });
+  if (secretMode === 'stored' && key && req.secretMode === 'stored') {
+    throw new AppError('ERR_DS_010', `Agent ${agent.shortId} has a confirmed public key: seal the secrets to it (secretMode sealed) or keep them on its host (agent_local)`, { field: 'secretMode', agentId: agent.shortId });
   }
   return { mode, agent, secretMode };
 }
 
 /**
  * The secret mode a body that names none gets (docs/reporting.md "Secret modes"): once the agent has a
- * public key, `sealed` for a datasource new to the agent that is given a secret and for a stored one given a new secret (which
+ * confirmed public key, `sealed` for a datasource new to the agent that is given a secret and for a stored one given a new secret (which
  * is then sealed with the stored ones); `stored` before the agent has a key. A datasource that stays on
  * its agent keeps its mode otherwise, so datasources stored before the key keep working.
  */
 function defaultSecretMode(agent: AgentEntity, req: ModeRequest, current?: DatasourceEntity): SecretMode {
   const sameAgent = current?.connectionMode === 'agent' && current.agentId === agent.id;
-  if (!agent.publicKey) return sameAgent ? current.secretMode : 'stored';
+  if (!confirmedKey(agent)) return sameAgent ? current.secretMode : 'stored';
   const writesSecret = Object.values(req.secrets ?? {}).some((v) => typeof v === 'string');
   // Nothing given, nothing to seal (a SQLite file, a server that trusts the agent's host): `stored`, with
   // nothing stored; the agent would refuse a sealed task that carries no sealed value.
@@ -209,9 +211,6 @@ function withHeaders(config: Record<string, unknown>, given: Record<string, unkn
   return { config: out, missing };
 }
 
-/** What a sealed secret is bound to: a sealed value copied to another datasource does not open. */
-const sealedSecretAad = (projectId: string, datasourceId: string) => `${projectId}:datasource:${datasourceId}`;
-
 /**
  * The secrets a datasource keeps in its secret mode (design B2). `stored`: the values, encrypted at
  * rest with the service's key. `agent_local`: none (the agent reads `config.secretEnv`). `sealed`: the
@@ -236,7 +235,7 @@ function keptSecrets(ds: Pick<DatasourceEntity, 'id' | 'projectId'>, place: Plac
   const plain = applySecrets(before, given, now);
   const values = Object.fromEntries(Object.entries(plain).map(([name, v]) => [name, v.value]));
   if (Object.keys(values).length === 0) return {};
-  const sealed = sealSecret(place.agent!.publicKey!, JSON.stringify(values), sealedSecretAad(ds.projectId, ds.id));
+  const sealed = sealSecret(confirmedKey(place.agent!)!, JSON.stringify(values), sealedSecretAad(ds.projectId, ds.id));
   return Object.fromEntries(Object.keys(values).map((name) => [name, { value: sealed, updatedAt: now.toISOString() }]));
 }
 

@@ -51,8 +51,11 @@ export class AgentEntity {
   @Column('boolean', { name: 'is_active' }) isActive: boolean;
   @Column('text', { name: 'token_hash' }) tokenHash: string;
   @Column('text', { name: 'token_prefix' }) tokenPrefix: string;
-  /** PEM; set by the first session that sends one, fixed afterwards. */
+  /** PEM; set by the first session that sends one, fixed afterwards (an admin may clear it). */
   @Column('text', { name: 'public_key', nullable: true }) publicKey: string | null;
+  /** When an admin confirmed `publicKey` by its fingerprint; until then nothing is sealed or leased to the agent. */
+  @Column('timestamptz', { name: 'key_confirmed_at', nullable: true }) keyConfirmedAt: Date | null;
+  @Column('uuid', { name: 'key_confirmed_by', nullable: true }) keyConfirmedBy: string | null;
   @Column('timestamptz', { name: 'last_seen_at', nullable: true }) lastSeenAt: Date | null;
   @Column('jsonb', { nullable: true }) session: AgentSession | null;
   @Column('jsonb', { nullable: true }) load: AgentLoad | null;

@@ -122,3 +122,6 @@ export function openSealed(privateKey: KeyObject | string, sealed: string, aad: 
     throw cannotOpen('wrong key, changed text or another datasource');
   }
 }
+
+/** The associated data a datasource's sealed secret is bound to (docs/agent.md): it opens for that datasource of that project only. */
+export const sealedSecretAad = (projectId: string, datasourceId: string) => `${projectId}:datasource:${datasourceId}`;

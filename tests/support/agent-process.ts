@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { RequestFn } from './app';
 import { waitFor } from './wait';
 
 /**
@@ -114,4 +115,22 @@ export async function startAgentProcess(opts: AgentProcessOptions): Promise<Agen
       if (ownDir) await rm(ownDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What an admin does after an agent's first session (docs/agent.md "Confirming the key"): waits for
+ * the key the agent sent, compares nothing (the test trusts its own agent) and confirms it by the
+ * fingerprint the API shows. Until then the agent leases no task and nothing is sealed to its key.
+ */
+export async function confirmAgentKey(request: RequestFn, auth: { token: string; headers?: Record<string, string> }, agentId: string): Promise<Record<string, any>> {
+  const pending = await waitFor(
+    async () => {
+      const res = await request('GET', `/api/agents/${agentId}`, auth);
+      return res.body.keyStatus === 'pending' ? res.body : undefined;
+    },
+    { timeoutMs: 20_000, what: 'the agent key sent' },
+  );
+  const res = await request('POST', `/api/agents/${agentId}/key/confirm`, { ...auth, body: { fingerprint: pending.keyFingerprint } });
+  if (res.status !== 200) throw new Error(`key not confirmed: ${res.status} ${res.text}`);
+  return res.body;
 }

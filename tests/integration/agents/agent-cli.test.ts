@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { DatasourceEntity } from '../../../db/reporting/datasource.entity';
 import { sealSecret } from '../../../domain/reporting/sealed-box';
-import { startAgentProcess, type AgentProcess } from '../../support/agent-process';
+import { confirmAgentKey, startAgentProcess, type AgentProcess } from '../../support/agent-process';
 import { startTestApp, type TestApp } from '../../support/app';
 import { addTeamProject } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
@@ -70,6 +70,12 @@ describe('formwork-agent CLI', () => {
   async function runAgent(agent: Agent, opts: Partial<Parameters<typeof startAgentProcess>[0]> = {}): Promise<AgentProcess> {
     const proc = await startAgentProcess({ url: app.url, token: agent.token, env: { [PG_SECRET_ENV]: 'unused-with-trust-auth' }, ...opts });
     agents.push(proc);
+    return proc;
+  }
+  /** An agent whose key an admin confirmed once it sent it: it leases tasks (docs/agent.md "Confirming the key"). */
+  async function servingAgent(agent: Agent, opts: Partial<Parameters<typeof startAgentProcess>[0]> = {}): Promise<AgentProcess> {
+    const proc = await runAgent(agent, opts);
+    await confirmAgentKey(app.request, as(), agent.id);
     return proc;
   }
   afterEach(async () => {
@@ -180,10 +186,26 @@ describe('formwork-agent CLI', () => {
     expect(proc.output()).not.toContain(agent.token);
   });
 
+  it('prints the fingerprint an admin compares; once confirmed by it the agent runs tasks', async () => {
+    const agent = await newAgent();
+    const ds = await datasource(agent.id, 'postgres');
+    const proc = await runAgent(agent);
+    const starting = await proc.waitForEvent('agent_starting');
+    const waiting = await proc.waitForEvent('key_awaits_confirmation');
+    const shown = (await app.request('GET', `/api/agents/${agent.id}`, as())).body;
+    expect(shown).toMatchObject({ keyStatus: 'pending', keyFingerprint: starting.keyFingerprint, keyConfirmedAt: null });
+    expect(waiting.keyFingerprint).toBe(starting.keyFingerprint);
+    expect(starting.keyFingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
+    const tested = await task(agent.id, ds, 'test');
+    const confirmed = await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(), body: { fingerprint: starting.keyFingerprint } });
+    expect([confirmed.status, confirmed.body.keyStatus]).toEqual([200, 'confirmed']);
+    expect((await ended(tested)).status).toBe('completed');
+  });
+
   it('runs test, schema and query tasks on PostgreSQL (agent_local secret)', async () => {
     const agent = await newAgent();
     const ds = await datasource(agent.id, 'postgres');
-    await runAgent(agent);
+    await servingAgent(agent);
     const testTask = await task(agent.id, ds, 'test');
     const schemaTask = await task(agent.id, ds, 'schema');
     const queryTask = await query(agent.id, ds, `SELECT region, sum(total) AS total, min(sold_on) AS first FROM ${PG_TABLE} WHERE sold_on >= $1 GROUP BY region ORDER BY region`, ['2026-11-01']);
@@ -227,7 +249,7 @@ describe('formwork-agent CLI', () => {
   it('runs test, schema and query tasks on SQLite; refuses a write (ERR_QRY_009); kills a query past its timeout (ERR_QRY_007) and keeps serving', async () => {
     const agent = await newAgent();
     const ds = await datasource(agent.id, 'sqlite');
-    const proc = await runAgent(agent);
+    const proc = await servingAgent(agent);
 
     const tested = await ended(await task(agent.id, ds, 'test'));
     expect(tested.result).toEqual({ ok: true, latencyMs: expect.any(Number), serverVersion: expect.stringMatching(/^SQLite 3\./) });
@@ -311,7 +333,7 @@ describe('formwork-agent CLI', () => {
       const ds = await datasource(agent.id, 'mysql', { secretMode: 'stored', secrets: { password }, config });
       const [stored] = await db().query(`SELECT secrets::text AS secrets FROM reporting_datasources WHERE id = $1`, [ds]);
       expect(stored.secrets).not.toContain(password);
-      const proc = await runAgent(agent);
+      const proc = await servingAgent(agent);
 
       const tested = await ended(await task(agent.id, ds, 'test'));
       expect(tested.result).toEqual({ ok: true, latencyMs: expect.any(Number), serverVersion: expect.stringMatching(/MariaDB/) });
@@ -336,7 +358,7 @@ describe('formwork-agent CLI', () => {
 
   it('opens a secret sealed to its public key (and refuses one sealed for another datasource)', async () => {
     const agent = await newAgent();
-    const proc = await runAgent(agent);
+    const proc = await servingAgent(agent);
     await proc.waitForEvent('session_opened');
     const [{ public_key: publicKey }] = await db().query(`SELECT public_key FROM reporting_agents WHERE id = $1`, [agent.id]);
     expect(publicKey).toContain('BEGIN PUBLIC KEY');
@@ -358,7 +380,7 @@ describe('formwork-agent CLI', () => {
   it('stops a task the service cancels (reported CANCELLED) and keeps serving', async () => {
     const agent = await newAgent();
     const ds = await datasource(agent.id, 'sqlite');
-    const proc = await runAgent(agent);
+    const proc = await servingAgent(agent);
     const slow = await query(agent.id, ds, 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c', [], { timeoutSeconds: 60 });
     await proc.waitForEvent('task_leased', { taskId: slow });
     // What the service does when the run is cancelled; the next heartbeat's answer names the task.
@@ -372,7 +394,7 @@ describe('formwork-agent CLI', () => {
 
   it('exits 0 promptly on SIGTERM while idle (the long poll is abandoned)', async () => {
     const agent = await newAgent();
-    const proc = await runAgent(agent);
+    const proc = await servingAgent(agent);
     const { pollWaitSeconds } = await proc.waitForEvent('session_opened');
     await waitFor(async () => (await app.request('GET', `/api/agents/${agent.id}`, as())).body.status === 'online');
     const started = Date.now();
@@ -387,7 +409,7 @@ describe('formwork-agent CLI', () => {
   it('on SIGTERM lets a running task finish within the grace period, else fails it AGENT_SHUTDOWN (retryable)', async () => {
     const agent = await newAgent();
     const ds = await datasource(agent.id, 'sqlite');
-    const proc = await runAgent(agent, { args: ['--shutdown-grace', '1'] });
+    const proc = await servingAgent(agent, { args: ['--shutdown-grace', '1'] });
     const slow = await query(agent.id, ds, 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c', [], { timeoutSeconds: 60 });
     await proc.waitForEvent('task_leased', { taskId: slow });
     proc.kill('SIGTERM');

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startAgentProcess, type AgentProcess } from '../../support/agent-process';
+import { confirmAgentKey, startAgentProcess, type AgentProcess } from '../../support/agent-process';
 import { startApiProcess, type ApiProcess } from '../../support/api-process';
 import { startTestApp, type TestApp } from '../../support/app';
 import { download } from '../../support/documents';
@@ -61,6 +61,7 @@ describe('formwork-agent runs report queries', () => {
     const process = await startAgentProcess({ url, token: agent.token, env: extra.env, args: ['--shutdown-grace', '2'] });
     agents.push(process);
     await waitFor(async () => ((await app.request('GET', `/api/agents/${agent.id}`, as())).body.status === 'online' ? true : undefined), { timeoutMs: 20_000, what: 'the agent online' });
+    await confirmAgentKey(app.request, as(), agent.id);
     return { id: agent.id, token: agent.token, process };
   }
 
@@ -203,7 +204,7 @@ describe('formwork-agent runs report queries', () => {
       const created = await call('POST', '/api/agents', { name: name('Sealed') });
       const agentProc = await startAgentProcess({ url: api.url, token: created.body.token });
       agents.push(agentProc);
-      await waitFor(async () => ((await call('GET', `/api/agents/${created.body.id}`)).body.publicKey ? true : undefined), { timeoutMs: 20_000, what: 'the agent key registered' });
+      await confirmAgentKey(api.app.request, { token: user.accessToken }, created.body.id);
 
       const password = `sealed-${randomBytes(8).toString('hex')}`;
       const ds = await call('POST', '/api/reporting/datasources', {

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
+import { confirmAgentKey } from '../../support/agent-process';
 import { download } from '../../support/documents';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { testDatabaseConfig } from '../../support/reporting';
@@ -154,6 +155,7 @@ describe('agents serving datasources, previews and report runs', () => {
       const agent = await newAgent();
       const { publicKey, privateKey } = generateKeyPairSync('x25519');
       await agent.open(publicKey.export({ type: 'spki', format: 'pem' }).toString());
+      await confirmAgentKey(app.request, as(), agent.id);
       const password = `sealed-${randomBytes(6).toString('hex')}`;
       const ds = await agentDatasource(agent, { secretMode: 'sealed', secrets: { password } });
       expect(ds).toMatchObject({ secretMode: 'sealed', secrets: { password: { set: true } } });

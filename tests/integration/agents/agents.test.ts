@@ -1,4 +1,5 @@
-import { createHash, randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
+import { openSealed } from '../../../domain/reporting/sealed-box';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
 import { addTeamProject, createKey, findInDatabase } from '../../support/api-keys';
@@ -7,6 +8,9 @@ import { inTeam } from '../../support/teams';
 import { waitFor } from '../../support/wait';
 
 const MAX_RESULT = 1_000_000;
+
+/** The fingerprint as docs/agent.md defines it: SHA256: and the unpadded base64 of the SHA-256 of the SPKI DER. */
+const fingerprintOf = (pem: string) => `SHA256:${createHash('sha256').update(createPublicKey(pem).export({ type: 'spki', format: 'der' })).digest('base64').replace(/=+$/, '')}`;
 
 /** Reporting agents (docs/reporting.md "Agents"; design B1, B5.2, B5.5, B5.10–B5.12). */
 describe('reporting agents', () => {
@@ -121,6 +125,9 @@ describe('reporting agents', () => {
         isActive: true,
         tokenPrefix: `${res.body.token.slice(0, 12)}...`,
         publicKey: null,
+        keyFingerprint: null,
+        keyStatus: 'none',
+        keyConfirmedAt: null,
         status: 'never_connected',
         lastSeenAt: null,
         session: null,
@@ -307,7 +314,17 @@ describe('reporting agents', () => {
       const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
       const res = await agentCall(agent, 'POST', '/sessions', { version: '0.3.1', hostname: 'db-host', platform: 'linux', capabilities: ['query'], maxConcurrency: 2, publicKey: pem });
       expect(res.status).toBe(201);
-      expect(res.body).toEqual({ agentId: agent.shortId, projectId: teamId, sessionId: expect.any(String), pollWaitSeconds: 50, heartbeatIntervalSeconds: 20, leaseSeconds: 60, maxResultBytes: MAX_RESULT });
+      expect(res.body).toEqual({
+        agentId: agent.shortId,
+        keyStatus: 'pending',
+        keyFingerprint: fingerprintOf(pem),
+        projectId: teamId,
+        sessionId: expect.any(String),
+        pollWaitSeconds: 50,
+        heartbeatIntervalSeconds: 20,
+        leaseSeconds: 60,
+        maxResultBytes: MAX_RESULT,
+      });
       const read = await app.request('GET', `/api/agents/${agent.id}`, as(viewer));
       expect(read.body).toEqual(expect.objectContaining({ status: 'online', publicKey: pem, session: expect.objectContaining({ id: res.body.sessionId, version: '0.3.1', hostname: 'db-host', capabilities: ['query'], maxConcurrency: 2 }) }));
       // The same key again is fine; another is 409; garbage is 400.
@@ -419,6 +436,87 @@ describe('reporting agents', () => {
       expect([other.status, other.body.code]).toEqual([409, 'ERR_AGENT_005']);
       const unknown = await agentCall(agent, 'GET', `/tasks/next?sessionId=${randomUUID()}&wait=0`);
       expect(unknown.status).toBe(409);
+    });
+  });
+
+  describe('confirming the key (docs/agent.md "Confirming the key")', () => {
+    const keyPair = () => {
+      const { publicKey, privateKey } = generateKeyPairSync('x25519');
+      return { pem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), privateKey };
+    };
+
+    it('a first session\'s key waits for an admin: no task is leased and nothing is sealed to it until the fingerprint is confirmed', async () => {
+      const agent = await newAgent();
+      const { pem } = keyPair();
+      const sessionId = await openSession(agent, { publicKey: pem });
+      const shown = (await app.request('GET', `/api/agents/${agent.id}`, as(viewer))).body;
+      expect(shown).toMatchObject({ publicKey: pem, keyStatus: 'pending', keyFingerprint: fingerprintOf(pem), keyConfirmedAt: null });
+      const ds = await boundDatasource(teamId, agent.id);
+      const taskId = await insertTask(teamId, agent.id, ds);
+      expect((await agentCall(agent, 'GET', `/tasks/next?sessionId=${sessionId}&wait=0`)).status).toBe(204);
+      expect((await taskRow(taskId)).status).toBe('queued');
+      const sealed = await app.request('POST', '/api/reporting/datasources', {
+        ...as(admin),
+        body: { name: name('DS'), kind: 'postgres', connectionMode: 'agent', agentId: agent.id, secretMode: 'sealed', config: { host: 'db.internal', port: 5432, database: 'sales', user: 'ro' }, secrets: { password: 'pw' } },
+      });
+      expect([sealed.status, sealed.body.code, sealed.body.relatedInfo?.keyStatus]).toEqual([400, 'ERR_DS_007', 'pending']);
+
+      // Only admins confirm, and only the fingerprint of the key that is there.
+      for (const user of [viewer, member]) {
+        expect((await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(user), body: { fingerprint: shown.keyFingerprint } })).status).toBe(403);
+      }
+      const wrong = await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(admin), body: { fingerprint: fingerprintOf(keyPair().pem) } });
+      expect([wrong.status, wrong.body.code]).toEqual([409, 'ERR_AGENT_014']);
+      expect((await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(admin), body: {} })).status).toBe(400);
+      const elsewhere = await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(stranger, otherTeamId), body: { fingerprint: shown.keyFingerprint } });
+      expect([elsewhere.status, elsewhere.body.code]).toEqual([404, 'ERR_AGENT_001']);
+
+      const confirmed = await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(admin), body: { fingerprint: shown.keyFingerprint } });
+      expect(confirmed.status).toBe(200);
+      expect(confirmed.body).toMatchObject({ keyStatus: 'confirmed', keyFingerprint: shown.keyFingerprint, keyConfirmedAt: expect.any(String) });
+      const again = await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(admin), body: { fingerprint: shown.keyFingerprint } });
+      expect([again.status, again.body.code, again.body.relatedInfo]).toEqual([409, 'ERR_AGENT_013', { keyStatus: 'confirmed' }]);
+      const leased = await agentCall(agent, 'GET', `/tasks/next?sessionId=${sessionId}&wait=0`);
+      expect([leased.status, leased.body.taskId]).toEqual([200, taskId]);
+      // A new session of the same agent says the key is confirmed.
+      expect((await agentCall(agent, 'POST', '/sessions', { version: '1', hostname: 'h', platform: 'linux', capabilities: ['query'], maxConcurrency: 1, publicKey: pem })).body.keyStatus).toBe('confirmed');
+    });
+
+    it('a stolen token gets no password in clear once the key is confirmed: stored secrets are sealed to the key for each lease', async () => {
+      const agent = await newAgent();
+      const { pem, privateKey } = keyPair();
+      // Stored while the agent had no confirmed key.
+      const password = `stored-${randomBytes(6).toString('hex')}`;
+      const created = await app.request('POST', '/api/reporting/datasources', {
+        ...as(admin),
+        body: { name: name('DS'), kind: 'postgres', connectionMode: 'agent', agentId: agent.id, config: { host: 'db.internal', port: 5432, database: 'sales', user: 'ro' }, secrets: { password } },
+      });
+      expect([created.status, created.body.secretMode]).toEqual([201, 'stored']);
+      let sessionId = await openSession(agent, { publicKey: pem });
+      await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(admin), body: { fingerprint: fingerprintOf(pem) } });
+      sessionId = await openSession(agent);
+      await insertTask(teamId, agent.id, created.body.id, { kind: 'test', payload: {} });
+      const leased = await agentCall(agent, 'GET', `/tasks/next?sessionId=${sessionId}&wait=0`);
+      expect(leased.status).toBe(200);
+      expect(leased.body.datasource.secrets).toEqual({ mode: 'sealed', sealed: expect.stringMatching(/^v1\.x25519\./) });
+      expect(leased.text).not.toContain(password);
+      expect(JSON.parse(openSealed(privateKey, leased.body.datasource.secrets.sealed, `${teamId}:datasource:${created.body.id}`))).toEqual({ password });
+    });
+
+    it('an admin can forget a key (a stolen token pinned its own first): the next session\'s key waits for confirmation again', async () => {
+      const agent = await newAgent();
+      const thief = keyPair();
+      await openSession(agent, { publicKey: thief.pem });
+      const real = keyPair();
+      const clash = await agentCall(agent, 'POST', '/sessions', { version: '1', hostname: 'h', platform: 'linux', capabilities: ['query'], maxConcurrency: 1, publicKey: real.pem });
+      expect([clash.status, clash.body.code]).toEqual([409, 'ERR_AGENT_010']);
+      expect((await app.request('DELETE', `/api/agents/${agent.id}/key`, as(member))).status).toBe(403);
+      const cleared = await app.request('DELETE', `/api/agents/${agent.id}/key`, as(admin));
+      expect([cleared.status, cleared.body.publicKey, cleared.body.keyStatus]).toEqual([200, null, 'none']);
+      const none = await app.request('POST', `/api/agents/${agent.id}/key/confirm`, { ...as(admin), body: { fingerprint: fingerprintOf(thief.pem) } });
+      expect([none.status, none.body.code, none.body.relatedInfo]).toEqual([409, 'ERR_AGENT_013', { keyStatus: 'none' }]);
+      await openSession(agent, { publicKey: real.pem });
+      expect((await app.request('GET', `/api/agents/${agent.id}`, as(viewer))).body).toMatchObject({ keyStatus: 'pending', keyFingerprint: fingerprintOf(real.pem) });
     });
   });
 

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { reencryptStoredSecrets } from '../../../db/secrets-at-rest';
 import { activeKeyring } from '../../../domain/secret-box';
 import { addTeamProject, createKey, findInDatabase } from '../../support/api-keys';
+import { confirmAgentKey } from '../../support/agent-process';
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { hostile, postgresAskingCleartext, type Hostile } from '../../support/hostile-databases';
@@ -166,6 +167,8 @@ describe('reporting datasources: secrets tied to their target', () => {
       const call = (method: string, path: string, body?: unknown) => app.request(method, `/api/agents/me${path}`, { token: res.body.token, ...(body !== undefined ? { body } : {}) });
       const session = await call('POST', '/sessions', { version: '0.1.0', hostname: 'db-host', platform: 'linux', capabilities: ['test'], maxConcurrency: 1, ...(publicKey ? { publicKey } : {}) });
       expect(session.status).toBe(201);
+      // What an admin does after comparing the fingerprint (docs/agent.md "Confirming the key").
+      if (publicKey) await confirmAgentKey(app.request, as(), res.body.id);
       const next = async () => (await call('GET', `/tasks/next?sessionId=${session.body.sessionId}&wait=10`)).body;
       return { id: res.body.id as string, next };
     }
@@ -207,7 +210,7 @@ describe('reporting datasources: secrets tied to their target', () => {
       const late = await agent();
       const old = await create({ kind: 'postgres', connectionMode: 'agent', agentId: late.id, config: pgConfig(), secrets: { password } });
       expect(old.secretMode).toBe('stored');
-      await app.services.db.query(`UPDATE reporting_agents SET public_key = $2 WHERE id = $1`, [late.id, publicKey()]);
+      await app.services.db.query(`UPDATE reporting_agents SET public_key = $2, key_confirmed_at = now() WHERE id = $1`, [late.id, publicKey()]);
       const renamed = await patch(old.id, { name: name('Renamed') });
       expect([renamed.status, renamed.body.secretMode]).toEqual([200, 'stored']);
       const rotated = secret('rotated');
