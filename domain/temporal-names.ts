@@ -47,6 +47,7 @@ export const workflowIds = {
   reportRun: (runId: string) => `report-run-${runId}`,
   /** One datasource call of the API (a test, a schema discovery, a preview) run on the query queue. */
   reportingProbe: (probeId: string) => `reporting-probe-${probeId}`,
+  renderPreview: (previewId: string) => `render-preview-${previewId}`,
   /** One report delivery's schedule (first attempt and its automatic retries). */
   reportDelivery: (deliveryId: string) => `report-delivery-${deliveryId}`,
   /** The n-th manual retry of a report delivery. */

@@ -10,7 +10,6 @@ import { createMailer } from '../activities/mail';
 import { createChromiumPool } from '../activities/rendering/chromium-pool';
 import { ExcelThreads, type ExcelRenderer } from '../activities/rendering/excel-threads';
 import type { PdfRenderer } from '../activities/rendering/pdf-renderer';
-import type { RenderDeps } from '../activities/rendering/render-document';
 import type { Mailer } from '../activities/mail/mailer';
 import { createStorage } from '../activities/storage';
 import type { ArtefactStorage } from '../activities/storage/storage';
@@ -110,18 +109,6 @@ export async function createServices(config: Config, logger = createLogger(confi
 /** The configured render limits: pages, rows, loop iterations, HTML size and output size. */
 export function renderLimitsOf(config: Config): RenderLimits {
   return { ...config.rendering.limits, maxHtmlBytes: config.rendering.maxHtmlBytes, maxOutputBytes: config.rendering.maxOutputBytes };
-}
-
-/** What renderDocument needs from a process (previews in the API, the render activities in the render worker). */
-export function renderDepsOf(services: Services): RenderDeps {
-  const { config } = services;
-  return {
-    pdfRenderer: services.pdfRenderer,
-    evaluator: services.evaluator,
-    excelRenderer: services.excelRenderer,
-    limits: renderLimitsOf(config),
-    imageAllowlist: config.rendering.imageHostAllowlist,
-  };
 }
 
 /** Outside production a missing JWT_SECRET is generated once and kept under DATA_DIR. */

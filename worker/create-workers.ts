@@ -4,6 +4,7 @@ import { createActivities } from '../activities';
 import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
+import { createPreviewActivities } from '../activities/rendering/render-preview.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
 import { createProbeActivities } from '../activities/reporting/probe.activity';
 import { createAgentQueryActivities } from '../activities/reporting/run-agent-query.activity';
@@ -132,7 +133,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
-          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
+          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createPreviewActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
           interceptors: withActivityMetrics(activityInterceptors()),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.

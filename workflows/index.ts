@@ -13,3 +13,4 @@ export { deliverReportWorkflow } from './reporting/deliver-report.workflow';
 export { scheduledReportWorkflow } from './reporting/scheduled-report.workflow';
 export { reportJobRunWorkflow } from './reporting/report-job-run.workflow';
 export { reportingProbeWorkflow } from './reporting/reporting-probe.workflow';
+export { renderPreviewWorkflow } from './documents/render-preview.workflow';

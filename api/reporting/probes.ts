@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { text } from 'node:stream/consumers';
-import { WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/common';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { ProbeInput, ProbeOutput, ProbeTarget } from '../../domain/reporting/probes';
-import { AppError, ERRORS, type ErrorCode } from '../../domain/errors';
+import { AppError } from '../../domain/errors';
 import type { DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { sealSecret } from '../../domain/secret-box';
 import { workflowIds } from '../../domain/temporal-names';
 import type { RunnerTarget } from '../../platform/reporting-runners';
 import type { Services } from '../../platform/services';
 import { startWorkflow } from '../../platform/start-workflow';
+import { awaitAnswer } from '../../platform/workflow-answer';
 import { consumeOrRefuse, createLimiterFactory } from '../rate-limits';
 
 /**
@@ -32,17 +31,6 @@ const WAIT_EXTRA_MS = 15_000;
 
 type ProbeServices = Pick<Services, 'temporal' | 'taskQueues' | 'config' | 'storage' | 'redis'>;
 
-/** A probe's failure as the catalogue's error: the activity's code and relatedInfo, a timeout as ERR_QRY_007. */
-function probeError(err: unknown): unknown {
-  let cause: unknown = err instanceof WorkflowFailedError ? err.cause : err;
-  if (cause instanceof ActivityFailure) cause = cause.cause;
-  if (cause instanceof TimeoutFailure) return new AppError('ERR_QRY_007', 'The datasource did not answer in time');
-  if (cause instanceof ApplicationFailure && cause.type && cause.type in ERRORS) {
-    return new AppError(cause.type as ErrorCode, cause.message, (cause.details?.[0] as Record<string, unknown> | undefined) ?? undefined);
-  }
-  return err;
-}
-
 const limiters = new WeakMap<ProbeServices, RateLimiterAbstract>();
 
 /** The per-project count of probes in flight: a point taken when one starts, given back when it ends (or after the longest deadline). */
@@ -61,7 +49,6 @@ async function probe(services: ProbeServices, input: Omit<ProbeInput, 'probeId'>
   await consumeOrRefuse(limiter, input.projectId, 'ERR_LIMIT_015', `At most ${services.config.reporting.probesPerProject} datasource tests, schema refreshes and previews may run at once per project`);
   const probeId = randomUUID();
   const workflowId = workflowIds.reportingProbe(probeId);
-  let timer: NodeJS.Timeout | undefined;
   try {
     await startWorkflow(services.temporal, 'reportingProbeWorkflow', {
       taskQueue: services.taskQueues.main,
@@ -71,18 +58,9 @@ async function probe(services: ProbeServices, input: Omit<ProbeInput, 'probeId'>
       projectId: input.projectId,
       entityId: probeId,
     });
-    const handle = services.temporal.workflow.getHandle(workflowId);
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new AppError('ERR_QRY_007', `The datasource did not answer within ${Math.round((timeoutMs + WAIT_EXTRA_MS) / 1000)} s`)), timeoutMs + WAIT_EXTRA_MS);
-    });
-    try {
-      return (await Promise.race([handle.result(), deadline])) as ProbeOutput;
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'ERR_QRY_007') await handle.terminate('the API stopped waiting').catch(() => undefined);
-      throw probeError(err);
-    }
+    const late = () => new AppError('ERR_QRY_007', `The datasource did not answer within ${Math.round((timeoutMs + WAIT_EXTRA_MS) / 1000)} s`);
+    return await awaitAnswer<ProbeOutput>(services.temporal, workflowId, timeoutMs + WAIT_EXTRA_MS, late);
   } finally {
-    clearTimeout(timer);
     await limiter.reward(input.projectId, 1).catch(() => undefined);
   }
 }

@@ -1,6 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { RenderDeps } from '../../activities/rendering/render-document';
-import { CONTENT_TYPES, renderDocument } from '../../activities/rendering/render-document';
+import { CONTENT_TYPES } from '../../activities/rendering/render-document';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
@@ -12,6 +11,7 @@ import { csvFormatter } from '../../domain/reporting/csv';
 import { coerceParameters, datasetQueryInput } from '../../domain/reporting/parameters';
 import type { QueryRunner } from '../../domain/reporting/query-runner';
 import type { RunnerTarget } from '../../platform/reporting-runners';
+import type { PreviewRenderer } from '../../platform/worker-previews';
 import { getDatasource } from './datasources.service';
 import { previewRows } from './queries.service';
 import { getReport, pin } from './reports.service';
@@ -29,7 +29,8 @@ export interface ReportPreviewDeps {
   storage: ArtefactStorage;
   evaluator: Evaluator;
   connect: (target: RunnerTarget) => QueryRunner;
-  render: RenderDeps;
+  /** Renders on the render worker role (platform/worker-previews.ts). */
+  render: PreviewRenderer;
 }
 
 export interface ReportPreviewInput {
@@ -75,6 +76,6 @@ export async function previewReport(deps: ReportPreviewDeps, projectId: string, 
   const template = await deps.db.getRepository(TemplateVersionEntity).findOneByOrFail({ templateId: pinned.templateId!, version: pinned.templateVersion! });
   const parameters = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]));
   const variables = bindDatasets(datasets, parameters, (template.definition.variables ?? []).map((v) => v.name));
-  const doc = await renderDocument(deps.render, { tenant: projectId, template: template.definition, variables, format: input.format, watermark: true, title: report.name });
+  const doc = await deps.render({ tenant: projectId, template: template.definition, variables, format: input.format, watermark: true, title: report.name });
   return { filename: `${base}.${doc.fileExtension}`, contentType: doc.fileExtension === 'pdf' ? CONTENT_TYPES.pdf : CONTENT_TYPES.xlsx, body: doc.body, pageCount: doc.pageCount };
 }

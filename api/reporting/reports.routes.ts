@@ -1,7 +1,8 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { probeRunners } from './probes';
-import { renderDepsOf, type Services } from '../../platform/services';
+import type { Services } from '../../platform/services';
+import { workerPreviews } from '../../platform/worker-previews';
 import { consumeOrRefuse, previewLimiter } from '../rate-limits';
 import { previewReport } from './report-preview.service';
 import { requireProject, type Scope } from '../middleware/guards';
@@ -65,7 +66,7 @@ export function reportRoutes(services: Services): Router {
   });
 
   const previews = previewLimiter(services);
-  const previewDeps = { db, storage: services.storage, evaluator: services.evaluator, connect: probeRunners(services), render: renderDepsOf(services) };
+  const previewDeps = { db, storage: services.storage, evaluator: services.evaluator, connect: probeRunners(services), render: workerPreviews(services) };
   router.post('/:id/preview', write, async (ctx) => {
     const input = validate(schema.previewReportSchema, ctx.request.body ?? {});
     // Previews run queries and renders from the API process: every caller of a project shares its per-minute budget.

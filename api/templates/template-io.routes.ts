@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { renderDepsOf, type Services } from '../../platform/services';
+import type { Services } from '../../platform/services';
+import { workerPreviews } from '../../platform/worker-previews';
 import { AppError } from '../../domain/errors';
 import type { Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';
@@ -20,8 +21,8 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   const router = templateRouter(prefix);
   const { read, write } = templateGuards(db);
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
-  // The configured limits (HTML size included), the Chromium pool and the Excel threads of this process.
-  const render = renderDepsOf(services);
+  // Previews render on the render worker role, never on this process's Chromium (issue 29).
+  const render = workerPreviews(services);
 
   // The upload is read only once the caller is known to be a member; it is deleted when the request ends.
   router.post('/import', write, multipartUpload(services.config.uploads, `${prefix}/import`), async (ctx) => {

@@ -2,7 +2,8 @@ import { recordActivity } from '../../db/identity/activity';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { updateTemplateRow } from '../../db/templates/template-rows';
-import { renderDocument, type RenderDeps, type RenderedDocument } from '../../activities/rendering/render-document';
+import type { RenderedDocument } from '../../activities/rendering/render-document';
+import type { PreviewRenderer } from '../../platform/worker-previews';
 import { AppError } from '../../domain/errors';
 import { automationFields, type AutomationField } from '../../domain/templates/automation-fields';
 import { toTemplateFile, type TemplateFile } from '../../domain/templates/template-file';
@@ -75,7 +76,8 @@ async function overwriteDraft(
 }
 
 export interface PreviewDeps extends TemplateDeps {
-  render: RenderDeps;
+  /** Renders on the render worker role (platform/worker-previews.ts). */
+  render: PreviewRenderer;
 }
 
 /**
@@ -97,7 +99,7 @@ export async function previewTemplate(
       outputFormats: template.outputFormats,
     });
   }
-  const document = await renderDocument(deps.render, {
+  const document = await deps.render({
     tenant: projectId,
     template: template.draft,
     variables: input.variables ?? {},

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { TestApp } from '../support/app';
-import { startApiProcess, type ApiProcess } from '../support/api-process';
+import { startApiProcess, startWorkersFor, type ApiProcess } from '../support/api-process';
 import { createGate, flowWorkspace, type FlowWorkspace } from '../support/flow';
 import { buildTemplate } from '../support/templates';
 import { now, startContentionMonitor, type ContentionMonitor } from '../support/contention';
@@ -94,6 +94,7 @@ function buildBodies() {
 
 describe('hostile input never stalls the service', () => {
   let api: ApiProcess;
+  let workers: { close(): Promise<void> } | undefined;
   let app: TestApp;
   let ws: FlowWorkspace;
   let honest: FlowWorkspace;
@@ -107,6 +108,9 @@ describe('hostile input never stalls the service', () => {
     contention = await startContentionMonitor();
     api = await startApiProcess({ EVAL_TIMEOUT_MS: String(BUDGET_MS), EVAL_POOL_SIZE: '2', RENDER_HTML_MAX_BYTES: String(512 * 1024) });
     app = api.app;
+    // Previews render on the render task queue (platform/worker-previews.ts): workers of the main and
+    // render queues, here in the test's process, as the render worker role is in production.
+    workers = await startWorkersFor(app, ['main', 'render']);
     ws = await flowWorkspace(app, 'scale');
     honest = await flowWorkspace(app, 'scale');
     // One honest round of every kind of request first (code paths compiled, workers and pools up):
@@ -128,6 +132,7 @@ describe('hostile input never stalls the service', () => {
 
   afterAll(async () => {
     await probe?.terminate();
+    await workers?.close();
     await api?.close();
     await contention?.stop();
   });

@@ -67,6 +67,12 @@ export const RETRY = {
    */
   reportingProbe: { maximumAttempts: 1 },
 
+  /**
+   * A preview render the API waits for (workflows/documents/render-preview.workflow.ts): one attempt;
+   * the person sees the error and asks again.
+   */
+  renderPreview: { maximumAttempts: 1 },
+
   /** A report run's outputs (render queue): three attempts for a crashing renderer, then the run fails at `render`. */
   reportRender: { initialInterval: '2 seconds', maximumAttempts: 3 },
 

@@ -88,6 +88,33 @@ describe('render worker process role', () => {
     expect((await w.exited).code).toBe(0);
   });
 
+  it('renders a template preview in the render-worker process: the API starts no Chromium of its own', async () => {
+    const w = renderWorker();
+    await w.ready;
+    const res = await fetch(`${app.url}/api/templates/${docs.templateId}/preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${docs.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ variables: { customer: 'Preview Paula', items: [{ label: 'Consulting', amount: 1200 }] } }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(await pdfText(Buffer.from(await res.arrayBuffer()))).toContain('Dear Preview Paula');
+    // The Chromium that printed it runs below the render worker; nothing below this process (the API) is a browser.
+    const browsers = (pids: number[]) => pids.filter((pid) => /chrom/i.test(cmdline(pid)));
+    expect(browsers(descendantsOf(w.pid)).length).toBeGreaterThan(0);
+    const ours = new Set(descendantsOf(w.pid));
+    expect(browsers(descendantsOf(process.pid).filter((pid) => !ours.has(pid)))).toEqual([]);
+    // Its workflow is findable by kind and project in Temporal, and the render worker ran its activity.
+    const [{ workflowId }] = await waitFor(async () => {
+      const found = [];
+      for await (const wf of app.services.temporal.workflow.list({ query: `FormworkKind = 'render-preview' AND FormworkProjectId = '${docs.projectId}'` })) found.push(wf);
+      return found.length > 0 ? found : undefined;
+    }, { what: 'the preview workflow in Temporal visibility' });
+    expect(workflowId).toMatch(/^render-preview-[0-9a-f-]{36}$/);
+    expect(await renderedBy(workflowId)).toMatch(new RegExp(`^${w.pid}@`));
+    await w.stop();
+  });
+
   it('SIGKILL mid-render: the main queue keeps working, and the document completes on a new render worker', async () => {
     // A browser that never comes up: the render stays in progress until the worker dies (the
     // script ends itself once its parent is gone, so it outlives nothing).

@@ -12,7 +12,8 @@ describe('Templates: items.properties as a map, pageSize defaults to A4', () => 
   let app: TestApp;
   let ws: FlowWorkspace;
   beforeAll(async () => {
-    app = await startTestApp({ worker: false });
+    // Previews render on the render task queue: the in-process worker serves it.
+    app = await startTestApp();
     ws = await flowWorkspace(app, 'growth');
   });
   afterAll(() => app.close());

@@ -5,13 +5,17 @@ import { signUp, type SignedUpUser } from '../../support/factories';
 import { pdfText } from '../../support/rendering-pdf';
 import { buildInvoiceBody, createTemplate } from '../../support/templates';
 
-/** POST /api/templates/:id/preview: the draft rendered through the app's warm Chromium pool. */
+/**
+ * POST /api/templates/:id/preview: the draft rendered on the render task queue (here the app's
+ * in-process worker, with the app's warm Chromium pool; render-worker-process.test.ts shows the
+ * render worker role doing it in a process of its own).
+ */
 describe('Templates: preview', () => {
   let app: TestApp;
   let alice: SignedUpUser;
   beforeAll(async () => {
     // Small limits so each limit error is reachable with a small template.
-    app = await startTestApp({ worker: false, env: { PDF_MAX_PAGES: '3', EXCEL_MAX_ROWS: '20', LOOP_MAX_ITERATIONS: '50' } });
+    app = await startTestApp({ env: { PDF_MAX_PAGES: '3', EXCEL_MAX_ROWS: '20', LOOP_MAX_ITERATIONS: '50' } });
     alice = await signUp(app);
   });
   afterAll(() => app.close());
