@@ -103,7 +103,9 @@ async function connect(ctx: ChannelContext, config: SftpChannelConfig, seen: Han
   return new Promise<Session>((resolve, reject) => {
     const onAbort = () => {
       client.end();
-      reject(retry('The upload was cancelled'));
+      // A deadline (the channel test's AbortSignal.timeout) is the server's slowness, not a cancellation.
+      const late = (ctx.signal?.reason as Error | undefined)?.name === 'TimeoutError';
+      reject(retry(late ? 'The SFTP server did not answer in time' : 'The upload was cancelled'));
     };
     const close = () => {
       ctx.signal?.removeEventListener('abort', onAbort);

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { ChannelEntity } from '../../../db/reporting/channel.entity';
 import { reencryptStoredSecrets } from '../../../db/secrets-at-rest';
 import { activeKeyring } from '../../../domain/secret-box';
@@ -260,6 +261,46 @@ describe('reporting channels: verified senders, budgets, header secrets', () => 
       const [row] = await app.services.db.query(`SELECT config FROM reporting_channels WHERE id = $1`, [ch.id]);
       expect(row.config.headers['X-Api-Key']).toMatch(/^enc:v1:/);
       expect((await stored(ch.id)).config.headers).toEqual({ 'X-Api-Key': legacy });
+    });
+  });
+
+  describe('a channel test has a deadline that closes its socket (issue 29, "Deadlines everywhere")', () => {
+    it('every kind that connects out ends its test against a server that accepts and goes silent, and hangs up', async () => {
+      // A server that completes TCP's handshake and never says a word (no HTTP answer, no SSH banner).
+      const sockets: Socket[] = [];
+      const silent = createServer((socket) => {
+        sockets.push(socket);
+        socket.on('error', () => undefined);
+        // Read (and drop) what the client sends, so that its hang-up ends this socket.
+        socket.resume();
+      });
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const port = (silent.address() as AddressInfo).port;
+      const at = `http://127.0.0.1:${port}`;
+      try {
+        const channels = await Promise.all(
+          [
+            { kind: 'webhook', config: { url: `${at}/hook` } },
+            { kind: 'slack', config: { text: 'Report' }, secrets: { webhookUrl: `${at}/slack` } },
+            { kind: 'teams', config: { title: 'Report' }, secrets: { webhookUrl: `${at}/teams` } },
+            { kind: 'webdav', config: { baseUrl: `${at}/dav`, username: 'u' }, secrets: { password: 'dav-password' } },
+            { kind: 's3', config: { bucket: 'reports', region: 'eu-west-1', endpoint: at, forcePathStyle: true }, secrets: { accessKeyId: 'AKIATEST', secretAccessKey: 'secret-test-key' } },
+            { kind: 'sftp', config: { host: '127.0.0.1', port, username: 'reports', directory: '/upload', hostKeySha256: `SHA256:${'A'.repeat(43)}` }, secrets: { password: 'sftp-password' } },
+          ].map((body) => create(admin, body)),
+        );
+        const tests = await Promise.all(channels.map((ch) => app.request('POST', `/api/reporting/channels/${ch.id}/test`, { ...as(admin), body: {} })));
+        for (const [i, res] of tests.entries()) {
+          // 200 with ok false: the test ran and failed, as a test of an unreachable target does.
+          expect([channels[i].kind, res.status, res.body.ok]).toEqual([channels[i].kind, 200, false]);
+          expect([channels[i].kind, res.body.error]).toEqual([channels[i].kind, expect.stringMatching(/in time|within 10 s|No answer within/)]);
+        }
+        // Each test's socket was closed by the service, not left open to the silent server.
+        expect(sockets.length).toBeGreaterThanOrEqual(channels.length);
+        await waitFor(() => sockets.every((socket) => socket.closed), { what: 'the service to hang up on the silent server' });
+      } finally {
+        sockets.forEach((socket) => socket.destroy());
+        await new Promise((resolve) => silent.close(resolve));
+      }
     });
   });
 
