@@ -85,12 +85,24 @@ export class FairScheduler {
     else this.costs.set(tenant, [cost + ms, done + jobs, now]);
   }
 
+  /** Cost that jobs still running have used so far (chargeRunning), per tenant; not decayed. */
+  private readonly runningCosts = new Map<string, number>();
+
   /**
-   * Charges cost a running job has used so far (its job is counted when it ends): a tenant whose
-   * jobs burn CPU is known to be expensive while they still run, not only once they end.
+   * Notes cost a running job has used so far: a tenant whose jobs burn CPU is known to be expensive
+   * while they still run, not only once they end. It does not decay while the job runs: a job that
+   * needs a minute of waiting for a core to use its second of CPU (a loaded machine, a runaway task at
+   * nice 19) is still a job of a second. `settleRunning` takes it back when the job's whole cost is charged.
    */
   chargeRunning(tenant: string, ms: number): void {
-    if (ms > 0) this.charge(tenant, ms, 0);
+    if (ms > 0) this.runningCosts.set(tenant, (this.runningCosts.get(tenant) ?? 0) + ms);
+  }
+
+  /** Takes back what an ended job charged while it ran (chargeRunning), before its whole cost is charged. */
+  settleRunning(tenant: string, ms: number): void {
+    const left = (this.runningCosts.get(tenant) ?? 0) - ms;
+    if (left > 0.5) this.runningCosts.set(tenant, left);
+    else this.runningCosts.delete(tenant);
   }
 
   /**
@@ -99,7 +111,8 @@ export class FairScheduler {
    * pool sends its work to the background lane instead (eval-pool.ts).
    */
   isExpensive(tenant: string): boolean {
-    const [cost, jobs] = this.cost(tenant);
+    const [ended, jobs] = this.cost(tenant);
+    const cost = ended + (this.runningCosts.get(tenant) ?? 0);
     return cost > HEAVY_MS && cost > EXPENSIVE_JOB_MS * jobs;
   }
 

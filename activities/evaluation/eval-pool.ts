@@ -164,7 +164,7 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
     // in the interactive lane, so a project that just ran a runaway transform can still save a query on a busy machine.
     const lane = evaluatesTenantCode(work) ? laneOf(tenant) : 'interactive';
     const pool = pools[lane];
-    // CPU time already charged to the tenant while the task ran (the rest is charged when it ends).
+    // CPU time charged to the tenant while the task runs; taken back when it ends, as its whole cost is charged then.
     let charged = 0;
     return schedulers[lane].submit(tenant, async () => {
       const progress: EvalProgress[] = [];
@@ -210,6 +210,8 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
         throw err;
       } finally {
         watch?.stop();
+        // Its whole cost is charged when it ends (below), in place of what it charged while running.
+        schedulers[lane].settleRunning(tenant, charged);
         clearTimeout(demoteTimer);
         if (long) schedulers[lane].markLong(tenant, false);
         // Back to the workers' priority for the next task.
@@ -226,7 +228,7 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
     }, (result) => {
       if (lane === 'background' || result.cpuMs === undefined) return undefined;
       const stopped = 'interrupted' in result && result.progress.length > 0;
-      return Math.max(0, (stopped ? Math.max(budgetMs, result.cpuMs) : result.cpuMs) - charged);
+      return stopped ? Math.max(budgetMs, result.cpuMs) : result.cpuMs;
     });
   }
 

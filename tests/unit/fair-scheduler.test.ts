@@ -127,4 +127,25 @@ describe('fair scheduler', () => {
     s.chargeRunning('burner', 1200);
     expect(s.isExpensive('burner')).toBe(true);
   });
+
+  it('counts a job used a second of CPU however long it waited for it: running charges do not decay', async () => {
+    let now = 1_000_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+    const s = new FairScheduler(3);
+    const job = gate();
+    // A runaway job on a loaded machine: 600 ms of CPU, then a minute (six half-lives) waiting for a core, then 500 ms more.
+    const done = s.submit('starved', () => job.job(), () => 1100);
+    s.chargeRunning('starved', 600);
+    now += 60_000;
+    s.chargeRunning('starved', 500);
+    expect(s.isExpensive('starved')).toBe(true);
+    // When it ends its whole cost replaces what it charged while running: counted once, not twice.
+    s.settleRunning('starved', 1100);
+    job.open();
+    await done;
+    await flush(); // charged as the job's slot is given back
+    expect(s.isExpensive('starved')).toBe(true);
+    now += 10_000; // one half-life: 550 ms left
+    expect(s.isExpensive('starved')).toBe(false);
+  });
 });
