@@ -2,11 +2,27 @@ import type { Server } from 'node:http';
 import type { Services } from '../platform/services';
 import { createApp, type AppOptions } from './app';
 
-/** Starts the HTTP API; resolves once it listens. `close()` stops accepting and drains. */
-export async function startApiServer(services: Services, options: AppOptions = {}, port = services.config.port, host = services.config.host): Promise<{ server: Server; url: string; syncCredentials(): Promise<void>; close(): Promise<void> }> {
+/**
+ * Starts the HTTP API; resolves once it listens. `close()` stops accepting and drains. `port` may
+ * be an HTTP server that already listens (bound before the configuration that names its address
+ * was loaded, as the tests do, so that no other process takes the port meanwhile): it then serves the API.
+ */
+export async function startApiServer(
+  services: Services,
+  options: AppOptions = {},
+  port: number | Server = services.config.port,
+  host = services.config.host,
+): Promise<{ server: Server; url: string; syncCredentials(): Promise<void>; close(): Promise<void> }> {
   const app = createApp(services, options);
-  const server = app.listen(port, host);
-  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  let server: Server;
+  if (typeof port === 'number') {
+    server = app.listen(port, host);
+    await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  } else {
+    server = port;
+    const handle = app.callback();
+    server.on('request', (req, res) => void handle(req, res));
+  }
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   return {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +9,6 @@ import type { AppOptions } from '../../api/app';
 import { loadConfig } from '../../domain/config';
 import { createLogger } from '../../domain/logger';
 import { captureHistories } from './histories';
-import { freePort } from '../../scripts/free-port';
 import { createWorkers, type QueueRole, type WorkerSet } from '../../worker/create-workers';
 import { createServices, type Services } from '../../platform/services';
 import { installTemporalLogging } from '../../platform/temporal';
@@ -72,7 +73,13 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(join(tmpdir(), 'formwork-test-'));
   const smtp = opts.smtp === false ? undefined : await startSmtpServer();
-  const port = await freePort();
+  // Bound now, served once the app is built: a port only looked up here could be taken by another
+  // process (a second test run) before the API listens on it (EADDRINUSE under load).
+  const listener = createServer();
+  await new Promise<void>((resolve, reject) => listener.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const port = (listener.address() as AddressInfo).port;
+  // A start that fails below (a configuration a test expects to be refused) leaves nothing holding the process.
+  listener.unref();
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     PORT: String(port),
@@ -104,7 +111,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     workers = undefined;
   };
   if (opts.worker !== false) await startWorker();
-  const api = await startApiServer(services, opts.appOptions, port, '127.0.0.1');
+  const api = await startApiServer(services, opts.appOptions, listener, '127.0.0.1');
   const request = makeRequest(api.url);
   return {
     url: api.url,
