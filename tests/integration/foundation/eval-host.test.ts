@@ -91,12 +91,16 @@ describe('evaluation lanes: expensive work runs on CPU nobody else wants', () =>
       childrenOf(process.pid, 'eval-host-main')
         .flatMap((host) => childrenOf(host, 'eval-worker'))
         .filter((pid) => schedulingOf(pid)?.policy === SCHED_IDLE);
-    /** Runs node at nice 19, or is chrt(1) or nice(1) about to start node at nice 19. */
-    const atNice19 = (pid: number) => {
-      if (commandOf(pid) === 'node') return schedulingOf(pid)?.nice === 19;
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      const nice = args.findIndex((arg) => arg === 'nice' || arg.endsWith('/nice'));
-      return nice >= 0 && args[nice + 1] === '-n' && args[nice + 2] === '19' && args[nice + 3] === process.execPath;
+    /** Runs node at nice 19, or is chrt(1) or nice(1) about to start node at nice 19; undefined once it ended. */
+    const atNice19 = (pid: number): boolean | undefined => {
+      try {
+        if (commandOf(pid) === 'node') return schedulingOf(pid)?.nice === 19;
+        const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const nice = args.findIndex((arg) => arg === 'nice' || arg.endsWith('/nice'));
+        return nice >= 0 && args[nice + 1] === '-n' && args[nice + 2] === '19' && args[nice + 3] === process.execPath;
+      } catch {
+        return undefined; // ended meanwhile (its task over, the worker is retired)
+      }
     };
     const cheap = () => evaluator.validate({ tenant: 'cheap', gateId: 'g1', version: 1, definition: gate('n > 0'), payload: { n: 2 } });
     expect((await cheap()).valid).toBe(true);
@@ -105,8 +109,9 @@ describe('evaluation lanes: expensive work runs on CPU nobody else wants', () =>
     // Runs of the whole 1 s budget: more than a second of evaluation, and well over 50 ms each.
     for (let i = 0; i < 2; i += 1) expect((await hog()).steps.find((s) => s.status === 'error')?.errors?.[0]?.message).toMatch(/evaluation budget exceeded/);
     const third = hog();
-    await waitFor(() => idleWorkers().length > 0);
-    expect(atNice19(idleWorkers()[0])).toBe(true);
+    // Read as it is found: the worker may end as soon as its task does, on a loaded machine before a second look.
+    const found = await waitFor(() => idleWorkers().map((pid) => ({ pid, nice19: atNice19(pid) })).find((w) => w.nice19 !== undefined), { what: 'a SCHED_IDLE background worker' });
+    expect(found.nice19).toBe(true);
     // Meanwhile a cheap tenant is answered by the interactive workers.
     expect((await cheap()).valid).toBe(true);
     expect((await third).steps.find((s) => s.status === 'error')?.errors?.[0]?.message).toMatch(/evaluation budget exceeded/);
