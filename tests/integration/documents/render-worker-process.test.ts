@@ -65,15 +65,19 @@ describe('render worker process role', () => {
   };
   const jobStatus = async (jobId: string) => (await app.request('GET', `/api/documents/jobs/${jobId}`, { token: docs.apiKey })).body.status as string;
 
-  /** The Temporal worker identity (`<pid>@<host>`) that ran the render activity's last attempt, the one that completed. */
-  const renderedBy = async (jobId: string) => {
-    const history = await app.services.temporal.workflow.getHandle(jobId).fetchHistory();
-    const events = history.events ?? [];
-    const completed = events.find((e) => e.activityTaskCompletedEventAttributes);
-    const startedId = completed?.activityTaskCompletedEventAttributes?.startedEventId;
-    const startedEvent = events.find((e) => String(e.eventId) === String(startedId));
-    return startedEvent?.activityTaskStartedEventAttributes?.identity ?? '';
-  };
+  /**
+   * The Temporal worker identity (`<pid>@<host>`) that ran the render activity's last attempt, the one that
+   * completed, once its completion is in the history (the job's row says completed a moment before the
+   * activity's answer reaches Temporal: on a loaded machine, seconds).
+   */
+  const renderedBy = (workflowId: string) =>
+    waitFor(async () => {
+      const events = (await app.services.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      const completed = events.find((e) => e.activityTaskCompletedEventAttributes);
+      const startedId = completed?.activityTaskCompletedEventAttributes?.startedEventId;
+      const startedEvent = events.find((e) => String(e.eventId) === String(startedId));
+      return startedEvent?.activityTaskStartedEventAttributes?.identity || undefined;
+    }, { what: `the completed render activity in ${workflowId}'s history` });
 
   it('renders a PDF generated through the API in the render-worker process; the app itself polls only the main queue', async () => {
     const w = renderWorker();

@@ -57,6 +57,15 @@ describe('render worker shutdown (SIGTERM mid-render)', () => {
       return [{ outcome: e.activityTaskCompletedEventAttributes ? 'completed' : 'failed', by: started?.identity ?? '', attempt: started?.attempt }];
     });
   };
+  /**
+   * The render attempts once the completed one is in the history: the job's row says completed as soon as
+   * the activity wrote it, a moment before the activity's answer reaches Temporal (on a loaded machine, seconds).
+   */
+  const completedAttempts = (jobId: string) =>
+    waitFor(async () => {
+      const attempts = await renderAttempts(jobId);
+      return attempts.some((a) => a.outcome === 'completed') ? attempts : undefined;
+    }, { what: 'the completed render in the workflow history' });
 
   it('within the grace time: the render in flight finishes and is stored by the stopping worker, which then exits 0', async () => {
     const w = renderWorker({ WORKER_SHUTDOWN_GRACE_SECONDS: '60' });
@@ -73,7 +82,7 @@ describe('render worker shutdown (SIGTERM mid-render)', () => {
     expect(job.status).toBe('completed');
     expect(await stored(jobId)).toBe(true);
     expect((await w.exited).code).toBe(0);
-    const attempts = await renderAttempts(jobId);
+    const attempts = await completedAttempts(jobId);
     expect(attempts).toEqual([{ outcome: 'completed', by: expect.stringMatching(new RegExp(`^${w.pid}@`)), attempt: 1 }]);
   });
 
@@ -96,7 +105,7 @@ describe('render worker shutdown (SIGTERM mid-render)', () => {
     const job = await waitForJob(app, p.apiKey, jobId, 30_000);
     expect(job.status).toBe('completed');
     expect(await stored(jobId)).toBe(true);
-    const attempts = await renderAttempts(jobId);
+    const attempts = await completedAttempts(jobId);
     // The cancelled attempt ended as failed, and Temporal retried it: attempt 2.
     expect(attempts).toEqual([{ outcome: 'completed', by: expect.stringMatching(new RegExp(`^${second.pid}@`)), attempt: 2 }]);
     await second.stop();
