@@ -109,7 +109,7 @@ export async function openSession(deps: ProtocolDeps, agentId: string, input: Op
     [agent.id, session, publicKey],
   );
   if (pinned && input.publicKey !== undefined && pinned.public_key !== publicKey) throw new AppError('ERR_AGENT_010');
-  const key = { publicKey: pinned?.public_key ?? null, keyConfirmedAt: pinned?.key_confirmed_at ?? null } as AgentEntity;
+  const key = { publicKey: pinned?.public_key ?? null, keyConfirmedAt: pinned?.key_confirmed_at ?? null };
   return {
     agentId: agent.shortId,
     keyStatus: agentKeyStatus(key),

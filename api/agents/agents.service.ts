@@ -127,7 +127,7 @@ export async function rotateToken(db: DataSource, projectId: string, ref: string
 
 export type AgentKeyStatus = 'none' | 'pending' | 'confirmed';
 
-export const agentKeyStatus = (agent: AgentEntity): AgentKeyStatus => (!agent.publicKey ? 'none' : agent.keyConfirmedAt ? 'confirmed' : 'pending');
+export const agentKeyStatus = (agent: Pick<AgentEntity, 'publicKey' | 'keyConfirmedAt'>): AgentKeyStatus => (!agent.publicKey ? 'none' : agent.keyConfirmedAt ? 'confirmed' : 'pending');
 
 /**
  * The public key secrets may be sealed to: the agent's key once an admin confirmed it, else none
