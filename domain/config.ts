@@ -70,6 +70,11 @@ const fragments = {
     WORKER_SHUTDOWN_GRACE_SECONDS: Joi.number().integer().min(0).max(3600).default(30),
     /** Main-queue activities one worker runs at once: at most DATABASE_POOL_SIZE (mainActivitySlots). */
     WORKER_ACTIVITY_SLOTS: Joi.number().integer().min(1),
+    /**
+     * Egress-queue activities one worker runs at once (webhook attempts, report deliveries, e-mail, custom
+     * render APIs): they wait on other servers, so sized to sockets, not to the database pool.
+     */
+    EGRESS_ACTIVITY_SLOTS: Joi.number().integer().min(1).max(2000).default(100),
   },
   storage: {
     S3_BUCKET: Joi.string(),
@@ -322,6 +327,8 @@ export function loadConfig(env: Env = process.env) {
       shutdownGraceSeconds: v.WORKER_SHUTDOWN_GRACE_SECONDS as number,
       /** maxConcurrentActivityTaskExecutions of the main queue, sized to the database pool. */
       mainActivitySlots: mainActivitySlots(v.DATABASE_POOL_SIZE as number, v.WORKER_ACTIVITY_SLOTS as number | undefined),
+      /** maxConcurrentActivityTaskExecutions of the egress queue (EGRESS_ACTIVITY_SLOTS). */
+      egressActivitySlots: v.EGRESS_ACTIVITY_SLOTS as number,
       namespace: v.TEMPORAL_NAMESPACE as string,
       cliPath: v.TEMPORAL_CLI_PATH as string | undefined,
       port: v.TEMPORAL_PORT as number,

@@ -5,8 +5,14 @@
  */
 export function taskQueues(prefix: string) {
   return {
-    /** Orchestration and light activities (database, mail, webhooks). */
+    /** Workflows and bookkeeping activities (database writes, approvals' tallies). */
     main: `${prefix}-main`,
+    /**
+     * Outbound calls that wait on someone else's server: webhook attempts, report deliveries, e-mail,
+     * custom render APIs. Slots sized to sockets (EGRESS_ACTIVITY_SLOTS), not to the database pool, so a
+     * receiver that hangs holds no bookkeeping slot; tasks carry their project as fairness key.
+     */
+    egress: `${prefix}-egress`,
     /** Browser and workbook rendering: its own queue so render concurrency is bounded per worker. */
     render: `${prefix}-render`,
     /** Reporting queries against customers' databases (REPORTING_QUERY_CONCURRENCY slots per worker). */
@@ -14,6 +20,19 @@ export function taskQueues(prefix: string) {
   };
 }
 export type TaskQueues = ReturnType<typeof taskQueues>;
+
+const MAIN_SUFFIX = '-main';
+
+/**
+ * The queues of the deployment whose main queue is `mainQueue`: what workflow code (which runs on
+ * main) calls to find the egress queue without carrying it in every input, so runs started before
+ * the egress queue existed use it too. A queue not named like a main queue (a test's own) has no
+ * siblings: every role is that queue.
+ */
+export function queuesOfMain(mainQueue: string): TaskQueues {
+  if (!mainQueue.endsWith(MAIN_SUFFIX)) return { main: mainQueue, egress: mainQueue, render: mainQueue, query: mainQueue };
+  return taskQueues(mainQueue.slice(0, -MAIN_SUFFIX.length));
+}
 
 /** The start of every report schedule's Temporal Schedule id. */
 export const REPORT_SCHEDULE_PREFIX = 'report-schedule-';

@@ -184,13 +184,13 @@ function globalGauges(services: Pick<Services, 'db' | 'temporal' | 'taskQueues' 
   });
   new Gauge({
     name: 'formwork_task_queue_backlog',
-    help: "Tasks waiting in a task queue (Temporal's approximate backlog; activity tasks on render and query, workflow and activity tasks on main)",
+    help: "Tasks waiting in a task queue (Temporal's approximate backlog; activity tasks on egress, render and query, workflow and activity tasks on main)",
     labelNames: ['queue', 'type'] as const,
     registers: [gauges],
     async collect() {
       this.reset();
       const { namespace } = services.temporal.options;
-      const read = async (queue: 'main' | 'render' | 'query', type: 'workflow' | 'activity') => {
+      const read = async (queue: 'main' | 'egress' | 'render' | 'query', type: 'workflow' | 'activity') => {
         const res = await services.temporal.workflowService.describeTaskQueue({
           namespace,
           taskQueue: { name: services.taskQueues[queue] },
@@ -200,7 +200,7 @@ function globalGauges(services: Pick<Services, 'db' | 'temporal' | 'taskQueues' 
         this.set({ queue, type }, Number(res.stats?.approximateBacklogCount ?? 0));
       };
       await guarded('task queue backlog', async () => {
-        await Promise.all([read('main', 'workflow'), read('main', 'activity'), read('render', 'activity'), read('query', 'activity')]);
+        await Promise.all([read('main', 'workflow'), read('main', 'activity'), read('egress', 'activity'), read('render', 'activity'), read('query', 'activity')]);
       });
     },
   });

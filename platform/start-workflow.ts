@@ -48,6 +48,9 @@ export async function startWorkflow<N extends WorkflowName>(client: Client, work
     args: start.args as unknown[],
     typedSearchAttributes: new TypedSearchAttributes(pairs),
     memo: start.memo,
+    // The project is the fairness key of the workflow's tasks and, inherited, of its activities' and
+    // children's: one project's backlog on a queue never stands in front of another's (docs/architecture.md "Task queues").
+    ...(start.projectId ? { priority: { fairnessKey: start.projectId } } : {}),
     ...(start.workflowIdReusePolicy ? { workflowIdReusePolicy: start.workflowIdReusePolicy } : {}),
   });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { WorkflowIdReusePolicy } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../domain/config';
 import { workflowIds, type TaskQueues } from '../domain/temporal-names';
 import type { JobWorkflowOptions } from '../workflows/documents/process-job';
@@ -9,7 +9,7 @@ import type { ReportRunInput } from '../workflows/reporting/report-run.workflow'
 import type { ReportJobRunInput } from '../workflows/reporting/report-job-run.workflow';
 import type { AccountDeletionInput } from '../domain/identity/account-deletion';
 import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
-import type { DeliverWebhookInput } from '../domain/webhooks/delivery';
+import type { DeliverWebhookInput, DeliveryScheduleInput } from '../domain/webhooks/delivery';
 import { startWorkflow } from './start-workflow';
 
 /**
@@ -149,6 +149,26 @@ export function startWebhookDelivery(
     // `once`: a second start of that id is refused even after the first run closed (a retried sweep).
     ...(delivery.once ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
   });
+}
+
+/**
+ * The retries of a document event's delivery whose first attempt was made by a batch group's
+ * activity (activities/webhooks/attempt-event-deliveries.activity.ts): its own workflow
+ * `webhook-delivery-<id>`, beginning at `startAttempt`. Started already (the activity retried) counts as started.
+ */
+export async function startDeliveryRetries(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, delivery: { projectId: string | null; input: Required<DeliveryScheduleInput> }): Promise<void> {
+  try {
+    await startWorkflow(deps.temporal, 'deliverWebhookWorkflow', {
+      taskQueue: deps.taskQueues.main,
+      workflowId: workflowIds.webhookDelivery(delivery.input.deliveryId),
+      args: [delivery.input],
+      kind: 'webhook-delivery',
+      ...(delivery.projectId ? { projectId: delivery.projectId } : {}),
+      entityId: delivery.input.deliveryId,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ import { findTemporalCli } from './temporal-cli';
  * scripts/install-tools.sh caches (built on first use when Go is available), else `temporal` on
  * PATH, else the SDK downloads one.
  */
-export async function startEmbeddedTemporal(opts: { dataDir: string; cliPath?: string; port: number; uiPort: number; namespace: string }) {
+export async function startEmbeddedTemporal(opts: { dataDir: string; cliPath?: string; port: number; uiPort: number; namespace: string; inMemory?: boolean }) {
   let path = findTemporalCli(opts.cliPath);
   if (!path && hasGo()) {
     process.stdout.write('Temporal CLI not found: building it once with scripts/install-tools.sh (takes a few minutes)…\n');
@@ -21,7 +21,8 @@ export async function startEmbeddedTemporal(opts: { dataDir: string; cliPath?: s
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: path ? { type: 'existing-path', path } : { type: 'cached-download' },
-      dbFilename: join(opts.dataDir, 'temporal.db'),
+      // In memory (a benchmark's scratch server): nothing kept, and no fsync per write.
+      ...(opts.inMemory ? {} : { dbFilename: join(opts.dataDir, 'temporal.db') }),
       namespace: opts.namespace,
       ip: '127.0.0.1',
       port: opts.port,
@@ -36,11 +37,20 @@ export async function startEmbeddedTemporal(opts: { dataDir: string; cliPath?: s
 }
 
 /**
+ * `matching.enableFairness`: task queues dispatch by the tasks' fairness keys (the project,
+ * platform/start-workflow.ts) and priority keys, so one project's backlog on the egress or render
+ * queue never stands in front of another's (docs/architecture.md "Task queues"). Compose sets the same.
+ *
  * The dev server runs Temporal Schedules on an internal per-namespace worker with two task pollers;
  * 100 schedules firing in the same minute then start their workflows up to a minute late (npm run
  * bench:schedule). More pollers let it keep up.
  */
-export const DEV_SERVER_ARGS = ['--dynamic-config-value', 'worker.perNamespaceWorkerOptions={"MaxConcurrentWorkflowTaskPollers":16,"MaxConcurrentActivityTaskPollers":16}'];
+export const DEV_SERVER_ARGS = [
+  '--dynamic-config-value',
+  'worker.perNamespaceWorkerOptions={"MaxConcurrentWorkflowTaskPollers":16,"MaxConcurrentActivityTaskPollers":16}',
+  '--dynamic-config-value',
+  'matching.enableFairness=true',
+];
 
 function hasGo(): boolean {
   return spawnSync('go', ['version'], { stdio: 'ignore' }).status === 0;

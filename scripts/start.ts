@@ -46,7 +46,7 @@ runRole('formwork', async () => {
     const services = await createServices(config, logger);
     stops.unshift(() => services.close());
     if (base.temporal.address) await ensureSearchAttributes(services.temporal, logger);
-    const workers = await createWorkers(services, { queues: ['main'] });
+    const workers = await createWorkers(services, { queues: ['main', 'egress'] });
     const running = workers.run();
     stops.unshift(async () => {
       await workers.shutdown();

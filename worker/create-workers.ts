@@ -17,7 +17,7 @@ import { createJobRunActivities } from '../activities/reporting/job-run.activity
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { startOutboxSweeper } from '../platform/workflow-outbox';
-import { startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
+import { startDeliveryRetries, startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
 import { reportSchedulePort } from '../platform/report-schedules';
 import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
@@ -29,19 +29,20 @@ export interface WorkerSet {
 }
 
 /**
- * The task queues a process polls. `main`: workflows and light activities (database, mail,
- * webhooks, approvals, custom render APIs); `render`: Chromium and ExcelJS (document renders and
+ * The task queues a process polls. `main`: workflows and bookkeeping activities (the database);
+ * `egress`: activities that wait on other servers (webhook attempts, report deliveries, e-mail,
+ * custom render APIs), EGRESS_ACTIVITY_SLOTS at once, polled by the worker role beside main; `render`: Chromium and ExcelJS (document renders and
  * Flow native renders); `query`: reporting queries against customers' databases (runDirectQuery)
  * and the API's datasource calls (probeDatasource), REPORTING_QUERY_CONCURRENCY at once. Production
  * runs render and query each in a process of its own (`npm run start:render-worker`,
  * `npm run start:query-worker`), so a render that crashes or stalls its process, or a tenant's
  * hostile database, cannot stop the main queue or the API; the worker role (`npm run start:worker`,
- * `npm start`) polls main. Tests may poll all three in one process.
+ * `npm start`) polls main and egress. Tests may poll all four in one process.
  */
-export type QueueRole = 'main' | 'render' | 'query';
+export type QueueRole = 'main' | 'egress' | 'render' | 'query';
 
 export interface CreateWorkersOptions {
-  /** The queues this process polls (default all three: the in-process test setup). */
+  /** The queues this process polls (default all four: the in-process test setup). */
   queues?: readonly QueueRole[];
   /** A prebuilt workflow bundle (tests build it once per run); otherwise bundled from `workflows/`. */
   workflowBundlePath?: string;
@@ -49,10 +50,55 @@ export interface CreateWorkersOptions {
   schedules?: boolean;
 }
 
+/** The activities of the main and egress queues. */
+function createMainActivities(services: Services) {
+  const { config, db, mailer } = services;
+  return {
+    ...createActivities({
+      db,
+      mailer,
+      storage: services.storage,
+      publicUrl: config.publicUrl,
+      emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
+      outboundAllowlist: config.outbound.allowlist,
+      customRenderMaxBytes: config.rendering.maxCustomRenderBytes,
+      downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
+      flowMinuteMs: config.flowApprovals.minuteMs,
+      onCircuitOpened: countCircuitOpening,
+      startDeliveryRetry: (delivery) => startDeliveryRetries(services, delivery),
+    }),
+    ...createDocumentActivities(documentActivityDeps(services)),
+    ...createReportRunActivities({
+      db,
+      evaluator: services.evaluator,
+      freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth,
+      artefactRetentionDays: config.reporting.artefactRetentionDays,
+      agents: {
+        queueTimeoutSeconds: config.reporting.agentQueueTimeoutSeconds,
+        heartbeatTimeoutSeconds: config.reporting.agentHeartbeatTimeoutSeconds,
+        retryDelaySeconds: config.reporting.agentRetryDelaySeconds,
+      },
+    }),
+    ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run), restartJobRun: (jobRun) => startJobRunWorkflow(services, jobRun) }),
+    ...createScheduleActivities({ db, schedules: reportSchedulePort(services), deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
+    ...createJobRunActivities({ db, deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
+    ...createAgentQueryActivities({ db, limits: config.reporting }),
+    ...createReportDeliveryActivities({
+      db,
+      storage: services.storage,
+      mailer,
+      outboundAllowlist: config.outbound.allowlist,
+      linkTtlSeconds: config.reporting.linkTtlSeconds,
+      publicUrl: config.publicUrl,
+      mailBudget: reportMailBudget(services),
+    }),
+  };
+}
+
 /** One Worker per task queue this process polls. */
 export async function createWorkers(services: Services, opts: CreateWorkersOptions = {}): Promise<WorkerSet> {
-  const { config, db, mailer, taskQueues } = services;
-  const queues = new Set<QueueRole>(opts.queues ?? ['main', 'render', 'query']);
+  const { config, db, taskQueues } = services;
+  const queues = new Set<QueueRole>(opts.queues ?? ['main', 'egress', 'render', 'query']);
   if (queues.size === 0) throw new Error('createWorkers: no task queue to poll');
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   // Every queue's worker polls as the same deployment version (when one is configured). On SIGTERM
@@ -61,6 +107,9 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
   const deployment = { ...workerDeploymentOptions(config.temporal), shutdownGraceTime: config.temporal.shutdownGraceSeconds * 1000 };
   const workers: Worker[] = [];
   try {
+    // Main and egress register the same activities: the workflow decides where each call runs
+    // (workflows/shared/egress.ts), and a task scheduled on main before the egress queue existed still finds its activity.
+    const mainActivities = queues.has('main') || queues.has('egress') ? createMainActivities(services) : undefined;
     if (queues.has('main')) {
       const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = opts.workflowBundlePath
         ? { workflowBundle: { codePath: opts.workflowBundlePath } }
@@ -75,45 +124,21 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           interceptors: withActivityMetrics(activityInterceptors()),
           // Sized to the database pool (WORKER_ACTIVITY_SLOTS, config.ts mainActivitySlots).
           maxConcurrentActivityTaskExecutions: config.temporal.mainActivitySlots,
-          activities: {
-            ...createActivities({
-              db,
-              mailer,
-              storage: services.storage,
-              publicUrl: config.publicUrl,
-              emailTokenTtlSeconds: config.auth.emailTokenTtlSeconds,
-              outboundAllowlist: config.outbound.allowlist,
-              customRenderMaxBytes: config.rendering.maxCustomRenderBytes,
-              downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
-              flowMinuteMs: config.flowApprovals.minuteMs,
-              onCircuitOpened: countCircuitOpening,
-            }),
-            ...createDocumentActivities(documentActivityDeps(services)),
-            ...createReportRunActivities({
-              db,
-              evaluator: services.evaluator,
-              freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth,
-              artefactRetentionDays: config.reporting.artefactRetentionDays,
-              agents: {
-                queueTimeoutSeconds: config.reporting.agentQueueTimeoutSeconds,
-                heartbeatTimeoutSeconds: config.reporting.agentHeartbeatTimeoutSeconds,
-                retryDelaySeconds: config.reporting.agentRetryDelaySeconds,
-              },
-            }),
-            ...createReportMaintenanceActivities({ db, storage: services.storage, restartRun: (run) => startReportRun(services, run), restartJobRun: (jobRun) => startJobRunWorkflow(services, jobRun) }),
-            ...createScheduleActivities({ db, schedules: reportSchedulePort(services), deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
-            ...createJobRunActivities({ db, deliveryRetryDelaysMs: config.reporting.deliveryRetryDelaysMs }),
-            ...createAgentQueryActivities({ db, limits: config.reporting }),
-            ...createReportDeliveryActivities({
-              db,
-              storage: services.storage,
-              mailer,
-              outboundAllowlist: config.outbound.allowlist,
-              linkTtlSeconds: config.reporting.linkTtlSeconds,
-              publicUrl: config.publicUrl,
-              mailBudget: reportMailBudget(services),
-            }),
-          },
+          activities: mainActivities,
+        }),
+      );
+    }
+    if (queues.has('egress')) {
+      workers.push(
+        await Worker.create({
+          connection,
+          ...deployment,
+          namespace: config.temporal.namespace,
+          taskQueue: taskQueues.egress,
+          interceptors: withActivityMetrics(activityInterceptors()),
+          // Sized to sockets (EGRESS_ACTIVITY_SLOTS): each waits on another server far longer than on the database.
+          maxConcurrentActivityTaskExecutions: config.temporal.egressActivitySlots,
+          activities: mainActivities,
         }),
       );
     }

@@ -3,11 +3,14 @@ import { prepareEventDeliveries, type PrepareDeliveriesInput } from '../../db/we
 import { DELIVERY_TIMEOUT_MS } from '../../domain/webhooks/delivery';
 import { createOutboundGuard } from '../http/outbound';
 import { createAbandonDeliveryActivity, createAttemptDeliveryActivity } from './attempt-delivery.activity';
+import { createAttemptEventDeliveriesActivity, type StartDeliveryRetry } from './attempt-event-deliveries.activity';
 
 export interface WebhookActivityDeps {
   db: DataSource;
   /** OUTBOUND_ALLOWLIST: private or loopback hosts webhook targets may still reach. */
   outboundAllowlist: string[];
+  /** Starts a delivery's workflow for its retries (platform/workflow-starts.ts startWebhookDelivery). */
+  startDeliveryRetry: StartDeliveryRetry;
 }
 
 /**
@@ -16,8 +19,10 @@ export interface WebhookActivityDeps {
  */
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const webhookGuard = createOutboundGuard(deps.outboundAllowlist, { maxRedirects: 0, timeoutMs: DELIVERY_TIMEOUT_MS });
+  const attemptDelivery = createAttemptDeliveryActivity({ db: deps.db, webhookGuard });
   return {
-    attemptDelivery: createAttemptDeliveryActivity({ db: deps.db, webhookGuard }),
+    attemptDelivery,
+    attemptEventDeliveries: createAttemptEventDeliveriesActivity({ attemptDelivery, startDeliveryRetry: deps.startDeliveryRetry }),
     abandonWebhookDelivery: createAbandonDeliveryActivity(deps),
     /** Creates (idempotently) the deliveries of one event; returns their ids for deliverDocumentEvent or dispatchDeliveries. */
     async prepareEventDeliveries(input: PrepareDeliveriesInput): Promise<string[]> {

@@ -45,6 +45,9 @@ export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [30_000, 120_000, 600_
 /** One attempt's budget for connecting, sending and reading the answer's head. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** Requests a batch group's delivery activity has open at once (attemptEventDeliveries): the sockets one group can hold. */
+export const EVENT_DELIVERY_SOCKETS = 8;
+
 /** Headers the service sets on every delivery; a Flow channel's own headers cannot replace them. */
 export const RESERVED_HEADERS = [
   'content-type',

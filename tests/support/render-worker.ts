@@ -6,7 +6,7 @@ import { spawnRole, type RoleProcess } from './role-process';
 /**
  * The real render-worker role (`node dist/worker/render-main.js`, as `npm run start:render-worker`
  * runs it) as a child process joining a test app: the app's database, Temporal server, task-queue
- * prefix and storage directory. Start the app with `queues: ['main']` so only this process renders.
+ * prefix and storage directory. Start the app with `queues: ['main', 'egress']` so only this process renders.
  */
 export interface RenderWorkerProcess extends RoleProcess {
   /** Process ids below it (its Chromium, its evaluation processes), read from /proc. */

@@ -1,7 +1,7 @@
-import { continueAsNew, patched, proxyActivities } from '@temporalio/workflow';
+import { continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
 import { RETRY } from '../shared/retry-policies';
-import { FIRST_ATTEMPT_INLINE_PATCH, deliverDocumentEvent, dispatchDeliveries } from '../webhooks/dispatch-deliveries';
+import { FIRST_ATTEMPT_INLINE_PATCH, GROUP_DELIVERIES_PATCH, deliverDocumentEvent, deliverEventsAsGroup, dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 import { processJob, type JobWorkflowOptions } from './process-job';
 import { processJobGroup } from './process-job-group';
 
@@ -61,12 +61,15 @@ export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<
   // A run started before chunkSize was required carries none: it keeps the size it had then.
   const chunkSize = (input.chunkSize as number | undefined) ?? 250;
   let ids: string[];
+  /** The chunk's batch_index values (keyset runs): where a run that stops early continues. */
+  let indexes: number[] | undefined;
   let nextRun: Partial<GenerateBatchInput>;
   if (patched(KEYSET_PATCH)) {
     // The chunk after the last batch_index seen: jobs deleted meanwhile shift nothing.
     const afterIndex = input.afterIndex ?? (input.offset ? input.offset - 1 : -1);
     const chunk = await listBatchJobs({ batchId: input.batchId, afterIndex, limit: chunkSize });
     ids = chunk.map((j) => j.id);
+    indexes = chunk.map((j) => j.batchIndex);
     nextRun = { afterIndex: chunk.length > 0 ? chunk[chunk.length - 1].batchIndex : afterIndex, offset: undefined };
   } else {
     // Replay of a run started before the keyset cursor (its history lists by OFFSET).
@@ -75,21 +78,29 @@ export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<
     nextRun = { offset: offset + chunkSize };
   }
 
-  if (patched(RENDER_GROUPS_PATCH)) await renderInGroups(ids, input);
-  else await renderOneByOne(ids, input);
+  if (patched(RENDER_GROUPS_PATCH)) {
+    // Runs that deliver by group also hand over early when the server suggests it (a safety net:
+    // docs/architecture.md "Batch history" shows the largest chunk stays far below the suggestion).
+    const mayStopEarly = indexes !== undefined && patched(GROUP_DELIVERIES_PATCH);
+    const handled = await renderInGroups(ids, input, mayStopEarly);
+    if (handled < ids.length) await continueAsNew<typeof generateBatchWorkflow>({ ...input, afterIndex: indexes![handled - 1], offset: undefined });
+  } else await renderOneByOne(ids, input);
 
   if (ids.length === chunkSize) await continueAsNew<typeof generateBatchWorkflow>({ ...input, ...nextRun });
   const deliveryIds = await completeBatch({ batchId: input.batchId });
-  if (patched(FIRST_ATTEMPT_INLINE_PATCH)) await deliverDocumentEvent(deliveryIds, input.webhookRetryDelaysMs);
+  if (patched(GROUP_DELIVERIES_PATCH)) await deliverEventsAsGroup(deliveryIds, input.webhookRetryDelaysMs);
+  else if (patched(FIRST_ATTEMPT_INLINE_PATCH)) await deliverDocumentEvent(deliveryIds, input.webhookRetryDelaysMs);
   else await dispatchDeliveries(deliveryIds, input.webhookRetryDelaysMs, { wait: false });
 }
 
 /**
  * The chunk in groups of up to GROUP_SIZE documents, as many groups at once as BATCH_CONCURRENCY
  * asks for (lanes), each rendering GROUP_CONCURRENCY of its documents at once. A chunk smaller
- * than the lanes' groups is split evenly between them.
+ * than the lanes' groups is split evenly between them. With `mayStopEarly`, no group is begun once
+ * the server suggests continue-as-new (after the first); resolves to how many of `ids` were handled,
+ * a prefix of them.
  */
-async function renderInGroups(ids: string[], input: GenerateBatchInput): Promise<void> {
+async function renderInGroups(ids: string[], input: GenerateBatchInput, mayStopEarly: boolean): Promise<number> {
   const perGroup = Math.min(GROUP_CONCURRENCY, input.concurrency);
   const lanes = Math.ceil(input.concurrency / perGroup);
   const size = Math.max(1, Math.min(GROUP_SIZE, Math.ceil(ids.length / lanes)));
@@ -99,8 +110,9 @@ async function renderInGroups(ids: string[], input: GenerateBatchInput): Promise
   // As renderOneByOne: events go out beside the lanes, at most MAX_OPEN_EVENTS documents' worth (one group at least).
   const open = new Map<Promise<void>, number>();
   let openDocuments = 0;
+  const stop = () => mayStopEarly && next > 0 && workflowInfo().continueAsNewSuggested;
   const lane = async () => {
-    while (next < groups.length) {
+    while (next < groups.length && !stop()) {
       const group = groups[next++];
       const { announced } = await processJobGroup(group, perGroup, input);
       const settled: Promise<void> = announced.finally(() => {
@@ -114,6 +126,7 @@ async function renderInGroups(ids: string[], input: GenerateBatchInput): Promise
   };
   await Promise.all(Array.from({ length: Math.min(lanes, groups.length) }, lane));
   await Promise.all(open.keys());
+  return Math.min(ids.length, next * size);
 }
 
 /** Runs from before the groups: a render activity per document, `concurrency` at once. */

@@ -1,7 +1,7 @@
-import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities, JobOutcome, RenderActivities } from '../../activities/documents';
 import { RETRY } from '../shared/retry-policies';
-import { deliverDocumentEvent } from '../webhooks/dispatch-deliveries';
+import { GROUP_DELIVERIES_PATCH, deliverDocumentEvent, deliverEventsAsGroup } from '../webhooks/dispatch-deliveries';
 import { failureMessage, type JobWorkflowOptions } from './process-job';
 
 const bookkeeping = proxyActivities<DocumentActivities>({
@@ -9,9 +9,12 @@ const bookkeeping = proxyActivities<DocumentActivities>({
   retry: RETRY.documentBookkeeping,
 });
 
+/** Priority key of a batch group's render (1 first … 5 last; Temporal's default is 3). */
+const BATCH_GROUP_PRIORITY = 4;
+
 export interface ProcessedGroup {
   outcomes: JobOutcome[];
-  /** The group's events on their way (deliverDocumentEvent): a batch lane does not wait for them. */
+  /** The group's events on their way (deliverEventsAsGroup): a batch lane does not wait for them. */
   announced: Promise<void>;
 }
 
@@ -29,6 +32,8 @@ export async function processJobGroup(jobIds: string[], concurrency: number, opt
     startToCloseTimeout: `${3 * Math.ceil(jobIds.length / concurrency)} minutes`,
     heartbeatTimeout: '15 seconds',
     retry: RETRY.documentRender,
+    // Below a single document's (the default, 3): someone waits on a single document, a batch group can wait its turn.
+    priority: { priorityKey: BATCH_GROUP_PRIORITY },
   });
   let outcomes: JobOutcome[];
   try {
@@ -41,5 +46,6 @@ export async function processJobGroup(jobIds: string[], concurrency: number, opt
     outcomes = await bookkeeping.markJobsFailed({ jobIds, message: failureMessage(err) });
   }
   const deliveryIds = await bookkeeping.prepareJobEvents({ jobIds });
+  if (patched(GROUP_DELIVERIES_PATCH)) return { outcomes, announced: deliverEventsAsGroup(deliveryIds, opts.webhookRetryDelaysMs) };
   return { outcomes, announced: deliverDocumentEvent(deliveryIds, opts.webhookRetryDelaysMs) };
 }

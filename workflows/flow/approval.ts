@@ -4,12 +4,19 @@ import type { ApprovalActivities } from '../../activities/flow/approvals.activit
 import { decidedOutcome, type ApprovalOutcome } from '../../domain/flow/approval-outcome';
 import type { ApprovalConfig } from '../../domain/flow/gate-settings';
 import { workflowIds } from '../../domain/temporal-names';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
 import { approvalDecisionSignal } from './approval-signals';
 import { flowReviewDigestWorkflow } from './review-digest.workflow';
 
-const { openApproval, readApprovalTally, sendApprovalReminders, closeApproval } = proxyActivities<ApprovalActivities>({
+const { readApprovalTally, closeApproval } = proxyActivities<ApprovalActivities>({
+  startToCloseTimeout: '1 minute',
+  // Database outages are waited out: the run was accepted and must reach its end.
+  retry: RETRY.flowBookkeeping,
+});
+/** The two that e-mail approvers and owners (magic links, notices, reminders). */
+const { openApproval, sendApprovalReminders } = proxyEgressActivities<ApprovalActivities>({
   startToCloseTimeout: '1 minute',
   // Database and SMTP outages are waited out: the run was accepted and must reach its end.
   retry: RETRY.flowBookkeeping,

@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { FlowActivities } from '../../activities/flow';
 import type { FlowRenderActivities } from '../../activities/flow/flow-render.activity';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 import { dispatchDeliveries } from '../webhooks/dispatch-deliveries';
 import { awaitApproval } from './approval';
@@ -12,7 +13,7 @@ const records = proxyActivities<FlowActivities>({
 });
 
 /** Render attempts: a few, then the run fails with the last error (spec: "failures retried then recorded"). */
-const renderApi = proxyActivities<FlowActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY.flowRender });
+const renderApi = proxyEgressActivities<FlowActivities>({ startToCloseTimeout: '2 minutes', retry: RETRY.flowRender });
 
 /**
  * The config a run needs is part of its input (filled by `flowRunWorkflowInput` in

@@ -1,8 +1,9 @@
-import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
+import { continueAsNew, sleep } from '@temporalio/workflow';
 import type { ApprovalActivities } from '../../activities/flow/approvals.activity';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 
-const { sendReviewDigest } = proxyActivities<ApprovalActivities>({
+const { sendReviewDigest } = proxyEgressActivities<ApprovalActivities>({
   startToCloseTimeout: '1 minute',
   retry: RETRY.flowBookkeeping,
 });

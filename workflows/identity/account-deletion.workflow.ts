@@ -1,12 +1,18 @@
 import { CancellationScope, condition, isCancellation, log, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { IdentityActivities } from '../../activities/identity';
 import type { AccountDeletionInput } from '../../domain/identity/account-deletion';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 import { restoreAccountSignal } from './account-deletion.signals';
 
-const { sendAccountDeletionNotice, beginAccountPurge, abandonAccountDeletion } = proxyActivities<IdentityActivities>({
+const { beginAccountPurge, abandonAccountDeletion } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
-  // SMTP or database outages are waited out; the grace timer runs meanwhile.
+  // Database outages are waited out; the grace timer runs meanwhile.
+  retry: RETRY.mail,
+});
+const { sendAccountDeletionNotice } = proxyEgressActivities<IdentityActivities>({
+  startToCloseTimeout: '1 minute',
+  // SMTP outages are waited out; the grace timer runs meanwhile.
   retry: RETRY.mail,
 });
 

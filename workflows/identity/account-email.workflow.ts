@@ -1,8 +1,8 @@
-import { proxyActivities } from '@temporalio/workflow';
 import type { IdentityActivities } from '../../activities/identity';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 
-const { sendAccountEmail } = proxyActivities<IdentityActivities>({
+const { sendAccountEmail } = proxyEgressActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
   // SMTP outages are retried for about a day; a bad address is a non-retryable failure.
   retry: RETRY.mail,

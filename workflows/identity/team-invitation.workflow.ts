@@ -1,8 +1,8 @@
-import { proxyActivities } from '@temporalio/workflow';
 import type { IdentityActivities } from '../../activities/identity';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 
-const { sendInvitationEmail } = proxyActivities<IdentityActivities>({
+const { sendInvitationEmail } = proxyEgressActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
   // Same schedule as account e-mails: SMTP outages are retried for about a day.
   retry: RETRY.mail,

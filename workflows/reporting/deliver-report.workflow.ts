@@ -2,6 +2,7 @@ import { CancellationScope, isCancellation, log, proxyActivities, sleep, startCh
 import type { ReportDeliveryActivities } from '../../activities/reporting/deliver-report.activity';
 import { workflowIds } from '../../domain/temporal-names';
 import { retrySchedule } from '../../domain/webhooks/delivery';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
 
@@ -11,7 +12,9 @@ export interface DeliverReportInput {
   retryDelaysMs: number[];
 }
 
-const delivery = proxyActivities<ReportDeliveryActivities>({
+const delivery = proxyActivities<ReportDeliveryActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.delivery });
+/** The attempt sends to the target (mail, chat, file share): an egress activity. */
+const egress = proxyEgressActivities<ReportDeliveryActivities>({
   // An attempt has its own budget (5 minutes, a large upload included); the rest is bookkeeping.
   startToCloseTimeout: '10 minutes',
   // Only infrastructure failures reach this policy (target failures are outcomes).
@@ -28,7 +31,7 @@ export async function deliverReportWorkflow(input: DeliverReportInput): Promise<
   try {
     for (let attempt = 1; ; attempt += 1) {
       const retryInMs = delays[attempt - 1];
-      const result = await delivery.attemptReportDelivery({ deliveryId: input.deliveryId, attempt, retryInMs });
+      const result = await egress.attemptReportDelivery({ deliveryId: input.deliveryId, attempt, retryInMs });
       if (result.outcome === 'delivered') return 'completed';
       if (result.outcome === 'permanent' || retryInMs === undefined) {
         log.info('report delivery failed', { deliveryId: input.deliveryId, attempt });

@@ -48,6 +48,8 @@ export async function scheduledReportWorkflow(input: ScheduledReportInput): Prom
       workflowId: workflowIds.reportRun(opened.runId),
       args: [{ runId: opened.runId, queryTaskQueue: input.queryTaskQueue, renderTaskQueue: input.renderTaskQueue, deliveryRetryDelaysMs: opened.deliveryRetryDelaysMs }],
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      // A schedule's action carries no fairness key (the SDK's schedule options take none): the run gets its project's here.
+      priority: { fairnessKey: opened.projectId },
       typedSearchAttributes: [
         { key: SA_KIND, value: 'report-run' },
         { key: SA_ENTITY_ID, value: opened.runId },
@@ -79,6 +81,7 @@ async function runScheduledJob(input: ScheduledReportInput, opened: { occurrence
       workflowId: workflowIds.reportJobRun(job.jobRunId),
       args,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      priority: { fairnessKey: job.projectId },
       typedSearchAttributes: [
         { key: SA_KIND, value: 'report-job-run' },
         { key: SA_ENTITY_ID, value: job.jobRunId },

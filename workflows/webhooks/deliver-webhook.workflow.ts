@@ -1,15 +1,17 @@
 import { CancellationScope, isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks';
 import { retrySchedule, type DeliveryFinalStatus, type DeliveryScheduleInput } from '../../domain/webhooks/delivery';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 
-const { attemptDelivery, abandonWebhookDelivery } = proxyActivities<WebhookActivities>({
+const { attemptDelivery } = proxyEgressActivities<WebhookActivities>({
   // The HTTP request has its own 10 s budget; the rest is two small database writes.
   startToCloseTimeout: '1 minute',
   // Only infrastructure failures reach this policy (receiver failures are returned as outcomes):
   // a database outage is waited out instead of losing the delivery.
   retry: RETRY.delivery,
 });
+const { abandonWebhookDelivery } = proxyActivities<WebhookActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.delivery });
 
 /**
  * Delivers one webhook (spec, Events: retry policy). The workflow owns the schedule like svix's

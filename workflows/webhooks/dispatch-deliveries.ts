@@ -1,8 +1,9 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, log, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, ChildWorkflowCancellationType, ParentClosePolicy, log, startChild, workflowInfo } from '@temporalio/workflow';
 import type { WebhookActivities } from '../../activities/webhooks';
-import { retrySchedule, type DeliveryFinalStatus, type DeliveryScheduleInput } from '../../domain/webhooks/delivery';
+import { EVENT_DELIVERY_SOCKETS, retrySchedule, type DeliveryFinalStatus, type DeliveryScheduleInput } from '../../domain/webhooks/delivery';
 import { workflowIds } from '../../domain/temporal-names';
+import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
 import { deliverWebhookWorkflow } from './deliver-webhook.workflow';
@@ -66,7 +67,7 @@ async function startDelivery(input: DeliveryScheduleInput, opts: DispatchOptions
  */
 export const FIRST_ATTEMPT_INLINE_PATCH = 'document-event-first-attempt-inline';
 
-const { attemptDelivery } = proxyActivities<WebhookActivities>({
+const { attemptDelivery } = proxyEgressActivities<WebhookActivities>({
   // As in deliverWebhookWorkflow: the request has its own 10 s budget, the rest is two small writes.
   startToCloseTimeout: '1 minute',
   retry: RETRY.delivery,
@@ -101,4 +102,32 @@ export async function deliverDocumentEvent(deliveryIds: string[], retryDelaysMs:
     await startDelivery({ deliveryId, retryDelaysMs, startAttempt }, { wait: false });
   };
   await CancellationScope.nonCancellable(() => Promise.all(deliveryIds.map(deliverOne)));
+}
+
+/**
+ * Batch workflows whose groups (and the batch's own `batch.completed`) deliver their events through
+ * one activity per group (deliverEventsAsGroup); runs started before it make an activity per delivery.
+ */
+export const GROUP_DELIVERIES_PATCH = 'batch-group-deliveries';
+
+/** The longest one attempt may take (the request's 10 s budget and two small writes), for the group's time limit. */
+const ATTEMPT_BOUND_SECONDS = 15;
+
+/**
+ * A batch group's event deliveries (or a batch's `batch.completed`) as one egress activity,
+ * `attemptEventDeliveries`: EVENT_DELIVERY_SOCKETS first attempts at a time, each retry in its own
+ * workflow started by the activity. The batch's history grows by one activity per group, however
+ * many subscriptions the project has, and it holds no pending child. Not cancelled with its caller,
+ * like deliverDocumentEvent: the documents are done and their events have happened.
+ */
+export async function deliverEventsAsGroup(deliveryIds: string[], retryDelaysMs: number[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  const { attemptEventDeliveries } = proxyEgressActivities<WebhookActivities>({
+    startToCloseTimeout: `${60 + Math.ceil(deliveryIds.length / EVENT_DELIVERY_SOCKETS) * ATTEMPT_BOUND_SECONDS} seconds`,
+    // A heartbeat per finished delivery: a worker that died is noticed within the minute, and the retry goes on from its progress.
+    heartbeatTimeout: '1 minute',
+    retry: RETRY.delivery,
+  });
+  const projectId = workflowInfo().typedSearchAttributes.get(SA_PROJECT_ID) ?? null;
+  await CancellationScope.nonCancellable(() => attemptEventDeliveries({ deliveryIds, retryDelaysMs, projectId }));
 }

@@ -13,7 +13,7 @@ describe('batches with jobs deleted mid-run', () => {
   let p: DocumentProject;
   let renderer: WorkerSet | undefined;
   beforeAll(async () => {
-    app = await startTestApp({ queues: ['main'], env: { BATCH_CHUNK_SIZE: '4', BATCH_CONCURRENCY: '2', FREE_DOCUMENTS_PER_MONTH: '100' } });
+    app = await startTestApp({ queues: ['main', 'egress'], env: { BATCH_CHUNK_SIZE: '4', BATCH_CONCURRENCY: '2', FREE_DOCUMENTS_PER_MONTH: '100' } });
     p = await setupDocumentProject(app);
   });
   afterAll(async () => {

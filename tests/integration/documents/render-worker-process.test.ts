@@ -41,7 +41,7 @@ describe('render worker process role', () => {
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'formwork-render-role-'));
     receiver = await startWebhookReceiver();
-    app = await startTestApp({ queues: ['main'], env: { OUTBOUND_ALLOWLIST: '127.0.0.1', WEBHOOK_RETRY_DELAYS: '200,400,800' } });
+    app = await startTestApp({ queues: ['main', 'egress'], env: { OUTBOUND_ALLOWLIST: '127.0.0.1', WEBHOOK_RETRY_DELAYS: '200,400,800' } });
     docs = await setupDocumentProject(app);
     ws = await flowWorkspace(app);
   });

@@ -26,7 +26,7 @@ describe('render worker shutdown (SIGTERM mid-render)', () => {
 
   beforeAll(async () => {
     images = await startHangingImageServer();
-    app = await startTestApp({ queues: ['main'], env: { IMAGE_HOST_ALLOWLIST: images.host } });
+    app = await startTestApp({ queues: ['main', 'egress'], env: { IMAGE_HOST_ALLOWLIST: images.host } });
     p = await setupDocumentProject(app, HANGING_IMAGE_TEMPLATE);
   });
   afterAll(async () => {

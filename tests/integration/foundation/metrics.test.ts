@@ -96,7 +96,7 @@ describe('Prometheus metrics', () => {
 
     beforeAll(async () => {
       receiver = await startWebhookReceiver();
-      app = await startTestApp({ queues: ['main'], env: { OUTBOUND_ALLOWLIST: '127.0.0.1', WEBHOOK_RETRY_DELAYS: '200,400,800' } });
+      app = await startTestApp({ queues: ['main', 'egress'], env: { OUTBOUND_ALLOWLIST: '127.0.0.1', WEBHOOK_RETRY_DELAYS: '200,400,800' } });
       docs = await setupDocumentProject(app);
     });
     afterAll(async () => {

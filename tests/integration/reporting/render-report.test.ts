@@ -52,7 +52,7 @@ describe('renderReportOutputs activity (render task queue)', () => {
   const env = () => new MockActivityEnvironment(undefined, { interceptors: activityInterceptors().activity });
 
   beforeAll(async () => {
-    app = await startTestApp({ queues: ['main'] });
+    app = await startTestApp({ queues: ['main', 'egress'] });
     [alice, bob] = await Promise.all([signUp(app, { verified: true }), signUp(app, { verified: true })]);
     projectId = await personalProjectId(app, alice.id);
     bobsProjectId = await personalProjectId(app, bob.id);

@@ -5,7 +5,8 @@ import { createWebhookActivities } from '../../../activities/webhooks';
 import { listRunDeliveries } from '../../../api/webhooks/webhook-deliveries.service';
 import { presentDelivery } from '../../../api/webhooks/webhooks.presenter';
 import { prepareEventDeliveries } from '../../../db/webhooks/deliveries';
-import { workflowIds } from '../../../domain/temporal-names';
+import { queuesOfMain, workflowIds } from '../../../domain/temporal-names';
+import { startDeliveryRetries } from '../../../platform/workflow-starts';
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { waitFor } from '../../support/wait';
@@ -43,7 +44,7 @@ describe('dispatching deliveries from a workflow', () => {
       connection,
       taskQueue,
       workflowBundle: { code: bundle.code },
-      activities: createWebhookActivities({ db: app.services.db, outboundAllowlist: ['127.0.0.1'] }),
+      activities: createWebhookActivities({ db: app.services.db, outboundAllowlist: ['127.0.0.1'], startDeliveryRetry: (d) => startDeliveryRetries({ temporal: app.services.temporal, taskQueues: queuesOfMain(taskQueue) }, d) }),
       interceptors: activityInterceptors(),
     });
     running = worker.run();

@@ -37,6 +37,10 @@ describe('document batch continue-as-new (stubbed activities)', () => {
       async attemptDelivery(_input: AttemptDeliveryInput) {
         return { outcome: 'delivered', statusCode: 200 };
       },
+      // A batch's events go out as one activity per group (batch-group-deliveries): every one delivered.
+      async attemptEventDeliveries({ deliveryIds }: { deliveryIds: string[] }) {
+        return { delivered: deliveryIds.length, retrying: 0, failed: 0 };
+      },
       async abandonWebhookDelivery(_input: { deliveryId: string }) {
         return undefined;
       },
@@ -81,8 +85,9 @@ describe('document batch continue-as-new (stubbed activities)', () => {
 
     expect(h.log.about('batchId', batchId).filter((c) => c.name === 'completeBatch')).toHaveLength(1);
     const [deliveryId] = [...batchDeliveries].find(([, b]) => b === batchId)!;
-    await waitFor(() => h.log.about('deliveryId', deliveryId).some((c) => c.name === 'attemptDelivery'), { what: 'the batch.completed delivery' });
-    expect(h.log.about('deliveryId', deliveryId).filter((c) => c.name === 'attemptDelivery')).toHaveLength(1);
+    const attempts = () => h.log.inputsOf<{ deliveryIds: string[] }>('attemptEventDeliveries').filter((i) => i.deliveryIds.includes(deliveryId));
+    await waitFor(() => attempts().length > 0, { what: 'the batch.completed delivery' });
+    expect(attempts()).toEqual([{ deliveryIds: [deliveryId], retryDelaysMs: [100, 100, 100], projectId: null }]);
   });
 
   it('a batch whose size is a multiple of the chunk ends in a last run that finds nothing left and completes it', async () => {
