@@ -28,6 +28,9 @@ import {
  *   clears the mark;
  * - every main worker sweeps (`sweep`) at start-up and every OUTBOX_SWEEP_INTERVAL_SECONDS for marks
  *   older than OUTBOX_SWEEP_GRACE_SECONDS, oldest first: what a crashed or partitioned API replica left behind.
+ *   A sweep claims its rows (`FOR UPDATE SKIP LOCKED`, CLAIM_BATCH at a time, in a transaction held while
+ *   it starts them, SWEEP_IN_FLIGHT at once) and clears the marks of those it started before it commits:
+ *   workers sweeping together take different rows, so none starts what another is starting.
  *
  * Workflow ids are the records' ids, so starting twice (API and sweep racing) is harmless: an
  * "already started" answer counts as started. Used by the API and the worker alike.
@@ -71,7 +74,10 @@ export interface WorkflowOutbox {
   stop(): Promise<void>;
 }
 
-const SWEEP_LIMIT = 500;
+/** Rows one sweep transaction claims: it holds their locks while it starts them. */
+const CLAIM_BATCH = 100;
+/** Starts a sweep has in flight at once. */
+const SWEEP_IN_FLIGHT = 16;
 const RETRY_DELAYS_MS = [250, 1000, 4000];
 const MAX_IN_FLIGHT = 8;
 /** Past this many queued starts the rest are left to the sweep (the marks are safe in Postgres). */
@@ -89,12 +95,30 @@ export interface StartOptions {
   deletionGraceSeconds?: number;
 }
 
+/** A row a sweep claimed: its id and project, and for some kinds what their start needs. */
+interface ClaimedRow {
+  id: string;
+  project_id: string | null;
+  /** Account e-mails: the row's workflow id and input. */
+  workflow_id?: string;
+  input?: AccountEmailInput;
+  /** Account deletions: seconds since the request, or null when the deletion is no longer pending. */
+  elapsed?: number | null;
+}
+
 interface KindSpec {
-  /** Marks older than $1 ms, oldest first, at most $2 rows: `id` and `project_id`. */
-  pending: string;
-  /** Starts the workflow (throws when Temporal refuses or cannot be reached). */
-  start(entry: OutboxEntry, options: StartOptions): Promise<void>;
-  /** Clears the mark of `$1` once its workflow started. */
+  /**
+   * Marks older than $1 ms, oldest first, at most $2 rows: `id` and `project_id`, locked for the
+   * caller's transaction and skipping rows another transaction holds.
+   */
+  claim: string;
+  /**
+   * Starts the workflow (throws when Temporal refuses or cannot be reached). A sweep passes the row it
+   * claimed, which holds what the start needs: a sweep reads nothing more while it holds its claim (with
+   * a pool of one, as under `npm start`'s embedded database, a second connection would never come).
+   */
+  start(entry: OutboxEntry, options: StartOptions, claimed?: ClaimedRow): Promise<void>;
+  /** Clears the marks of the ids `$1` (an array) once their workflows started. */
   clear: string;
 }
 
@@ -121,9 +145,9 @@ function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
   };
   /** A table whose rows carry `workflow_pending` (and a project): the oldest stranded first; cleared once started. */
   const pendingRows = (table: string, start: (id: string, projectId: string) => Promise<void>): KindSpec => ({
-    pending: `SELECT id, project_id FROM ${table} WHERE workflow_pending AND ${olderThan('created_at')} ORDER BY created_at LIMIT $2`,
+    claim: `SELECT id, project_id FROM ${table} WHERE workflow_pending AND ${olderThan('created_at')} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
     start: (e) => ignoreStarted(start(e.id, e.projectId!)),
-    clear: `UPDATE ${table} SET workflow_pending = false, workflow_started_at = coalesce(workflow_started_at, now()) WHERE id = $1`,
+    clear: `UPDATE ${table} SET workflow_pending = false, workflow_started_at = coalesce(workflow_started_at, now()) WHERE id = ANY($1)`,
   });
   return {
     flowRun: pendingRows('flow_runs', (id, projectId) => startFlowRun({ temporal: deps.temporal, taskQueue: deps.taskQueues.main }, { id, projectId }, flowRunWorkflowInput(deps))),
@@ -131,19 +155,24 @@ function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
     documentBatch: pendingRows('document_batches', (id, projectId) => startDocumentBatch(deps, { id, projectId })),
     invitation: pendingRows('invitations', (id, projectId) => startInvitationEmail(deps, { id, projectId })),
     accountDeletion: {
-      pending: `SELECT id, NULL AS project_id FROM users WHERE deletion_workflow_pending AND ${olderThan('deletion_requested_at')} ORDER BY deletion_requested_at LIMIT $2`,
-      start: (e, o) => startDeletion(deps, e.id, o.deletionGraceSeconds ?? deps.config.users.deletionGraceSeconds),
-      clear: `UPDATE users SET deletion_workflow_pending = false WHERE id = $1`,
+      claim: `SELECT id, NULL AS project_id,
+                     CASE WHEN deletion_status = 'pending' THEN extract(epoch FROM now() - deletion_requested_at)::float END AS elapsed
+                FROM users WHERE deletion_workflow_pending AND ${olderThan('deletion_requested_at')}
+               ORDER BY deletion_requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      start: (e, o, claimed) => startDeletion(deps, e.id, o.deletionGraceSeconds ?? deps.config.users.deletionGraceSeconds, claimed ? { elapsed: claimed.elapsed ?? null } : undefined),
+      clear: `UPDATE users SET deletion_workflow_pending = false WHERE id = ANY($1)`,
     },
     accountEmail: {
-      pending: `SELECT id, NULL AS project_id FROM account_email_starts WHERE ${olderThan('created_at')} ORDER BY created_at LIMIT $2`,
-      start: async (e) => {
-        const [row] = (await deps.db.query(`SELECT workflow_id, input FROM account_email_starts WHERE id = $1`, [e.id])) as Array<{ workflow_id: string; input: AccountEmailInput }>;
+      claim: `SELECT id, NULL AS project_id, workflow_id, input FROM account_email_starts WHERE ${olderThan('created_at')} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      start: async (e, _o, claimed) => {
+        const [row] = claimed
+          ? [claimed as { workflow_id: string; input: AccountEmailInput }]
+          : ((await deps.db.query(`SELECT workflow_id, input FROM account_email_starts WHERE id = $1`, [e.id])) as Array<{ workflow_id: string; input: AccountEmailInput }>);
         // Started and cleared by a racing API replica or sweep.
         if (row) await ignoreStarted(startAccountEmail(deps, row.input, row.workflow_id));
       },
       // The row holds the input (an address for a reset), so it goes once the workflow has it.
-      clear: `DELETE FROM account_email_starts WHERE id = $1`,
+      clear: `DELETE FROM account_email_starts WHERE id = ANY($1)`,
     },
   };
 }
@@ -154,11 +183,15 @@ function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
  * restore signal never arrived) is superseded: the account was restored in between, so its old
  * timer must not purge. A deletion that is not pending any more (restored before the start) starts nothing.
  */
-async function startDeletion(deps: WorkflowOutboxDeps, userId: string, graceSeconds: number): Promise<void> {
-  const [user] = (await deps.db.query(
-    `SELECT extract(epoch FROM now() - deletion_requested_at)::float AS elapsed FROM users WHERE id = $1 AND deletion_status = 'pending'`,
-    [userId],
-  )) as Array<{ elapsed: number }>;
+async function startDeletion(deps: WorkflowOutboxDeps, userId: string, graceSeconds: number, claimed?: { elapsed: number | null }): Promise<void> {
+  const [user] = claimed
+    ? claimed.elapsed === null
+      ? []
+      : [{ elapsed: claimed.elapsed }]
+    : ((await deps.db.query(
+        `SELECT extract(epoch FROM now() - deletion_requested_at)::float AS elapsed FROM users WHERE id = $1 AND deletion_status = 'pending'`,
+        [userId],
+      )) as Array<{ elapsed: number }>);
   if (!user) return;
   const input = { userId, graceSeconds: Math.max(0, Math.ceil(graceSeconds - user.elapsed)) };
   try {
@@ -180,16 +213,45 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
   /** Every start not yet settled, the queue's and the sweep's. */
   const starting = new Set<Promise<unknown>>();
 
-  function startOne(entry: OutboxEntry, options: StartOptions = {}): Promise<void> {
-    const spec = specs[entry.kind];
-    const started = (async () => {
-      await deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => spec.start(entry, options));
-      await deps.db.query(spec.clear, [entry.id]);
-    })();
+  /** Starts the entry's workflow; its mark stays for the caller to clear. */
+  function startOnly(entry: OutboxEntry, options: StartOptions = {}, claimed?: ClaimedRow): Promise<void> {
+    const started = deps.temporal.connection.withDeadline(Date.now() + START_DEADLINE_MS, () => specs[entry.kind].start(entry, options, claimed));
     const settled = started.catch(() => undefined);
     starting.add(settled);
     void settled.then(() => starting.delete(settled));
     return started;
+  }
+
+  async function startOne(entry: OutboxEntry, options: StartOptions = {}): Promise<void> {
+    await startOnly(entry, options);
+    await deps.db.query(specs[entry.kind].clear, [[entry.id]]);
+  }
+
+  /**
+   * One claim of a sweep: up to CLAIM_BATCH marks of `kind` locked in a transaction, their workflows
+   * started SWEEP_IN_FLIGHT at a time, the marks of those started cleared, then the commit (which
+   * releases the rest for the next pass). A failed start is logged and stays marked.
+   */
+  async function sweepClaim(kind: OutboxKind, graceMs: number): Promise<{ claimed: number; started: number }> {
+    return deps.db.transaction(async (m) => {
+      const rows: ClaimedRow[] = await m.query(specs[kind].claim, [graceMs, CLAIM_BATCH]);
+      const started: string[] = [];
+      let next = 0;
+      const lane = async () => {
+        while (next < rows.length && !stopped) {
+          const row = rows[next++];
+          try {
+            await startOnly({ kind, id: row.id, projectId: row.project_id }, {}, row);
+            started.push(row.id);
+          } catch (err) {
+            deps.logger.warn('outbox sweep could not start a workflow', { kind, id: row.id, err });
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(SWEEP_IN_FLIGHT, rows.length) }, lane));
+      if (started.length > 0) await m.query(specs[kind].clear, [started]);
+      return { claimed: rows.length, started: started.length };
+    });
   }
 
   function settleIdle(): void {
@@ -249,16 +311,12 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
     async sweep(graceMs = deps.config.outbox.sweepGraceMs) {
       let started = 0;
       for (const kind of Object.keys(specs) as OutboxKind[]) {
-        const rows: Array<{ id: string; project_id: string | null }> = await deps.db.query(specs[kind].pending, [graceMs, SWEEP_LIMIT]);
-        for (const row of rows) {
-          // Stopping: the rest stay marked for the next sweep.
-          if (stopped) return started;
-          try {
-            await startOne({ kind, id: row.id, projectId: row.project_id });
-            started += 1;
-          } catch (err) {
-            deps.logger.warn('outbox sweep could not start a workflow', { kind, id: row.id, err });
-          }
+        // Claim after claim until a claim finds fewer rows than it asked for, or starts none (Temporal
+        // is down: the next pass tries again). Stopping: the rest stay marked for the next sweep.
+        while (!stopped) {
+          const claim = await sweepClaim(kind, graceMs);
+          started += claim.started;
+          if (claim.claimed < CLAIM_BATCH || claim.started === 0) break;
         }
       }
       return started;
