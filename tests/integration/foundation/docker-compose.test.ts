@@ -25,7 +25,7 @@ describe('docker-compose.yml', () => {
 
   it('parses and declares the whole stack', () => {
     expect(compose('config', '--services').trim().split('\n').sort()).toEqual(
-      ['api', 'minio', 'minio-setup', 'postgres', 'prometheus', 'redis', 'query-worker', 'render-worker', 'temporal', 'temporal-db', 'temporal-ui', 'worker'].sort(),
+      ['api', 'minio', 'minio-setup', 'postgres', 'prometheus', 'redis', 'query-worker', 'render-worker', 'temporal', 'temporal-db', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'worker'].sort(),
     );
   });
 
@@ -95,12 +95,20 @@ describe('docker-compose.yml', () => {
     const resolved = parse(compose('config')) as { services: Record<string, { environment?: Record<string, string>; volumes?: string[]; ports?: unknown[]; depends_on?: Record<string, unknown> }> };
     const { services } = resolved;
     expect(services.temporal.environment).toMatchObject({ POSTGRES_SEEDS: 'temporal-db', PROMETHEUS_ENDPOINT: '0.0.0.0:8000' });
-    expect(Object.keys(services.temporal.depends_on ?? {})).toEqual(['temporal-db']);
+    expect(Object.keys(services.temporal.depends_on ?? {})).toEqual(['temporal-schema']);
+    expect(Object.keys(services['temporal-schema'].depends_on ?? {})).toEqual(['temporal-db']);
     for (const role of ['api', 'worker', 'render-worker', 'query-worker']) {
       expect(services[role].environment).toMatchObject({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
     }
     for (const role of ['worker', 'render-worker', 'query-worker']) expect(services[role].environment?.TEMPORAL_METRICS_BIND).toBe('0.0.0.0:9465');
     expect(services.prometheus.volumes).toContain(`${join(__dirname, '../../../docs/prometheus.yml')}:/etc/prometheus/prometheus.yml:ro`);
+    // The alert rules it loads, among them the non-determinism alert of an unpatched workflow change.
+    expect(services.prometheus.volumes).toContain(`${join(__dirname, '../../../docs/prometheus-alerts.yml')}:/etc/prometheus/formwork-alerts.yml:ro`);
+    const promConfig = parse(readFileSync(join(__dirname, '../../../docs/prometheus.yml'), 'utf8')) as { rule_files: string[] };
+    expect(promConfig.rule_files).toEqual(['/etc/prometheus/formwork-alerts.yml']);
+    const alerts = parse(readFileSync(join(__dirname, '../../../docs/prometheus-alerts.yml'), 'utf8')) as { groups: Array<{ rules: Array<{ alert: string; expr: string }> }> };
+    const nonDeterminism = alerts.groups.flatMap((g) => g.rules).find((r) => r.alert === 'FormworkWorkflowNonDeterminism');
+    expect(nonDeterminism?.expr).toContain('temporal_workflow_task_execution_failed_total{failure_reason="NonDeterminismError"}');
 
     // docs/prometheus.yml scrapes exactly those services on those ports.
     const scrape = parse(readFileSync(join(__dirname, '../../../docs/prometheus.yml'), 'utf8')) as {
@@ -112,5 +120,38 @@ describe('docker-compose.yml', () => {
     ]);
     expect(targets.sort()).toEqual(['api:9464', 'query-worker:9464', 'query-worker:9465', 'render-worker:9464', 'render-worker:9465', 'temporal:8000', 'worker:9464', 'worker:9465']);
     for (const target of targets) expect(Object.keys(services)).toContain(target.split(':')[0]);
+  });
+
+  it('would survive growth: shards set before the first start, a supported server image, schema by the schema tool, fairness on', () => {
+    const { services } = parse(compose('config')) as { services: Record<string, { image?: string; environment?: Record<string, string>; volumes?: string[]; command?: string[] }> };
+    // The shard count can never change once the cluster exists: it is set, not left at the image's 4.
+    expect(Number(services.temporal.environment?.NUM_HISTORY_SHARDS)).toBeGreaterThanOrEqual(512);
+    expect(services.temporal.image).toMatch(/^temporalio\/server:1\.29\./);
+    expect(Object.values(services).map((svc) => svc.image ?? '')).not.toContainEqual(expect.stringContaining('auto-setup'));
+    expect(services['temporal-schema'].image).toMatch(/^temporalio\/admin-tools:1\.29\./);
+    expect(services['temporal-schema'].command?.join('\n')).toContain('update-schema -d /etc/temporal/schema/postgresql/v12/temporal/versioned');
+    expect(services['temporal-schema'].command?.join('\n')).toContain('update-schema -d /etc/temporal/schema/postgresql/v12/visibility/versioned');
+    // The dynamic config it mounts turns fairness on (docs/architecture.md "Task queues").
+    const mount = services.temporal.volumes?.find((v) => v.endsWith(':ro') && v.includes('dynamicconfig'));
+    expect(mount).toBeDefined();
+    expect(mount!.split(':')[1]).toBe(services.temporal.environment?.DYNAMIC_CONFIG_FILE_PATH);
+    const dynamic = parse(readFileSync(mount!.split(':')[0], 'utf8')) as Record<string, Array<{ value: unknown }>>;
+    expect(dynamic['matching.enableFairness']).toEqual([{ value: true }]);
+  });
+
+  it('gives every role a health check, a restart policy and a stop grace longer than its shutdown grace', () => {
+    const { services } = parse(compose('config')) as {
+      services: Record<string, { healthcheck?: { test: string[] }; restart?: string; stop_grace_period?: string; depends_on?: Record<string, { condition: string }> }>;
+    };
+    const seconds = (d?: string) => Number(/^(\d+)s$/.exec(d ?? '')?.[1] ?? 0);
+    for (const role of ['api', 'worker', 'render-worker', 'query-worker']) {
+      expect(services[role].restart).toBe('unless-stopped');
+      expect(services[role].healthcheck?.test.join(' ')).toMatch(/fetch\('http:\/\/127\.0\.0\.1:(3000\/api\/health|9464\/metrics)'\)/);
+      expect(services[role].depends_on?.['temporal-setup']).toEqual({ condition: 'service_completed_successfully' });
+    }
+    // WORKER_SHUTDOWN_GRACE_SECONDS defaults to 30: a worker killed sooner would cut running activities short.
+    for (const role of ['worker', 'render-worker', 'query-worker']) expect(seconds(services[role].stop_grace_period)).toBeGreaterThan(30);
+    // The API's outbox waits up to about 16 s for its starts in flight.
+    expect(seconds(services.api.stop_grace_period)).toBeGreaterThan(16);
   });
 });
