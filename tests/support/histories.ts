@@ -18,7 +18,7 @@ import { temporal } from '@temporalio/proto';
  */
 export const HISTORIES_DIR = join(__dirname, '..', 'fixtures', 'histories');
 /** Branches kept per workflow type: enough for every path the tests take, not every test's copy. */
-const MAX_PER_TYPE = 25;
+const MAX_PER_TYPE = 40;
 
 type Event = temporal.api.history.v1.IHistoryEvent;
 
