@@ -37,15 +37,41 @@ export interface Bench {
   call(method: string, path: string, token: string | undefined, body?: unknown): Promise<any>;
 }
 
-export async function withBench(env: Record<string, string>, run: (bench: Bench) => Promise<void>): Promise<void> {
+/** A benchmark's scratch database, data directory and Temporal dev server; `remove` drops them all. */
+export interface BenchScratch {
+  dbName: string;
+  dbUrl: string;
+  dataDir: string;
+  temporalAddress: string;
+  remove(): Promise<void>;
+}
+
+/** `inMemory`: a dev server that keeps nothing on disk (no fsync per write: bench:outbox measures starts). */
+export async function benchScratch(opts: { inMemory?: boolean } = {}): Promise<BenchScratch> {
   const dbName = `formwork_bench_${randomBytes(4).toString('hex')}`;
   await admin(`CREATE DATABASE ${dbName}`);
   const dbUrl = new URL(ADMIN_URL);
   dbUrl.pathname = `/${dbName}`;
   installTemporalLogging('error');
   const dataDir = await mkdtemp(join(tmpdir(), 'formwork-bench-'));
+  const temporal = await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default', inMemory: opts.inMemory });
+  return {
+    dbName,
+    dbUrl: dbUrl.toString(),
+    dataDir,
+    temporalAddress: temporal.address,
+    async remove() {
+      await temporal.stop();
+      await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function withBench(env: Record<string, string>, run: (bench: Bench) => Promise<void>): Promise<void> {
+  const scratch = await benchScratch();
+  const { dbName, dataDir } = scratch;
   const port = await freePort();
-  const temporal = await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
   const config = loadConfig({
     ...process.env,
     NODE_ENV: 'test',
@@ -53,8 +79,8 @@ export async function withBench(env: Record<string, string>, run: (bench: Bench)
     HOST: '127.0.0.1',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     DATA_DIR: dataDir,
-    DATABASE_URL: dbUrl.toString(),
-    TEMPORAL_ADDRESS: temporal.address,
+    DATABASE_URL: scratch.dbUrl,
+    TEMPORAL_ADDRESS: scratch.temporalAddress,
     JWT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'error',
     RATE_LIMIT_JWT: '100000',
@@ -80,8 +106,6 @@ export async function withBench(env: Record<string, string>, run: (bench: Bench)
     await workers.shutdown();
     await running;
     await services.close();
-    await temporal.stop();
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await rm(dataDir, { recursive: true, force: true });
+    await scratch.remove();
   }
 }

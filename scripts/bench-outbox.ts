@@ -1,18 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
-import { Client as PgClient } from 'pg';
 import { openDatabase } from '../db/data-source';
 import { loadConfig } from '../domain/config';
 import { createLogger } from '../domain/logger';
 import { taskQueues, workflowIds } from '../domain/temporal-names';
-import { installTemporalLogging } from '../platform/temporal';
 import { createWorkflowOutbox } from '../platform/workflow-outbox';
-import { startEmbeddedTemporal } from './embedded-temporal';
-import { freePort } from './free-port';
+import { benchScratch } from './bench-harness';
 
 /**
  * Outbox benchmark (issue 30): N stranded records (default 1,000 account e-mails whose API replica
@@ -29,24 +23,10 @@ import { freePort } from './free-port';
 
 const argN = process.argv.indexOf('--records');
 const N = (argN > 0 && Number(process.argv[argN + 1])) || 1000;
-const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function admin(sql: string): Promise<void> {
-  const c = new PgClient({ connectionString: ADMIN_URL });
-  await c.connect();
-  await c.query(sql).finally(() => c.end());
-}
-
 async function main(): Promise<void> {
-  const dbName = `formwork_bench_${randomBytes(4).toString('hex')}`;
-  await admin(`CREATE DATABASE ${dbName}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
-  installTemporalLogging('error');
-  const dataDir = await mkdtemp(join(tmpdir(), 'formwork-bench-'));
   // In memory: the file-backed dev server syncs every write to disk and starts ~90 workflows a second however many clients ask.
-  const temporal = await startEmbeddedTemporal({ dataDir, port: await freePort(), uiPort: await freePort(), namespace: 'default', inMemory: true });
-  const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: dbUrl.toString(), TEMPORAL_ADDRESS: temporal.address, LOG_LEVEL: 'error' });
+  const scratch = await benchScratch({ inMemory: true });
+  const config = loadConfig({ ...process.env, NODE_ENV: 'test', DATA_DIR: scratch.dataDir, DATABASE_URL: scratch.dbUrl, TEMPORAL_ADDRESS: scratch.temporalAddress, LOG_LEVEL: 'error' });
   const logger = createLogger('error');
   // Nothing polls this queue: the benchmark measures starts, not the e-mails.
   const queues = taskQueues(`bench-outbox-${randomBytes(3).toString('hex')}`);
@@ -61,7 +41,7 @@ async function main(): Promise<void> {
   // One after the other: the first migrates the scratch database.
   for (let i = 0; i < 2; i += 1) {
     const db = await openDatabase(config.database.url!, config.database.poolSize);
-    const connection = await Connection.connect({ address: temporal.address });
+    const connection = await Connection.connect({ address: scratch.temporalAddress });
     const client = new Client({ connection, namespace: 'default', interceptors: { workflow: [counting] } });
     workers.push({ db, connection, outbox: createWorkflowOutbox({ db, temporal: client, taskQueues: queues, logger, config }) });
   }
@@ -104,9 +84,7 @@ async function main(): Promise<void> {
       await w.connection.close();
       await w.db.destroy();
     }
-    await temporal.stop();
-    await admin(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await rm(dataDir, { recursive: true, force: true });
+    await scratch.remove();
   }
 }
 
