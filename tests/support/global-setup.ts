@@ -17,18 +17,17 @@ import { adminQuery, databaseUrl, TEMPLATE_DATABASE_ENV } from './database';
 export default async function globalSetup(): Promise<void> {
   const path = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (!path) throw new Error('Temporal CLI not found: run scripts/install-tools.sh or set TEMPORAL_CLI_PATH');
-  const [env, bundle, template] = await Promise.all([
-    TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path },
-        searchAttributes: SEARCH_ATTRIBUTE_KEYS,
-        log: { format: 'pretty', level: 'error' },
-        extraArgs: DEV_SERVER_ARGS,
-      },
-    }),
-    bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger }),
-    migratedTemplate(),
-  ]);
+  // The dev server first, alone: the SDK gives it 5 s to listen, and once (session 19) it missed them while
+  // the workflow bundling and the migrations kept both cores busy beside it.
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path },
+      searchAttributes: SEARCH_ATTRIBUTE_KEYS,
+      log: { format: 'pretty', level: 'error' },
+      extraArgs: DEV_SERVER_ARGS,
+    },
+  });
+  const [bundle, template] = await Promise.all([bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: quietLogger }), migratedTemplate()]);
   const bundlePath = join(tmpdir(), `formwork-workflows-${process.pid}.js`);
   await writeFile(bundlePath, bundle.code);
   (globalThis as Record<string, unknown>).__TEMPORAL_ENV__ = env;
