@@ -137,14 +137,14 @@ export function startInvitationEmail(deps: Pick<WorkflowStartDeps, 'temporal' | 
 export function startWebhookDelivery(
   deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>,
   // Required here although the workflow falls back to the spec's delays: every start passes the configured ones.
-  delivery: { projectId: string; workflowId: string; input: Required<DeliverWebhookInput>; once?: boolean },
+  delivery: { projectId: string | null; workflowId: string; input: Required<DeliverWebhookInput> & DeliveryScheduleInput; once?: boolean },
 ): Promise<void> {
   return startWorkflow(deps.temporal, 'deliverWebhookWorkflow', {
     taskQueue: deps.taskQueues.main,
     workflowId: delivery.workflowId,
     args: [delivery.input],
     kind: 'webhook-delivery',
-    projectId: delivery.projectId,
+    ...(delivery.projectId ? { projectId: delivery.projectId } : {}),
     entityId: delivery.input.deliveryId,
     // `once`: a second start of that id is refused even after the first run closed (a retried sweep).
     ...(delivery.once ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
@@ -158,14 +158,7 @@ export function startWebhookDelivery(
  */
 export async function startDeliveryRetries(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, delivery: { projectId: string | null; input: Required<DeliveryScheduleInput> }): Promise<void> {
   try {
-    await startWorkflow(deps.temporal, 'deliverWebhookWorkflow', {
-      taskQueue: deps.taskQueues.main,
-      workflowId: workflowIds.webhookDelivery(delivery.input.deliveryId),
-      args: [delivery.input],
-      kind: 'webhook-delivery',
-      ...(delivery.projectId ? { projectId: delivery.projectId } : {}),
-      entityId: delivery.input.deliveryId,
-    });
+    await startWebhookDelivery(deps, { projectId: delivery.projectId, workflowId: workflowIds.webhookDelivery(delivery.input.deliveryId), input: delivery.input });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
