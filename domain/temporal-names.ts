@@ -44,6 +44,19 @@ export const scheduleIds = {
   reportSchedule: (scheduleId: string) => `${REPORT_SCHEDULE_PREFIX}${scheduleId}`,
 };
 
+/**
+ * Names of the signals sent from outside workflow code by platform/ (which imports no workflow module
+ * as a value); the workflows define their signals with these (the signals modules beside them).
+ */
+export const signalNames = {
+  /** A recorded approval decision: the run's workflow looks again (workflows/flow/approval-signals.ts). */
+  approvalDecision: 'approvalDecision',
+  /** A run entered review in `digest` mode (workflows/flow/review-digest.workflow.ts). */
+  reviewPending: 'reviewPending',
+  /** A deletion request, signal-with-start (workflows/identity/account-deletion.workflow.ts). */
+  deletionRequested: 'deletionRequested',
+} as const;
+
 export const workflowIds = {
   /** A document job's workflow: the job id itself. */
   documentJob: (jobId: string) => jobId,

@@ -29,6 +29,11 @@ export interface WorkflowStart<N extends WorkflowName> {
   memo?: Record<string, unknown>;
   /** REJECT_DUPLICATE makes a start idempotent even after the first run of that id has closed. */
   workflowIdReusePolicy?: WorkflowIdReusePolicy;
+  /**
+   * Signal-with-start: the signal goes to the run of that id if one is open, else a run is started
+   * with it as its first event (a request that must reach the run already waiting, never a second run).
+   */
+  signal?: { name: string; args: unknown[] };
 }
 
 /**
@@ -42,7 +47,7 @@ export async function startWorkflow<N extends WorkflowName>(client: Client, work
     { key: SA_ENTITY_ID, value: start.entityId },
     ...(start.projectId ? [{ key: SA_PROJECT_ID, value: start.projectId }] : []),
   ];
-  await client.workflow.start<Workflow>(workflowType, {
+  const options = {
     taskQueue: start.taskQueue,
     workflowId: start.workflowId,
     args: start.args as unknown[],
@@ -52,5 +57,7 @@ export async function startWorkflow<N extends WorkflowName>(client: Client, work
     // children's: one project's backlog on a queue never stands in front of another's (docs/architecture.md "Task queues").
     ...(start.projectId ? { priority: { fairnessKey: start.projectId } } : {}),
     ...(start.workflowIdReusePolicy ? { workflowIdReusePolicy: start.workflowIdReusePolicy } : {}),
-  });
+  };
+  if (start.signal) await client.workflow.signalWithStart<Workflow, unknown[]>(workflowType, { ...options, signal: start.signal.name, signalArgs: start.signal.args });
+  else await client.workflow.start<Workflow>(workflowType, options);
 }

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Queryable } from '../db/sql';
 import type { Config } from '../domain/config';
 import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
 import type { Logger } from '../domain/logger';
-import { workflowIds, type TaskQueues } from '../domain/temporal-names';
+import { DELETION_REQUEST_TOKEN_SQL } from '../domain/identity/account-deletion';
+import { signalNames, workflowIds, type TaskQueues } from '../domain/temporal-names';
 import {
   flowRunWorkflowInput,
   startAccountDeletion,
@@ -14,8 +15,13 @@ import {
   startDocumentJob,
   startFlowRun,
   startInvitationEmail,
+  startJobRunWorkflow,
+  startReportDeliveryRetry,
+  startReportRun,
+  type ReportRunStartDeps,
   type WorkflowStartDeps,
 } from './workflow-starts';
+import type { ApprovalDecision } from '../workflows/flow/approval-signals';
 
 /**
  * Starts the workflows of records the API accepted without putting Temporal on the response path,
@@ -36,9 +42,22 @@ import {
  * "already started" answer counts as started. Used by the API and the worker alike.
  */
 
-export type OutboxKind = 'flowRun' | 'documentJob' | 'documentBatch' | 'accountDeletion' | 'accountEmail' | 'invitation';
+export type OutboxKind =
+  | 'flowRun'
+  | 'documentJob'
+  | 'documentBatch'
+  | 'accountDeletion'
+  | 'accountEmail'
+  | 'invitation'
+  | 'reportRun'
+  | 'reportJobRun'
+  | 'reportDeliveryRetry'
+  | 'approvalNudge';
 
-/** One record whose workflow is to be started: its id (and project, for the search attributes). */
+/**
+ * One record whose workflow is to be started (or, `approvalNudge`, signalled): its id (and project,
+ * for the search attributes). A delivery retry's id is `<deliveryId>:<retry number>` (`deliveryRetryEntry`).
+ */
 export interface OutboxEntry {
   kind: OutboxKind;
   id: string;
@@ -50,7 +69,8 @@ export interface WorkflowOutboxDeps {
   temporal: Client;
   taskQueues: TaskQueues;
   logger: Logger;
-  config: WorkflowStartDeps['config'] & { users: Pick<Config['users'], 'deletionGraceSeconds'>; outbox: Config['outbox'] };
+  config: WorkflowStartDeps['config'] &
+    ReportRunStartDeps['config'] & { users: Pick<Config['users'], 'deletionGraceSeconds'>; outbox: Config['outbox'] };
 }
 
 export interface WorkflowOutbox {
@@ -99,11 +119,15 @@ export interface StartOptions {
 interface ClaimedRow {
   id: string;
   project_id: string | null;
+  /** Approval nudges: the run to tell, and the decision. */
+  run_id?: string;
+  decision?: ApprovalDecision['decision'];
   /** Account e-mails: the row's workflow id and input. */
   workflow_id?: string;
   input?: AccountEmailInput;
-  /** Account deletions: seconds since the request, or null when the deletion is no longer pending. */
+  /** Account deletions: seconds since the request, or null when the deletion is no longer pending; the request's token. */
   elapsed?: number | null;
+  token?: string | null;
 }
 
 interface KindSpec {
@@ -133,6 +157,9 @@ export async function recordAccountEmail(db: Queryable, input: AccountEmailInput
   return { kind: 'accountEmail', id };
 }
 
+/** The outbox entry of a delivery's manual retry number `retry`. */
+export const deliveryRetryEntry = (delivery: { id: string; projectId: string }, retry: number): OutboxEntry => ({ kind: 'reportDeliveryRetry', id: `${delivery.id}:${retry}`, projectId: delivery.projectId });
+
 const olderThan = (column: string) => `${column} <= now() - $1 * interval '1 millisecond'`;
 
 function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
@@ -156,11 +183,41 @@ function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
     invitation: pendingRows('invitations', (id, projectId) => startInvitationEmail(deps, { id, projectId })),
     accountDeletion: {
       claim: `SELECT id, NULL AS project_id,
-                     CASE WHEN deletion_status = 'pending' THEN extract(epoch FROM now() - deletion_requested_at)::float END AS elapsed
+                     CASE WHEN deletion_status = 'pending' THEN extract(epoch FROM now() - deletion_requested_at)::float END AS elapsed,
+                     ${DELETION_REQUEST_TOKEN_SQL} AS token
                 FROM users WHERE deletion_workflow_pending AND ${olderThan('deletion_requested_at')}
                ORDER BY deletion_requested_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      start: (e, o, claimed) => startDeletion(deps, e.id, o.deletionGraceSeconds ?? deps.config.users.deletionGraceSeconds, claimed ? { elapsed: claimed.elapsed ?? null } : undefined),
+      start: (e, o, claimed) => startDeletion(deps, e.id, o.deletionGraceSeconds ?? deps.config.users.deletionGraceSeconds, claimed),
       clear: `UPDATE users SET deletion_workflow_pending = false WHERE id = ANY($1)`,
+    },
+    reportRun: pendingRows('reporting_runs', (id, projectId) => startReportRun(deps, { id, projectId })),
+    reportJobRun: pendingRows('reporting_job_runs', (id, projectId) => startJobRunWorkflow(deps, { id, projectId })),
+    reportDeliveryRetry: {
+      // The entry names the retry (`<id>:<n>`): a clear never takes the mark of a later retry of the same delivery.
+      claim: `SELECT id::text || ':' || manual_retries AS id, project_id FROM reporting_deliveries
+               WHERE ${olderThan('retry_pending_since')} ORDER BY retry_pending_since LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      start: (e) => {
+        const [deliveryId, retry] = e.id.split(':');
+        return ignoreStarted(startReportDeliveryRetry(deps, { deliveryId, retry: Number(retry), projectId: e.projectId! }));
+      },
+      clear: `UPDATE reporting_deliveries SET retry_pending_since = NULL
+               WHERE id = ANY(SELECT split_part(x, ':', 1)::uuid FROM unnest($1::text[]) x) AND id::text || ':' || manual_retries = ANY($1)`,
+    },
+    approvalNudge: {
+      claim: `SELECT id, project_id, run_id, status AS decision FROM flow_approvals WHERE signal_pending AND ${olderThan('decided_at')} ORDER BY decided_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      start: async (e, _o, claimed) => {
+        type Nudge = { run_id: string; decision: ApprovalDecision['decision'] };
+        const [row] = claimed ? [claimed as Nudge] : ((await deps.db.query(`SELECT run_id, status AS decision FROM flow_approvals WHERE id = $1`, [e.id])) as Nudge[]);
+        if (!row) return;
+        try {
+          // "Look again": the run's workflow re-reads the decisions (workflows/flow/approval.ts).
+          await deps.temporal.workflow.getHandle(workflowIds.flowRun(row.run_id)).signal<[ApprovalDecision]>(signalNames.approvalDecision, { approvalId: e.id, decision: row.decision });
+        } catch (err) {
+          // The run's workflow has ended (or never ran): nobody is waiting for the nudge.
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }
+      },
+      clear: `UPDATE flow_approvals SET signal_pending = false WHERE id = ANY($1)`,
     },
     accountEmail: {
       claim: `SELECT id, NULL AS project_id, workflow_id, input FROM account_email_starts WHERE ${olderThan('created_at')} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
@@ -179,28 +236,24 @@ function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
 
 /**
  * The deletion's workflow gets what is left of the grace period counted from the request, so a
- * late start keeps the purge date the user was told. An earlier request's run still going (its
- * restore signal never arrived) is superseded: the account was restored in between, so its old
- * timer must not purge. A deletion that is not pending any more (restored before the start) starts nothing.
+ * late start keeps the purge date the user was told. The request goes with signal-with-start: a run
+ * of an earlier request still waiting (its restore signal never arrived) takes this request and its
+ * purge date instead of purging on its old timer, and the API and a sweep sending the same request
+ * change nothing (docs/architecture.md "Account deletion"). A deletion that is not pending any more
+ * (restored before the start) starts nothing.
  */
-async function startDeletion(deps: WorkflowOutboxDeps, userId: string, graceSeconds: number, claimed?: { elapsed: number | null }): Promise<void> {
-  const [user] = claimed
-    ? claimed.elapsed === null
+async function startDeletion(deps: WorkflowOutboxDeps, userId: string, graceSeconds: number, claimed?: Pick<ClaimedRow, 'elapsed' | 'token'>): Promise<void> {
+  const [request] = claimed
+    ? claimed.elapsed === null || claimed.elapsed === undefined
       ? []
-      : [{ elapsed: claimed.elapsed }]
+      : [{ elapsed: claimed.elapsed, token: claimed.token! }]
     : ((await deps.db.query(
-        `SELECT extract(epoch FROM now() - deletion_requested_at)::float AS elapsed FROM users WHERE id = $1 AND deletion_status = 'pending'`,
+        `SELECT extract(epoch FROM now() - deletion_requested_at)::float AS elapsed, ${DELETION_REQUEST_TOKEN_SQL} AS token FROM users WHERE id = $1 AND deletion_status = 'pending'`,
         [userId],
-      )) as Array<{ elapsed: number }>);
-  if (!user) return;
-  const input = { userId, graceSeconds: Math.max(0, Math.ceil(graceSeconds - user.elapsed)) };
-  try {
-    await startAccountDeletion(deps, input);
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    await deps.temporal.workflow.getHandle(workflowIds.accountDeletion(userId)).terminate('superseded by a new deletion request');
-    await startAccountDeletion(deps, input);
-  }
+      )) as Array<{ elapsed: number; token: string }>);
+  if (!request) return;
+  const left = Math.max(0, graceSeconds - request.elapsed);
+  await startAccountDeletion(deps, { userId, graceSeconds: Math.ceil(left), requestToken: request.token }, new Date(Date.now() + left * 1000));
 }
 
 export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {

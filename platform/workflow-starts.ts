@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Config } from '../domain/config';
-import { workflowIds, type TaskQueues } from '../domain/temporal-names';
+import { signalNames, workflowIds, type TaskQueues } from '../domain/temporal-names';
 import type { JobWorkflowOptions } from '../workflows/documents/process-job';
 import type { FlowRunInput } from '../workflows/flow/flow-run.workflow';
 import type { ReportRunInput } from '../workflows/reporting/report-run.workflow';
 import type { ReportJobRunInput } from '../workflows/reporting/report-job-run.workflow';
-import type { AccountDeletionInput } from '../domain/identity/account-deletion';
+import type { AccountDeletionInput, DeletionRequest } from '../domain/identity/account-deletion';
+import type { ReviewDigestInput } from '../workflows/flow/review-digest.workflow';
 import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
 import type { DeliverWebhookInput, DeliveryScheduleInput } from '../domain/webhooks/delivery';
 import { startWorkflow } from './start-workflow';
@@ -107,13 +108,16 @@ export function startAccountEmail(deps: Pick<WorkflowStartDeps, 'temporal' | 'ta
 }
 
 /** The workflow that owns an account's grace period and purge (id per user). */
-export function startAccountDeletion(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, input: AccountDeletionInput): Promise<void> {
+export function startAccountDeletion(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, input: Required<AccountDeletionInput>, purgeAt: Date): Promise<void> {
+  const request: DeletionRequest = { requestToken: input.requestToken, purgeAt: purgeAt.toISOString() };
   return startWorkflow(deps.temporal, 'deleteAccountWorkflow', {
     taskQueue: deps.taskQueues.main,
     workflowId: workflowIds.accountDeletion(input.userId),
     args: [input],
     kind: 'account-deletion',
     entityId: input.userId,
+    // The request reaches the run already waiting (an older request's, its restore signal lost) instead of terminating it.
+    signal: { name: signalNames.deletionRequested, args: [request] },
   });
 }
 
@@ -192,5 +196,38 @@ export function startJobRunWorkflow(deps: ReportRunStartDeps, jobRun: { id: stri
     projectId: jobRun.projectId,
     entityId: jobRun.id,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+}
+
+/**
+ * A manual retry of a report delivery, `report-delivery-<id>-retry-<n>`, with the full retry
+ * schedule again; REJECT_DUPLICATE, so the API and the outbox sweep starting retry `n` twice run it once.
+ */
+export function startReportDeliveryRetry(deps: ReportRunStartDeps, retry: { deliveryId: string; retry: number; projectId: string }): Promise<void> {
+  return startWorkflow(deps.temporal, 'deliverReportWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.reportDeliveryRetry(retry.deliveryId, retry.retry),
+    args: [{ deliveryId: retry.deliveryId, retryDelaysMs: deps.config.reporting.deliveryRetryDelaysMs }],
+    kind: 'report-delivery',
+    projectId: retry.projectId,
+    entityId: retry.deliveryId,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+}
+
+/**
+ * Tells a gate's review digest (`flow-review-digest-<gateId>`) that a run entered review: the signal
+ * reaches the digest if it runs, else starts it (workflows/flow/review-digest.workflow.ts).
+ */
+export function signalReviewDigest(deps: Pick<WorkflowStartDeps, 'temporal' | 'taskQueues'>, digest: ReviewDigestInput & { projectId: string }): Promise<void> {
+  const { projectId, ...input } = digest;
+  return startWorkflow(deps.temporal, 'flowReviewDigestWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.reviewDigest(input.gateId),
+    args: [input],
+    kind: 'flow-review-digest',
+    projectId,
+    entityId: input.gateId,
+    signal: { name: signalNames.reviewPending, args: [] },
   });
 }

@@ -17,7 +17,7 @@ import { createJobRunActivities } from '../activities/reporting/job-run.activity
 import { documentActivityDeps } from './documents';
 import { ensureMaintenanceSchedule } from './schedules';
 import { startOutboxSweeper } from '../platform/workflow-outbox';
-import { startDeliveryRetries, startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
+import { signalReviewDigest, startDeliveryRetries, startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
 import { reportSchedulePort } from '../platform/report-schedules';
 import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
@@ -66,6 +66,7 @@ function createMainActivities(services: Services) {
       flowMinuteMs: config.flowApprovals.minuteMs,
       onCircuitOpened: countCircuitOpening,
       startDeliveryRetry: (delivery) => startDeliveryRetries(services, delivery),
+      signalReviewDigest: (digest) => signalReviewDigest(services, digest),
     }),
     ...createDocumentActivities(documentActivityDeps(services)),
     ...createReportRunActivities({

@@ -30,6 +30,17 @@ export function documentActivityDeps(services: Services): DocumentActivityDeps {
         throw err;
       }
     },
+    async runningAmong(kind, ids) {
+      const byWorkflowId = new Map(ids.map((id) => [workflowIdOf[kind](id), id]));
+      // Workflow ids are ours (a prefix and a uuid): nothing in them needs more than quoting.
+      const list = [...byWorkflowId.keys()].map((w) => `'${w.replace(/'/g, "''")}'`).join(', ');
+      const running = new Set<string>();
+      for await (const w of services.temporal.workflow.list({ query: `WorkflowId IN (${list}) AND ExecutionStatus = 'Running'` })) {
+        const id = byWorkflowId.get(w.workflowId);
+        if (id) running.add(id);
+      }
+      return running;
+    },
     async startDeliveries(projectId, deliveryIds) {
       for (const deliveryId of deliveryIds) {
         const input = { deliveryId, retryDelaysMs: services.config.webhooks.retryDelaysMs };

@@ -33,6 +33,12 @@ export interface DocumentActivityDeps {
   startWorkflowOf: (record: StrandedRecord, options: { deletionGraceSeconds: number }) => Promise<void>;
   /** Whether the record's workflow runs, has closed, or is unknown to Temporal (never started, or its history is gone). */
   workflowStateOf: (record: StrandedRecord) => Promise<'running' | 'closed' | 'missing'>;
+  /**
+   * Of records of one kind, the ids whose workflow visibility lists as running: one visibility query
+   * for the lot. Visibility lags behind (a just-started run may be missing): what it leaves out is
+   * asked again with `workflowStateOf`, never acted on from the list alone.
+   */
+  runningAmong: (kind: StrandedRecord['kind'], ids: string[]) => Promise<Set<string>>;
   /** Sign-ups whose verification e-mail was never started (accounts from before the outbox). */
   restartVerification: (user: { id: string }) => Promise<void>;
   /**
@@ -48,6 +54,20 @@ export interface StrandedRecord {
   id: string;
   projectId: string | null;
 }
+
+/**
+ * Open records without an outbox mark, per kind: their table, when each was accepted, its project,
+ * and what "open" means. What the maintenance backstop checks against Temporal.
+ */
+const OPEN_RECORDS: Record<StrandedRecord['kind'], { table: string; at: string; project: string; open: string }> = {
+  documentJob: { table: 'document_jobs', at: 'created_at', project: 'project_id', open: `status IN ('queued', 'processing') AND batch_id IS NULL AND NOT workflow_pending` },
+  documentBatch: { table: 'document_batches', at: 'created_at', project: 'project_id', open: `status = 'processing' AND NOT workflow_pending` },
+  accountDeletion: { table: 'users', at: 'deletion_requested_at', project: 'NULL::uuid', open: `deletion_status = 'pending' AND NOT deletion_workflow_pending` },
+};
+/** Open records one visibility query checks (its query names each workflow id). */
+const STRANDED_PAGE = 200;
+/** Pages per kind in one maintenance pass: 10,000 open records; the next pass (every few minutes) goes on from the start. */
+const STRANDED_MAX_PAGES = 50;
 
 /** What a job whose workflow closed without finishing it says (it fails, and its document or credit comes back). */
 const WORKFLOW_ENDED = { code: 'ERR_INTERNAL_001', message: "The job's workflow ended without finishing it (terminated, failed or timed out)" };
@@ -220,12 +240,15 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
 
     /**
      * The schedule's backstop for accepted work whose workflow is not running (docs/documents.md,
-     * "Starting workflows"), one pass, oldest first, at most 500 of each:
+     * "Starting workflows"), one pass:
      *
      * 1. outbox marks older than `olderThanSeconds` (a crashed API replica's, if no worker swept yet);
-     * 2. open single jobs, batches and account deletions without a mark, older than that, whose
-     *    workflow Temporal does not know (never started: records from before the outbox; or its
-     *    history is gone) are started again, a deletion with what is left of its grace period;
+     * 2. open single jobs, batches and account deletions without a mark, older than that, are read
+     *    oldest first a page (STRANDED_PAGE) at a time, and each page is checked against Temporal
+     *    with one visibility query: those it lists as running are left alone, so stranded records
+     *    behind thousands of running ones are reached in the same pass. Each one it does not list is
+     *    described (visibility lags): one Temporal does not know (never started, or its history is
+     *    gone) is started again, a deletion with what is left of its grace period;
      * 3. of those whose workflow has closed without finishing them (terminated, failed, timed out):
      *    a job fails, gives its free document or credit back (restarting would repeat what stopped
      *    it, or undo an operator's termination) and sends document.failed; a batch's open jobs fail
@@ -234,35 +257,39 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
      *    it owes in the same statement (`event_pending`);
      * 4. the owed events are announced and their marks cleared, those a crashed pass left included.
      *
-     * A queued or processing record whose workflow runs is left alone. Returns how many it started or ended.
+     * Returns how many it started or ended.
      */
     async restartStrandedWork(input: { olderThanSeconds: number; deletionGraceSeconds: number }): Promise<number> {
       let handled = await deps.sweepOutbox(input.olderThanSeconds * 1000);
-      const open: Array<{ kind: StrandedRecord['kind']; id: string; project_id: string | null }> = await deps.db.query(
-        `(SELECT 'documentJob' AS kind, id, project_id FROM document_jobs
-           WHERE status IN ('queued', 'processing') AND batch_id IS NULL AND NOT workflow_pending AND created_at < now() - make_interval(secs => $1)
-           ORDER BY created_at LIMIT 500)
-         UNION ALL
-         (SELECT 'documentBatch', id, project_id FROM document_batches
-           WHERE status = 'processing' AND NOT workflow_pending AND created_at < now() - make_interval(secs => $1)
-           ORDER BY created_at LIMIT 500)
-         UNION ALL
-         (SELECT 'accountDeletion', id, NULL FROM users
-           WHERE deletion_status = 'pending' AND NOT deletion_workflow_pending AND deletion_requested_at < now() - make_interval(secs => $1)
-           ORDER BY deletion_requested_at LIMIT 500)`,
-        [input.olderThanSeconds],
-      );
-      for (const row of open) {
-        const record: StrandedRecord = { kind: row.kind, id: row.id, projectId: row.project_id };
-        const state = await deps.workflowStateOf(record);
-        if (state === 'running') continue;
-        if (state === 'missing' || record.kind === 'accountDeletion') await deps.startWorkflowOf(record, { deletionGraceSeconds: input.deletionGraceSeconds });
-        else if (record.kind === 'documentJob') await failOpenJobs({ id: record.id });
-        else {
-          await failOpenJobs({ batchId: record.id });
-          await completeBatch(deps.db, record.id, { eventPending: true });
+      for (const kind of Object.keys(OPEN_RECORDS) as Array<StrandedRecord['kind']>) {
+        const { table, at, project, open } = OPEN_RECORDS[kind];
+        // Keyset paging; `at` as text keeps its microseconds (a Date would drop them and read a row twice).
+        let after: { at: string; id: string } | null = null;
+        for (let page = 0; page < STRANDED_MAX_PAGES; page += 1) {
+          const rows: Array<{ id: string; project_id: string | null; at: string }> = await deps.db.query(
+            `SELECT id, ${project} AS project_id, ${at}::text AS at FROM ${table}
+              WHERE ${open} AND ${at} < now() - make_interval(secs => $1) AND ($2::timestamptz IS NULL OR (${at}, id) > ($2::timestamptz, $3::uuid))
+              ORDER BY ${at}, id LIMIT $4`,
+            [input.olderThanSeconds, after?.at ?? null, after?.id ?? null, STRANDED_PAGE],
+          );
+          if (rows.length === 0) break;
+          after = { at: rows[rows.length - 1].at, id: rows[rows.length - 1].id };
+          const running = await deps.runningAmong(kind, rows.map((r) => r.id));
+          for (const row of rows) {
+            if (running.has(row.id)) continue;
+            const record: StrandedRecord = { kind, id: row.id, projectId: row.project_id };
+            const state = await deps.workflowStateOf(record);
+            if (state === 'running') continue;
+            if (state === 'missing' || record.kind === 'accountDeletion') await deps.startWorkflowOf(record, { deletionGraceSeconds: input.deletionGraceSeconds });
+            else if (record.kind === 'documentJob') await failOpenJobs({ id: record.id });
+            else {
+              await failOpenJobs({ batchId: record.id });
+              await completeBatch(deps.db, record.id, { eventPending: true });
+            }
+            handled += 1;
+          }
+          if (rows.length < STRANDED_PAGE) break;
         }
-        handled += 1;
       }
       await announceOwedEvents();
       for (const user of await strandedSignups(input.olderThanSeconds)) {

@@ -4,6 +4,7 @@ import { revokeIdleReviewTokens } from '../../db/flow/review-tokens';
 import { moveRun } from '../../db/flow/run-state';
 import type { ApprovalOutcome } from '../../domain/flow/approval-outcome';
 import type { ApprovalConfig, NotificationMode } from '../../domain/flow/gate-settings';
+import type { ReviewDigestInput } from '../../workflows/flow/review-digest.workflow';
 import type { Mailer } from '../mail/mailer';
 import { sendApprovalLinks, sendReviewNotices } from '../../db/flow/approval-mail';
 
@@ -13,6 +14,8 @@ export interface ApprovalActivityDeps {
   publicUrl: string;
   /** FLOW_MINUTE_MS: milliseconds in a minute of approval timeouts and digests. */
   flowMinuteMs: number;
+  /** Signal-with-start of a gate's review digest (platform/workflow-starts.ts `signalReviewDigest`). */
+  signalReviewDigest: (digest: ReviewDigestInput & { projectId: string }) => Promise<void>;
 }
 
 export interface OpenApprovalInput {
@@ -130,6 +133,11 @@ export function createApprovalActivities(deps: ApprovalActivityDeps) {
     },
 
     /** One digest of a gate: every run that entered review since the last one. */
+    /** Tells the gate's review digest of a run in review, starting it when it is not running (workflows/flow/review-digest.workflow.ts). */
+    async signalReviewDigest(input: ReviewDigestInput & { projectId: string }): Promise<void> {
+      await deps.signalReviewDigest(input);
+    },
+
     async sendReviewDigest(input: { gateId: string }): Promise<{ sent: number; gateLive: boolean }> {
       const sent = await sendReviewNotices(deps, { gateId: input.gateId });
       const [gate]: Array<{ live: boolean }> = await deps.db.query(

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { UserEntity } from '../../db/identity/user.entity';
 import { modifyReturning } from '../../db/sql';
+import { DELETION_REQUEST_TOKEN_SQL } from '../../domain/identity/account-deletion';
 import { accountDeletionEmail } from '../../domain/identity/account-deletion-email';
 import type { Mailer } from '../mail/mailer';
 import type { ArtefactStorage } from '../storage/storage';
@@ -28,12 +29,16 @@ export function createAccountDeletionActivities(deps: AccountDeletionDeps) {
       return true;
     },
 
-    /** pending → purging. False when the account is no longer pending (restored in time). */
-    async beginAccountPurge(input: { userId: string }): Promise<boolean> {
+    /**
+     * pending → purging. False when the account is no longer pending (restored in time), or its
+     * pending deletion is another request than the run's (`requestToken`; runs from before tokens pass none).
+     */
+    async beginAccountPurge(input: { userId: string; requestToken?: string }): Promise<boolean> {
       const rows = await modifyReturning<{ id: string }>(
         deps.db,
-        `UPDATE users SET deletion_status = 'purging', updated_at = now() WHERE id = $1 AND deletion_status IN ('pending', 'purging') RETURNING id`,
-        [input.userId],
+        `UPDATE users SET deletion_status = 'purging', updated_at = now()
+          WHERE id = $1 AND deletion_status IN ('pending', 'purging') AND ($2::text IS NULL OR ${DELETION_REQUEST_TOKEN_SQL} = $2) RETURNING id`,
+        [input.userId, input.requestToken ?? null],
       );
       return rows.length === 1;
     },
@@ -43,11 +48,11 @@ export function createAccountDeletionActivities(deps: AccountDeletionDeps) {
     },
 
     /** The workflow was cancelled (an operator stopping the deletion): the account is usable again. */
-    async abandonAccountDeletion(input: { userId: string }): Promise<void> {
+    async abandonAccountDeletion(input: { userId: string; requestToken?: string }): Promise<void> {
       await deps.db.query(
         `UPDATE users SET deletion_status = NULL, deletion_requested_at = NULL, deletion_reason = NULL, deletion_reason_text = NULL, updated_at = now()
-          WHERE id = $1 AND deletion_status = 'pending'`,
-        [input.userId],
+          WHERE id = $1 AND deletion_status = 'pending' AND ($2::text IS NULL OR ${DELETION_REQUEST_TOKEN_SQL} = $2)`,
+        [input.userId, input.requestToken ?? null],
       );
     },
   };

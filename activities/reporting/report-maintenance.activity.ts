@@ -96,8 +96,9 @@ export function createReportMaintenanceActivities(deps: ReportMaintenanceDeps) {
     },
 
     /**
-     * Runs and job runs the API opened that are still `queued` after `olderThanSeconds` (the API
-     * stopped between writing the record and starting its workflow): their workflow is started.
+     * Runs and job runs the API opened that are still `queued` after `olderThanSeconds` without an
+     * outbox mark (the outbox sweep starts those: runs from before it, or whose history is gone):
+     * their workflow is started.
      * One that exists already (running, or ended before the record moved) answers already-started
      * and is left alone. Runs of a schedule or a job are not touched: their parent workflow starts
      * them (and starts them again after a crash). Answers how many started.
@@ -106,7 +107,7 @@ export function createReportMaintenanceActivities(deps: ReportMaintenanceDeps) {
       const stranded = async (table: string, extra: string) =>
         (await db.query(
           `SELECT id, project_id FROM ${table}
-            WHERE status = 'queued' AND trigger IN ('manual','api') ${extra} AND created_at < now() - make_interval(secs => $1)
+            WHERE status = 'queued' AND trigger IN ('manual','api') AND NOT workflow_pending ${extra} AND created_at < now() - make_interval(secs => $1)
             ORDER BY created_at LIMIT $2`,
           [input.olderThanSeconds, input.limit],
         )) as Array<{ id: string; project_id: string }>;

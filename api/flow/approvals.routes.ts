@@ -13,7 +13,7 @@ import { decisionSchema, listApprovalsSchema } from './approvals.schema';
 import { decideApproval, listPendingApprovals, resendRunApprovals, type ApprovalDeps } from './approvals.service';
 
 export function approvalDeps(services: Services): ApprovalDeps {
-  return { db: services.db, temporal: services.temporal, mailer: services.mailer, publicUrl: services.config.publicUrl, logger: services.logger };
+  return { db: services.db, mailer: services.mailer, publicUrl: services.config.publicUrl, logger: services.logger, outbox: services.outbox };
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Mailer } from '../../activities/mail/mailer';
 import { sendApprovalLinks } from '../../db/flow/approval-mail';
@@ -7,8 +6,7 @@ import { revokeIdleReviewTokens } from '../../db/flow/review-tokens';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
 import type { Logger } from '../../domain/logger';
-import { workflowIds } from '../../domain/temporal-names';
-import { approvalDecisionSignal } from '../../workflows/flow/approval-signals';
+import type { WorkflowOutbox } from '../../platform/workflow-outbox';
 import type { ApprovalRow } from './approvals.presenter';
 import type { ListApprovalsQuery } from './approvals.schema';
 import { getRun } from './runs.service';
@@ -16,10 +14,10 @@ import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 
 export interface ApprovalDeps {
   db: DataSource;
-  temporal: Client;
   mailer: Mailer;
   publicUrl: string;
   logger: Logger;
+  outbox: Pick<WorkflowOutbox, 'startNow'>;
 }
 
 /**
@@ -76,12 +74,13 @@ export async function getApproval(db: DataSource, scope: ApprovalScope, id: stri
  * counts only if it is recorded before the approval window closes: after the link's expiry, or once
  * the run's close has expired the approval (it locks the rows, so whoever commits first wins), it is
  * 409 `FLOW.APPROVAL_ALREADY_DECIDED` with `relatedInfo.status: "expired"`, and the run's outcome
- * never contradicts a 200. The workflow re-reads the table when signalled, so a signal lost here
- * (Temporal unreachable) is made up at the next signal, reminder or timeout; the decision itself is
- * already safe.
+ * never contradicts a 200. The decision is recorded with its nudge mark (`signal_pending`); the
+ * workflow, which re-reads the table when signalled, is told at once, and a signal that could not be
+ * sent (Temporal unreachable) is sent by a worker's outbox sweep (platform/workflow-outbox.ts), not
+ * left until the run's deadline.
  */
 export async function decideApproval(
-  deps: Pick<ApprovalDeps, 'db' | 'temporal' | 'logger'>,
+  deps: Pick<ApprovalDeps, 'db' | 'logger' | 'outbox'>,
   scope: ApprovalScope,
   input: { approvalId: string; decision: 'approved' | 'rejected'; comment?: string; approver: string },
 ): Promise<{ success: true; decision: 'approved' | 'rejected' }> {
@@ -98,9 +97,9 @@ export async function decideApproval(
   }
   await revokeIdleReviewTokens(deps.db, [row.approver_email]);
   try {
-    await deps.temporal.workflow.getHandle(workflowIds.flowRun(row.run_id)).signal(approvalDecisionSignal, { approvalId: current.id, decision: input.decision });
+    await deps.outbox.startNow({ kind: 'approvalNudge', id: current.id, projectId: scope.projectId });
   } catch (err) {
-    deps.logger.warn('approval decision recorded but not signalled; the run workflow picks it up at its next check', { runId: row.run_id, err });
+    deps.logger.warn('approval decision recorded but not signalled; the outbox sweep will signal it', { runId: row.run_id, err });
   }
   return { success: true, decision: input.decision };
 }

@@ -1,11 +1,9 @@
-import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { abandonReportDelivery, DELIVERY_SHORT_ID_PREFIX, reopenDelivery, type DeliveryOwner } from '../../db/reporting/delivery-state';
+import { DELIVERY_SHORT_ID_PREFIX, reopenDelivery, type DeliveryOwner } from '../../db/reporting/delivery-state';
 import { ReportDeliveryEntity } from '../../db/reporting/delivery.entity';
 import { AppError } from '../../domain/errors';
-import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
-import { startWorkflow } from '../../platform/start-workflow';
+import { deliveryRetryEntry, type WorkflowOutbox } from '../../platform/workflow-outbox';
 
 /**
  * Report deliveries as the API shows and retries them (docs/reporting.md "Deliveries"; design
@@ -15,9 +13,7 @@ import { startWorkflow } from '../../platform/start-workflow';
 
 export interface DeliveryDeps {
   db: DataSource;
-  temporal: Client;
-  taskQueues: TaskQueues;
-  config: { reporting: { deliveryRetryDelaysMs: number[] } };
+  outbox: Pick<WorkflowOutbox, 'start'>;
 }
 
 export function presentDelivery(d: ReportDeliveryEntity) {
@@ -67,7 +63,9 @@ async function findDelivery(db: DataSource, projectId: string, ref: string): Pro
 /**
  * Re-sends one failed (or skipped) delivery as `report-delivery-<id>-retry-<n>`, with the full
  * retry schedule again. 409 ERR_RDLV_002 when it completed, ERR_RDLV_003 while it is pending or
- * under way.
+ * under way. The delivery is reopened with its outbox mark in one statement and its workflow started
+ * after the answer (platform/workflow-outbox.ts): Temporal is not on the request path, and a start
+ * that fails is made by a worker's sweep.
  */
 export async function retryDelivery(deps: DeliveryDeps, projectId: string, ref: string): Promise<ReportDeliveryEntity> {
   const d = await findDelivery(deps.db, projectId, ref);
@@ -76,20 +74,7 @@ export async function retryDelivery(deps: DeliveryDeps, projectId: string, ref: 
     if (reopened.refused === 'completed') throw new AppError('ERR_RDLV_002', undefined, { status: 'completed' });
     throw new AppError('ERR_RDLV_003', undefined, { status: reopened.refused });
   }
-  try {
-    await startWorkflow(deps.temporal, 'deliverReportWorkflow', {
-      taskQueue: deps.taskQueues.main,
-      workflowId: workflowIds.reportDeliveryRetry(d.id, reopened.retry),
-      args: [{ deliveryId: d.id, retryDelaysMs: deps.config.reporting.deliveryRetryDelaysMs }],
-      kind: 'report-delivery',
-      projectId,
-      entityId: d.id,
-    });
-  } catch (err) {
-    // Nothing was started: the delivery goes back to `failed`, where the next retry finds it.
-    await abandonReportDelivery(deps.db, d.id);
-    throw err;
-  }
+  deps.outbox.start(deliveryRetryEntry({ id: d.id, projectId }, reopened.retry));
   return findDelivery(deps.db, projectId, d.id);
 }
 

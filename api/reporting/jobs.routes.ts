@@ -24,7 +24,7 @@ export function jobRoutes(services: Services): Router {
   const run = requireProject(db, { role: 'member', permission: 'run_reports' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const caller = (ctx: Context): jobs.JobCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, apiKeyId: scope(ctx).apiKeyId, oauthClientId: scope(ctx).oauthClientId });
-  const deps: jobs.JobDeps = { db, temporal: services.temporal, taskQueues: services.taskQueues, config: services.config, logger: services.logger };
+  const deps: jobs.JobDeps = { db, temporal: services.temporal, taskQueues: services.taskQueues, config: services.config, logger: services.logger, outbox: services.outbox };
   const presentRuns = async (runs: Awaited<ReturnType<typeof jobs.getJobRun>>[]) => {
     const deliveries = await deliveriesOf(db, 'jobRunId', runs.map((r) => r.id));
     return runs.map((r) => presentJobRun(r, (deliveries.get(r.id) ?? []).map(deliverySummary)));

@@ -18,7 +18,8 @@ import { jobRunMachine } from '../../domain/reporting/job-run-status';
 import { randomBase62 } from '../../domain/signing';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
-import { startJobRunWorkflow, type ReportRunStartDeps } from '../../platform/workflow-starts';
+import type { WorkflowOutbox } from '../../platform/workflow-outbox';
+import type { ReportRunStartDeps } from '../../platform/workflow-starts';
 import type { JobFields, ListJobRunsQuery, ListJobsQuery } from './jobs.schema';
 
 /**
@@ -33,6 +34,7 @@ export interface JobDeps {
   taskQueues: TaskQueues;
   config: ReportRunStartDeps['config'];
   logger: Logger;
+  outbox: Pick<WorkflowOutbox, 'start'>;
 }
 
 export interface JobCaller {
@@ -135,9 +137,9 @@ export async function deleteJob(deps: JobDeps, projectId: string, ref: string): 
 }
 
 /**
- * Opens a job run (`queued`) and starts its workflow. `inTransaction` runs in the transaction that
- * inserts it (the Idempotency-Key's answer, docs/idempotency.md). A start that fails leaves the job
- * run queued: it was accepted, and the maintenance sweep (restartStrandedReportRuns) starts it.
+ * Opens a job run (`queued`, with its outbox mark) and starts its workflow after the answer
+ * (platform/workflow-outbox.ts). `inTransaction` runs in the transaction that inserts it (the
+ * Idempotency-Key's answer, docs/idempotency.md). A start that fails is made by a worker's outbox sweep.
  */
 export async function startJobRun(
   deps: JobDeps,
@@ -159,7 +161,7 @@ export async function startJobRun(
     await insertJobRun(m, jobRun);
     await inTransaction?.(m, jobRun);
   });
-  await startJobRunWorkflow(deps, jobRun).catch((err: unknown) => deps.logger.warn('job run workflow not started; the maintenance sweep will start it', { jobRunId: jobRun.id, err }));
+  deps.outbox.start({ kind: 'reportJobRun', id: jobRun.id, projectId: jobRun.projectId });
   return jobRun;
 }
 

@@ -26,6 +26,7 @@ export function runRoutes(services: Services): Router {
   const caller = (ctx: Context): runs.RunCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, apiKeyId: scope(ctx).apiKeyId, oauthClientId: scope(ctx).oauthClientId });
   const deps: runs.RunDeps = {
     db: services.db,
+    outbox: services.outbox,
     temporal: services.temporal,
     taskQueues: services.taskQueues,
     storage: services.storage,

@@ -14,7 +14,7 @@ import { coerceParameters } from '../../domain/reporting/parameters';
 import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { isUuid } from '../../domain/templates/template-ids';
-import { startReportRun, type ReportRunStartDeps } from '../../platform/workflow-starts';
+import type { ReportRunStartDeps } from '../../platform/workflow-starts';
 import { resolveChannelRefs } from '../../db/reporting/channel-refs';
 import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries, type DeliveryDeps } from './deliveries.service';
 import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
@@ -56,8 +56,9 @@ async function findRun(db: DataSource, projectId: string, ref: string): Promise<
 export type RunInTransaction = (m: EntityManager, run: ReportRunEntity) => Promise<void>;
 
 /**
- * Inserts a `queued` run, then starts its workflow. A start that fails leaves the run queued: it
- * was accepted, and the maintenance sweep (restartStrandedReportRuns) starts it.
+ * Inserts a `queued` run with its outbox mark (`workflow_pending`, set by newReportRun for the API's
+ * triggers), then starts its workflow after the answer (platform/workflow-outbox.ts): a start that
+ * fails is made by a worker's outbox sweep.
  */
 async function openRun(
   deps: RunDeps,
@@ -83,7 +84,7 @@ async function openRun(
     await insertReportRun(m, run);
     await inTransaction?.(m, run);
   });
-  await startReportRun(deps, run).catch((err: unknown) => deps.logger.warn('report run workflow not started; the maintenance sweep will start it', { runId: run.id, err }));
+  deps.outbox.start({ kind: 'reportRun', id: run.id, projectId: run.projectId });
   return run;
 }
 

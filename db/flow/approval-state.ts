@@ -46,7 +46,7 @@ export async function recordApprovalDecision(
 ): Promise<{ run_id: string; approver_email: string } | undefined> {
   const [row] = await modifyReturning<{ run_id: string; approver_email: string }>(
     db,
-    `UPDATE flow_approvals SET status = $2, comment = $3, decided_at = now(), magic_token_hash = NULL
+    `UPDATE flow_approvals SET status = $2, comment = $3, decided_at = now(), magic_token_hash = NULL, signal_pending = true
       WHERE id = $1 AND approver_email = $4 AND status = ANY($5::text[])
         AND (magic_token_expires_at IS NULL OR magic_token_expires_at > now())
       RETURNING run_id, approver_email`,

@@ -20,5 +20,7 @@ export class ApprovalEntity {
   @Column('integer', { name: 'sent_count' }) sentCount: number;
   @Column('timestamptz', { name: 'last_sent_at', nullable: true }) lastSentAt: Date | null;
   @Column('timestamptz', { name: 'reminder_sent_at', nullable: true }) reminderSentAt: Date | null;
+  /** True from a recorded decision until the run's workflow was told (platform/workflow-outbox.ts `approvalNudge`). */
+  @Column('boolean', { name: 'signal_pending', default: false }) signalPending: boolean;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
 }

@@ -158,7 +158,8 @@ export async function completeOwnerIfDelivered(db: DataSource, owner: DeliveryOw
 export async function reopenDelivery(db: DataSource, deliveryId: string): Promise<{ retry: number } | { refused: ReportDeliveryStatus }> {
   const rows = await modifyReturning<{ manual_retries: number }>(
     db,
-    `UPDATE reporting_deliveries SET status = 'pending', manual_retries = manual_retries + 1, next_attempt_at = NULL, completed_at = NULL, updated_at = now()
+    `UPDATE reporting_deliveries SET status = 'pending', manual_retries = manual_retries + 1, next_attempt_at = NULL, completed_at = NULL, updated_at = now(),
+            retry_pending_since = now()
       WHERE id = $1 AND status IN ('failed','skipped') RETURNING manual_retries`,
     [deliveryId],
   );

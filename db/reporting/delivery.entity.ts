@@ -25,6 +25,8 @@ export class ReportDeliveryEntity {
   @Column('jsonb') attempts: ReportDeliveryAttempt[];
   /** Manual retries so far: the next one's workflow id is `report-delivery-<id>-retry-<n>`. */
   @Column('integer', { name: 'manual_retries' }) manualRetries: number;
+  /** Set while a manual retry's workflow has to be started (platform/workflow-outbox.ts `reportDeliveryRetry`). */
+  @Column('timestamptz', { name: 'retry_pending_since', nullable: true }) retryPendingSince: Date | null;
   @Column('timestamptz', { name: 'next_attempt_at', nullable: true }) nextAttemptAt: Date | null;
   /** Message id, object key, remote path. */
   @Column('text', { name: 'remote_ref', nullable: true }) remoteRef: string | null;

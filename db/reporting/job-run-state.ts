@@ -55,6 +55,9 @@ export function newJobRun(f: NewJobRunFields): ReportJobRunEntity {
     metadata: f.metadata ?? {},
     createdBy: f.createdBy ?? null,
     apiKeyId: f.apiKeyId ?? null,
+    // The API's job runs start through the outbox; a schedule's through the schedule workflow.
+    workflowPending: f.status !== 'skipped' && (f.trigger === 'manual' || f.trigger === 'api'),
+    workflowStartedAt: null,
     createdAt: now,
     startedAt: null,
     completedAt: f.status === 'skipped' ? now : null,

@@ -27,6 +27,9 @@ export class ReportJobRunEntity {
   @Column('jsonb') metadata: Record<string, unknown>;
   @Column('uuid', { name: 'created_by', nullable: true }) createdBy: string | null;
   @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
+  /** True while its workflow has to be started (platform/workflow-outbox.ts): job runs the API opened (manual, api); a schedule's are started by the schedule workflow. */
+  @Column('boolean', { name: 'workflow_pending', default: false }) workflowPending: boolean;
+  @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;

@@ -66,6 +66,9 @@ export function newReportRun(f: NewRunFields): ReportRunEntity {
     chargedAt: null,
     createdBy: f.createdBy ?? null,
     apiKeyId: f.apiKeyId ?? null,
+    // The API's runs start through the outbox; a schedule's or a job's through their parent workflow.
+    workflowPending: !skipped && (f.trigger === 'manual' || f.trigger === 'api'),
+    workflowStartedAt: null,
     createdAt: now,
     startedAt: null,
     completedAt: skipped ? now : null,

@@ -43,6 +43,9 @@ export class ReportRunEntity {
   @Column('timestamptz', { name: 'charged_at', nullable: true }) chargedAt: Date | null;
   @Column('uuid', { name: 'created_by', nullable: true }) createdBy: string | null;
   @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
+  /** True while its workflow has to be started (platform/workflow-outbox.ts): runs the API opened (manual, api); a schedule's or job's are started by their parent. */
+  @Column('boolean', { name: 'workflow_pending', default: false }) workflowPending: boolean;
+  @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'started_at', nullable: true }) startedAt: Date | null;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;

@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { ParentClosePolicy, condition, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, condition, patched, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
 import type { ApprovalActivities } from '../../activities/flow/approvals.activity';
 import { decidedOutcome, type ApprovalOutcome } from '../../domain/flow/approval-outcome';
 import type { ApprovalConfig } from '../../domain/flow/gate-settings';
@@ -10,7 +10,7 @@ import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attribute
 import { approvalDecisionSignal } from './approval-signals';
 import { flowReviewDigestWorkflow } from './review-digest.workflow';
 
-const { readApprovalTally, closeApproval } = proxyActivities<ApprovalActivities>({
+const { readApprovalTally, closeApproval, signalReviewDigest } = proxyActivities<ApprovalActivities>({
   startToCloseTimeout: '1 minute',
   // Database outages are waited out: the run was accepted and must reach its end.
   retry: RETRY.flowBookkeeping,
@@ -30,6 +30,9 @@ export interface AwaitApprovalInput {
   /** Milliseconds in a minute of `timeoutMinutes`; default: the worker's FLOW_MINUTE_MS. */
   minuteMs?: number;
 }
+
+/** The gate's digest is told of the run by signal-with-start (an activity) instead of a child start that an ending digest could swallow. */
+const DIGEST_SIGNAL_PATCH = 'review-digest-signal';
 
 /** Reminders go out when this share of the window has passed, to approvers still pending. */
 const REMINDER_AT = 0.8;
@@ -60,7 +63,12 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
   });
   const opened = await openApproval(input);
   const minuteMs = input.minuteMs ?? opened.minuteMs;
-  if (opened.notificationMode === 'digest') await ensureReviewDigest({ gateId: input.gateId, digestMinutes: opened.digestMinutes, minuteMs }, input.projectId);
+  if (opened.notificationMode === 'digest') {
+    const digest = { gateId: input.gateId, digestMinutes: opened.digestMinutes, minuteMs };
+    // Signal-with-start from an activity: a digest that is just ending cannot swallow this run's review.
+    if (patched(DIGEST_SIGNAL_PATCH)) await signalReviewDigest({ ...digest, projectId: input.projectId });
+    else await ensureReviewDigest(digest, input.projectId);
+  }
 
   const windowMs = Math.max(1, input.approvalConfig.timeoutMinutes) * minuteMs;
   const started = Date.now();
@@ -91,7 +99,7 @@ export async function awaitApproval(input: AwaitApprovalInput): Promise<Approval
 }
 
 /**
- * Starts the gate's digest timer unless it runs already. It is abandoned by its parent on
+ * Runs from before DIGEST_SIGNAL_PATCH: starts the gate's digest timer unless it runs already. It is abandoned by its parent on
  * purpose: it outlives the run and serves every run of the gate. It carries the gate's project
  * like every workflow a project causes (its continue-as-new runs inherit it). Search attributes
  * are not part of what replay compares (the child's id and type are), so runs that started a

@@ -1,4 +1,6 @@
 import { defineSignal } from '@temporalio/workflow';
+import type { DeletionRequest } from '../../domain/identity/account-deletion';
+import { signalNames } from '../../domain/temporal-names';
 
 /**
  * Sent to the account-deletion workflow (id from workflowIds.accountDeletion) by POST
@@ -6,3 +8,6 @@ import { defineSignal } from '@temporalio/workflow';
  * workflow code so the API imports only the signal's definition.
  */
 export const restoreAccountSignal = defineSignal('restore');
+
+/** A deletion request, signal-with-start (domain/identity/account-deletion.ts `DeletionRequest`). */
+export const deletionRequestedSignal = defineSignal<[DeletionRequest]>(signalNames.deletionRequested);

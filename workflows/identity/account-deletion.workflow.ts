@@ -3,7 +3,7 @@ import type { IdentityActivities } from '../../activities/identity';
 import type { AccountDeletionInput } from '../../domain/identity/account-deletion';
 import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
-import { restoreAccountSignal } from './account-deletion.signals';
+import { deletionRequestedSignal, restoreAccountSignal } from './account-deletion.signals';
 
 const { beginAccountPurge, abandonAccountDeletion } = proxyActivities<IdentityActivities>({
   startToCloseTimeout: '1 minute',
@@ -29,30 +29,50 @@ export type AccountDeletionOutcome = 'purged' | 'restored';
  * worker and server restarts; a `restore` signal ends it early without purging, and so does
  * cancelling the workflow. Once the purge has begun it is shielded from cancellation: a
  * half-purged account must not be handed back.
+ *
+ * The run is tied to the request it serves (docs/architecture.md "Account deletion"): a
+ * `deletionRequested` signal (sent with signal-with-start) for a newer request, which arrives when
+ * the account was restored but this run missed the restore signal, makes it wait for the new
+ * request's grace period, with a notice of its own; the purge begins only while the account's
+ * pending deletion is still the request this run waits for. Histories without that signal take
+ * the same commands as before: no patch.
  */
 export async function deleteAccountWorkflow(input: AccountDeletionInput): Promise<AccountDeletionOutcome> {
   let restored = false;
+  let request = { token: input.requestToken, purgeAtMs: Date.now() + input.graceSeconds * 1000 };
   setHandler(restoreAccountSignal, () => {
     restored = true;
   });
-  const graceMs = input.graceSeconds * 1000;
-  const purgeAt = new Date(Date.now() + graceMs).toISOString();
+  setHandler(deletionRequestedSignal, (next) => {
+    if (next.requestToken === request.token) return;
+    request = { token: next.requestToken, purgeAtMs: Date.parse(next.purgeAt) };
+    restored = false;
+  });
 
-  try {
-    // Not awaited before the timer: a mail outage must not stretch the grace period.
-    const notice = sendAccountDeletionNotice({ userId: input.userId, purgeAt }).catch((err: unknown) => {
-      if (!isCancellation(err)) log.warn('account deletion notice could not be sent', { userId: input.userId, err: String(err) });
-    });
-    if (await condition(() => restored, graceMs)) return 'restored';
-    await notice;
-  } catch (err) {
-    if (isCancellation(err)) await CancellationScope.nonCancellable(() => abandonAccountDeletion({ userId: input.userId }));
-    throw err;
+  for (;;) {
+    const waitingFor = request;
+    try {
+      // Not awaited before the timer: a mail outage must not stretch the grace period.
+      const notice = sendAccountDeletionNotice({ userId: input.userId, purgeAt: new Date(waitingFor.purgeAtMs).toISOString() }).catch((err: unknown) => {
+        if (!isCancellation(err)) log.warn('account deletion notice could not be sent', { userId: input.userId, err: String(err) });
+      });
+      if (await condition(() => restored || request !== waitingFor, Math.max(1, waitingFor.purgeAtMs - Date.now()))) {
+        if (restored) return 'restored';
+        // A newer request: its own notice and grace period.
+        continue;
+      }
+      await notice;
+    } catch (err) {
+      if (isCancellation(err)) await CancellationScope.nonCancellable(() => abandonAccountDeletion({ userId: input.userId, requestToken: request.token }));
+      throw err;
+    }
+    // False when a restore won the race against the timer, or a newer request is pending: the database decides.
+    if (await CancellationScope.nonCancellable(() => beginAccountPurge({ userId: input.userId, requestToken: waitingFor.token }))) break;
+    // A newer request's signal may have arrived meanwhile; without one, the account was restored.
+    if (request === waitingFor) return 'restored';
   }
 
-  return CancellationScope.nonCancellable(async () => {
-    // False when a restore won the race against the timer: the database decides.
-    if (!(await beginAccountPurge({ userId: input.userId }))) return 'restored';
+  return CancellationScope.nonCancellable(async (): Promise<AccountDeletionOutcome> => {
     const summary = await purgeAccount({ userId: input.userId });
     log.info('account purged', { userId: input.userId, projectsDeleted: summary.projectsDeleted });
     return 'purged';

@@ -49,10 +49,15 @@ describe('workflow outbox: accepted work starts off the request path and is neve
     return { spy, release: () => (release(), spy.mockRestore()) };
   };
 
-  /** Every workflow start fails (Temporal unreachable) until `restore()`. */
+  /** Every workflow start, signal-with-start included, fails (Temporal unreachable) until `restore()`. */
   const refuseStarts = () => {
     const spy = jest.spyOn(workflows(), 'start').mockRejectedValue(new Error('Temporal unavailable'));
-    return { spy, restore: () => spy.mockRestore() };
+    const withSignal = jest.spyOn(workflows(), 'signalWithStart').mockRejectedValue(new Error('Temporal unavailable'));
+    return {
+      spy,
+      calls: () => spy.mock.calls.length + withSignal.mock.calls.length,
+      restore: () => (spy.mockRestore(), withSignal.mockRestore()),
+    };
   };
 
   it('POST /generate answers without waiting for Temporal; the job is workflow_pending until its start, then renders', async () => {
@@ -128,7 +133,7 @@ describe('workflow outbox: accepted work starts off the request path and is neve
       const deleted = await app.request('DELETE', '/api/users/me', { token: signedUp.body.accessToken, body: { password: leaving.password } });
       expect(deleted.status).toBe(200);
       // Three background starts retried three times each; the deletion's start is awaited by its request.
-      await waitFor(() => refused.spy.mock.calls.length >= 13, { what: 'the starts retried', timeoutMs: 20_000 });
+      await waitFor(() => refused.calls() >= 13, { what: 'the starts retried', timeoutMs: 20_000 });
       await app.services.outbox.idle();
 
       const emails = await app.services.db.query(`SELECT input->>'purpose' AS purpose, workflow_id FROM account_email_starts ORDER BY created_at`);
@@ -305,6 +310,47 @@ describe('workflow outbox: accepted work starts off the request path and is neve
         expect(received('/owed')).toHaveLength(4);
       } finally {
         await unsubscribe(subscription);
+      }
+    });
+
+    it('a stranded job behind more than 500 older jobs whose workflows run is reached in one pass (one visibility query a page)', async () => {
+      // 501 older jobs, each with a running workflow (a queue nobody polls; it times out on its own).
+      const running: string[] = await app.services.db
+        .query(
+          `INSERT INTO document_jobs (id, project_id, template_id, template_version, format, status, variables, billing, attempts, created_at, started_at)
+           SELECT gen_random_uuid(), $1, $2, 1, 'excel', 'processing', '{}', 'credit', 1, now() - interval '10 minutes' + n * interval '1 ms', now() - interval '10 minutes'
+             FROM generate_series(1, 501) n RETURNING id`,
+          [p.projectId, p.templateId],
+        )
+        .then((rows: Array<{ id: string }>) => rows.map((r) => r.id));
+      const describe = jest.spyOn(app.services.temporal.workflow, 'getHandle');
+      try {
+        let next = 0;
+        const lane = async () => {
+          while (next < running.length) {
+            const id = running[next++];
+            await workflows().start('generateDocumentWorkflow', {
+              taskQueue: 'nobody-polls-this',
+              workflowId: workflowIds.documentJob(id),
+              args: [{ jobId: id, renderTaskQueue: 'nobody', webhookRetryDelaysMs: [1] }],
+              workflowExecutionTimeout: '10 minutes',
+            });
+          }
+        };
+        await Promise.all(Array.from({ length: 16 }, lane));
+        const stranded = await stuckJob();
+        describe.mockClear();
+        const result = await runMaintenance();
+        expect(result.restarted).toBeGreaterThanOrEqual(1);
+        expect((await waitForJob(app, p.apiKey, stranded)).status).toBe('completed');
+        // The running ones are left as they are.
+        expect(await app.services.db.query(`SELECT DISTINCT status FROM document_jobs WHERE id = ANY($1::uuid[])`, [running])).toEqual([{ status: 'processing' }]);
+        // Visibility answered for the pages: far fewer workflows were described one by one than were checked.
+        console.log(`maintenance described ${describe.mock.calls.length} workflows one by one for ${running.length + 1} open jobs`);
+      } finally {
+        describe.mockRestore();
+        // Out of later passes' way: these jobs were never real.
+        await app.services.db.query(`UPDATE document_jobs SET status = 'failed', completed_at = now() WHERE id = ANY($1::uuid[])`, [running]);
       }
     });
 

@@ -69,6 +69,30 @@ describe('Flow approvals (API key)', () => {
     expect(await myApprovals(app, await person(email))).toEqual([]);
   });
 
+  it('a decision whose signal cannot be sent keeps its nudge mark; the outbox sweep tells the run, long before its reminder', async () => {
+    const email = approverEmail();
+    // 120 "minutes" (120 s): without a nudge the run would look again only at its reminder, at 96 s.
+    const { runId } = await reviewing([email]);
+    const approval = await approvalOf(email);
+    const client = app.services.temporal.workflow;
+    const original = client.getHandle.bind(client);
+    // Temporal refuses signals (unreachable), everything else works.
+    const refused = jest
+      .spyOn(client, 'getHandle')
+      .mockImplementation((...args: Parameters<typeof original>) => Object.assign(Object.create(original(...args)), { signal: () => Promise.reject(new Error('Temporal unavailable')) }));
+    try {
+      const res = await decide(email, approval.id, 'approve');
+      expect([res.status, res.body]).toEqual([200, { success: true, decision: 'approved' }]);
+      expect(await app.services.db.query(`SELECT status, signal_pending FROM flow_approvals WHERE id = $1`, [approval.id])).toEqual([{ status: 'approved', signal_pending: true }]);
+      expect((await runOf(app, ws, runId)).status).toBe('review_required');
+    } finally {
+      refused.mockRestore();
+    }
+    expect(await app.services.outbox.sweep(0)).toBeGreaterThanOrEqual(1);
+    await waitForRunStatus(app, ws, runId, ['completed']);
+    expect(await app.services.db.query(`SELECT signal_pending FROM flow_approvals WHERE id = $1`, [approval.id])).toEqual([{ signal_pending: false }]);
+  });
+
   it('rejects with one rejection; a second decision is 409; unknown ids are 404', async () => {
     const [a, b] = [approverEmail(), approverEmail()];
     const { runId } = await reviewing([a, b], { requiredApprovals: 2 });

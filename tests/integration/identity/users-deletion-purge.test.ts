@@ -84,4 +84,20 @@ describe('account deletion: the grace period passes and everything is purged (sp
     expect((await app.request('GET', '/api/users/me', { token: colleague.accessToken })).status).toBe(200);
     expect((await app.request('POST', '/api/auth/signup', { body: { email: user.email, password: 'fresh start 123', name: 'Again' } })).status).toBe(201);
   });
+
+  it("a run still waiting on an older request's long timer takes the new request and purges on its grace period", async () => {
+    const { temporal, taskQueues } = app.services;
+    const user = await signUp(app);
+    // A run of an earlier request whose restore signal was lost, waiting an hour.
+    const stale = await temporal.workflow.start('deleteAccountWorkflow', {
+      taskQueue: taskQueues.main,
+      workflowId: `account-deletion-${user.id}`,
+      args: [{ userId: user.id, graceSeconds: 3600, requestToken: '20260101T000000.000000' }],
+    });
+    expect((await app.request('DELETE', '/api/users/me', { token: user.accessToken, body: { password: user.password } })).status).toBe(200);
+    // The same run, not terminated and not replaced, purges after the new request's 3 s.
+    expect(await stale.result()).toBe('purged');
+    expect((await temporal.workflow.getHandle(`account-deletion-${user.id}`).describe()).runId).toBe(stale.firstExecutionRunId);
+    expect((await app.services.db.query(`SELECT count(*)::int AS n FROM users WHERE id = $1`, [user.id]))[0].n).toBe(0);
+  });
 });

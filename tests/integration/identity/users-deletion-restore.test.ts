@@ -107,7 +107,7 @@ describe('account deletion: pending, restore, cancellation (spec "User account",
     expect((await app.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password } })).status).toBe(200);
   });
 
-  it('can be requested again after a restore; a stale run is replaced, never left to purge on its old timer', async () => {
+  it('can be requested again after a restore; a stale run takes the new request, never terminated, never left to purge on its old timer', async () => {
     const user = await signUp(app);
     expect((await deleteAccount(user)).status).toBe(200);
     const firstRun = (await handle(user).describe()).runId;
@@ -126,10 +126,26 @@ describe('account deletion: pending, restore, cancellation (spec "User account",
     // The request before ended every session (docs/security.md): the user signs in again.
     const third = await app.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
     expect((await deleteAccount({ ...user, accessToken: third.body.accessToken })).status).toBe(200);
-    const stale = app.services.temporal.workflow.getHandle(`account-deletion-${user.id}`, secondRun);
-    expect((await stale.describe()).status.name).toBe('TERMINATED');
-    expect((await handle(user).describe()).status.name).toBe('RUNNING');
+    // The run still waiting took the new request (signal-with-start) instead of being terminated for a new one.
+    const current = await handle(user).describe();
+    expect([current.runId, current.status.name]).toEqual([secondRun, 'RUNNING']);
     expect((await restore(user.email, user.password)).status).toBe(200);
     expect(await handle(user).result()).toBe('restored');
+  });
+
+  it("a run of an older request whose timer runs out does not purge the account's newer pending request", async () => {
+    const user = await signUp(app);
+    expect((await deleteAccount(user)).status).toBe(200);
+    // An operator ends the request's run, and a run of an earlier request (its restore signal lost) is
+    // still there with its own short timer: when it fires, the pending deletion is not its request.
+    await handle(user).terminate('test: the request run is gone');
+    const stale = await app.services.temporal.workflow.start('deleteAccountWorkflow', {
+      taskQueue: app.services.taskQueues.main,
+      workflowId: `account-deletion-${user.id}`,
+      args: [{ userId: user.id, graceSeconds: 1, requestToken: '20260101T000000.000000' }],
+    });
+    expect(await stale.result()).toBe('restored');
+    expect((await row(user)).deletion_status).toBe('pending');
+    expect((await app.services.db.query(`SELECT count(*)::int AS n FROM users WHERE id = $1`, [user.id]))[0].n).toBe(1);
   });
 });

@@ -145,6 +145,57 @@ describe('reporting deliveries', () => {
     expect([missing.status, missing.body.code]).toEqual([404, 'ERR_RDLV_001']);
   });
 
+  it('a report run, a job run and a delivery retry accepted while Temporal refuses starts keep their outbox marks; the sweep starts each once', async () => {
+    const report = await csvReport();
+    const hook = await webhookChannel('/outbox-retry');
+    receiver.respondOn('/outbox-retry', [], 404);
+    const failedRun = await runEnded(await startRun(report.id, [hook.id]));
+    const [failed] = await deliveriesOf(failedRun.id);
+    expect(failed.status).toBe('failed');
+    const job = await app.request('POST', '/api/reporting/jobs', as({ body: { name: `Outbox ${unique()}`, items: [{ reportId: report.id }] } }));
+    expect(job.status).toBe(201);
+    receiver.respondOn('/outbox-retry', [], 200);
+
+    const refused = jest.spyOn(app.services.temporal.workflow, 'start').mockRejectedValue(new Error('Temporal unavailable'));
+    let runId: string;
+    let jobRunId: string;
+    try {
+      runId = await startRun(report.id, [hook.id]);
+      const jobRun = await app.request('POST', `/api/reporting/jobs/${job.body.id}/runs`, { token: runKey, body: {} });
+      expect(jobRun.status).toBe(202);
+      jobRunId = jobRun.body.jobRunId;
+      const retried = await app.request('POST', `/api/reporting/deliveries/${failed.id}/retry`, { token: runKey });
+      expect([retried.status, retried.body.status]).toEqual([200, 'pending']);
+      // Each start and its three retries (0.25 s, 1 s, 4 s), then they are left to the sweep.
+      await waitFor(() => refused.mock.calls.length >= 12, { what: 'the retried starts', timeoutMs: 20_000 });
+      await app.services.outbox.idle();
+      const marks = async () => [
+        (await app.services.db.query(`SELECT status, workflow_pending FROM reporting_runs WHERE id = $1`, [runId]))[0],
+        (await app.services.db.query(`SELECT status, workflow_pending FROM reporting_job_runs WHERE id = $1`, [jobRunId]))[0],
+        (await app.services.db.query(`SELECT status, retry_pending_since IS NOT NULL AS workflow_pending FROM reporting_deliveries WHERE id = $1`, [failed.id]))[0],
+      ];
+      expect(await marks()).toEqual([
+        { status: 'queued', workflow_pending: true },
+        { status: 'queued', workflow_pending: true },
+        { status: 'pending', workflow_pending: true },
+      ]);
+    } finally {
+      refused.mockRestore();
+    }
+    expect(await app.services.outbox.sweep(0)).toBeGreaterThanOrEqual(3);
+    expect(await app.services.outbox.sweep(0)).toBe(0);
+    expect((await runEnded(runId)).status).toBe('completed');
+    expect((await runEnded(failedRun.id)).status).toBe('completed');
+    const jobDone = await waitFor(async () => {
+      const res = await app.request('GET', `/api/reporting/job-runs/${jobRunId}`, { token: runKey });
+      return ended(res.body.status) ? res.body : undefined;
+    });
+    expect(jobDone.status).toBe('completed');
+    // The failed delivery was re-sent once, by its retry's one workflow.
+    expect((await deliveriesOf(failedRun.id))[0].attempts.map((a: any) => a.statusCode)).toEqual([404, 200]);
+    expect(await app.services.db.query(`SELECT workflow_pending, workflow_started_at IS NOT NULL AS started FROM reporting_runs WHERE id = $1`, [runId])).toEqual([{ workflow_pending: false, started: true }]);
+  });
+
   it('sends one e-mail per recipient with the file attached; a refused recipient alone is retried', async () => {
     const report = await csvReport();
     const [ann, bob, cat] = ['ann', 'bob', 'cat'].map((n) => `${n}-${unique()}@example.test`);

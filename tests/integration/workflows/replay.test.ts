@@ -51,6 +51,7 @@ const LIVE_PATCHES: Record<string, { type: string; oldBranch: (steps: Set<string
   'batch-keyset-cursor': { type: 'generateBatchWorkflow', oldBranch: (s) => s.has('listBatchJobIds') },
   'batch-render-groups': { type: 'generateBatchWorkflow', oldBranch: (s) => s.has('renderJob') },
   'batch-group-deliveries': { type: 'generateBatchWorkflow', oldBranch: (s) => s.has('renderJobs') && s.has('attemptDelivery') },
+  'review-digest-signal': { type: 'flowRunWorkflow', oldBranch: (s) => s.has('child:flowReviewDigestWorkflow') },
   // The maintenance run calls each of its patches on every run: a whole run without the marker took the old branch.
   'report-retention': { type: 'documentMaintenanceWorkflow', oldBranch: (s) => s.has('ended') },
   'report-schedule-reconcile': { type: 'documentMaintenanceWorkflow', oldBranch: (s) => s.has('ended') },

@@ -23,27 +23,28 @@ interface Started {
   args: unknown[];
   attributes: { kind?: string; entityId?: string; projectId?: string };
   workflowIdReusePolicy?: string;
+  /** Signal-with-start: the signal and its arguments. */
+  signal?: { name: string; args: unknown[] };
 }
 
 /** A Temporal client that only records what would have been started. */
 function fakeClient(): { client: Client; started: Started[] } {
   const started: Started[] = [];
-  const client = {
-    workflow: {
-      start: async (type: string, o: { taskQueue: string; workflowId: string; args: unknown[]; typedSearchAttributes: TypedSearchAttributes; workflowIdReusePolicy?: string }) => {
-        const sa = o.typedSearchAttributes;
-        started.push({
-          type,
-          taskQueue: o.taskQueue,
-          workflowId: o.workflowId,
-          args: o.args,
-          attributes: { kind: sa.get(SA_KIND), entityId: sa.get(SA_ENTITY_ID), projectId: sa.get(SA_PROJECT_ID) },
-          ...(o.workflowIdReusePolicy ? { workflowIdReusePolicy: o.workflowIdReusePolicy } : {}),
-        });
-        return {};
-      },
-    },
-  } as unknown as Client;
+  type Options = { taskQueue: string; workflowId: string; args: unknown[]; typedSearchAttributes: TypedSearchAttributes; workflowIdReusePolicy?: string; signal?: string; signalArgs?: unknown[] };
+  const record = async (type: string, o: Options) => {
+    const sa = o.typedSearchAttributes;
+    started.push({
+      type,
+      taskQueue: o.taskQueue,
+      workflowId: o.workflowId,
+      args: o.args,
+      attributes: { kind: sa.get(SA_KIND), entityId: sa.get(SA_ENTITY_ID), projectId: sa.get(SA_PROJECT_ID) },
+      ...(o.workflowIdReusePolicy ? { workflowIdReusePolicy: o.workflowIdReusePolicy } : {}),
+      ...(o.signal ? { signal: { name: o.signal, args: o.signalArgs ?? [] } } : {}),
+    });
+    return {};
+  };
+  const client = { workflow: { start: record, signalWithStart: record } } as unknown as Client;
   return { client, started };
 }
 
@@ -118,11 +119,18 @@ describe('workflow launchers (platform/workflow-starts.ts)', () => {
   it('deletion, invitation and a webhook delivery: ids from workflowIds, inputs as given', async () => {
     const { client, started } = fakeClient();
     const deps = depsWith(client);
-    await startAccountDeletion(deps, { userId: 'u1', graceSeconds: 30 });
+    await startAccountDeletion(deps, { userId: 'u1', graceSeconds: 30, requestToken: '20261128T120000.000001' }, new Date('2026-11-28T12:00:30.000Z'));
     await startInvitationEmail(deps, { id: 'inv-1', projectId: 'p1' });
     await startWebhookDelivery(deps, { projectId: 'p1', workflowId: workflowIds.webhookDeliveryRetry('d1', 2), input: { deliveryId: 'd1', retryDelaysMs: [1] } });
+    // The deletion request goes with signal-with-start: a run of an older request takes it over.
+    expect(started[0].signal).toEqual({ name: 'deletionRequested', args: [{ requestToken: '20261128T120000.000001', purgeAt: '2026-11-28T12:00:30.000Z' }] });
     expect(started.map(({ type, workflowId, args, attributes }) => ({ type, workflowId, args, attributes }))).toEqual([
-      { type: 'deleteAccountWorkflow', workflowId: 'account-deletion-u1', args: [{ userId: 'u1', graceSeconds: 30 }], attributes: { kind: 'account-deletion', entityId: 'u1' } },
+      {
+        type: 'deleteAccountWorkflow',
+        workflowId: 'account-deletion-u1',
+        args: [{ userId: 'u1', graceSeconds: 30, requestToken: '20261128T120000.000001' }],
+        attributes: { kind: 'account-deletion', entityId: 'u1' },
+      },
       { type: 'sendInvitationEmailWorkflow', workflowId: 'team-invitation-inv-1', args: [{ invitationId: 'inv-1' }], attributes: { kind: 'team-invitation', entityId: 'inv-1', projectId: 'p1' } },
       {
         type: 'deliverWebhookWorkflow',
