@@ -114,7 +114,8 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
     if (queues.has('main')) {
       const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = opts.workflowBundlePath
         ? { workflowBundle: { codePath: opts.workflowBundlePath } }
-        : { workflowsPath: require.resolve('../workflows') };
+        : // A versioned worker registers each type with its versioning behaviour (workflows/versioned.ts).
+          { workflowsPath: require.resolve(config.temporal.deployment ? '../workflows/versioned' : '../workflows') };
       workers.push(
         await Worker.create({
           connection,

@@ -1,4 +1,5 @@
-import { continueAsNew, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { continueAsNewUpgrading } from '../shared/versioning';
 import type { DocumentActivities } from '../../activities/documents';
 import { RETRY } from '../shared/retry-policies';
 import { FIRST_ATTEMPT_INLINE_PATCH, GROUP_DELIVERIES_PATCH, deliverDocumentEvent, deliverEventsAsGroup, dispatchDeliveries } from '../webhooks/dispatch-deliveries';
@@ -83,10 +84,10 @@ export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<
     // docs/architecture.md "Batch history" shows the largest chunk stays far below the suggestion).
     const mayStopEarly = indexes !== undefined && patched(GROUP_DELIVERIES_PATCH);
     const handled = await renderInGroups(ids, input, mayStopEarly);
-    if (handled < ids.length) await continueAsNew<typeof generateBatchWorkflow>({ ...input, afterIndex: indexes![handled - 1], offset: undefined });
+    if (handled < ids.length) await continueAsNewUpgrading<typeof generateBatchWorkflow>({ ...input, afterIndex: indexes![handled - 1], offset: undefined });
   } else await renderOneByOne(ids, input);
 
-  if (ids.length === chunkSize) await continueAsNew<typeof generateBatchWorkflow>({ ...input, ...nextRun });
+  if (ids.length === chunkSize) await continueAsNewUpgrading<typeof generateBatchWorkflow>({ ...input, ...nextRun });
   const deliveryIds = await completeBatch({ batchId: input.batchId });
   if (patched(GROUP_DELIVERIES_PATCH)) await deliverEventsAsGroup(deliveryIds, input.webhookRetryDelaysMs);
   else if (patched(FIRST_ATTEMPT_INLINE_PATCH)) await deliverDocumentEvent(deliveryIds, input.webhookRetryDelaysMs);
