@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import type { AttemptDeliveryInput } from '../../../activities/webhooks/attempt-delivery.activity';
 import type { generateBatchWorkflow } from '../../../workflows/documents/generate-batch.workflow';
 import { waitFor } from '../../support/wait';
@@ -17,6 +18,8 @@ describe('document batch continue-as-new (stubbed activities)', () => {
   /** Jobs whose renderer fails in a way retrying cannot help (ERR_JOB_001). */
   const broken = new Set<string>();
   const batchDeliveries = new Map<string, string>();
+  /** Jobs whose document event goes to 25 subscriptions (the largest case). */
+  const fannedOut = new Set<string>();
 
   beforeAll(async () => {
     h = await startWorkflowHarness('batch', {
@@ -29,6 +32,9 @@ describe('document batch continue-as-new (stubbed activities)', () => {
         return jobIds.map((jobId) => ({ jobId, status: 'completed' }));
       },
       ...jobBookkeepingStubs,
+      async prepareJobEvents({ jobIds }: { jobIds: string[] }) {
+        return jobIds.flatMap((id) => (fannedOut.has(id) ? Array.from({ length: 25 }, () => randomUUID()) : []));
+      },
       async completeBatch({ batchId }: { batchId: string }) {
         const deliveryId = randomUUID();
         batchDeliveries.set(deliveryId, batchId);
@@ -107,5 +113,34 @@ describe('document batch continue-as-new (stubbed activities)', () => {
     const rendered = h.log.inputsOf<{ jobIds: string[] }>('renderJobs').flatMap((i) => i.jobIds).filter((id) => ids.has(id));
     expect(rendered.sort()).toEqual([...ids].sort());
     expect(h.log.about('batchId', batchId).filter((c) => c.name === 'completeBatch')).toHaveLength(1);
+  });
+
+  it("the largest chunk (1,000 documents) with 25 subscriptions each stays far below Temporal's history limits", async () => {
+    const batchId = randomUUID();
+    const jobs = Array.from({ length: 1000 }, (_, batchIndex) => ({ id: randomUUID(), batchIndex }));
+    batches.set(batchId, jobs);
+    for (const j of jobs) fannedOut.add(j.id);
+
+    const handle = await h.client.workflow.start<typeof generateBatchWorkflow>('generateBatchWorkflow', {
+      taskQueue: h.taskQueue,
+      workflowId: batchId,
+      args: [{ batchId, concurrency: 10, chunkSize: 1000, renderTaskQueue: h.taskQueue, webhookRetryDelaysMs: [100, 100, 100] }],
+    });
+    await handle.result();
+
+    // 25,000 first attempts, all made by group activities (one per group of 10 documents), none by a
+    // workflow of its own; and batch.completed's one.
+    const ids = new Set<string>(jobs.map((j) => j.id));
+    const groups = h.log.inputsOf<{ jobIds: string[] }>('renderJobs').filter((i) => ids.has(i.jobIds[0]));
+    expect(groups).toHaveLength(100);
+    const deliveries = h.log.calls.filter((c) => c.name === 'attemptEventDeliveries' && c.at >= h.log.about('batchId', batchId)[0].at);
+    expect(deliveries.flatMap((c) => (c.input as { deliveryIds: string[] }).deliveryIds)).toHaveLength(25_001);
+    // The chunk's run: its history is bounded by the groups, not the subscriptions (docs/architecture.md "Batch history").
+    const history = await h.client.workflow.getHandle(batchId, handle.firstExecutionRunId).fetchHistory();
+    const events = history.events?.length ?? 0;
+    const bytes = temporal.api.history.v1.History.encode(history).finish().length;
+    console.log(`largest chunk: ${events} events, ${(bytes / 1e6).toFixed(2)} MB (limits 51,200 events, 50 MB)`);
+    expect(events).toBeLessThan(2_500);
+    expect(bytes).toBeLessThan(4_000_000);
   });
 });
