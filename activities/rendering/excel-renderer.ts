@@ -7,7 +7,7 @@ import { imageSource } from '../../domain/templates/components/image';
 import { keyValueCell, keyValueRows } from '../../domain/templates/components/key-value';
 import { listItems } from '../../domain/templates/components/list';
 import { qrcodePng, qrcodeText } from '../../domain/templates/components/qrcode';
-import { isComponentType, normalizeProps } from '../../domain/templates/components/registry';
+import { childLists, isComponentType, normalizeProps } from '../../domain/templates/components/registry';
 import { repeatScopes } from '../../domain/templates/components/repeat';
 import { bareDataPath } from '../../domain/templates/components/props';
 import { tableCell, tableColumns, tableData } from '../../domain/templates/components/table';
@@ -144,6 +144,11 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
         for (const scope of repeatScopes(c.id, p, ctx.scope, ctx.budget)) await writeComponents(p.components, { ...w, ctx: { ...ctx, scope } });
         break;
       }
+      // Containers in a workbook: their children in order, one column's after the other's (docs/templates.md "In workbooks").
+      case 'columns':
+      case 'box':
+        for (const children of childLists(c.type, props)) await writeComponents(children as Component[], w);
+        break;
       case 'divider':
       case 'spacer':
         writer.blank();
@@ -197,7 +202,7 @@ export function sheetName(wanted: string, used: Set<string>): string {
 /** Picture components anywhere in the tree (repeats included): they need the in-memory writer. */
 function hasPictures(schema: TemplateSchema): boolean {
   const walk = (components: Component[]): boolean =>
-    components.some((c) => c.type === 'image' || c.type === 'qrcode' || (c.type === 'repeat' && walk(((c.props ?? {}) as unknown as RepeatProps).components ?? [])));
+    components.some((c) => c.type === 'image' || c.type === 'qrcode' || (isComponentType(c.type) && childLists(c.type, c.props ?? {}).some((children) => walk(children as Component[]))));
   return schema.sections.some((s) => walk(s.components));
 }
 

@@ -1,13 +1,16 @@
 import { AppError } from '../errors';
 import type { RenderContext } from './components/context';
 import { cssLength } from './components/context';
-import { COMPONENTS, isComponentType, normalizeProps } from './components/registry';
+import { COMPONENTS, CONTAINER_TYPES, isComponentType, normalizeProps } from './components/registry';
+import { themeCss } from './components/style';
 import { DEFAULT_FORMAT_OPTIONS, type FormatOptions } from './format';
 import { escapeHtml, interpolateHtml } from './interpolate';
 import { LoopBudget } from './loop-budget';
-import { headerFooterStyle, STYLESHEET } from './styles';
+import { FONT_STACK, headerFooterStyle, STYLESHEET } from './styles';
 import {
   DEFAULT_RENDER_LIMITS,
+  MAX_NESTING_DEPTH,
+  type CommonProps,
   type Component,
   type HeaderFooter,
   type PageSize,
@@ -71,20 +74,33 @@ class HtmlBudget {
   }
 }
 
-/** Renders a component list in a scope; shared by sections and repeats. */
-async function renderComponents(components: Component[], scope: Record<string, unknown>, base: Omit<RenderContext, 'scope'>, size: HtmlBudget): Promise<string> {
+/**
+ * Renders a component list in a scope; shared by sections and containers. `depth` counts the
+ * containers around it: a stored template deeper than MAX_NESTING_DEPTH (validation refuses one on
+ * save) is refused here too, before it recurses further.
+ */
+async function renderComponents(components: Component[], scope: Record<string, unknown>, base: Omit<RenderContext, 'scope'>, size: HtmlBudget, depth = 0): Promise<string> {
   const parts: string[] = [];
   for (const c of components) {
     if (!isComponentType(c.type)) throw new AppError('ERR_TMPL_008', `Unknown component type '${String(c.type)}'`, { componentId: c.id });
+    if (depth >= MAX_NESTING_DEPTH && CONTAINER_TYPES.has(c.type)) {
+      throw new AppError('ERR_TMPL_008', `Component '${c.id}': containers nest at most ${MAX_NESTING_DEPTH} levels`, { componentId: c.id });
+    }
+    const props = normalizeProps(c) as CommonProps;
     let html: string;
     try {
-      html = await COMPONENTS[c.type].html(c.id, normalizeProps(c), { ...base, scope });
+      html = await COMPONENTS[c.type].html(c.id, props, { ...base, scope, renderChildren: (children, inner) => renderComponents(children, inner, base, size, depth + 1) });
     } catch (err) {
       // One component's text outgrew the longest string V8 can hold: far past any limit.
       if (err instanceof RangeError && /invalid string length/i.test(err.message)) throw htmlTooLarge(size.max, c.id);
       throw err;
     }
-    if (c.type !== 'repeat') size.charge(html, c.id);
+    if (props.keepTogether || props.pageBreak) {
+      const classes = [props.keepTogether ? 'fw-keep' : '', props.pageBreak ? `fw-break-${props.pageBreak}` : ''].filter(Boolean).join(' ');
+      html = `<div class="${classes}">${html}</div>`;
+    }
+    // A container's own markup is small; its children were charged as they rendered.
+    if (!CONTAINER_TYPES.has(c.type)) size.charge(html, c.id);
     parts.push(html);
   }
   return parts.join('\n');
@@ -101,11 +117,11 @@ export function headerFooterSlot(text: string, scope: ResolvedData, o: FormatOpt
     .join('');
 }
 
-function headerFooterTemplate(hf: HeaderFooter | undefined, scope: ResolvedData, o: FormatOptions, padding: string): string {
+function headerFooterTemplate(hf: HeaderFooter | undefined, scope: ResolvedData, o: FormatOptions, padding: string, theme: TemplateSchema['theme']): string {
   if (!hf || (!hf.left && !hf.center && !hf.right)) return '<span></span>';
   const cell = (text: string | undefined, align: string) =>
     `<div style="flex:1;text-align:${align};white-space:nowrap;overflow:hidden">${text ? headerFooterSlot(text, scope, o) : ''}</div>`;
-  return `<div style="${headerFooterStyle(padding)}">${cell(hf.left, 'left')}${cell(hf.center, 'center')}${cell(hf.right, 'right')}</div>`;
+  return `<div style="${headerFooterStyle(padding, theme)}">${cell(hf.left, 'left')}${cell(hf.center, 'center')}${cell(hf.right, 'right')}</div>`;
 }
 
 /**
@@ -147,7 +163,7 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(imageAllowlist))}">
 <title>${escapeHtml(options.title ?? '')}</title>
-<style>${STYLESHEET}</style>
+<style>${STYLESHEET}${themeCss(schema.theme, FONT_STACK)}</style>
 </head>
 <body>
 ${watermark}
@@ -155,8 +171,8 @@ ${sections.join('\n')}
 </body>
 </html>`;
 
-  const headerTemplate = headerFooterTemplate(schema.header, data, format, `0 ${margins.right} 0 ${margins.left}`);
-  const footerTemplate = headerFooterTemplate(schema.footer, data, format, `0 ${margins.right} 0 ${margins.left}`);
+  const headerTemplate = headerFooterTemplate(schema.header, data, format, `0 ${margins.right} 0 ${margins.left}`, schema.theme);
+  const footerTemplate = headerFooterTemplate(schema.footer, data, format, `0 ${margins.right} 0 ${margins.left}`, schema.theme);
   // Everything Chromium is handed counts: the page (section titles, markup, stylesheet) and the header and footer.
   const bytes = Buffer.byteLength(html, 'utf8') + Buffer.byteLength(headerTemplate, 'utf8') + Buffer.byteLength(footerTemplate, 'utf8');
   if (bytes > limits.maxHtmlBytes) throw htmlTooLarge(limits.maxHtmlBytes);

@@ -1,19 +1,21 @@
+import type { TemplateTheme } from './template.types';
+
 /**
  * The one stylesheet of every PDF. Font stacks name what Debian ships (fonts-liberation,
  * fonts-dejavu-core, fonts-noto-cjk) so accented Latin, Greek, Cyrillic and CJK all render
  * without tofu; Chromium falls back glyph by glyph along the stack.
  */
 
-const FONT_STACK =
+export const FONT_STACK =
   "'Liberation Sans', Arial, Helvetica, 'DejaVu Sans', 'Noto Sans', 'Noto Sans CJK SC', 'Noto Sans CJK JP', 'Noto Sans CJK KR', 'Noto Sans CJK TC', sans-serif";
 
 export const STYLESHEET = `
 * { box-sizing: border-box; }
 html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
-body { margin: 0; font-family: ${FONT_STACK}; font-size: 10pt; line-height: 1.45; color: #1f2933; }
+body { margin: 0; font-family: ${FONT_STACK}; font-size: 10pt; line-height: 1.45; color: var(--fw-text); }
 .fw-section + .fw-section { margin-top: 8mm; }
-.fw-section-title { font-size: 13pt; font-weight: 700; color: #102a43; margin: 0 0 3mm; padding-bottom: 1.5mm; border-bottom: 1px solid #d9e2ec; }
-.fw-heading { color: #102a43; font-weight: 700; line-height: 1.2; margin: 0 0 3mm; break-after: avoid; }
+.fw-section-title { font-size: 13pt; font-weight: 700; color: var(--fw-primary); margin: 0 0 3mm; padding-bottom: 1.5mm; border-bottom: 1px solid var(--fw-border); }
+.fw-heading { color: var(--fw-primary); font-weight: 700; line-height: 1.2; margin: 0 0 3mm; break-after: avoid; }
 h1.fw-heading { font-size: 20pt; }
 h2.fw-heading { font-size: 15pt; }
 h3.fw-heading { font-size: 12.5pt; }
@@ -30,20 +32,30 @@ h4.fw-heading, h5.fw-heading, h6.fw-heading { font-size: 11pt; }
 .fw-key-value td { padding: 0.8mm 0; font-variant-numeric: tabular-nums; }
 .fw-list { margin: 0 0 3mm; padding-left: 6mm; }
 .fw-list li { margin: 0.6mm 0; }
-.fw-divider { border: 0; border-top: 1px solid #d9e2ec; margin: 4mm 0; }
+.fw-divider { border: 0; border-top: 1px solid var(--fw-border); margin: 4mm 0; }
 .fw-page-break { break-after: page; height: 0; }
 .fw-image { display: block; max-width: 100%; height: auto; margin: 2mm 0; }
 .fw-image-missing { display: inline-block; padding: 3mm; margin: 2mm 0; border: 1px dashed #bcccdc; color: #829ab1; font-size: 8.5pt; }
 .fw-qrcode { display: block; margin: 2mm 0; image-rendering: pixelated; }
 .fw-repeat-item { break-inside: avoid-page; }
+.fw-columns { display: grid; align-items: stretch; margin: 0 0 3mm; }
+.fw-column { min-width: 0; }
+.fw-column > .fw-box:only-child { height: 100%; }
+.fw-column > :last-child, .fw-box > :last-child { margin-bottom: 0; }
+.fw-box { margin: 0 0 3mm; }
+.fw-keep { break-inside: avoid; }
+.fw-break-before { break-before: page; }
+.fw-break-after { break-after: page; }
+.fw-table.fw-rows-split tr { break-inside: auto; }
 .fw-watermark { position: fixed; top: 50%; left: 50%; transform: translate(-50%, -50%) rotate(-35deg);
   font-size: 54pt; font-weight: 700; color: rgba(16, 42, 67, 0.09); white-space: nowrap; z-index: 1000; }
 `;
 
 /** Header and footer templates render outside the page's stylesheet: every style is inline. */
-export function headerFooterStyle(padding: string): string {
+export function headerFooterStyle(padding: string, theme?: TemplateTheme): string {
+  const family = theme?.fontFamily ? `'${theme.fontFamily}',${FONT_STACK}` : FONT_STACK;
   return (
-    `width:100%;display:flex;justify-content:space-between;gap:4mm;font-family:${FONT_STACK};` +
-    `font-size:8pt;color:#627d98;padding:${padding};-webkit-print-color-adjust:exact;`
+    `width:100%;display:flex;justify-content:space-between;gap:4mm;font-family:${family};` +
+    `font-size:8pt;color:${theme?.colors?.muted ?? '#627d98'};padding:${padding};-webkit-print-color-adjust:exact;`
   );
 }

@@ -1,5 +1,6 @@
 import Joi from 'joi';
-import { COMPONENTS, isComponentType } from './components/registry';
+import { childLists, COMPONENTS, CONTAINER_TYPES, isComponentType } from './components/registry';
+import { themeSchema } from './components/style';
 import { length } from './components/props';
 import { crossCheckTemplate, type ComponentVisit, type NameContext, nameContext } from './template-checks';
 import { jsonataProblems } from '../user-regex';
@@ -7,6 +8,7 @@ import { applyVariableInput } from './variables';
 import { DEFAULT_PAGE_SIZE, normalizeVariables } from './definition-shapes';
 import {
   COMPONENT_TYPES,
+  MAX_NESTING_DEPTH,
   PAGE_SIZES,
   VARIABLE_TYPES,
   type CalculatedVariable,
@@ -35,6 +37,7 @@ const templateSchemaSchema = Joi.object({
   // Spec: A4 unless the template says otherwise (stored definitions get it filled in, definition-shapes.ts).
   pageSize: Joi.string().valid(...PAGE_SIZES).default(DEFAULT_PAGE_SIZE),
   orientation: Joi.string().valid('portrait', 'landscape'),
+  theme: themeSchema,
   margins: Joi.object({ top: length, right: length, bottom: length, left: length }),
   header: headerFooter,
   footer: headerFooter,
@@ -102,7 +105,7 @@ function result(errors: ValidationIssue[], warnings: ValidationIssue[]): Validat
   return { valid: errors.length === 0, errors, warnings };
 }
 
-/** Checks each component's shape and props, recursing into repeats; reports every component it accepted. */
+/** Checks each component's shape and props, recursing into containers; reports every component it accepted. */
 function walkComponents(
   components: unknown[],
   path: string,
@@ -110,6 +113,7 @@ function walkComponents(
   errors: ValidationIssue[],
   visits: ComponentVisit[],
   ids: Set<string>,
+  depth = 0,
 ): void {
   components.forEach((raw, i) => {
     const at = `${path}[${i}]`;
@@ -127,14 +131,24 @@ function walkComponents(
     if (props.error) return void errors.push(...joiIssues(props.error, `${at}.props`));
     const normalized = { ...c, props: props.value as Record<string, unknown> };
     visits.push({ component: normalized, path: at, aliases });
+    if (!CONTAINER_TYPES.has(c.type)) return;
+    if (depth >= MAX_NESTING_DEPTH) {
+      errors.push({ path: at, message: `containers (repeat, columns, box) nested deeper than ${MAX_NESTING_DEPTH} levels` });
+      return;
+    }
     if (c.type === 'repeat') {
       if (aliases.length >= MAX_REPEAT_DEPTH) {
         errors.push({ path: at, message: `repeat nested deeper than ${MAX_REPEAT_DEPTH} levels` });
         return;
       }
       const as = String(normalized.props.as ?? 'item');
-      walkComponents(normalized.props.components as unknown[], `${at}.props.components`, [...aliases, as], errors, visits, ids);
+      walkComponents(normalized.props.components as unknown[], `${at}.props.components`, [...aliases, as], errors, visits, ids, depth + 1);
+      return;
     }
+    childLists(c.type, normalized.props).forEach((children, k) => {
+      const where = c.type === 'columns' ? `${at}.props.columns[${k}].components` : `${at}.props.components`;
+      walkComponents(children, where, aliases, errors, visits, ids, depth + 1);
+    });
   });
 }
 

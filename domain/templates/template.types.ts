@@ -43,8 +43,41 @@ export interface Section {
   components: Component[];
 }
 
+/** Text alignment of text-bearing components and table columns. */
+export type Align = 'left' | 'center' | 'right' | 'justify';
+
+/** A colour: `#rgb`, `#rrggbb`, `#rrggbbaa`, `transparent`, or a theme token. */
+export type ColorValue = string;
+
+/** The documented style set of text-bearing components and containers (components/style.ts). */
+export interface TextStyle {
+  /** Points, or a length with pt, px or mm. */
+  fontSize?: number | string;
+  fontWeight?: 'normal' | 'bold' | number;
+  italic?: boolean;
+  underline?: boolean;
+  uppercase?: boolean;
+  fontFamily?: string;
+  color?: ColorValue;
+  background?: ColorValue;
+  lineHeight?: number;
+  letterSpacing?: string;
+  marginTop?: Length;
+  marginBottom?: Length;
+  padding?: Length;
+}
+
+/** The schema-level theme: the whole document's font and colours, which `style` colours may name. */
+export interface TemplateTheme {
+  fontFamily?: string;
+  /** Points. */
+  fontSize?: number;
+  colors?: Partial<Record<'primary' | 'text' | 'muted' | 'border' | 'background', string>>;
+}
+
 export interface TemplateSchema {
   pageSize: PageSize;
+  theme?: TemplateTheme;
   orientation?: 'portrait' | 'landscape';
   margins?: Margins;
   header?: HeaderFooter;
@@ -107,6 +140,8 @@ export const COMPONENT_TYPES = [
   'pageBreak',
   'qrcode',
   'repeat',
+  'columns',
+  'box',
 ] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
@@ -117,18 +152,28 @@ export interface TableColumn {
   header: string;
   field: string;
   format?: ColumnFormat;
+  align?: Align;
 }
 
-export interface HeadingProps {
+/** What every text-bearing component takes beside its own props. */
+export interface Styled {
+  align?: Align;
+  style?: TextStyle;
+}
+
+export interface HeadingProps extends Styled {
   text: string;
   level: 1 | 2 | 3 | 4 | 5 | 6;
 }
-export interface TextProps {
+export interface TextProps extends Styled {
   text: string;
 }
 export interface TableProps {
   dataSource: string;
   columns: TableColumn[];
+  /** Rows never split across pages (default true). */
+  keepRowsTogether?: boolean;
+  style?: TextStyle;
 }
 export interface ImageProps {
   src: string;
@@ -140,8 +185,10 @@ export interface ListProps {
   ordered?: boolean;
   field?: string;
 }
-export interface KeyValueProps {
+export interface KeyValueProps extends Styled {
   items: Array<{ label: string; value: unknown; format?: ColumnFormat }>;
+  /** Alignment of the value column (labels stay left). */
+  valueAlign?: Align;
 }
 export interface SpacerProps {
   height: Length;
@@ -150,12 +197,35 @@ export interface QrCodeProps {
   value: string;
   size?: Length;
 }
+export interface ColumnsProps {
+  columns: Array<{ width?: Length; components: Component[] }>;
+  gap?: Length;
+  style?: TextStyle;
+}
+export interface BoxProps {
+  components: Component[];
+  padding?: Length;
+  border?: boolean | { width?: Length; color?: ColorValue; style?: 'solid' | 'dashed' | 'dotted' };
+  background?: ColorValue;
+  radius?: Length;
+  style?: TextStyle;
+}
+/** Props every component takes (components/registry.ts `COMMON_PROPS`). */
+export interface CommonProps {
+  /** The component is not split across pages (it moves to the next page whole when it fits). */
+  keepTogether?: boolean;
+  /** A page break before or after the component. */
+  pageBreak?: 'before' | 'after';
+}
 export interface RepeatProps {
   dataSource: string;
   /** Name the current element is bound to; default `item` (rename it for nested loops). */
   as?: string;
   components: Component[];
 }
+
+/** Containers (repeat, columns, box) inside one another: at most this many levels (repeats alone: 5). */
+export const MAX_NESTING_DEPTH = 8;
 
 export interface RenderLimits {
   maxPdfPages: number;

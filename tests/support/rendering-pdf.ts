@@ -35,6 +35,44 @@ export function pdfText(pdf: Buffer, options: { page?: number; mode?: 'layout' |
   });
 }
 
+/** One word of a page as `pdftotext -bbox` places it: points from the page's top left. */
+export interface PdfWord {
+  text: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/** The words of `page` with their boxes (poppler's `-bbox`), in reading order; and the page's size. */
+export function pdfWords(pdf: Buffer, page = 1): Promise<{ width: number; height: number; words: PdfWord[] }> {
+  return withPdfFile(pdf, async (path) => {
+    const { stdout } = await run('/usr/bin/pdftotext', ['-bbox', '-enc', 'UTF-8', '-f', String(page), '-l', String(page), path, '-'], { maxBuffer: 64 * 1024 * 1024 });
+    const size = /<page width="([\d.]+)" height="([\d.]+)">/.exec(stdout);
+    const words = [...stdout.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+      xMin: Number(m[1]),
+      yMin: Number(m[2]),
+      xMax: Number(m[3]),
+      yMax: Number(m[4]),
+      text: m[5].replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"'),
+    }));
+    return { width: Number(size?.[1] ?? 0), height: Number(size?.[2] ?? 0), words };
+  });
+}
+
+/** The page rasterised at `dpi` (pdftoppm): RGB pixels, row by row. */
+export function pdfPixels(pdf: Buffer, page = 1, dpi = 50): Promise<{ width: number; height: number; rgb(x: number, y: number): [number, number, number] }> {
+  return withPdfFile(pdf, async (path) => {
+    const { stdout } = await run('/usr/bin/pdftoppm', ['-r', String(dpi), '-f', String(page), '-l', String(page), path], { encoding: 'buffer', maxBuffer: 256 * 1024 * 1024 });
+    // Binary PPM (P6): a header of four tokens, then width * height RGB triples.
+    const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(stdout.subarray(0, 64).toString('latin1'));
+    if (!header) throw new Error('pdftoppm gave no P6 image');
+    const [width, height] = [Number(header[1]), Number(header[2])];
+    const data = stdout.subarray(header[0].length);
+    return { width, height, rgb: (x, y) => [data[(y * width + x) * 3], data[(y * width + x) * 3 + 1], data[(y * width + x) * 3 + 2]] };
+  });
+}
+
 /** Page count and page size as pdfinfo reports them: an independent check of our own counting. */
 export function pdfInfo(pdf: Buffer): Promise<{ pages: number; pageSize: string; title: string }> {
   return withPdfFile(pdf, async (path) => {

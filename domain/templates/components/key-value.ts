@@ -4,6 +4,7 @@ import { formatValue, type CellValue, toCellValue } from '../format';
 import type { ColumnFormat, KeyValueProps } from '../template.types';
 import type { DataContext, RenderContext } from './context';
 import { format } from './props';
+import { align, styleAttr, textStyle } from './style';
 
 export const keyValueProps = Joi.object({
   items: Joi.array()
@@ -16,6 +17,9 @@ export const keyValueProps = Joi.object({
       }),
     )
     .required(),
+  align,
+  valueAlign: align,
+  style: textStyle,
 });
 
 export interface KeyValueRow {
@@ -41,8 +45,11 @@ export function keyValueCell(row: KeyValueRow): CellValue {
 }
 
 export function keyValueHtml(p: KeyValueProps, ctx: RenderContext): string {
+  const value = p.valueAlign ? ` style="text-align:${p.valueAlign}"` : '';
   const rows = keyValueRows(p, ctx)
-    .map((r) => `<tr><th>${escapeHtml(r.label)}</th><td>${escapeHtml(formatValue(r.value, r.format, ctx.format))}</td></tr>`)
+    .map((r) => `<tr><th>${escapeHtml(r.label)}</th><td${value}>${escapeHtml(formatValue(r.value, r.format, ctx.format))}</td></tr>`)
     .join('');
-  return `<table class="fw-key-value"><tbody>${rows}</tbody></table>`;
+  // Aligned right (or centred), the block itself moves there: totals under a table's right edge.
+  const place = p.align === 'right' ? 'margin-left:auto' : p.align === 'center' ? 'margin-left:auto;margin-right:auto' : '';
+  return `<table class="fw-key-value"${styleAttr(p.style, undefined, place)}><tbody>${rows}</tbody></table>`;
 }

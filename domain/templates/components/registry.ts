@@ -1,7 +1,8 @@
-import type Joi from 'joi';
+import Joi from 'joi';
 import { AppError } from '../../errors';
 import type { Component, ComponentType } from '../template.types';
 import type { RenderContext } from './context';
+import { boxHtml, boxProps, columnsHtml, columnsProps } from './containers';
 import { imageHtml, imageProps } from './image';
 import { keyValueHtml, keyValueProps } from './key-value';
 import { dividerHtml, dividerProps, pageBreakHtml, pageBreakProps, spacerHtml, spacerProps } from './layout';
@@ -21,18 +22,39 @@ export interface ComponentDefinition {
   html(id: string, props: any, ctx: RenderContext): string | Promise<string>;
 }
 
+/**
+ * What every component takes beside its own props (docs/templates.md "Layout and style"):
+ * `keepTogether` (not split across pages) and `pageBreak` (`before` or `after` it).
+ */
+const COMMON_PROPS = { keepTogether: Joi.boolean(), pageBreak: Joi.string().valid('before', 'after') };
+const withCommon = (props: Joi.ObjectSchema): Joi.ObjectSchema => props.keys(COMMON_PROPS);
+
+/** Components that only wrap their children's HTML: the HTML budget charges the children, not them again. */
+export const CONTAINER_TYPES: ReadonlySet<ComponentType> = new Set<ComponentType>(['repeat', 'columns', 'box']);
+
+/** The child component lists of a container's (normalized or raw) props: where a walk goes next. */
+export function childLists(type: ComponentType, props: Record<string, unknown>): unknown[][] {
+  if (type === 'repeat' || type === 'box') return Array.isArray(props.components) ? [props.components] : [];
+  if (type === 'columns' && Array.isArray(props.columns)) {
+    return props.columns.map((c) => (Array.isArray((c as { components?: unknown } | null)?.components) ? (c as { components: unknown[] }).components : []));
+  }
+  return [];
+}
+
 export const COMPONENTS: Record<ComponentType, ComponentDefinition> = {
-  heading: { props: headingProps, html: (_id, p, ctx) => headingHtml(p, ctx) },
-  text: { props: textProps, html: (_id, p, ctx) => textHtml(p, ctx) },
-  table: { props: tableProps, html: tableHtml },
-  image: { props: imageProps, html: (_id, p, ctx) => imageHtml(p, ctx) },
-  list: { props: listProps, html: listHtml },
-  keyValue: { props: keyValueProps, html: (_id, p, ctx) => keyValueHtml(p, ctx) },
-  divider: { props: dividerProps, html: dividerHtml },
-  spacer: { props: spacerProps, html: (_id, p) => spacerHtml(p) },
-  pageBreak: { props: pageBreakProps, html: pageBreakHtml },
-  qrcode: { props: qrcodeProps, html: (_id, p, ctx) => qrcodeHtml(p, ctx) },
-  repeat: { props: repeatProps, html: repeatHtml },
+  heading: { props: withCommon(headingProps), html: (_id, p, ctx) => headingHtml(p, ctx) },
+  text: { props: withCommon(textProps), html: (_id, p, ctx) => textHtml(p, ctx) },
+  table: { props: withCommon(tableProps), html: tableHtml },
+  image: { props: withCommon(imageProps), html: (_id, p, ctx) => imageHtml(p, ctx) },
+  list: { props: withCommon(listProps), html: listHtml },
+  keyValue: { props: withCommon(keyValueProps), html: (_id, p, ctx) => keyValueHtml(p, ctx) },
+  divider: { props: withCommon(dividerProps), html: dividerHtml },
+  spacer: { props: withCommon(spacerProps), html: (_id, p) => spacerHtml(p) },
+  pageBreak: { props: withCommon(pageBreakProps), html: pageBreakHtml },
+  qrcode: { props: withCommon(qrcodeProps), html: (_id, p, ctx) => qrcodeHtml(p, ctx) },
+  repeat: { props: withCommon(repeatProps), html: repeatHtml },
+  columns: { props: withCommon(columnsProps), html: columnsHtml },
+  box: { props: withCommon(boxProps), html: boxHtml },
 };
 
 export function isComponentType(type: unknown): type is ComponentType {

@@ -4,6 +4,7 @@ import { formatValue } from '../format';
 import type { TableColumn, TableProps } from '../template.types';
 import type { DataContext, RenderContext } from './context';
 import { bareDataPath, dataPath, format } from './props';
+import { align, styleAttr, textStyle } from './style';
 
 export const tableProps = Joi.object({
   dataSource: dataPath.required(),
@@ -15,9 +16,12 @@ export const tableProps = Joi.object({
         header: Joi.string().allow('').max(500).required(),
         field: Joi.string().trim().min(1).max(500).required(),
         format: format,
+        align,
       }),
     )
     .required(),
+  keepRowsTogether: Joi.boolean().default(true),
+  style: textStyle,
 });
 
 const NUMERIC_FORMATS = new Set(['number', 'currency', 'percent']);
@@ -54,10 +58,12 @@ export function tableData(id: string, p: TableProps, ctx: DataContext): TableDat
 
 export function tableHtml(id: string, p: TableProps, ctx: RenderContext): string {
   const { columns, rows } = tableData(id, p, ctx);
-  const align = (c: TableColumn) => (c.format && NUMERIC_FORMATS.has(c.format) ? ' class="fw-num"' : '');
-  const head = columns.map((c) => `<th${align(c)}>${escapeHtml(c.header)}</th>`).join('');
+  // A column's own alignment wins; without one, numbers are right-aligned.
+  const cell = (c: TableColumn) => (c.align ? ` style="text-align:${c.align}"` : c.format && NUMERIC_FORMATS.has(c.format) ? ' class="fw-num"' : '');
+  const head = columns.map((c) => `<th${cell(c)}>${escapeHtml(c.header)}</th>`).join('');
   const body = rows
-    .map((r) => `<tr>${r.map((v, i) => `<td${align(columns[i])}>${escapeHtml(formatValue(v, columns[i].format, ctx.format))}</td>`).join('')}</tr>`)
+    .map((r) => `<tr>${r.map((v, i) => `<td${cell(columns[i])}>${escapeHtml(formatValue(v, columns[i].format, ctx.format))}</td>`).join('')}</tr>`)
     .join('');
-  return `<table class="fw-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
+  const split = p.keepRowsTogether === false ? ' fw-rows-split' : '';
+  return `<table class="fw-table${split}"${styleAttr(p.style)}><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>`;
 }

@@ -1,0 +1,216 @@
+import ExcelJS from 'exceljs';
+import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
+import { renderDocument } from '../../../activities/rendering/render-document';
+import { validateTemplateSchema } from '../../../domain/templates/template.schema';
+import type { Component, TemplateDefinition } from '../../../domain/templates/template.types';
+import { useEvaluator } from '../../support/evaluation';
+import { buildTemplate, component } from '../../support/rendering-fixtures';
+import { pdfPixels, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
+
+const evaluator = useEvaluator();
+
+/** Points per millimetre: pdftotext answers in points. */
+const PT = 72 / 25.4;
+/** A4 width and the default side margins (15 mm). */
+const PAGE_WIDTH = 595.28;
+const RIGHT_EDGE = PAGE_WIDTH - 15 * PT;
+
+/**
+ * Layout and style in the template model (docs/templates.md "Layout and style"): real PDFs from the
+ * machine's Chromium, read back with poppler. Positions come from `pdftotext -bbox` (points from the
+ * top left), colours from the page rasterised by pdftoppm.
+ */
+describe('template layout: columns, boxes, alignment, style, theme, pagination', () => {
+  let pool: ChromiumPool;
+  beforeAll(() => {
+    pool = testPool();
+  });
+  afterAll(() => pool.close());
+
+  const render = async (template: TemplateDefinition, variables: Record<string, unknown> = {}, format: 'pdf' | 'excel' = 'pdf') => {
+    const out = await renderDocument({ evaluator, pdfRenderer: pool }, { tenant: 'test', template, variables, format });
+    return out.body;
+  };
+  const word = (words: PdfWord[], text: string): PdfWord => {
+    const found = words.find((w) => w.text === text);
+    if (!found) throw new Error(`no word '${text}' among ${words.map((w) => w.text).join(' ')}`);
+    return found;
+  };
+  const party = (id: string, title: string, lines: string[]): Component =>
+    component('box', { components: [component('heading', { text: title, level: 3 }), component('text', { text: lines.join('\n') })] }, id);
+
+  it('puts the seller and the buyer side by side, each in a framed box, and the totals flush with the right margin', async () => {
+    const template = buildTemplate({
+      components: [
+        component('columns', {
+          columns: [{ components: [party('seller', 'Seller', ['Formwork GmbH', 'Hauptstraße 1'])] }, { components: [party('buyer', 'Buyer', ['Ada Lovelace', 'St James Square'])] }],
+          gap: '8mm',
+        }),
+        component('keyValue', {
+          align: 'right',
+          valueAlign: 'right',
+          items: [
+            { label: 'Subtotal', value: '1,234.50' },
+            { label: 'VAT', value: '9.00' },
+            { label: 'TotalDue', value: '1,243.50' },
+          ],
+        }),
+      ],
+    });
+    const { words } = await pdfWords(await render(template));
+    const [seller, buyer] = [word(words, 'Seller'), word(words, 'Buyer')];
+    // Same line, the buyer's block in the right half of the page.
+    expect(Math.abs(seller.yMin - buyer.yMin)).toBeLessThan(1);
+    expect(seller.xMin).toBeLessThan(PAGE_WIDTH / 3);
+    expect(buyer.xMin).toBeGreaterThan(PAGE_WIDTH / 2);
+    expect(Math.abs(word(words, 'Formwork').yMin - word(words, 'Ada').yMin)).toBeLessThan(1);
+    // Right-aligned values: their right edges line up, at the right margin.
+    const values = ['1,234.50', '9.00', '1,243.50'].map((v) => word(words, v).xMax);
+    for (const x of values) expect(Math.abs(x - values[0])).toBeLessThan(0.5);
+    expect(Math.abs(values[0] - RIGHT_EDGE)).toBeLessThan(2);
+  });
+
+  it('aligns text centred and right, and fractions share the width (2fr is twice 1fr)', async () => {
+    const template = buildTemplate({
+      components: [
+        component('text', { text: 'Centred', align: 'center' }),
+        component('heading', { text: 'Righted', level: 2, align: 'right' }),
+        component('columns', {
+          gap: 0,
+          columns: [
+            { width: '1fr', components: [component('text', { text: 'NarrowColumn' })] },
+            { width: '2fr', components: [component('text', { text: 'WideColumn' })] },
+          ],
+        }),
+      ],
+    });
+    const { words } = await pdfWords(await render(template));
+    const centred = word(words, 'Centred');
+    expect(Math.abs((centred.xMin + centred.xMax) / 2 - PAGE_WIDTH / 2)).toBeLessThan(2);
+    expect(Math.abs(word(words, 'Righted').xMax - RIGHT_EDGE)).toBeLessThan(2);
+    // The content width is the page less both margins; the second column starts a third of the way in.
+    const content = PAGE_WIDTH - 30 * PT;
+    expect(Math.abs(word(words, 'WideColumn').xMin - (15 * PT + content / 3))).toBeLessThan(2);
+  });
+
+  it('paints the theme and the style: primary colour on headings, a box background, a style colour', async () => {
+    const template = buildTemplate({
+      components: [
+        component('heading', { text: 'THEMED HEADING', level: 1, style: { fontSize: 40 } }),
+        component('box', { background: '#00b000', border: false, padding: '10mm', components: [component('text', { text: ' ' })] }),
+        component('text', { text: 'BLUE BLUE BLUE', style: { color: '#0000e0', fontSize: 40, fontWeight: 'bold' } }),
+      ],
+    });
+    template.schema.theme = { colors: { primary: '#d00000' } };
+    const page = await pdfPixels(await render(template));
+    let red = 0;
+    let green = 0;
+    let blue = 0;
+    for (let y = 0; y < page.height; y += 1) {
+      for (let x = 0; x < page.width; x += 1) {
+        const [r, g, b] = page.rgb(x, y);
+        if (r > 170 && g < 90 && b < 90) red += 1;
+        if (g > 140 && r < 60 && b < 60) green += 1;
+        if (b > 170 && r < 90 && g < 90) blue += 1;
+      }
+    }
+    expect({ red: red > 100, green: green > 1000, blue: blue > 100 }).toEqual({ red: true, green: true, blue: true });
+  });
+
+  it('keepTogether moves a box that would split to the next page whole; pageBreak before starts a page', async () => {
+    const lines = Array.from({ length: 12 }, (_, i) => `KeptLine${i + 1}`).join('\n');
+    const filler = (keep: boolean) =>
+      buildTemplate({
+        components: [
+          component('spacer', { height: '220mm' }),
+          component('box', { keepTogether: keep, components: [component('text', { text: lines })] }),
+          component('text', { text: 'AfterBreak', pageBreak: 'before' }),
+        ],
+      });
+    const pagesOf = async (pdf: Buffer, text: string) => {
+      const pages: number[] = [];
+      for (const page of [1, 2, 3]) if ((await pdfWords(pdf, page)).words.some((w) => w.text === text)) pages.push(page);
+      return pages;
+    };
+    const split = await render(filler(false));
+    // Without it, the box begins on page 1 and ends on page 2.
+    expect([await pagesOf(split, 'KeptLine1'), await pagesOf(split, 'KeptLine12')]).toEqual([[1], [2]]);
+    const kept = await render(filler(true));
+    expect([await pagesOf(kept, 'KeptLine1'), await pagesOf(kept, 'KeptLine12'), await pagesOf(kept, 'AfterBreak')]).toEqual([[2], [2], [3]]);
+  });
+
+  it('columns and boxes work inside a repeat, each element side by side with its own values', async () => {
+    const template = buildTemplate({
+      components: [
+        component('repeat', {
+          dataSource: 'people',
+          as: 'person',
+          components: [
+            component('columns', { columns: [{ components: [component('text', { text: 'Name{{loop.number}}' })] }, { components: [component('box', { components: [component('text', { text: '{{person.city}}' })] })] }] }),
+          ],
+        }),
+      ],
+      variables: [{ name: 'people', type: 'array', required: true }],
+    });
+    const { words } = await pdfWords(await render(template, { people: [{ city: 'Paris' }, { city: 'Oslo' }] }));
+    // Each city sits in its element's row, right of its name, below the box's top padding (4 mm).
+    for (const [name, city] of [
+      ['Name1', 'Paris'],
+      ['Name2', 'Oslo'],
+    ]) {
+      expect(word(words, city).yMin - word(words, name).yMin).toBeGreaterThan(0);
+      expect(word(words, city).yMin - word(words, name).yMin).toBeLessThan(16);
+      expect(word(words, city).xMin).toBeGreaterThan(PAGE_WIDTH / 2);
+    }
+    expect(word(words, 'Name2').yMin).toBeGreaterThan(word(words, 'Paris').yMax);
+  });
+
+  it('writes containers into a workbook as their children, in order', async () => {
+    const template = buildTemplate({
+      components: [
+        component('columns', { columns: [{ components: [component('text', { text: 'Left cell' })] }, { components: [component('box', { components: [component('text', { text: 'Boxed cell' })] })] }] }),
+      ],
+    });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await render(template, {}, 'excel')) as unknown as ExcelJS.Buffer);
+    const texts: string[] = [];
+    workbook.worksheets[0].eachRow((row) => row.eachCell((cell) => texts.push(String(cell.value))));
+    expect(texts).toEqual(['Left cell', 'Boxed cell']);
+  });
+
+  it('validates the new props: depth of containers, colours, widths and style keys', () => {
+    const nested = (depth: number): Component => (depth === 0 ? component('text', { text: 'deep' }) : component('box', { components: [nested(depth - 1)] }));
+    const schema = (components: Component[], extra: Record<string, unknown> = {}) => ({ pageSize: 'A4', sections: [{ id: 's', components }], ...extra });
+    expect(validateTemplateSchema(schema([nested(8)]), 'pdf').valid).toBe(true);
+    const tooDeep = validateTemplateSchema(schema([nested(9)]), 'pdf');
+    expect(tooDeep.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('nested deeper than 8 levels') })]);
+    const bad = validateTemplateSchema(
+      schema(
+        [
+          component('text', { text: 'x', style: { color: 'red; background:url(http://evil)' } }, 'colour'),
+          component('columns', { columns: [{ width: '1e9px', components: [] }] }, 'width'),
+          component('heading', { text: 'x', style: { position: 'fixed' } }, 'key'),
+          component('text', { text: 'x', align: 'middle' }, 'align'),
+        ],
+        { theme: { fontFamily: "x'); @import url(", colors: { primary: 'blue' } } },
+      ),
+      'pdf',
+    );
+    expect(bad.errors.map((e) => e.path).sort()).toEqual(
+      [
+        'sections[0].components[0].props.style.color',
+        'sections[0].components[1].props.columns[0].width',
+        'sections[0].components[2].props.style.position',
+        'sections[0].components[3].props.align',
+        'theme.colors.primary',
+        'theme.fontFamily',
+      ].sort(),
+    );
+  });
+
+  it('refuses a stored template nested past the limit at render time (ERR_TMPL_008), without recursing through it', async () => {
+    // Saving refuses it (above), and request bodies are bounded in depth (ERR_REQ_005): this is a template from elsewhere.
+    const nested = (depth: number): Component => (depth === 0 ? component('text', { text: 'deep' }) : component('box', { components: [nested(depth - 1)] }));
+    await expect(render(buildTemplate({ components: [nested(20)] }))).rejects.toMatchObject({ code: 'ERR_TMPL_008' });
+  });
+});
