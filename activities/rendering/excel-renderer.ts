@@ -3,6 +3,7 @@ import type ExcelJS from 'exceljs';
 import { AppError } from '../../domain/errors';
 import { DEFAULT_WATERMARK, formatOptionsOf, limitsOf } from '../../domain/templates/build-html';
 import type { DataContext } from '../../domain/templates/components/context';
+import { barcodePng, barcodeText } from '../../domain/templates/components/barcode';
 import { imageSource } from '../../domain/templates/components/image';
 import { keyValueCell, keyValueRows } from '../../domain/templates/components/key-value';
 import { listItems } from '../../domain/templates/components/list';
@@ -15,6 +16,7 @@ import { toCellValue } from '../../domain/templates/format';
 import { interpolateText, isRegexSpace } from '../../domain/templates/interpolate';
 import { LoopBudget } from '../../domain/templates/loop-budget';
 import type {
+  BarcodeProps,
   Component,
   HeaderFooter,
   HeadingProps,
@@ -133,6 +135,12 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
         else if (p.alt) writer.text(p.alt);
         break;
       }
+      case 'barcode': {
+        const p = props as unknown as BarcodeProps;
+        const text = barcodeText(p, ctx);
+        if (text) writer.image(decodeDataImage(`data:image/png;base64,${(await barcodePng(c.id, p, text)).toString('base64')}`)!, widthPx(p.width, 227));
+        break;
+      }
       case 'qrcode': {
         const p = props as unknown as QrCodeProps;
         const text = qrcodeText(p, ctx);
@@ -202,7 +210,7 @@ export function sheetName(wanted: string, used: Set<string>): string {
 /** Picture components anywhere in the tree (repeats included): they need the in-memory writer. */
 function hasPictures(schema: TemplateSchema): boolean {
   const walk = (components: Component[]): boolean =>
-    components.some((c) => c.type === 'image' || c.type === 'qrcode' || (isComponentType(c.type) && childLists(c.type, c.props ?? {}).some((children) => walk(children as Component[]))));
+    components.some((c) => c.type === 'image' || c.type === 'qrcode' || c.type === 'barcode' || (isComponentType(c.type) && childLists(c.type, c.props ?? {}).some((children) => walk(children as Component[]))));
   return schema.sections.some((s) => walk(s.components));
 }
 

@@ -37,6 +37,8 @@ h4.fw-heading, h5.fw-heading, h6.fw-heading { font-size: 11pt; }
 .fw-image { display: block; max-width: 100%; height: auto; margin: 2mm 0; }
 .fw-image-missing { display: inline-block; padding: 3mm; margin: 2mm 0; border: 1px dashed #bcccdc; color: #829ab1; font-size: 8.5pt; }
 .fw-qrcode { display: block; margin: 2mm 0; image-rendering: pixelated; }
+.fw-barcode { margin: 2mm 0; }
+.fw-barcode svg { display: block; width: 100%; height: auto; }
 .fw-repeat-item { break-inside: avoid-page; }
 .fw-columns { display: grid; align-items: stretch; margin: 0 0 3mm; }
 .fw-column { min-width: 0; }

@@ -69,6 +69,7 @@ function textProps(c: Component, path: string): Array<[string, string]> {
       });
       break;
     case 'qrcode':
+    case 'barcode':
       add('value', p.value);
       break;
     default:

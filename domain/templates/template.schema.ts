@@ -1,6 +1,7 @@
 import Joi from 'joi';
 import { childLists, COMPONENTS, CONTAINER_TYPES, isComponentType } from './components/registry';
 import { themeSchema } from './components/style';
+import { checkBarcode, isLiteral } from './components/barcode';
 import { length } from './components/props';
 import { crossCheckTemplate, type ComponentVisit, type NameContext, nameContext } from './template-checks';
 import { jsonataProblems } from '../user-regex';
@@ -11,6 +12,7 @@ import {
   MAX_NESTING_DEPTH,
   PAGE_SIZES,
   VARIABLE_TYPES,
+  type BarcodeProps,
   type CalculatedVariable,
   type Component,
   type Constants,
@@ -130,6 +132,13 @@ function walkComponents(
     const props = COMPONENTS[c.type].props.validate(c.props, JOI_OPTIONS);
     if (props.error) return void errors.push(...joiIssues(props.error, `${at}.props`));
     const normalized = { ...c, props: props.value as Record<string, unknown> };
+    if (c.type === 'barcode' && isLiteral(String(normalized.props.value))) {
+      try {
+        checkBarcode(c.id, normalized.props as unknown as BarcodeProps, String(normalized.props.value));
+      } catch (err) {
+        errors.push({ path: `${at}.props.value`, message: (err as Error).message });
+      }
+    }
     visits.push({ component: normalized, path: at, aliases });
     if (!CONTAINER_TYPES.has(c.type)) return;
     if (depth >= MAX_NESTING_DEPTH) {

@@ -142,6 +142,7 @@ export const COMPONENT_TYPES = [
   'repeat',
   'columns',
   'box',
+  'barcode',
 ] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
@@ -196,6 +197,13 @@ export interface SpacerProps {
 export interface QrCodeProps {
   value: string;
   size?: Length;
+}
+export interface BarcodeProps {
+  value: string;
+  symbology: 'code128' | 'ean13' | 'upca' | 'qrcode' | 'datamatrix' | 'pdf417';
+  width?: Length;
+  height?: number;
+  showText?: boolean;
 }
 export interface ColumnsProps {
   columns: Array<{ width?: Length; components: Component[] }>;

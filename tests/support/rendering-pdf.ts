@@ -73,6 +73,20 @@ export function pdfPixels(pdf: Buffer, page = 1, dpi = 50): Promise<{ width: num
   });
 }
 
+/** The barcodes zbarimg (zbar-tools) finds on the page rasterised at 300 dpi: `TYPE:value` each, sorted. */
+export function decodeBarcodes(pdf: Buffer, page = 1): Promise<string[]> {
+  return withPdfFile(pdf, async (path) => {
+    const image = path.replace(/\.pdf$/, '');
+    await run('/usr/bin/pdftoppm', ['-r', '300', '-png', '-singlefile', '-f', String(page), '-l', String(page), path, image]);
+    // Exit status 4: nothing found (the list is then empty).
+    const { stdout } = await run('/usr/bin/zbarimg', ['-q', `${image}.png`]).catch((err: { code?: number; stdout?: string }) => {
+      if (err.code === 4) return { stdout: '' };
+      throw err;
+    });
+    return stdout.split('\n').filter(Boolean).sort();
+  });
+}
+
 /** Page count and page size as pdfinfo reports them: an independent check of our own counting. */
 export function pdfInfo(pdf: Buffer): Promise<{ pages: number; pageSize: string; title: string }> {
   return withPdfFile(pdf, async (path) => {

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import { AppError } from '../../errors';
 import type { Component, ComponentType } from '../template.types';
 import type { RenderContext } from './context';
+import { barcodeHtml, barcodeProps } from './barcode';
 import { boxHtml, boxProps, columnsHtml, columnsProps } from './containers';
 import { imageHtml, imageProps } from './image';
 import { keyValueHtml, keyValueProps } from './key-value';
@@ -55,6 +56,7 @@ export const COMPONENTS: Record<ComponentType, ComponentDefinition> = {
   repeat: { props: withCommon(repeatProps), html: repeatHtml },
   columns: { props: withCommon(columnsProps), html: columnsHtml },
   box: { props: withCommon(boxProps), html: boxHtml },
+  barcode: { props: withCommon(barcodeProps), html: barcodeHtml },
 };
 
 export function isComponentType(type: unknown): type is ComponentType {

@@ -5,7 +5,7 @@ import { validateTemplateSchema } from '../../../domain/templates/template.schem
 import type { Component, TemplateDefinition } from '../../../domain/templates/template.types';
 import { useEvaluator } from '../../support/evaluation';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
-import { pdfPixels, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
+import { decodeBarcodes, pdfPixels, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
 
 const evaluator = useEvaluator();
 
@@ -212,5 +212,50 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
     // Saving refuses it (above), and request bodies are bounded in depth (ERR_REQ_005): this is a template from elsewhere.
     const nested = (depth: number): Component => (depth === 0 ? component('text', { text: 'deep' }) : component('box', { components: [nested(depth - 1)] }));
     await expect(render(buildTemplate({ components: [nested(20)] }))).rejects.toMatchObject({ code: 'ERR_TMPL_008' });
+  });
+
+  describe('barcodes', () => {
+    it('draws code128, EAN-13, UPC-A and QR codes that a scanner reads back, as vector graphics', async () => {
+      const template = buildTemplate({
+        components: [
+          component('barcode', { symbology: 'code128', value: 'INV-{{number}}' }, 'code'),
+          component('barcode', { symbology: 'ean13', value: '400638133393' }, 'ean'),
+          component('barcode', { symbology: 'upca', value: '03600029145' }, 'upc'),
+          component('barcode', { symbology: 'qrcode', value: 'https://pay.example.com/{{number}}', width: '25mm' }, 'qr'),
+        ],
+        variables: [{ name: 'number', type: 'string', required: true }],
+      });
+      const pdf = await render(template, { number: '2026-014' });
+      // EAN-13 and UPC-A get their check digit computed (…3931, …1452); zbar reports a UPC-A as the
+      // EAN-13 it also is (a leading 0).
+      expect(await decodeBarcodes(pdf)).toEqual(['CODE-128:INV-2026-014', 'EAN-13:0036000291452', 'EAN-13:4006381333931', 'QR-Code:https://pay.example.com/2026-014']);
+      // Vector: no picture in the PDF, only paths.
+      expect(pdf.includes('/Subtype /Image')).toBe(false);
+    });
+
+    it('draws Data Matrix and PDF417 codes (zbar reads neither): dark modules where the code is', async () => {
+      const template = buildTemplate({
+        components: [component('barcode', { symbology: 'datamatrix', value: 'FW-2026-014' }), component('barcode', { symbology: 'pdf417', value: 'Formwork invoice 2026-014' })],
+      });
+      const page = await pdfPixels(await render(template));
+      let dark = 0;
+      for (let y = 0; y < page.height; y += 1) for (let x = 0; x < page.width; x += 1) if (page.rgb(x, y)[0] < 60) dark += 1;
+      expect(dark).toBeGreaterThan(500);
+    });
+
+    it('refuses a value the symbology cannot encode, naming the component: on save for a literal, at render for data', async () => {
+      const literal = validateTemplateSchema({ pageSize: 'A4', sections: [{ id: 's', components: [component('barcode', { symbology: 'ean13', value: '12345' }, 'bad-ean')] }] }, 'pdf');
+      expect(literal.errors).toEqual([{ path: 'sections[0].components[0].props.value', message: expect.stringContaining('EAN-13 must be 12 or 13 digits') }]);
+      const fromData = buildTemplate({ components: [component('barcode', { symbology: 'upca', value: '{{code}}' }, 'bad-upc')], variables: [{ name: 'code', type: 'string', required: true }] });
+      expect(validateTemplateSchema(fromData.schema, 'pdf').valid).toBe(true);
+      await expect(render(fromData, { code: 'not digits' })).rejects.toMatchObject({ code: 'ERR_TMPL_008', relatedInfo: { componentId: 'bad-upc', symbology: 'upca' } });
+    });
+
+    it('puts a barcode into a workbook as a picture', async () => {
+      const template = buildTemplate({ components: [component('barcode', { symbology: 'code128', value: 'ABC-123' })] });
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.load((await render(template, {}, 'excel')) as unknown as ExcelJS.Buffer);
+      expect(workbook.worksheets[0].getImages()).toHaveLength(1);
+    });
   });
 });
