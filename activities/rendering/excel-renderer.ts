@@ -5,6 +5,7 @@ import { DEFAULT_WATERMARK, formatOptionsOf, limitsOf } from '../../domain/templ
 import type { DataContext } from '../../domain/templates/components/context';
 import { barcodePng, barcodeText } from '../../domain/templates/components/barcode';
 import { imageSource } from '../../domain/templates/components/image';
+import { htmlTextLines, markdownLines } from '../../domain/templates/components/rich-text';
 import { keyValueCell, keyValueRows } from '../../domain/templates/components/key-value';
 import { listItems } from '../../domain/templates/components/list';
 import { qrcodePng, qrcodeText } from '../../domain/templates/components/qrcode';
@@ -20,9 +21,11 @@ import type {
   Component,
   HeaderFooter,
   HeadingProps,
+  HtmlProps,
   ImageProps,
   KeyValueProps,
   ListProps,
+  MarkdownProps,
   QrCodeProps,
   RenderLimits,
   RepeatProps,
@@ -135,6 +138,12 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
         else if (p.alt) writer.text(p.alt);
         break;
       }
+      case 'markdown':
+        for (const line of markdownLines(props as unknown as MarkdownProps, ctx)) writer.text(line);
+        break;
+      case 'html':
+        for (const line of htmlTextLines(props as unknown as HtmlProps, ctx)) writer.text(line);
+        break;
       case 'barcode': {
         const p = props as unknown as BarcodeProps;
         const text = barcodeText(p, ctx);

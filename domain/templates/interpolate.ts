@@ -145,12 +145,16 @@ export function placeholders(text: string): Array<{ path: string; format?: strin
   return scanPlaceholders(text).map(({ path, format }) => ({ path, format }));
 }
 
-/** Interpolated plain text (Excel cells, PDF metadata). */
-export function interpolateText(text: string, scope: unknown, o: FormatOptions = DEFAULT_FORMAT_OPTIONS): string {
+/**
+ * Interpolated plain text (Excel cells, PDF metadata). `escapeValue` treats each substituted value
+ * (not the template's text): a markdown or HTML component's data prints as text, never as markup.
+ */
+export function interpolateText(text: string, scope: unknown, o: FormatOptions = DEFAULT_FORMAT_OPTIONS, escapeValue?: (value: string) => string): string {
   let out = '';
   let copied = 0;
   for (const m of scanPlaceholders(text)) {
-    out += text.slice(copied, m.start) + formatValue(getPath(scope, m.path), asFormat(m.format), o);
+    const value = formatValue(getPath(scope, m.path), asFormat(m.format), o);
+    out += text.slice(copied, m.start) + (escapeValue ? escapeValue(value) : value);
     copied = m.end;
   }
   return copied === 0 ? text : out + text.slice(copied);

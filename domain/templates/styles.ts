@@ -38,6 +38,16 @@ h4.fw-heading, h5.fw-heading, h6.fw-heading { font-size: 11pt; }
 .fw-image-missing { display: inline-block; padding: 3mm; margin: 2mm 0; border: 1px dashed #bcccdc; color: #829ab1; font-size: 8.5pt; }
 .fw-qrcode { display: block; margin: 2mm 0; image-rendering: pixelated; }
 .fw-barcode { margin: 2mm 0; }
+.fw-markdown, .fw-html { margin: 0 0 3mm; overflow-wrap: anywhere; }
+.fw-markdown > :first-child, .fw-html > :first-child { margin-top: 0; }
+.fw-markdown > :last-child, .fw-html > :last-child { margin-bottom: 0; }
+.fw-markdown h1, .fw-markdown h2, .fw-markdown h3, .fw-markdown h4, .fw-markdown h5, .fw-markdown h6 { color: var(--fw-primary); line-height: 1.2; margin: 3mm 0 2mm; break-after: avoid; }
+.fw-markdown p, .fw-html p { margin: 0 0 2.5mm; }
+.fw-markdown ul, .fw-markdown ol { margin: 0 0 2.5mm; padding-left: 6mm; }
+.fw-markdown table { border-collapse: collapse; margin: 2mm 0 3mm; }
+.fw-markdown th, .fw-markdown td { text-align: left; padding: 1.2mm 2mm; border-bottom: 1px solid var(--fw-border); }
+.fw-markdown blockquote { margin: 0 0 2.5mm; padding-left: 3mm; border-left: 2px solid var(--fw-border); color: var(--fw-muted); }
+.fw-markdown code { font-family: 'Liberation Mono', 'DejaVu Sans Mono', monospace; font-size: 0.92em; }
 .fw-barcode svg { display: block; width: 100%; height: auto; }
 .fw-repeat-item { break-inside: avoid-page; }
 .fw-columns { display: grid; align-items: stretch; margin: 0 0 3mm; }

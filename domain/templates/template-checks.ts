@@ -72,6 +72,12 @@ function textProps(c: Component, path: string): Array<[string, string]> {
     case 'barcode':
       add('value', p.value);
       break;
+    case 'markdown':
+      add('text', p.text);
+      break;
+    case 'html':
+      add('html', p.html);
+      break;
     default:
       break;
   }

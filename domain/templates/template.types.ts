@@ -143,6 +143,8 @@ export const COMPONENT_TYPES = [
   'columns',
   'box',
   'barcode',
+  'markdown',
+  'html',
 ] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
@@ -197,6 +199,13 @@ export interface SpacerProps {
 export interface QrCodeProps {
   value: string;
   size?: Length;
+}
+export interface MarkdownProps extends Styled {
+  text: string;
+}
+export interface HtmlProps {
+  html: string;
+  style?: TextStyle;
 }
 export interface BarcodeProps {
   value: string;

@@ -5,6 +5,7 @@ import type { RenderContext } from './context';
 import { barcodeHtml, barcodeProps } from './barcode';
 import { boxHtml, boxProps, columnsHtml, columnsProps } from './containers';
 import { imageHtml, imageProps } from './image';
+import { htmlHtml, htmlProps, markdownHtml, markdownProps } from './rich-text';
 import { keyValueHtml, keyValueProps } from './key-value';
 import { dividerHtml, dividerProps, pageBreakHtml, pageBreakProps, spacerHtml, spacerProps } from './layout';
 import { listHtml, listProps } from './list';
@@ -57,6 +58,8 @@ export const COMPONENTS: Record<ComponentType, ComponentDefinition> = {
   columns: { props: withCommon(columnsProps), html: columnsHtml },
   box: { props: withCommon(boxProps), html: boxHtml },
   barcode: { props: withCommon(barcodeProps), html: barcodeHtml },
+  markdown: { props: withCommon(markdownProps), html: (_id, p, ctx) => markdownHtml(p, ctx) },
+  html: { props: withCommon(htmlProps), html: (_id, p, ctx) => htmlHtml(p, ctx) },
 };
 
 export function isComponentType(type: unknown): type is ComponentType {
