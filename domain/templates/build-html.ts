@@ -119,8 +119,9 @@ export function headerFooterSlot(text: string, scope: ResolvedData, o: FormatOpt
 
 function headerFooterTemplate(hf: HeaderFooter | undefined, scope: ResolvedData, o: FormatOptions, padding: string, theme: TemplateSchema['theme']): string {
   if (!hf || (!hf.left && !hf.center && !hf.right)) return '<span></span>';
+  // Each slot takes the width its text needs (an empty one none) and wraps past it: nothing is clipped.
   const cell = (text: string | undefined, align: string) =>
-    `<div style="flex:1;text-align:${align};white-space:nowrap;overflow:hidden">${text ? headerFooterSlot(text, scope, o) : ''}</div>`;
+    `<div style="flex:${text ? '1 1 auto' : '0 1 0'};min-width:0;text-align:${align};overflow-wrap:anywhere">${text ? headerFooterSlot(text, scope, o) : ''}</div>`;
   return `<div style="${headerFooterStyle(padding, theme)}">${cell(hf.left, 'left')}${cell(hf.center, 'center')}${cell(hf.right, 'right')}</div>`;
 }
 

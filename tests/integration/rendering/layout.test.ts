@@ -215,6 +215,16 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
     await expect(render(buildTemplate({ components: [nested(20)] }))).rejects.toMatchObject({ code: 'ERR_TMPL_008' });
   });
 
+  it('prints a long footer slot whole: it takes the width it needs and wraps, never clipped to a third of the page', async () => {
+    const template = buildTemplate({ components: [component('text', { text: 'Body' })] });
+    const long = 'Formwork GmbH · Hauptstraße 1 · 10115 Berlin · Registered at Amtsgericht Charlottenburg HRB 123456 · VAT DE123456789 · ENDOFLINE';
+    template.schema.footer = { left: long, right: 'Page {page} of {pages}' };
+    const { words } = await pdfWords(await render(template));
+    const texts = words.map((w) => w.text);
+    expect(texts).toContain('ENDOFLINE');
+    expect(texts.join(' ')).toContain('Page 1 of 1');
+  });
+
   describe('barcodes', () => {
     it('draws code128, EAN-13, UPC-A and QR codes that a scanner reads back, as vector graphics', async () => {
       const template = buildTemplate({
