@@ -7,6 +7,7 @@ import { isOutputFormat, validateDefinition } from './templates/template-definit
 import { parseTemplateFile } from './templates/template-file';
 import { validateTemplateSchema, validateTemplateVariables } from './templates/template.schema';
 import { buildHtml, type BuildHtmlOptions } from './templates/build-html';
+import { hiddenComponents } from './templates/visibility';
 import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } from './templates/template.types';
 import { checkParameterDefs, type ParameterDef, type ParameterValue } from './reporting/parameters';
 import { checkQueryText, compileQuery, type SqlDialect } from './reporting/sql';
@@ -69,10 +70,12 @@ export const CHECKS = {
    */
   httpRows,
   transformedRows,
+  /** The component instances a template's `visibleIf` conditions hide, for both renderers (tenant JSONata: budgeted). */
+  hiddenComponents,
 };
 
 /** Checks that take the worker's CPU budget as a last argument after their input. */
-export const BUDGETED_CHECKS: ReadonlySet<string> = new Set(['httpRows', 'transformedRows']);
+export const BUDGETED_CHECKS: ReadonlySet<string> = new Set(['httpRows', 'transformedRows', 'hiddenComponents']);
 
 export type CheckName = keyof typeof CHECKS;
 export type CheckArgs<N extends CheckName> = Parameters<(typeof CHECKS)[N]>;

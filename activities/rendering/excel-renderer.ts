@@ -10,7 +10,7 @@ import { keyValueCell, keyValueRows } from '../../domain/templates/components/ke
 import { listItems } from '../../domain/templates/components/list';
 import { qrcodePng, qrcodeText } from '../../domain/templates/components/qrcode';
 import { childLists, isComponentType, normalizeProps } from '../../domain/templates/components/registry';
-import { repeatScopes } from '../../domain/templates/components/repeat';
+import { repeatScopes, repeatSegment } from '../../domain/templates/components/repeat';
 import { bareDataPath } from '../../domain/templates/components/props';
 import { tableCell, tableColumns, tableData } from '../../domain/templates/components/table';
 import { toCellValue } from '../../domain/templates/format';
@@ -58,6 +58,8 @@ export type RowSource = () => AsyncIterable<unknown[]>;
 
 export interface ExcelRenderOptions {
   limits?: Partial<RenderLimits>;
+  /** Paths of component instances whose `visibleIf` is false (domain/templates/visibility.ts). */
+  hidden?: readonly string[];
   imageAllowlist?: readonly string[];
   watermark?: boolean | string;
   title?: string;
@@ -74,6 +76,9 @@ function widthPx(width: ImageProps['width'], fallback?: number): number | undefi
 }
 
 interface Walk {
+  /** The instance path of the components being written (visibility.ts). */
+  path: string;
+  hidden: ReadonlySet<string>;
   writer: SheetWriter;
   ctx: DataContext;
   imageAllowlist: readonly string[];
@@ -96,6 +101,7 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
   const { writer, ctx } = w;
   for (const c of components) {
     if (!isComponentType(c.type)) throw new AppError('ERR_TMPL_008', `Unknown component type '${String(c.type)}'`, { componentId: c.id });
+    if (w.hidden.has(w.path + c.id)) continue;
     const props = normalizeProps(c);
     switch (c.type) {
       case 'heading': {
@@ -158,7 +164,9 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
       }
       case 'repeat': {
         const p = props as unknown as RepeatProps;
-        for (const scope of repeatScopes(c.id, p, ctx.scope, ctx.budget)) await writeComponents(p.components, { ...w, ctx: { ...ctx, scope } });
+        for (const [i, scope] of repeatScopes(c.id, p, ctx.scope, ctx.budget).entries()) {
+          await writeComponents(p.components, { ...w, path: w.path + repeatSegment(c.id, i), ctx: { ...ctx, scope } });
+        }
         break;
       }
       // Containers in a workbook: their children in order, one column's after the other's (docs/templates.md "In workbooks").
@@ -271,6 +279,7 @@ async function walkSections(schema: TemplateSchema, data: ResolvedData, options:
   const rows = new RowBudget(limits.maxExcelRows);
   const budget = new LoopBudget(limits.maxLoopIterations);
   const tableNames = new Set<string>();
+  const hidden = new Set(options.hidden ?? []);
   const measures: SheetMeasure[] = [];
   for (const [i, section] of schema.sections.entries()) {
     const title = section.title ? interpolateText(section.title, data, format) : '';
@@ -279,7 +288,7 @@ async function walkSections(schema: TemplateSchema, data: ResolvedData, options:
       writer.heading(title, 1);
       writer.blank();
     }
-    await writeComponents(section.components, { writer, ctx: { scope: data, format, budget }, imageAllowlist: options.imageAllowlist ?? [], sources });
+    await writeComponents(section.components, { path: '', hidden, writer, ctx: { scope: data, format, budget }, imageAllowlist: options.imageAllowlist ?? [], sources });
     measures.push(writer.finish());
   }
   return measures;

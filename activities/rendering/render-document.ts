@@ -1,8 +1,9 @@
 import { AppError } from '../../domain/errors';
 import { limitsOf } from '../../domain/templates/build-html';
-import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
+import type { RenderLimits, ResolvedData, TemplateDefinition, TemplateSchema } from '../../domain/templates/template.types';
 import type { Evaluator } from '../../domain/evaluation';
 import { resolveVariables } from '../../domain/templates/variables';
+import { hasConditions } from '../../domain/templates/visibility';
 import type { RowSource } from './excel-renderer';
 import { sharedExcelThreads, type ExcelRenderer } from './excel-threads';
 import type { PdfRenderer } from './pdf-renderer';
@@ -60,14 +61,15 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
   );
   const { schema } = input.template;
   const { signal } = input;
+  const hidden = await hiddenOf(deps, input.tenant, schema, data, limits);
   signal?.throwIfAborted();
   if (input.format === 'excel') {
     const excel = deps.excelRenderer ?? sharedExcelThreads();
-    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title }, signal);
+    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden }, signal);
     return { body: withinOutputLimit(body, limits.maxOutputBytes), contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
   }
   // Built in the evaluation workers: tenant loops and text decide how much HTML this is.
-  const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title });
+  const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden });
   signal?.throwIfAborted();
   const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal });
   return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
@@ -92,6 +94,7 @@ export async function streamExcelDocument(deps: RenderDeps, input: StreamExcelIn
   const data = await resolveVariables(input.template, input.variables ?? {}, (calculated, scope) =>
     deps.evaluator.calculate({ tenant: input.tenant, calculated, scope }),
   );
+  const hidden = await hiddenOf(deps, input.tenant, input.template.schema, data, limits);
   input.signal?.throwIfAborted();
   const excel = deps.excelRenderer ?? sharedExcelThreads();
   let bytes = 0;
@@ -105,8 +108,14 @@ export async function streamExcelDocument(deps: RenderDeps, input: StreamExcelIn
       await write(chunk);
     },
   };
-  await excel.streamExcel(input.template.schema, data, { limits, imageAllowlist: deps.imageAllowlist ?? [], watermark: input.watermark, title: input.title }, io, input.signal);
+  await excel.streamExcel(input.template.schema, data, { limits, imageAllowlist: deps.imageAllowlist ?? [], watermark: input.watermark, title: input.title, hidden }, io, input.signal);
   return { bytes };
+}
+
+/** The instances `visibleIf` hides, decided in the evaluation workers under the tenant's budget; none without conditions. */
+function hiddenOf(deps: RenderDeps, tenant: string, schema: TemplateSchema, data: ResolvedData, limits: RenderLimits): Promise<string[]> {
+  if (!hasConditions(schema)) return Promise.resolve([]);
+  return deps.evaluator.check(tenant, 'hiddenComponents', { schema, data, maxLoopIterations: limits.maxLoopIterations });
 }
 
 /**

@@ -30,6 +30,8 @@ export interface BuildHtmlOptions {
   watermark?: boolean | string;
   /** Becomes the PDF's title metadata. */
   title?: string;
+  /** Paths of component instances whose `visibleIf` is false (visibility.ts `hiddenComponents`). */
+  hidden?: readonly string[];
 }
 
 /** Everything Chromium needs to print the document: the page and the print options. */
@@ -79,17 +81,30 @@ class HtmlBudget {
  * containers around it: a stored template deeper than MAX_NESTING_DEPTH (validation refuses one on
  * save) is refused here too, before it recurses further.
  */
-async function renderComponents(components: Component[], scope: Record<string, unknown>, base: Omit<RenderContext, 'scope'>, size: HtmlBudget, depth = 0): Promise<string> {
+async function renderComponents(
+  components: Component[],
+  scope: Record<string, unknown>,
+  base: Omit<RenderContext, 'scope'>,
+  size: HtmlBudget,
+  hidden: ReadonlySet<string>,
+  depth = 0,
+  path = '',
+): Promise<string> {
   const parts: string[] = [];
   for (const c of components) {
     if (!isComponentType(c.type)) throw new AppError('ERR_TMPL_008', `Unknown component type '${String(c.type)}'`, { componentId: c.id });
+    if (hidden.has(path + c.id)) continue;
     if (depth >= MAX_NESTING_DEPTH && CONTAINER_TYPES.has(c.type)) {
       throw new AppError('ERR_TMPL_008', `Component '${c.id}': containers nest at most ${MAX_NESTING_DEPTH} levels`, { componentId: c.id });
     }
     const props = normalizeProps(c) as CommonProps;
     let html: string;
     try {
-      html = await COMPONENTS[c.type].html(c.id, props, { ...base, scope, renderChildren: (children, inner) => renderComponents(children, inner, base, size, depth + 1) });
+      html = await COMPONENTS[c.type].html(c.id, props, {
+        ...base,
+        scope,
+        renderChildren: (children, inner, segment = '') => renderComponents(children, inner, base, size, hidden, depth + 1, path + segment),
+      });
     } catch (err) {
       // One component's text outgrew the longest string V8 can hold: far past any limit.
       if (err instanceof RangeError && /invalid string length/i.test(err.message)) throw htmlTooLarge(size.max, c.id);
@@ -139,17 +154,19 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
   const format = formatOptionsOf(schema);
   const imageAllowlist = options.imageAllowlist ?? [];
   const size = new HtmlBudget(limits.maxHtmlBytes);
+  const hidden = new Set(options.hidden ?? []);
   const base: Omit<RenderContext, 'scope'> = {
     format,
     budget: new LoopBudget(limits.maxLoopIterations),
     imageAllowlist,
-    renderChildren: (components, scope) => renderComponents(components, scope, base, size),
+    // Replaced per component with one that knows its depth and path (renderComponents).
+    renderChildren: (components, scope) => renderComponents(components, scope, base, size, hidden),
   };
 
   const sections: string[] = [];
   for (const s of schema.sections) {
     const title = s.title ? `<h2 class="fw-section-title">${interpolateHtml(s.title, data, format)}</h2>` : '';
-    sections.push(`<section class="fw-section">${title}${await renderComponents(s.components, data, base, size)}</section>`);
+    sections.push(`<section class="fw-section">${title}${await renderComponents(s.components, data, base, size, hidden)}</section>`);
   }
 
   const watermarkText = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || '';

@@ -132,6 +132,9 @@ function walkComponents(
     const props = COMPONENTS[c.type].props.validate(c.props, JOI_OPTIONS);
     if (props.error) return void errors.push(...joiIssues(props.error, `${at}.props`));
     const normalized = { ...c, props: props.value as Record<string, unknown> };
+    if (typeof normalized.props.visibleIf === 'string' && normalized.props.visibleIf.trim() !== '') {
+      for (const problem of jsonataProblems(normalized.props.visibleIf)) errors.push({ path: `${at}.props.visibleIf`, message: `visibleIf ${problem}` });
+    }
     if (c.type === 'barcode' && isLiteral(String(normalized.props.value))) {
       try {
         checkBarcode(c.id, normalized.props as unknown as BarcodeProps, String(normalized.props.value));

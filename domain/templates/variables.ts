@@ -19,7 +19,7 @@ import type {
  */
 
 /** Guardrails so a stored expression cannot recurse without end or build huge sequences. */
-const JSONATA_GUARDRAILS = { stack: 500, sequence: 100_000 } as const;
+export const JSONATA_GUARDRAILS = { stack: 500, sequence: 100_000 } as const;
 
 type Input = Record<string, unknown>;
 
@@ -129,7 +129,7 @@ export function applyVariableInput(variables: TemplateVariable[] = [], input: In
 }
 
 /** JSONata sees JSON: dates as ISO strings, as they arrived. */
-function toJson(value: unknown): unknown {
+export function toJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value ?? null));
 }
 

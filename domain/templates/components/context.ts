@@ -9,8 +9,11 @@ export interface RenderContext {
   format: FormatOptions;
   budget: LoopBudget;
   imageAllowlist: readonly string[];
-  /** Renders nested components (repeat) in a derived scope. */
-  renderChildren(components: Component[], scope: Record<string, unknown>): Promise<string>;
+  /**
+   * Renders nested components (containers) in a scope; a repeat names each element's `segment`
+   * (visibility.ts `repeatSegment`), which the paths of hidden instances use.
+   */
+  renderChildren(components: Component[], scope: Record<string, unknown>, segment?: string): Promise<string>;
 }
 
 /** The part of the context that data helpers need (shared with the Excel renderer). */

@@ -26,9 +26,10 @@ export interface ComponentDefinition {
 
 /**
  * What every component takes beside its own props (docs/templates.md "Layout and style"):
- * `keepTogether` (not split across pages) and `pageBreak` (`before` or `after` it).
+ * `visibleIf` (a JSONata condition, domain/templates/visibility.ts), `keepTogether` (not split
+ * across pages) and `pageBreak` (`before` or `after` it).
  */
-const COMMON_PROPS = { keepTogether: Joi.boolean(), pageBreak: Joi.string().valid('before', 'after') };
+const COMMON_PROPS = { visibleIf: Joi.string().allow('').max(2000), keepTogether: Joi.boolean(), pageBreak: Joi.string().valid('before', 'after') };
 const withCommon = (props: Joi.ObjectSchema): Joi.ObjectSchema => props.keys(COMMON_PROPS);
 
 /** Components that only wrap their children's HTML: the HTML budget charges the children, not them again. */

@@ -26,10 +26,13 @@ export function repeatScopes(id: string, p: RepeatProps, scope: Record<string, u
   }));
 }
 
+/** The path segment of a repeat's element: hidden instances are named by these (domain/templates/visibility.ts). */
+export const repeatSegment = (repeatId: string, index: number): string => `${repeatId}[${index}]/`;
+
 export async function repeatHtml(id: string, p: RepeatProps, ctx: RenderContext): Promise<string> {
   const parts: string[] = [];
-  for (const scope of repeatScopes(id, p, ctx.scope, ctx.budget)) {
-    parts.push(`<div class="fw-repeat-item">${await ctx.renderChildren(p.components, scope)}</div>`);
+  for (const [i, scope] of repeatScopes(id, p, ctx.scope, ctx.budget).entries()) {
+    parts.push(`<div class="fw-repeat-item">${await ctx.renderChildren(p.components, scope, repeatSegment(id, i))}</div>`);
   }
   return `<div class="fw-repeat">${parts.join('')}</div>`;
 }

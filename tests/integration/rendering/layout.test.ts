@@ -225,6 +225,50 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
     expect(texts.join(' ')).toContain('Page 1 of 1');
   });
 
+  describe('visibleIf', () => {
+    const invoice = () =>
+      buildTemplate({
+        components: [
+          component('text', { text: 'Invoice' }),
+          component('box', { visibleIf: 'discount > 0', components: [component('text', { text: 'DiscountLine {{discount}}' })] }, 'discount-box'),
+          component('repeat', {
+            dataSource: 'lines',
+            components: [component('text', { text: 'Line{{loop.number}}' }), component('text', { text: 'Bulk{{loop.number}}', visibleIf: 'item.qty >= 10' }, 'bulk')],
+          }),
+        ],
+        variables: [
+          { name: 'discount', type: 'number', required: true },
+          { name: 'lines', type: 'array', required: true },
+        ],
+      });
+    const lines = [{ qty: 1 }, { qty: 12 }, { qty: 3 }];
+    const texts = async (pdf: Buffer) => (await pdfWords(pdf)).words.map((w) => w.text);
+
+    it('shows a discount block only when there is a discount, and a line note only for the lines it holds for', async () => {
+      const without = await texts(await render(invoice(), { discount: 0, lines }));
+      expect(without).not.toContain('DiscountLine');
+      expect(without.filter((t) => t.startsWith('Bulk'))).toEqual(['Bulk2']);
+      expect(without.filter((t) => t.startsWith('Line'))).toEqual(['Line1', 'Line2', 'Line3']);
+      const withDiscount = await texts(await render(invoice(), { discount: 15, lines }));
+      expect(withDiscount).toEqual(expect.arrayContaining(['DiscountLine', '15']));
+    });
+
+    it('hides the same instances in a workbook', async () => {
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.load((await render(invoice(), { discount: 0, lines }, 'excel')) as unknown as ExcelJS.Buffer);
+      const cells: string[] = [];
+      workbook.worksheets[0].eachRow((row) => row.eachCell((cell) => cells.push(String(cell.value))));
+      expect(cells).toEqual(['Invoice', 'Line1', 'Line2', 'Bulk2', 'Line3']);
+    });
+
+    it('refuses a condition that does not parse on save, and stops one that never ends at the evaluation budget (ERR_LIMIT_008)', async () => {
+      const bad = validateTemplateSchema({ pageSize: 'A4', sections: [{ id: 's', components: [component('text', { text: 'x', visibleIf: 'discount >' }, 'c')] }] }, 'pdf');
+      expect(bad.errors).toEqual([{ path: 'sections[0].components[0].props.visibleIf', message: expect.stringContaining('visibleIf does not parse') }]);
+      const runaway = buildTemplate({ components: [component('text', { text: 'never', visibleIf: '($f := function($n){ $f($n + 1) }; $f(0))' }, 'runaway')] });
+      await expect(render(runaway)).rejects.toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { componentId: 'runaway', field: 'visibleIf' } });
+    });
+  });
+
   describe('barcodes', () => {
     it('draws code128, EAN-13, UPC-A and QR codes that a scanner reads back, as vector graphics', async () => {
       const template = buildTemplate({
