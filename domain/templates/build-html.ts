@@ -2,7 +2,7 @@ import { AppError } from '../errors';
 import type { RenderContext } from './components/context';
 import { cssLength } from './components/context';
 import { COMPONENTS, CONTAINER_TYPES, isComponentType, normalizeProps } from './components/registry';
-import { themeCss } from './components/style';
+import { cssSchema, themeCss } from './components/style';
 import { DEFAULT_FORMAT_OPTIONS, type FormatOptions } from './format';
 import { escapeHtml, interpolateHtml } from './interpolate';
 import { LoopBudget } from './loop-budget';
@@ -149,6 +149,17 @@ function contentSecurityPolicy(allowlist: readonly string[]): string {
   return ["default-src 'none'", "style-src 'unsafe-inline'", `img-src data: ${hosts.join(' ')}`.trim(), "script-src 'none'"].join('; ');
 }
 
+/**
+ * The schema's own CSS, checked again here (a stored template from before the check, or from
+ * elsewhere): what the check refuses is not printed.
+ */
+function authorCss(css: string | undefined): string {
+  if (!css) return '';
+  const { error, value } = cssSchema.validate(css);
+  if (error) throw new AppError('ERR_TMPL_008', `css ${error.message}`, { field: 'css' });
+  return `<style>${value as string}</style>`;
+}
+
 export async function buildHtml(schema: TemplateSchema, data: ResolvedData, options: BuildHtmlOptions = {}): Promise<HtmlDocument> {
   const limits = limitsOf(options.limits);
   const format = formatOptionsOf(schema);
@@ -181,7 +192,7 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(imageAllowlist))}">
 <title>${escapeHtml(options.title ?? '')}</title>
-<style>${STYLESHEET}${themeCss(schema.theme, FONT_STACK)}</style>
+<style>${STYLESHEET}${themeCss(schema.theme, FONT_STACK)}</style>${authorCss(schema.css)}
 </head>
 <body>
 ${watermark}

@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import { childLists, COMPONENTS, CONTAINER_TYPES, isComponentType } from './components/registry';
-import { themeSchema } from './components/style';
+import { cssSchema, themeSchema } from './components/style';
 import { checkBarcode, isLiteral } from './components/barcode';
 import { length } from './components/props';
 import { crossCheckTemplate, type ComponentVisit, type NameContext, nameContext } from './template-checks';
@@ -40,6 +40,7 @@ const templateSchemaSchema = Joi.object({
   pageSize: Joi.string().valid(...PAGE_SIZES).default(DEFAULT_PAGE_SIZE),
   orientation: Joi.string().valid('portrait', 'landscape'),
   theme: themeSchema,
+  css: cssSchema,
   margins: Joi.object({ top: length, right: length, bottom: length, left: length }),
   header: headerFooter,
   footer: headerFooter,

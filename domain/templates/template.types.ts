@@ -78,6 +78,8 @@ export interface TemplateTheme {
 export interface TemplateSchema {
   pageSize: PageSize;
   theme?: TemplateTheme;
+  /** The author's own CSS, after the stylesheet and the theme (checked by components/style.ts `cssSchema`). */
+  css?: string;
   orientation?: 'portrait' | 'landscape';
   margins?: Margins;
   header?: HeaderFooter;

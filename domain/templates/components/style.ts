@@ -101,3 +101,30 @@ export function themeCss(theme: TemplateTheme | undefined, fontStack: string): s
   ].filter(Boolean);
   return `:root{${vars}}${body.length > 0 ? `body{${body.join(';')}}` : ''}`;
 }
+
+/** Longest schema-level `css`. */
+export const CSS_MAX_CHARS = 50_000;
+
+/**
+ * The schema-level `css` (docs/templates.md "Your own CSS"): full control of the page's look for
+ * those who want it, inside the page's own walls. Refused: `<` (it could close the style element),
+ * `@import`, `@charset`, `@namespace`, and any `url()` but a `data:` one (or an `asset:` reference,
+ * kept for assets); `expression(` and `-moz-binding` of old browsers too. Chromium prints with
+ * JavaScript off and every request blocked besides, so this is a second wall, not the only one.
+ */
+export const cssSchema = Joi.string()
+  .max(CSS_MAX_CHARS)
+  .custom((css: string) => {
+    if (css.includes('<')) throw new Error('may not contain "<"');
+    if (/@(?:import|charset|namespace)\b/i.test(css)) throw new Error('may not use @import, @charset or @namespace');
+    if (/expression\s*\(|-moz-binding|behavior\s*:/i.test(css)) throw new Error('may not use expression(), -moz-binding or behavior');
+    // Every url( must be followed by an optional quote and data: (linear: one pass of indexOf).
+    const lower = css.toLowerCase();
+    for (let at = lower.indexOf('url('); at !== -1; at = lower.indexOf('url(', at + 4)) {
+      const rest = lower.slice(at + 4, at + 4 + 16).replace(/^[\s'"\\]+/, '');
+      if (!rest.startsWith('data:') && !rest.startsWith('asset:')) throw new Error('may use url() only with data: (or asset:) addresses');
+    }
+    // Escapes could spell any of the above (u\72 l(): none allowed.
+    if (css.includes('\\')) throw new Error('may not contain backslash escapes');
+    return css;
+  }, 'safe CSS');

@@ -225,6 +225,35 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
     expect(texts.join(' ')).toContain('Page 1 of 1');
   });
 
+  describe('schema css', () => {
+    const withCss = (css: string) => ({ pageSize: 'A4', css, sections: [{ id: 's', components: [component('heading', { text: 'Styled' })] }] });
+
+    it("applies the author's CSS after the stylesheet and the theme", async () => {
+      const template = buildTemplate({ components: [component('heading', { text: 'RED RED RED', style: { fontSize: 40 } })] });
+      template.schema.css = '.fw-heading { color: #c80000 !important; } body { background: url("data:image/png;base64,iVBORw0KGgo=") }';
+      const page = await pdfPixels(await render(template));
+      let red = 0;
+      for (let y = 0; y < page.height; y += 1) for (let x = 0; x < page.width; x += 1) if (page.rgb(x, y)[0] > 170 && page.rgb(x, y)[1] < 90) red += 1;
+      expect(red).toBeGreaterThan(100);
+    });
+
+    it('refuses what could break out of the style element, import or fetch, and more than 50,000 characters', () => {
+      const refused = [
+        '</style><script>alert(1)</script>',
+        '@import url(http://127.0.0.1:9/x.css);',
+        'body { background: url(http://127.0.0.1:9/x.png) }',
+        "body { background: url( 'https://example.com/x.png') }",
+        'body { background: u\\72 l(http://127.0.0.1:9/x.png) }',
+        'x'.repeat(10 * 1024 * 1024),
+      ];
+      for (const css of refused) {
+        const result = validateTemplateSchema(withCss(css), 'pdf');
+        expect({ css: css.slice(0, 40), errors: result.errors.map((e) => e.path) }).toEqual({ css: css.slice(0, 40), errors: ['css'] });
+      }
+      expect(validateTemplateSchema(withCss('h1 { letter-spacing: 1pt } .fw-box { border-color: #333 }'), 'pdf').valid).toBe(true);
+    });
+  });
+
   describe('visibleIf', () => {
     const invoice = () =>
       buildTemplate({
