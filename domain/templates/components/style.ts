@@ -103,7 +103,7 @@ export function themeCss(theme: TemplateTheme | undefined, fontStack: string): s
 }
 
 /** Longest schema-level `css`. */
-export const CSS_MAX_CHARS = 50_000;
+const CSS_MAX_CHARS = 50_000;
 
 /**
  * The schema-level `css` (docs/templates.md "Your own CSS"): full control of the page's look for
