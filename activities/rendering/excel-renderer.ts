@@ -4,6 +4,7 @@ import { AppError } from '../../domain/errors';
 import { DEFAULT_WATERMARK, formatOptionsOf, limitsOf } from '../../domain/templates/build-html';
 import type { DataContext } from '../../domain/templates/components/context';
 import { barcodePng, barcodeText } from '../../domain/templates/components/barcode';
+import { chartData } from '../../domain/templates/components/chart';
 import { imageSource } from '../../domain/templates/components/image';
 import { htmlTextLines, markdownLines } from '../../domain/templates/components/rich-text';
 import { keyValueCell, keyValueRows } from '../../domain/templates/components/key-value';
@@ -18,6 +19,7 @@ import { interpolateText, isRegexSpace } from '../../domain/templates/interpolat
 import { LoopBudget } from '../../domain/templates/loop-budget';
 import type {
   BarcodeProps,
+  ChartProps,
   Component,
   HeaderFooter,
   HeadingProps,
@@ -142,6 +144,15 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
         // Workbooks never fetch: a remote or unsupported image is represented by its alt text.
         if (img) writer.image(img, widthPx(p.width));
         else if (p.alt) writer.text(p.alt);
+        break;
+      }
+      case 'chart': {
+        // The chart's data as a table (the picture of the chart in a workbook is still to come).
+        const p = props as unknown as ChartProps;
+        const data = chartData(c.id, p, ctx);
+        const headers = [p.x, ...data.series.map((s) => s.name)];
+        const rows = data.categories.map((cat, i) => [cat, ...data.series.map((s) => s.values[i])]);
+        await writer.table(c.id, headers, rows, [undefined, ...data.series.map(() => 'number' as const)]);
         break;
       }
       case 'markdown':

@@ -1,6 +1,6 @@
 import { AppError } from '../errors';
 import type { RenderContext } from './components/context';
-import { cssLength } from './components/context';
+import { cssLength, lengthMm } from './components/context';
 import { COMPONENTS, CONTAINER_TYPES, isComponentType, normalizeProps } from './components/registry';
 import { cssSchema, themeCss } from './components/style';
 import { DEFAULT_FORMAT_OPTIONS, type FormatOptions } from './format';
@@ -46,6 +46,17 @@ export interface HtmlDocument {
 }
 
 const DEFAULT_MARGINS = { top: 20, right: 15, bottom: 20, left: 15 };
+
+/** Page sizes in millimetres, portrait. */
+const PAGE_MM: Record<PageSize, [number, number]> = { A4: [210, 297], Letter: [215.9, 279.4], Legal: [215.9, 355.6], A3: [297, 420], A5: [148, 210] };
+
+/** The width between the side margins, in millimetres (a margin that is not an absolute length counts as the default). */
+function contentWidthMm(schema: TemplateSchema): number {
+  const [w, h] = PAGE_MM[schema.pageSize] ?? PAGE_MM.A4;
+  const page = schema.orientation === 'landscape' ? h : w;
+  const side = (v: string | number | undefined, fallback: number) => lengthMm(v) ?? fallback;
+  return Math.max(20, page - side(schema.margins?.left, DEFAULT_MARGINS.left) - side(schema.margins?.right, DEFAULT_MARGINS.right));
+}
 
 export function formatOptionsOf(schema: TemplateSchema): FormatOptions {
   return { locale: schema.locale ?? DEFAULT_FORMAT_OPTIONS.locale, currency: schema.currency ?? DEFAULT_FORMAT_OPTIONS.currency };
@@ -103,7 +114,8 @@ async function renderComponents(
       html = await COMPONENTS[c.type].html(c.id, props, {
         ...base,
         scope,
-        renderChildren: (children, inner, segment = '') => renderComponents(children, inner, base, size, hidden, depth + 1, path + segment),
+        renderChildren: (children, inner, at = {}) =>
+          renderComponents(children, inner, { ...base, widthMm: at.widthMm ?? base.widthMm }, size, hidden, depth + 1, path + (at.segment ?? '')),
       });
     } catch (err) {
       // One component's text outgrew the longest string V8 can hold: far past any limit.
@@ -172,6 +184,7 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
     imageAllowlist,
     // Replaced per component with one that knows its depth and path (renderComponents).
     renderChildren: (components, scope) => renderComponents(components, scope, base, size, hidden),
+    widthMm: contentWidthMm(schema),
   };
 
   const sections: string[] = [];

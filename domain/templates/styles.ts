@@ -38,6 +38,8 @@ h4.fw-heading, h5.fw-heading, h6.fw-heading { font-size: 11pt; }
 .fw-image-missing { display: inline-block; padding: 3mm; margin: 2mm 0; border: 1px dashed #bcccdc; color: #829ab1; font-size: 8.5pt; }
 .fw-qrcode { display: block; margin: 2mm 0; image-rendering: pixelated; }
 .fw-barcode { margin: 2mm 0; }
+.fw-chart { margin: 2mm 0 4mm; break-inside: avoid; }
+.fw-chart svg { display: block; width: 100%; height: auto; }
 .fw-markdown, .fw-html { margin: 0 0 3mm; overflow-wrap: anywhere; }
 .fw-markdown > :first-child, .fw-html > :first-child { margin-top: 0; }
 .fw-markdown > :last-child, .fw-html > :last-child { margin-bottom: 0; }

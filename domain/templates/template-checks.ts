@@ -86,7 +86,7 @@ function textProps(c: Component, path: string): Array<[string, string]> {
 
 function dataSources(c: Component, path: string): Array<[string, string]> {
   const p = c.props as Record<string, unknown>;
-  if ((c.type === 'table' || c.type === 'repeat') && typeof p.dataSource === 'string') return [[`${path}.props.dataSource`, p.dataSource]];
+  if ((c.type === 'table' || c.type === 'repeat' || c.type === 'chart') && typeof p.dataSource === 'string') return [[`${path}.props.dataSource`, p.dataSource]];
   if (c.type === 'list' && typeof p.items === 'string') return [[`${path}.props.items`, p.items]];
   return [];
 }

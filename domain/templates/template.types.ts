@@ -147,6 +147,7 @@ export const COMPONENT_TYPES = [
   'barcode',
   'markdown',
   'html',
+  'chart',
 ] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
@@ -201,6 +202,17 @@ export interface SpacerProps {
 export interface QrCodeProps {
   value: string;
   size?: Length;
+}
+export interface ChartProps {
+  chartType: 'bar' | 'line' | 'pie' | 'area';
+  dataSource: string;
+  /** The field of each row that names its category (x axis, pie slice). */
+  x: string;
+  series: Array<{ field: string; label?: string }>;
+  title?: string;
+  width?: Length;
+  /** Millimetres. */
+  height?: number;
 }
 export interface MarkdownProps extends Styled {
   text: string;

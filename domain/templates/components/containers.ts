@@ -1,6 +1,6 @@
 import Joi from 'joi';
 import type { BoxProps, ColumnsProps } from '../template.types';
-import { cssLength, type RenderContext } from './context';
+import { cssLength, lengthMm, type RenderContext } from './context';
 import { length } from './props';
 import { color, cssColor, styleAttr, textStyle } from './style';
 
@@ -33,10 +33,22 @@ function track(width: ColumnsProps['columns'][number]['width']): string {
   return cssLength(width, '1fr');
 }
 
+/** Each column's width in millimetres, as the grid will lay them out: fixed widths first, fractions share the rest. */
+function columnWidthsMm(p: ColumnsProps, available: number): number[] {
+  const gap = lengthMm(p.gap) ?? 6;
+  const free = available - gap * (p.columns.length - 1);
+  const fixed = p.columns.map((c) => (typeof c.width === 'string' && c.width.endsWith('fr') ? undefined : c.width === undefined ? undefined : lengthMm(c.width)));
+  const fr = p.columns.map((c, i) => (fixed[i] !== undefined ? 0 : typeof c.width === 'string' && c.width.endsWith('fr') ? Number(c.width.slice(0, -2)) : 1));
+  const rest = Math.max(0, free - fixed.reduce<number>((a, b) => a + (b ?? 0), 0));
+  const frs = fr.reduce((a, b) => a + b, 0) || 1;
+  return p.columns.map((_, i) => fixed[i] ?? (rest * fr[i]) / frs);
+}
+
 export async function columnsHtml(_id: string, p: ColumnsProps, ctx: RenderContext): Promise<string> {
   const tracks = p.columns.map((c) => track(c.width)).join(' ');
+  const widths = columnWidthsMm(p, ctx.widthMm);
   const cells: string[] = [];
-  for (const column of p.columns) cells.push(`<div class="fw-column">${await ctx.renderChildren(column.components, ctx.scope)}</div>`);
+  for (const [i, column] of p.columns.entries()) cells.push(`<div class="fw-column">${await ctx.renderChildren(column.components, ctx.scope, { widthMm: widths[i] })}</div>`);
   return `<div class="fw-columns"${styleAttr(p.style, undefined, `grid-template-columns:${tracks};column-gap:${cssLength(p.gap, '6mm')}`)}>${cells.join('')}</div>`;
 }
 
@@ -69,5 +81,6 @@ export async function boxHtml(_id: string, p: BoxProps, ctx: RenderContext): Pro
   ]
     .filter(Boolean)
     .join(';');
-  return `<div class="fw-box"${styleAttr(p.style, undefined, css)}>${await ctx.renderChildren(p.components, ctx.scope)}</div>`;
+  const inside = ctx.widthMm - 2 * ((lengthMm(p.padding) ?? 4) + (p.border === false ? 0 : (lengthMm(p.border === true || p.border === undefined ? undefined : p.border.width) ?? 0.3)));
+  return `<div class="fw-box"${styleAttr(p.style, undefined, css)}>${await ctx.renderChildren(p.components, ctx.scope, { widthMm: inside })}</div>`;
 }

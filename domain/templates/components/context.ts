@@ -13,11 +13,21 @@ export interface RenderContext {
    * Renders nested components (containers) in a scope; a repeat names each element's `segment`
    * (visibility.ts `repeatSegment`), which the paths of hidden instances use.
    */
-  renderChildren(components: Component[], scope: Record<string, unknown>, segment?: string): Promise<string>;
+  renderChildren(components: Component[], scope: Record<string, unknown>, inner?: { segment?: string; widthMm?: number }): Promise<string>;
+  /** The width the component has to fill, in millimetres: the page's content width, less what containers take. */
+  widthMm: number;
 }
 
 /** The part of the context that data helpers need (shared with the Excel renderer). */
 export type DataContext = Pick<RenderContext, 'scope' | 'format' | 'budget'>;
+
+/** A length in millimetres, when it is an absolute one (`%` and the like: undefined). */
+export function lengthMm(value: string | number | undefined): number | undefined {
+  if (typeof value === 'number') return value;
+  const m = typeof value === 'string' ? /^(\d+(?:\.\d+)?)(mm|cm|in|pt|px)$/.exec(value) : null;
+  if (!m) return undefined;
+  return Number(m[1]) * { mm: 1, cm: 10, in: 25.4, pt: 25.4 / 72, px: 25.4 / 96 }[m[2] as 'mm' | 'cm' | 'in' | 'pt' | 'px'];
+}
 
 /** Length props: numbers are millimetres; strings are checked by the props schema. */
 export function cssLength(value: string | number | undefined, fallback: string): string {

@@ -3,6 +3,7 @@ import { AppError } from '../../errors';
 import type { Component, ComponentType } from '../template.types';
 import type { RenderContext } from './context';
 import { barcodeHtml, barcodeProps } from './barcode';
+import { chartHtml, chartProps } from './chart';
 import { boxHtml, boxProps, columnsHtml, columnsProps } from './containers';
 import { imageHtml, imageProps } from './image';
 import { htmlHtml, htmlProps, markdownHtml, markdownProps } from './rich-text';
@@ -61,6 +62,7 @@ export const COMPONENTS: Record<ComponentType, ComponentDefinition> = {
   barcode: { props: withCommon(barcodeProps), html: barcodeHtml },
   markdown: { props: withCommon(markdownProps), html: (_id, p, ctx) => markdownHtml(p, ctx) },
   html: { props: withCommon(htmlProps), html: (_id, p, ctx) => htmlHtml(p, ctx) },
+  chart: { props: withCommon(chartProps), html: chartHtml },
 };
 
 export function isComponentType(type: unknown): type is ComponentType {

@@ -32,7 +32,7 @@ export const repeatSegment = (repeatId: string, index: number): string => `${rep
 export async function repeatHtml(id: string, p: RepeatProps, ctx: RenderContext): Promise<string> {
   const parts: string[] = [];
   for (const [i, scope] of repeatScopes(id, p, ctx.scope, ctx.budget).entries()) {
-    parts.push(`<div class="fw-repeat-item">${await ctx.renderChildren(p.components, scope, repeatSegment(id, i))}</div>`);
+    parts.push(`<div class="fw-repeat-item">${await ctx.renderChildren(p.components, scope, { segment: repeatSegment(id, i) })}</div>`);
   }
   return `<div class="fw-repeat">${parts.join('')}</div>`;
 }

@@ -66,7 +66,7 @@ describe('Templates: create, read, update, delete', () => {
 
   it('refuses an invalid definition with 400 ERR_TMPL_008: the first error in relatedInfo.path, all listed', async () => {
     const body = buildTemplate({
-      schema: { pageSize: 'B7', sections: [{ id: 'main', components: [{ id: 'a', type: 'chart', props: {} }] }] },
+      schema: { pageSize: 'B7', sections: [{ id: 'main', components: [{ id: 'a', type: 'hologram', props: {} }] }] },
       variables: [{ name: 'customer', type: 'str' }],
     });
     const res = await app.request('POST', '/api/templates', { token: token(), body });
