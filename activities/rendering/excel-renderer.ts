@@ -197,6 +197,25 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
 }
 
 /** Excel header/footer codes: &L &C &R slots, &P page, &N pages; a literal & is doubled. */
+/**
+ * A component area's words for a workbook's print header: its headings' and texts' text, joined, in
+ * the centre slot (those `visibleIf` hides left out).
+ */
+function areaSlots(hf: HeaderFooter | undefined, hidden: ReadonlySet<string>): HeaderFooter | undefined {
+  if (!hf?.components) return hf;
+  const texts: string[] = [];
+  const walk = (components: Component[]) => {
+    for (const c of components) {
+      if (hidden.has(c.id)) continue;
+      const props = (c.props ?? {}) as Record<string, unknown>;
+      if ((c.type === 'text' || c.type === 'heading') && typeof props.text === 'string') texts.push(props.text);
+      if (isComponentType(c.type)) for (const children of childLists(c.type, props)) walk(children as Component[]);
+    }
+  };
+  walk(hf.components);
+  return { center: texts.join(' · ') };
+}
+
 function headerFooterCode(hf: HeaderFooter | undefined, scope: ResolvedData, o: ReturnType<typeof formatOptionsOf>, extraCenter?: string): string {
   const slot = (text: string | undefined) =>
     (text ?? '')
@@ -319,15 +338,15 @@ function sheetOptions(schema: TemplateSchema): Partial<ExcelJS.AddWorksheetOptio
 }
 
 /** The workbook's sheets: names and print headers and footers, the same for both writers. */
-function sheetsOf(schema: TemplateSchema, data: ResolvedData, watermark: string | undefined) {
+function sheetsOf(schema: TemplateSchema, data: ResolvedData, watermark: string | undefined, hidden: ReadonlySet<string>) {
   const format = formatOptionsOf(schema);
   const names = new Set<string>();
   return schema.sections.map((section) => {
     const title = section.title ? interpolateText(section.title, data, format) : '';
     return {
       name: sheetName(title || section.id, names),
-      oddHeader: headerFooterCode(schema.header, data, format, watermark),
-      oddFooter: headerFooterCode(schema.footer, data, format),
+      oddHeader: headerFooterCode(areaSlots(schema.header, hidden), data, format, watermark),
+      oddFooter: headerFooterCode(areaSlots(schema.footer, hidden), data, format),
     };
   });
 }
@@ -353,7 +372,7 @@ function drained(out: Writable): () => Promise<void> {
  */
 export async function renderExcelTo(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, out: Writable, sources: Readonly<Record<string, RowSource>> = {}): Promise<void> {
   const watermark = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || undefined;
-  const sheets = sheetsOf(schema, data, watermark);
+  const sheets = sheetsOf(schema, data, watermark, new Set(options.hidden ?? []));
   if (hasPictures(schema)) {
     const workbook = new (loadExcelJS().Workbook)();
     describe(workbook, options, watermark);

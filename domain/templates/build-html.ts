@@ -144,6 +144,19 @@ export function headerFooterSlot(text: string, scope: ResolvedData, o: FormatOpt
     .join('');
 }
 
+/** `{page}` and `{pages}` left as text in rendered components' HTML (single braces) as Chromium's spans. */
+const pageNumbers = (html: string): string =>
+  html.replace(/(?<!\{)\{(pages?)\}(?!\})/g, (_m, part: string) => `<span class="${part === 'page' ? 'pageNumber' : 'totalPages'}"></span>`);
+
+/**
+ * A component area as Chromium's header or footer template: a document of its own, so the page's
+ * stylesheet and theme come along inside it; full width between the side margins, nothing clipped.
+ */
+async function componentArea(components: Component[], render: (components: Component[]) => Promise<string>, padding: string, theme: TemplateSchema['theme']): Promise<string> {
+  const html = pageNumbers(await render(components));
+  return `<style>${STYLESHEET}${themeCss(theme, FONT_STACK)}</style><div class="fw-page-area" style="width:100%;padding:${padding};font-size:8pt;-webkit-print-color-adjust:exact">${html}</div>`;
+}
+
 function headerFooterTemplate(hf: HeaderFooter | undefined, scope: ResolvedData, o: FormatOptions, padding: string, theme: TemplateSchema['theme']): string {
   if (!hf || (!hf.left && !hf.center && !hf.right)) return '<span></span>';
   // Each slot takes the width its text needs (an empty one none) and wraps past it: nothing is clipped.
@@ -213,8 +226,13 @@ ${sections.join('\n')}
 </body>
 </html>`;
 
-  const headerTemplate = headerFooterTemplate(schema.header, data, format, `0 ${margins.right} 0 ${margins.left}`, schema.theme);
-  const footerTemplate = headerFooterTemplate(schema.footer, data, format, `0 ${margins.right} 0 ${margins.left}`, schema.theme);
+  const areaPadding = `0 ${margins.right} 0 ${margins.left}`;
+  const pageArea = (hf: HeaderFooter | undefined) =>
+    hf?.components
+      ? componentArea(hf.components, (components) => renderComponents(components, data, base, size, hidden), areaPadding, schema.theme)
+      : Promise.resolve(headerFooterTemplate(hf, data, format, areaPadding, schema.theme));
+  const headerTemplate = await pageArea(schema.header);
+  const footerTemplate = await pageArea(schema.footer);
   // Everything Chromium is handed counts: the page (section titles, markup, stylesheet) and the header and footer.
   const bytes = Buffer.byteLength(html, 'utf8') + Buffer.byteLength(headerTemplate, 'utf8') + Buffer.byteLength(footerTemplate, 'utf8');
   if (bytes > limits.maxHtmlBytes) throw htmlTooLarge(limits.maxHtmlBytes);

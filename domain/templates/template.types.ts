@@ -29,6 +29,11 @@ export interface HeaderFooter {
   left?: string;
   center?: string;
   right?: string;
+  /**
+   * A full-width component area instead of the three slots (docs/templates.md "Header and footer"):
+   * any components, `{page}` and `{pages}` in their texts.
+   */
+  components?: Component[];
 }
 
 export interface Component {

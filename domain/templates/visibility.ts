@@ -32,8 +32,11 @@ export function hasConditions(schema: TemplateSchema): boolean {
       if (typeof props.visibleIf === 'string' && props.visibleIf.trim() !== '') return true;
       return isComponentType(c.type) && childLists(c.type, props).some((children) => walk(children as Component[]));
     });
-  return schema.sections.some((s) => walk(s.components));
+  return [...schema.sections.map((s) => s.components), ...pageAreas(schema)].some(walk);
 }
+
+/** The component areas of the header and footer (their instances have top-level paths too). */
+const pageAreas = (schema: TemplateSchema): Component[][] => [schema.header?.components, schema.footer?.components].filter((c): c is Component[] => Array.isArray(c));
 
 /** JSONata's own truth (`$boolean`): empty strings, zero, empty arrays, null and false are false. */
 function truthy(value: unknown): boolean {
@@ -100,6 +103,6 @@ export async function hiddenComponents(input: VisibilityInput, budget: CpuBudget
 
   // JSONata sees JSON (dates as ISO strings), as calculated variables do.
   const data = toJson(input.data) as Record<string, unknown>;
-  for (const section of input.schema.sections) await walk(section.components, data, '');
+  for (const components of [...input.schema.sections.map((s) => s.components), ...pageAreas(input.schema)]) await walk(components, data, '');
   return hidden;
 }

@@ -351,6 +351,39 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
     });
   });
 
+  it('prints a footer made of components, full width, with page numbers, on every page; a workbook gets its text', async () => {
+    const template = buildTemplate({ components: [component('text', { text: 'First' }), component('text', { text: 'Second', pageBreak: 'before' })] });
+    template.schema.margins = { bottom: '25mm' };
+    template.schema.footer = {
+      components: [
+        component('columns', {
+          columns: [
+            { components: [component('text', { text: 'Formwork GmbH · {{city}}' }, 'foot-left')] },
+            { components: [component('text', { text: 'Page {page} of {pages}', align: 'right' }, 'foot-right')] },
+          ],
+        }),
+        component('text', { text: 'HiddenNote', visibleIf: 'false' }, 'foot-hidden'),
+      ],
+    };
+    template.variables = [{ name: 'city', type: 'string', required: true }];
+    const pdf = await render(template, { city: 'Berlin' });
+    for (const page of [1, 2]) {
+      const { words } = await pdfWords(pdf, page);
+      const line = words.map((w) => w.text).join(' ');
+      expect(line).toContain(`Page ${page} of 2`);
+      expect(line).toContain('Formwork GmbH · Berlin');
+      expect(line).not.toContain('HiddenNote');
+      // Full width: the page number ends at the right margin, the company starts at the left one.
+      expect(Math.abs(Math.max(...words.filter((w) => w.text === '2').map((w) => w.xMax)) - RIGHT_EDGE)).toBeLessThan(3);
+      expect(Math.abs(word(words, 'Formwork').xMin - 15 * PT)).toBeLessThan(3);
+    }
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await render(template, { city: 'Berlin' }, 'excel')) as unknown as ExcelJS.Buffer);
+    expect(workbook.worksheets[0].headerFooter.oddFooter).toBe('&CFormwork GmbH · Berlin · Page &P of &N');
+    const refused = validateTemplateSchema({ pageSize: 'A4', footer: { components: [], firstPage: { components: [] } }, sections: [{ id: 's', components: [] }] }, 'pdf');
+    expect(refused.errors.map((e) => e.path)).toEqual(['footer']);
+  });
+
   describe('barcodes', () => {
     it('draws code128, EAN-13, UPC-A and QR codes that a scanner reads back, as vector graphics', async () => {
       const template = buildTemplate({
