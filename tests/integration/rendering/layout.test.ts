@@ -1,8 +1,10 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
 import { renderDocument } from '../../../activities/rendering/render-document';
 import { buildHtml } from '../../../domain/templates/build-html';
-import { validateTemplateSchema } from '../../../domain/templates/template.schema';
+import { validateTemplate, validateTemplateSchema } from '../../../domain/templates/template.schema';
 import type { Component, TemplateDefinition } from '../../../domain/templates/template.types';
 import { useEvaluator } from '../../support/evaluation';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
@@ -497,6 +499,29 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
       const texts: string[] = [];
       workbook.worksheets[0].eachRow((row) => row.eachCell((cell) => texts.push(String(cell.value))));
       expect(texts).toEqual(['Title', 'Some bold text', 'item', 'First & second', 'Next', 'line']);
+    });
+  });
+
+  describe('the invoice example (docs/examples/invoice.json)', () => {
+    const example = JSON.parse(readFileSync(join(__dirname, '../../../docs/examples/invoice.json'), 'utf8')) as { definition: TemplateDefinition; sampleData: Record<string, unknown> };
+
+    it('is a valid template that puts the parties side by side, the totals at the margin, the discount and a payment barcode', async () => {
+      expect(validateTemplate(example.definition, 'pdf')).toMatchObject({ valid: true, errors: [] });
+      const pdf = await render(example.definition, example.sampleData);
+      const { words } = await pdfWords(pdf);
+      expect(Math.abs(word(words, 'SELLER').yMin - word(words, 'BILL').yMin)).toBeLessThan(1);
+      expect(word(words, 'BILL').xMin).toBeGreaterThan(PAGE_WIDTH / 2);
+      // 900 + 340 - 40 = 1,200.00; VAT 19 % = 228.00; total 1,428.00: right edges at the margin.
+      const totals = ['€1,200.00', '€228.00'].map((t) => word(words, t).xMax);
+      const total = Math.max(...words.filter((w) => w.text === '€1,428.00').map((w) => w.xMax));
+      for (const x of [...totals, total]) expect(Math.abs(x - RIGHT_EDGE)).toBeLessThan(2);
+      expect(words.map((w) => w.text).join(' ')).toContain('Includes a loyalty discount of €40.00.');
+      expect(await decodeBarcodes(pdf)).toEqual(['CODE-128:INV-2026-014']);
+      const without = (await pdfWords(await render(example.definition, { ...example.sampleData, discount: 0 }))).words.map((w) => w.text).join(' ');
+      expect(without).not.toContain('loyalty discount');
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.load((await render(example.definition, example.sampleData, 'excel')) as unknown as ExcelJS.Buffer);
+      expect(workbook.worksheets[0].rowCount).toBeGreaterThan(5);
     });
   });
 });
