@@ -2,7 +2,7 @@ import { PassThrough, type Writable } from 'node:stream';
 import type ExcelJS from 'exceljs';
 import { AppError } from '../../domain/errors';
 import { DEFAULT_WATERMARK, formatOptionsOf, limitsOf } from '../../domain/templates/build-html';
-import type { DataContext } from '../../domain/templates/components/context';
+import { lengthMm, type DataContext } from '../../domain/templates/components/context';
 import { barcodePng, barcodeText } from '../../domain/templates/components/barcode';
 import { chartData } from '../../domain/templates/components/chart';
 import { imageSource } from '../../domain/templates/components/image';
@@ -70,11 +70,8 @@ export interface ExcelRenderOptions {
 const MM_TO_PX = 96 / 25.4;
 
 function widthPx(width: ImageProps['width'], fallback?: number): number | undefined {
-  if (typeof width === 'number') return Math.round(width * MM_TO_PX);
-  const m = typeof width === 'string' ? /^(\d+(?:\.\d+)?)(mm|cm|in|px|pt)$/.exec(width) : null;
-  if (!m) return fallback;
-  const factor = { mm: MM_TO_PX, cm: MM_TO_PX * 10, in: 96, px: 1, pt: 96 / 72 }[m[2] as 'mm' | 'cm' | 'in' | 'px' | 'pt'];
-  return Math.round(Number(m[1]) * factor);
+  const mm = lengthMm(width);
+  return mm === undefined ? fallback : Math.round(mm * MM_TO_PX);
 }
 
 interface Walk {
