@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors';
 import type { HtmlDocument } from '../../domain/templates/build-html';
 import { isAllowedRemoteUrl } from '../../domain/templates/image-hosts';
 import type { PageSize } from '../../domain/templates/template.types';
+import { replaceFirstPage } from './first-page';
 import type { PdfRenderResult } from './pdf-renderer';
 
 /**
@@ -196,31 +197,36 @@ export async function printPdf(
   const paper = PAPER_INCHES[doc.pageSize];
   const session = printSessions.get(page) ?? (await page.createCDPSession());
   printSessions.set(page, session);
-  const { data } = await withTimeout(
-    session.send('Page.printToPDF', {
-      transferMode: 'ReturnAsBase64',
-      landscape: doc.landscape,
-      displayHeaderFooter: doc.displayHeaderFooter,
-      headerTemplate: doc.headerTemplate,
-      footerTemplate: doc.footerTemplate,
-      printBackground: true,
-      paperWidth: paper.width,
-      paperHeight: paper.height,
-      marginTop: inches(doc.margins.top),
-      marginBottom: inches(doc.margins.bottom),
-      marginLeft: inches(doc.margins.left),
-      marginRight: inches(doc.margins.right),
-      pageRanges: `1-${maxPages + 1}`,
-      generateTaggedPDF: TAGGED_PDF,
-      generateDocumentOutline: false,
-    }),
-    timeouts.printMs,
-    'Printing the PDF',
-  );
-  const pdf = Buffer.from(data, 'base64');
+  const print = async (templates: { headerTemplate: string; footerTemplate: string }, pageRanges: string) => {
+    const { data } = await withTimeout(
+      session.send('Page.printToPDF', {
+        transferMode: 'ReturnAsBase64',
+        landscape: doc.landscape,
+        displayHeaderFooter: doc.displayHeaderFooter,
+        headerTemplate: templates.headerTemplate,
+        footerTemplate: templates.footerTemplate,
+        printBackground: true,
+        paperWidth: paper.width,
+        paperHeight: paper.height,
+        marginTop: inches(doc.margins.top),
+        marginBottom: inches(doc.margins.bottom),
+        marginLeft: inches(doc.margins.left),
+        marginRight: inches(doc.margins.right),
+        pageRanges,
+        generateTaggedPDF: TAGGED_PDF,
+        generateDocumentOutline: false,
+      }),
+      timeouts.printMs,
+      'Printing the PDF',
+    );
+    return Buffer.from(data, 'base64');
+  };
+  let pdf: Buffer = await print(doc, `1-${maxPages + 1}`);
   const pageCount = countPdfPages(pdf);
   if (pageCount > maxPages) {
     throw new AppError('ERR_LIMIT_001', `Document exceeds the limit of ${maxPages} PDF pages`, { limit: maxPages });
   }
+  // A first-page header or footer: page 1 printed again with them ({pages} still counts the whole document).
+  if (doc.firstPage) pdf = await replaceFirstPage(pdf, await print(doc.firstPage, '1'));
   return { pdf, pageCount };
 }

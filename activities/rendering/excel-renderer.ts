@@ -21,7 +21,7 @@ import type {
   BarcodeProps,
   ChartProps,
   Component,
-  HeaderFooter,
+  PageArea,
   HeadingProps,
   HtmlProps,
   ImageProps,
@@ -193,12 +193,11 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
   }
 }
 
-/** Excel header/footer codes: &L &C &R slots, &P page, &N pages; a literal & is doubled. */
 /**
  * A component area's words for a workbook's print header: its headings' and texts' text, joined, in
  * the centre slot (those `visibleIf` hides left out).
  */
-function areaSlots(hf: HeaderFooter | undefined, hidden: ReadonlySet<string>): HeaderFooter | undefined {
+function areaSlots(hf: PageArea | undefined, hidden: ReadonlySet<string>): PageArea | undefined {
   if (!hf?.components) return hf;
   const texts: string[] = [];
   const walk = (components: Component[]) => {
@@ -213,7 +212,8 @@ function areaSlots(hf: HeaderFooter | undefined, hidden: ReadonlySet<string>): H
   return { center: texts.join(' · ') };
 }
 
-function headerFooterCode(hf: HeaderFooter | undefined, scope: ResolvedData, o: ReturnType<typeof formatOptionsOf>, extraCenter?: string): string {
+/** Excel header/footer codes: &L &C &R slots, &P page, &N pages; a literal & is doubled. */
+function headerFooterCode(hf: PageArea | undefined, scope: ResolvedData, o: ReturnType<typeof formatOptionsOf>, extraCenter?: string): string {
   const slot = (text: string | undefined) =>
     (text ?? '')
       .split(/(?<!\{)\{(pages?)\}(?!\})/)
@@ -340,10 +340,18 @@ function sheetsOf(schema: TemplateSchema, data: ResolvedData, watermark: string 
   const names = new Set<string>();
   return schema.sections.map((section) => {
     const title = section.title ? interpolateText(section.title, data, format) : '';
+    const code = (area: PageArea | undefined, extra?: string) => headerFooterCode(areaSlots(area, hidden), data, format, extra);
+    const differentFirst = Boolean(schema.header?.firstPage || schema.footer?.firstPage);
     return {
       name: sheetName(title || section.id, names),
-      oddHeader: headerFooterCode(areaSlots(schema.header, hidden), data, format, watermark),
-      oddFooter: headerFooterCode(areaSlots(schema.footer, hidden), data, format),
+      headerFooter: {
+        oddHeader: code(schema.header, watermark),
+        oddFooter: code(schema.footer),
+        // A first-page variant prints on each sheet's first printed page (Excel's "different first page").
+        ...(differentFirst
+          ? { differentFirst, firstHeader: code(schema.header?.firstPage ?? schema.header, watermark), firstFooter: code(schema.footer?.firstPage ?? schema.footer) }
+          : {}),
+      },
     };
   });
 }
@@ -375,8 +383,7 @@ export async function renderExcelTo(schema: TemplateSchema, data: ResolvedData, 
     describe(workbook, options, watermark);
     const targets = sheets.map((s): SheetTarget => {
       const sheet = workbook.addWorksheet(s.name, sheetOptions(schema));
-      sheet.headerFooter.oddHeader = s.oddHeader;
-      sheet.headerFooter.oddFooter = s.oddFooter;
+      Object.assign(sheet.headerFooter, s.headerFooter);
       return { kind: 'memory', workbook, sheet };
     });
     await walkSections(schema, data, options, sources, { target: (i) => targets[i] });
@@ -393,8 +400,7 @@ export async function renderExcelTo(schema: TemplateSchema, data: ResolvedData, 
       // A sheet is complete when the next one starts (the streaming writer writes one at a time).
       open?.commit();
       open = book.addWorksheet(sheets[i].name, sheetOptions(schema));
-      open.headerFooter.oddHeader = sheets[i].oddHeader;
-      open.headerFooter.oddFooter = sheets[i].oddFooter;
+      Object.assign(open.headerFooter, sheets[i].headerFooter);
       return { kind: 'stream', book, sheet: open, measured: measured[i], turn };
     },
   });

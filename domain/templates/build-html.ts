@@ -12,7 +12,7 @@ import {
   MAX_NESTING_DEPTH,
   type CommonProps,
   type Component,
-  type HeaderFooter,
+  type PageArea,
   type PageSize,
   type RenderLimits,
   type ResolvedData,
@@ -43,6 +43,8 @@ export interface HtmlDocument {
   displayHeaderFooter: boolean;
   headerTemplate: string;
   footerTemplate: string;
+  /** The header and footer of the first page, when the template gives either a `firstPage` variant. */
+  firstPage?: { headerTemplate: string; footerTemplate: string };
 }
 
 const DEFAULT_MARGINS = { top: 20, right: 15, bottom: 20, left: 15 };
@@ -157,7 +159,7 @@ async function componentArea(components: Component[], render: (components: Compo
   return `<style>${STYLESHEET}${themeCss(theme, FONT_STACK)}</style><div class="fw-page-area" style="width:100%;padding:${padding};font-size:8pt;-webkit-print-color-adjust:exact">${html}</div>`;
 }
 
-function headerFooterTemplate(hf: HeaderFooter | undefined, scope: ResolvedData, o: FormatOptions, padding: string, theme: TemplateSchema['theme']): string {
+function headerFooterTemplate(hf: PageArea | undefined, scope: ResolvedData, o: FormatOptions, padding: string, theme: TemplateSchema['theme']): string {
   if (!hf || (!hf.left && !hf.center && !hf.right)) return '<span></span>';
   // Each slot takes the width its text needs (an empty one none) and wraps past it: nothing is clipped.
   const cell = (text: string | undefined, align: string) =>
@@ -227,14 +229,21 @@ ${sections.join('\n')}
 </html>`;
 
   const areaPadding = `0 ${margins.right} 0 ${margins.left}`;
-  const pageArea = (hf: HeaderFooter | undefined) =>
+  const pageArea = (hf: PageArea | undefined) =>
     hf?.components
       ? componentArea(hf.components, (components) => renderComponents(components, data, base, size, hidden), areaPadding, schema.theme)
       : Promise.resolve(headerFooterTemplate(hf, data, format, areaPadding, schema.theme));
   const headerTemplate = await pageArea(schema.header);
   const footerTemplate = await pageArea(schema.footer);
-  // Everything Chromium is handed counts: the page (section titles, markup, stylesheet) and the header and footer.
-  const bytes = Buffer.byteLength(html, 'utf8') + Buffer.byteLength(headerTemplate, 'utf8') + Buffer.byteLength(footerTemplate, 'utf8');
+  const firstPage =
+    schema.header?.firstPage || schema.footer?.firstPage
+      ? {
+          headerTemplate: schema.header?.firstPage ? await pageArea(schema.header.firstPage) : headerTemplate,
+          footerTemplate: schema.footer?.firstPage ? await pageArea(schema.footer.firstPage) : footerTemplate,
+        }
+      : undefined;
+  // Everything Chromium is handed counts: the page (section titles, markup, stylesheet) and the headers and footers.
+  const bytes = [html, headerTemplate, footerTemplate, firstPage?.headerTemplate ?? '', firstPage?.footerTemplate ?? ''].reduce((sum, part) => sum + Buffer.byteLength(part, 'utf8'), 0);
   if (bytes > limits.maxHtmlBytes) throw htmlTooLarge(limits.maxHtmlBytes);
 
   return {
@@ -245,5 +254,6 @@ ${sections.join('\n')}
     displayHeaderFooter,
     headerTemplate,
     footerTemplate,
+    ...(firstPage ? { firstPage } : {}),
   };
 }

@@ -134,7 +134,11 @@ export function crossCheckTemplate(
   const s = (schema ?? {}) as Record<string, unknown>;
   for (const part of ['header', 'footer'] as const) {
     const hf = s[part] as Record<string, unknown> | undefined;
-    for (const slot of ['left', 'center', 'right']) if (typeof hf?.[slot] === 'string') checkText(`${part}.${slot}`, hf[slot] as string, []);
+    const first = hf?.firstPage as Record<string, unknown> | undefined;
+    for (const slot of ['left', 'center', 'right']) {
+      if (typeof hf?.[slot] === 'string') checkText(`${part}.${slot}`, hf[slot] as string, []);
+      if (typeof first?.[slot] === 'string') checkText(`${part}.firstPage.${slot}`, first[slot] as string, []);
+    }
   }
   const sections = Array.isArray(s.sections) ? (s.sections as Array<{ title?: unknown }>) : [];
   sections.forEach((sec, i) => typeof sec?.title === 'string' && checkText(`sections[${i}].title`, sec.title, []));

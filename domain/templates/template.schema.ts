@@ -33,12 +33,12 @@ const MAX_COMPONENTS = 2000;
 const NAME = Joi.string().pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, 'identifier (letters, digits, _)').max(100);
 const ID = Joi.string().pattern(/^[A-Za-z0-9_-]+$/, 'id (letters, digits, - and _)').max(100);
 const slot = Joi.string().allow('').max(1000);
-// Three text slots, or a component area (its components are checked by the walk below). A first-page
-// variant is not supported yet: refused rather than ignored.
-const headerFooter = Joi.alternatives().try(
-  Joi.object({ left: slot, center: slot, right: slot }),
-  Joi.object({ components: Joi.array().max(50).items(Joi.any()).required() }),
-);
+// Three text slots, or a component area (its components are checked by the walk below); either may
+// carry a first-page variant of either form (`firstPage: {components: []}` prints nothing on page 1).
+const slots = { left: slot, center: slot, right: slot };
+const area = { components: Joi.array().max(50).items(Joi.any()).required() };
+const pageArea = Joi.alternatives().try(Joi.object(slots), Joi.object(area));
+const headerFooter = Joi.alternatives().try(Joi.object({ ...slots, firstPage: pageArea }), Joi.object({ ...area, firstPage: pageArea }));
 
 const templateSchemaSchema = Joi.object({
   // Spec: A4 unless the template says otherwise (stored definitions get it filled in, definition-shapes.ts).
@@ -193,8 +193,9 @@ export function validateTemplateSchema(
     if (Array.isArray(s?.components)) walkComponents(s.components, `sections[${i}].components`, [], errors, visits, ids);
   });
   for (const part of ['header', 'footer'] as const) {
-    const area = ((value ?? schema) as Record<string, { components?: unknown } | undefined>)[part];
+    const area = ((value ?? schema) as Record<string, { components?: unknown; firstPage?: { components?: unknown } } | undefined>)[part];
     if (Array.isArray(area?.components)) walkComponents(area.components, `${part}.components`, [], errors, visits, ids);
+    if (Array.isArray(area?.firstPage?.components)) walkComponents(area.firstPage.components, `${part}.firstPage.components`, [], errors, visits, ids);
   }
   if (visits.length > MAX_COMPONENTS) errors.push({ path: 'sections', message: `more than ${MAX_COMPONENTS} components` });
   const names: NameContext | undefined = context

@@ -22,18 +22,21 @@ export interface Margins {
 }
 
 /**
- * A page header or footer. Each slot is interpolated text; `{page}` and `{pages}` become the
- * current page number and the page count (Chromium fills them in at print time).
+ * What a page header or footer prints: three interpolated text slots (`{page}` and `{pages}` become
+ * the current page number and the page count, filled in by Chromium at print time), or a full-width
+ * component area (docs/templates.md "Header and footer"): any components, `{page}` and `{pages}` in
+ * their texts.
  */
-export interface HeaderFooter {
+export interface PageArea {
   left?: string;
   center?: string;
   right?: string;
-  /**
-   * A full-width component area instead of the three slots (docs/templates.md "Header and footer"):
-   * any components, `{page}` and `{pages}` in their texts.
-   */
   components?: Component[];
+}
+
+/** A page header or footer, with an optional variant printed on the first page instead. */
+export interface HeaderFooter extends PageArea {
+  firstPage?: PageArea;
 }
 
 export interface Component {

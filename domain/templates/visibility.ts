@@ -35,8 +35,9 @@ export function hasConditions(schema: TemplateSchema): boolean {
   return [...schema.sections.map((s) => s.components), ...pageAreas(schema)].some(walk);
 }
 
-/** The component areas of the header and footer (their instances have top-level paths too). */
-const pageAreas = (schema: TemplateSchema): Component[][] => [schema.header?.components, schema.footer?.components].filter((c): c is Component[] => Array.isArray(c));
+/** The component areas of the header and footer and their first-page variants (their instances have top-level paths too). */
+const pageAreas = (schema: TemplateSchema): Component[][] =>
+  [schema.header, schema.footer, schema.header?.firstPage, schema.footer?.firstPage].map((area) => area?.components).filter((c): c is Component[] => Array.isArray(c));
 
 /** JSONata's own truth (`$boolean`): empty strings, zero, empty arrays, null and false are false. */
 function truthy(value: unknown): boolean {

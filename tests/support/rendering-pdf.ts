@@ -96,6 +96,11 @@ export function pdfInfo(pdf: Buffer): Promise<{ pages: number; pageSize: string;
   });
 }
 
+/** The tagged PDF's structure tree with the text of its elements (`pdfinfo -struct-text`). */
+export function pdfStructure(pdf: Buffer): Promise<string> {
+  return withPdfFile(pdf, async (path) => (await run('/usr/bin/pdfinfo', ['-struct-text', path], { maxBuffer: 64 * 1024 * 1024 })).stdout);
+}
+
 export function testPool(overrides: Partial<ChromiumPoolOptions> = {}): ChromiumPool {
   return new ChromiumPool({
     executablePath: process.env.PUPPETEER_EXECUTABLE_PATH ?? '/usr/bin/chromium',

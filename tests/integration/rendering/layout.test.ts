@@ -8,7 +8,7 @@ import { validateTemplate, validateTemplateSchema } from '../../../domain/templa
 import type { Component, TemplateDefinition } from '../../../domain/templates/template.types';
 import { useEvaluator } from '../../support/evaluation';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
-import { decodeBarcodes, pdfPixels, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
+import { decodeBarcodes, pdfInfo, pdfPixels, pdfStructure, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
 
 const evaluator = useEvaluator();
 
@@ -382,8 +382,62 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load((await render(template, { city: 'Berlin' }, 'excel')) as unknown as ExcelJS.Buffer);
     expect(workbook.worksheets[0].headerFooter.oddFooter).toBe('&CFormwork GmbH · Berlin · Page &P of &N');
-    const refused = validateTemplateSchema({ pageSize: 'A4', footer: { components: [], firstPage: { components: [] } }, sections: [{ id: 's', components: [] }] }, 'pdf');
-    expect(refused.errors.map((e) => e.path)).toEqual(['footer']);
+  });
+
+  it('prints the firstPage variant of the header and footer on page 1 only, the regular ones after it, the structure tree kept', async () => {
+    const template = buildTemplate({
+      components: [
+        component('heading', { text: 'Annual report', level: 1 }),
+        component('text', { text: 'Second page body', pageBreak: 'before' }),
+        component('text', { text: 'Third page body', pageBreak: 'before' }),
+      ],
+    });
+    template.schema.margins = { top: '30mm', bottom: '25mm' };
+    template.schema.header = {
+      components: [component('text', { text: 'Running header' }, 'head-run')],
+      firstPage: {
+        components: [
+          component('box', { components: [component('heading', { text: 'Banner {{company}}', level: 3 }, 'head-banner')], border: true }, 'head-box'),
+          component('text', { text: 'HiddenBanner', visibleIf: 'false' }, 'head-hidden'),
+        ],
+      },
+    };
+    // Page 1 carries no footer at all; the rest count the whole document.
+    template.schema.footer = { center: 'Page {page} of {pages}', firstPage: { components: [] } };
+    template.variables = [{ name: 'company', type: 'string', required: true }];
+    const pdf = await render(template, { company: 'Acme' });
+    expect((await pdfInfo(pdf)).pages).toBe(3);
+    const lines = await Promise.all([1, 2, 3].map(async (page) => (await pdfWords(pdf, page)).words.map((w) => w.text).join(' ')));
+    expect(lines[0]).toContain('Banner Acme');
+    expect(lines[0]).toContain('Annual report');
+    expect(lines[0]).not.toMatch(/Running|Page|HiddenBanner/);
+    for (const page of [2, 3]) {
+      expect(lines[page - 1]).toContain('Running header');
+      expect(lines[page - 1]).toContain(`Page ${page} of 3`);
+      expect(lines[page - 1]).not.toContain('Banner');
+    }
+    // The document stays tagged: page 1's body is still in the structure tree after the swap.
+    const structure = await pdfStructure(pdf);
+    expect(structure).toContain('Annual report');
+    expect(structure).toContain('Third page body');
+
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await render(template, { company: 'Acme' }, 'excel')) as unknown as ExcelJS.Buffer);
+    expect(workbook.worksheets[0].headerFooter).toMatchObject({
+      differentFirst: true,
+      oddHeader: '&CRunning header',
+      firstHeader: '&CBanner Acme',
+      oddFooter: '&CPage &P of &N',
+    });
+    expect(workbook.worksheets[0].headerFooter.firstFooter ?? '').toBe('');
+  });
+
+  it('validates first-page variants: either form, their components walked, no variant inside a variant', () => {
+    const check = (footer: unknown) => validateTemplateSchema({ pageSize: 'A4', footer, sections: [{ id: 's', components: [] }] }, 'pdf').errors;
+    expect(check({ components: [], firstPage: { components: [] } })).toEqual([]);
+    expect(check({ left: 'a', firstPage: { right: 'b' } })).toEqual([]);
+    expect(check({ left: 'a', firstPage: { components: [{ id: 'x', type: 'sparkle', props: {} }] } }).map((e) => e.path)).toEqual(['footer.firstPage.components[0].type']);
+    expect(check({ left: 'a', firstPage: { left: 'b', firstPage: { left: 'c' } } }).map((e) => e.path)).toEqual(['footer']);
   });
 
   describe('barcodes', () => {
