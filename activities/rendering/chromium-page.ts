@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors';
 import type { HtmlDocument } from '../../domain/templates/build-html';
 import { isAllowedRemoteUrl } from '../../domain/templates/image-hosts';
 import type { PageSize } from '../../domain/templates/template.types';
-import { replaceFirstPage } from './first-page';
+import { destinationPages, replaceFirstPage } from './pdf-edit';
 import type { PdfRenderResult } from './pdf-renderer';
 
 /**
@@ -225,6 +225,21 @@ export async function printPdf(
   const pageCount = countPdfPages(pdf);
   if (pageCount > maxPages) {
     throw new AppError('ERR_LIMIT_001', `Document exceeds the limit of ${maxPages} PDF pages`, { limit: maxPages });
+  }
+  // A table of contents: its page numbers are where the first print put each heading's anchor.
+  if (doc.toc) {
+    const numbers = await destinationPages(pdf);
+    await withTimeout(
+      page.evaluate((pages: Record<string, number>) => {
+        document.querySelectorAll('[data-fw-toc]').forEach((slot) => {
+          const id = slot.getAttribute('data-fw-toc') ?? '';
+          slot.textContent = Object.prototype.hasOwnProperty.call(pages, id) ? String(pages[id]) : '';
+        });
+      }, numbers),
+      timeouts.contentMs,
+      'Numbering the table of contents',
+    );
+    pdf = await print(doc, `1-${maxPages + 1}`);
   }
   // A first-page header or footer: page 1 printed again with them ({pages} still counts the whole document).
   if (doc.firstPage) pdf = await replaceFirstPage(pdf, await print(doc.firstPage, '1'));

@@ -10,7 +10,7 @@ import { htmlTextLines, markdownLines } from '../../domain/templates/components/
 import { keyValueCell, keyValueRows } from '../../domain/templates/components/key-value';
 import { listItems } from '../../domain/templates/components/list';
 import { qrcodePng, qrcodeText } from '../../domain/templates/components/qrcode';
-import { childLists, isComponentType, normalizeProps } from '../../domain/templates/components/registry';
+import { anyComponent, childLists, isComponentType, normalizeProps } from '../../domain/templates/components/registry';
 import { repeatScopes, repeatSegment } from '../../domain/templates/components/repeat';
 import { bareDataPath } from '../../domain/templates/components/props';
 import { tableCell, tableColumns, tableData } from '../../domain/templates/components/table';
@@ -35,6 +35,7 @@ import type {
   TableProps,
   TemplateSchema,
   TextProps,
+  TocProps,
 } from '../../domain/templates/template.types';
 import { decodeDataImage, RowBudget, SheetWriter, type SheetMeasure, type SheetTarget, type TableRows } from './excel-sheet';
 import { loadExcelJS, streamWorkbook } from './excel-stream-workbook';
@@ -82,6 +83,8 @@ interface Walk {
   ctx: DataContext;
   imageAllowlist: readonly string[];
   sources: Readonly<Record<string, RowSource>>;
+  /** The workbook's sheet names, one per section: what a table of contents lists. */
+  sheetNames: readonly string[];
 }
 
 /** A streamed table's rows as cell values, the loop budget charged per batch. */
@@ -182,6 +185,13 @@ async function writeComponents(components: Component[], w: Walk): Promise<void> 
       case 'box':
         for (const children of childLists(c.type, props)) await writeComponents(children as Component[], w);
         break;
+      case 'toc': {
+        // A workbook has sheets, not pages: its table of contents links to each sheet.
+        const p = props as unknown as TocProps;
+        if (p.title) writer.heading(interpolateText(p.title, ctx.scope, ctx.format), 2);
+        writer.sheetLinks(w.sheetNames);
+        break;
+      }
       case 'divider':
       case 'spacer':
         writer.blank();
@@ -253,9 +263,10 @@ export function sheetName(wanted: string, used: Set<string>): string {
 
 /** Picture components anywhere in the tree (repeats included): they need the in-memory writer. */
 function hasPictures(schema: TemplateSchema): boolean {
-  const walk = (components: Component[]): boolean =>
-    components.some((c) => c.type === 'image' || c.type === 'qrcode' || c.type === 'barcode' || (isComponentType(c.type) && childLists(c.type, c.props ?? {}).some((children) => walk(children as Component[]))));
-  return schema.sections.some((s) => walk(s.components));
+  return anyComponent(
+    schema.sections.map((s) => s.components),
+    (c) => c.type === 'image' || c.type === 'qrcode' || c.type === 'barcode',
+  );
 }
 
 function isNameChar(code: number): boolean {
@@ -300,7 +311,14 @@ interface Pass {
 }
 
 /** One walk over the sections; the rows and loop budgets are the pass's own. */
-async function walkSections(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, sources: Readonly<Record<string, RowSource>>, pass: Pass): Promise<SheetMeasure[]> {
+async function walkSections(
+  schema: TemplateSchema,
+  data: ResolvedData,
+  options: ExcelRenderOptions,
+  sources: Readonly<Record<string, RowSource>>,
+  sheetNames: readonly string[],
+  pass: Pass,
+): Promise<SheetMeasure[]> {
   const limits = limitsOf(options.limits);
   const format = formatOptionsOf(schema);
   const rows = new RowBudget(limits.maxExcelRows);
@@ -315,7 +333,7 @@ async function walkSections(schema: TemplateSchema, data: ResolvedData, options:
       writer.heading(title, 1);
       writer.blank();
     }
-    await writeComponents(section.components, { path: '', hidden, writer, ctx: { scope: data, format, budget }, imageAllowlist: options.imageAllowlist ?? [], sources });
+    await writeComponents(section.components, { path: '', hidden, writer, ctx: { scope: data, format, budget }, imageAllowlist: options.imageAllowlist ?? [], sources, sheetNames });
     measures.push(writer.finish());
   }
   return measures;
@@ -378,6 +396,7 @@ function drained(out: Writable): () => Promise<void> {
 export async function renderExcelTo(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, out: Writable, sources: Readonly<Record<string, RowSource>> = {}): Promise<void> {
   const watermark = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || undefined;
   const sheets = sheetsOf(schema, data, watermark, new Set(options.hidden ?? []));
+  const names = sheets.map((s) => s.name);
   if (hasPictures(schema)) {
     const workbook = new (loadExcelJS().Workbook)();
     describe(workbook, options, watermark);
@@ -386,16 +405,16 @@ export async function renderExcelTo(schema: TemplateSchema, data: ResolvedData, 
       Object.assign(sheet.headerFooter, s.headerFooter);
       return { kind: 'memory', workbook, sheet };
     });
-    await walkSections(schema, data, options, sources, { target: (i) => targets[i] });
+    await walkSections(schema, data, options, sources, names, { target: (i) => targets[i] });
     out.end(Buffer.from(await workbook.xlsx.writeBuffer()));
     return;
   }
-  const measured = await walkSections(schema, data, options, sources, { target: () => ({ kind: 'measure' }) });
+  const measured = await walkSections(schema, data, options, sources, names, { target: () => ({ kind: 'measure' }) });
   const book = streamWorkbook(out);
   describe(book.workbook, options, watermark);
   const turn = drained(out);
   let open: ExcelJS.Worksheet | undefined;
-  await walkSections(schema, data, options, sources, {
+  await walkSections(schema, data, options, sources, names, {
     target: (i) => {
       // A sheet is complete when the next one starts (the streaming writer writes one at a time).
       open?.commit();

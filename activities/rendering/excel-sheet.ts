@@ -216,6 +216,23 @@ export class SheetWriter {
     });
   }
 
+  /**
+   * One row per sheet, each a link to its sheet's first cell. A HYPERLINK formula rather than a
+   * cell hyperlink: ExcelJS writes internal cell links that some spreadsheet programs open as
+   * external addresses. The names are literals inside the formula: `'` doubled for the sheet
+   * reference, `"` doubled for the string.
+   */
+  sheetLinks(names: readonly string[]): void {
+    for (const name of names) {
+      const row = this.nextRow();
+      this.fit(1, name);
+      if (!row) continue;
+      const literal = (text: string) => `"${text.replace(/"/g, '""')}"`;
+      row.getCell(1).value = { formula: `HYPERLINK(${literal(`#'${name.replace(/'/g, "''")}'!A1`)},${literal(name)})`, result: name };
+      row.getCell(1).font = { color: { argb: 'FF0B5CAD' }, underline: true };
+    }
+  }
+
   /** Places an image at the current row and moves below it (in-memory workbooks only: see SheetTarget). */
   image(img: ImageInfo, widthPx?: number): void {
     const t = this.target;

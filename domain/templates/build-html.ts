@@ -1,8 +1,9 @@
 import { AppError } from '../errors';
 import type { RenderContext } from './components/context';
 import { cssLength, lengthMm } from './components/context';
-import { COMPONENTS, CONTAINER_TYPES, isComponentType, normalizeProps } from './components/registry';
+import { anyComponent, COMPONENTS, CONTAINER_TYPES, isComponentType, normalizeProps } from './components/registry';
 import { cssSchema, themeCss } from './components/style';
+import { Outline } from './components/toc';
 import { DEFAULT_FORMAT_OPTIONS, type FormatOptions } from './format';
 import { escapeHtml, interpolateHtml } from './interpolate';
 import { LoopBudget } from './loop-budget';
@@ -43,6 +44,8 @@ export interface HtmlDocument {
   displayHeaderFooter: boolean;
   headerTemplate: string;
   footerTemplate: string;
+  /** The page has a table of contents whose page numbers the printer fills in (components/toc.ts). */
+  toc?: true;
   /** The header and footer of the first page, when the template gives either a `firstPage` variant. */
   firstPage?: { headerTemplate: string; footerTemplate: string };
 }
@@ -202,11 +205,15 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
     widthMm: contentWidthMm(schema),
   };
 
+  const outline = anyComponent(schema.sections.map((s) => s.components), (c) => c.type === 'toc') ? new Outline() : undefined;
+  const body = { ...base, outline };
   const sections: string[] = [];
   for (const s of schema.sections) {
     const title = s.title ? `<h2 class="fw-section-title">${interpolateHtml(s.title, data, format)}</h2>` : '';
-    sections.push(`<section class="fw-section">${title}${await renderComponents(s.components, data, base, size, hidden)}</section>`);
+    sections.push(`<section class="fw-section">${title}${await renderComponents(s.components, data, body, size, hidden)}</section>`);
   }
+  // The tables of contents, now that every heading is known.
+  const content = outline ? outline.fill(sections.join('\n'), (list) => size.charge(list, 'toc')) : sections.join('\n');
 
   const watermarkText = options.watermark === true ? DEFAULT_WATERMARK : options.watermark || '';
   const watermark = watermarkText ? `<div class="fw-watermark">${escapeHtml(watermarkText)}</div>` : '';
@@ -224,7 +231,7 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
 </head>
 <body>
 ${watermark}
-${sections.join('\n')}
+${content}
 </body>
 </html>`;
 
@@ -254,6 +261,7 @@ ${sections.join('\n')}
     displayHeaderFooter,
     headerTemplate,
     footerTemplate,
+    ...(outline && !outline.empty ? { toc: true as const } : {}),
     ...(firstPage ? { firstPage } : {}),
   };
 }

@@ -61,6 +61,18 @@ h4.fw-heading, h5.fw-heading, h6.fw-heading { font-size: 11pt; }
 .fw-break-before { break-before: page; }
 .fw-break-after { break-after: page; }
 .fw-table.fw-rows-split tr { break-inside: auto; }
+.fw-toc { margin: 0 0 5mm; }
+.fw-toc-title { font-size: 13pt; font-weight: 700; color: var(--fw-primary); margin: 0 0 3mm; }
+.fw-toc-list { list-style: none; margin: 0; padding: 0; }
+.fw-toc-entry { margin: 0 0 1.2mm; break-inside: avoid; }
+.fw-toc-entry a { display: flex; align-items: baseline; color: inherit; text-decoration: none; }
+.fw-toc-text { min-width: 0; overflow-wrap: anywhere; }
+.fw-toc-leader { flex: 1 1 auto; min-width: 4mm; margin: 0 1.5mm; border-bottom: 1px dotted var(--fw-muted); }
+.fw-toc-page { flex: 0 0 auto; width: 3.2em; text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+.fw-toc-level-1 { font-weight: 600; }
+.fw-toc-level-2 { padding-left: 5mm; }
+.fw-toc-level-3 { padding-left: 10mm; }
+.fw-toc-level-4, .fw-toc-level-5, .fw-toc-level-6 { padding-left: 15mm; }
 .fw-watermark { position: fixed; top: 50%; left: 50%; transform: translate(-50%, -50%) rotate(-35deg);
   font-size: 54pt; font-weight: 700; color: rgba(16, 42, 67, 0.09); white-space: nowrap; z-index: 1000; }
 `;

@@ -78,6 +78,10 @@ function textProps(c: Component, path: string): Array<[string, string]> {
     case 'html':
       add('html', p.html);
       break;
+    case 'chart':
+    case 'toc':
+      add('title', p.title);
+      break;
     default:
       break;
   }

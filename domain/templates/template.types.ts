@@ -156,6 +156,7 @@ export const COMPONENT_TYPES = [
   'markdown',
   'html',
   'chart',
+  'toc',
 ] as const;
 export type ComponentType = (typeof COMPONENT_TYPES)[number];
 
@@ -211,6 +212,12 @@ export interface QrCodeProps {
   value: string;
   size?: Length;
 }
+export interface TocProps {
+  /** Heading levels listed: 1 to `levels` (default 3). */
+  levels: number;
+  title?: string;
+}
+
 export interface ChartProps {
   chartType: 'bar' | 'line' | 'pie' | 'area';
   dataSource: string;

@@ -2,7 +2,7 @@ import jsonata from 'jsonata';
 import { cpuTimedJsonataOptions, startCpuBudget, type CpuBudget } from '../cpu-budget';
 import { AppError } from '../errors';
 import { JSONATA_REGEX } from '../user-regex';
-import { childLists, isComponentType, normalizeProps } from './components/registry';
+import { anyComponent, childLists, isComponentType, normalizeProps } from './components/registry';
 import { repeatScopes, repeatSegment } from './components/repeat';
 import { LoopBudget } from './loop-budget';
 import type { Component, RepeatProps, ResolvedData, TemplateSchema } from './template.types';
@@ -26,13 +26,7 @@ export interface VisibilityInput {
 
 /** Whether any component of the schema has a condition: only then is the check worth a trip to the workers. */
 export function hasConditions(schema: TemplateSchema): boolean {
-  const walk = (components: Component[]): boolean =>
-    components.some((c) => {
-      const props = (c.props ?? {}) as Record<string, unknown>;
-      if (typeof props.visibleIf === 'string' && props.visibleIf.trim() !== '') return true;
-      return isComponentType(c.type) && childLists(c.type, props).some((children) => walk(children as Component[]));
-    });
-  return [...schema.sections.map((s) => s.components), ...pageAreas(schema)].some(walk);
+  return anyComponent([...schema.sections.map((s) => s.components), ...pageAreas(schema)], (_c, props) => typeof props.visibleIf === 'string' && props.visibleIf.trim() !== '');
 }
 
 /** The component areas of the header and footer and their first-page variants (their instances have top-level paths too). */

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
 import { ChromiumPool, type ChromiumPoolOptions } from '../../activities/rendering/chromium-pool';
 
 /** Reading real PDFs back (poppler), a pool on the machine's Chromium, and a request recorder. */
@@ -99,6 +100,30 @@ export function pdfInfo(pdf: Buffer): Promise<{ pages: number; pageSize: string;
 /** The tagged PDF's structure tree with the text of its elements (`pdfinfo -struct-text`). */
 export function pdfStructure(pdf: Buffer): Promise<string> {
   return withPdfFile(pdf, async (path) => (await run('/usr/bin/pdfinfo', ['-struct-text', path], { maxBuffer: 64 * 1024 * 1024 })).stdout);
+}
+
+/** The named destinations (`pdfinfo -dests`) with the page each points at. */
+export function pdfDestinations(pdf: Buffer): Promise<Record<string, number>> {
+  return withPdfFile(pdf, async (path) => {
+    const { stdout } = await run('/usr/bin/pdfinfo', ['-dests', path]);
+    return Object.fromEntries([...stdout.matchAll(/^\s*(\d+)\s+\[.*\]\s+"(.*)"\s*$/gm)].map((m) => [m[2], Number(m[1])]));
+  });
+}
+
+/** The named destinations the link annotations of `page` go to, in their order on the page (read with pdf-lib). */
+export async function pdfLinkTargets(pdf: Buffer, page: number): Promise<string[]> {
+  const doc = await PDFDocument.load(pdf);
+  const annots = doc.getPage(page - 1).node.Annots();
+  const targets: string[] = [];
+  for (let i = 0; i < (annots?.size() ?? 0); i += 1) {
+    const annot = annots!.lookup(i, PDFDict);
+    if (annot.lookup(PDFName.of('Subtype')) !== PDFName.of('Link')) continue;
+    const action = annot.lookup(PDFName.of('A'));
+    const dest = annot.lookup(PDFName.of('Dest')) ?? (action instanceof PDFDict ? action.lookup(PDFName.of('D')) : undefined);
+    if (dest instanceof PDFName) targets.push(dest.decodeText());
+    else if (dest instanceof PDFString || dest instanceof PDFHexString) targets.push(dest.decodeText());
+  }
+  return targets;
 }
 
 export function testPool(overrides: Partial<ChromiumPoolOptions> = {}): ChromiumPool {

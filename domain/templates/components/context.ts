@@ -1,6 +1,7 @@
 import type { FormatOptions } from '../format';
 import type { LoopBudget } from '../loop-budget';
 import type { Component } from '../template.types';
+import type { Outline } from './toc';
 
 /** What a component sees while it renders: data in scope and the document-wide limits. */
 export interface RenderContext {
@@ -16,6 +17,8 @@ export interface RenderContext {
   renderChildren(components: Component[], scope: Record<string, unknown>, inner?: { segment?: string; widthMm?: number }): Promise<string>;
   /** The width the component has to fill, in millimetres: the page's content width, less what containers take. */
   widthMm: number;
+  /** The document's headings for its tables of contents, when it has one (toc.ts); absent in headers and footers. */
+  outline?: Outline;
 }
 
 /** The part of the context that data helpers need (shared with the Excel renderer). */

@@ -14,6 +14,7 @@ import { qrcodeHtml, qrcodeProps } from './qrcode';
 import { repeatHtml, repeatProps } from './repeat';
 import { headingHtml, headingProps, textHtml, textProps } from './text';
 import { tableHtml, tableProps } from './table';
+import { tocHtml, tocProps } from './toc';
 
 /**
  * The component catalogue: each type's props schema and its HTML. The Excel renderer
@@ -45,6 +46,16 @@ export function childLists(type: ComponentType, props: Record<string, unknown>):
   return [];
 }
 
+/** Whether any component in the lists (containers' children included) passes `test`: a walk over raw, unvalidated trees. */
+export function anyComponent(lists: readonly Component[][], test: (component: Component, props: Record<string, unknown>) => boolean): boolean {
+  const walk = (components: Component[]): boolean =>
+    components.some((c) => {
+      const props = (c?.props ?? {}) as Record<string, unknown>;
+      return test(c, props) || (isComponentType(c?.type) && childLists(c.type, props).some((children) => Array.isArray(children) && walk(children as Component[])));
+    });
+  return lists.some((components) => Array.isArray(components) && walk(components));
+}
+
 export const COMPONENTS: Record<ComponentType, ComponentDefinition> = {
   heading: { props: withCommon(headingProps), html: (_id, p, ctx) => headingHtml(p, ctx) },
   text: { props: withCommon(textProps), html: (_id, p, ctx) => textHtml(p, ctx) },
@@ -63,6 +74,7 @@ export const COMPONENTS: Record<ComponentType, ComponentDefinition> = {
   markdown: { props: withCommon(markdownProps), html: (_id, p, ctx) => markdownHtml(p, ctx) },
   html: { props: withCommon(htmlProps), html: (_id, p, ctx) => htmlHtml(p, ctx) },
   chart: { props: withCommon(chartProps), html: chartHtml },
+  toc: { props: withCommon(tocProps), html: (_id, p, ctx) => tocHtml(p, ctx) },
 };
 
 export function isComponentType(type: unknown): type is ComponentType {

@@ -14,7 +14,9 @@ export const headingProps = Joi.object({
 
 export function headingHtml(p: HeadingProps, ctx: RenderContext): string {
   const level = Math.min(6, Math.max(1, Math.trunc(Number(p.level) || 1)));
-  return `<h${level} class="fw-heading"${styleAttr(p.style, p.align)}>${interpolateHtml(p.text, ctx.scope, ctx.format)}</h${level}>`;
+  const html = interpolateHtml(p.text, ctx.scope, ctx.format);
+  const anchor = ctx.outline ? ` id="${ctx.outline.heading(level, html)}"` : '';
+  return `<h${level}${anchor} class="fw-heading"${styleAttr(p.style, p.align)}>${html}</h${level}>`;
 }
 
 export const textProps = Joi.object({ text: text.required(), align, style: textStyle });

@@ -8,7 +8,7 @@ import { validateTemplate, validateTemplateSchema } from '../../../domain/templa
 import type { Component, TemplateDefinition } from '../../../domain/templates/template.types';
 import { useEvaluator } from '../../support/evaluation';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
-import { decodeBarcodes, pdfInfo, pdfPixels, pdfStructure, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
+import { decodeBarcodes, pdfDestinations, pdfInfo, pdfLinkTargets, pdfPixels, pdfStructure, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
 
 const evaluator = useEvaluator();
 
@@ -430,6 +430,77 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
       oddFooter: '&CPage &P of &N',
     });
     expect(workbook.worksheets[0].headerFooter.firstFooter ?? '').toBe('');
+  });
+
+  describe('toc', () => {
+    const tocTemplate = () => {
+      const template = buildTemplate({
+        components: [
+          component('toc', { title: 'Contents', levels: 2 }, 'contents'),
+          component('heading', { text: 'Introduction', level: 1 }, 'h-intro'),
+          component('text', { text: 'Opening words.' }),
+          component('heading', { text: 'Method', level: 2, pageBreak: 'before' }, 'h-method'),
+          component('table', { dataSource: 'rows', columns: [{ header: 'Row', field: 'n' }] }, 'long'),
+          component('heading', { text: 'Results', level: 1 }, 'h-results'),
+          component('heading', { text: 'Detail', level: 3 }, 'h-detail'),
+          component('heading', { text: 'Withdrawn', level: 1, visibleIf: 'false' }, 'h-hidden'),
+          component('repeat', { dataSource: 'regions', as: 'region', components: [component('heading', { text: 'Region{{region}}', level: 2, pageBreak: 'before' }, 'h-region')] }, 'regions'),
+        ],
+      });
+      template.schema.sections.push({ id: 'appendix', title: 'Appendix', components: [component('text', { text: 'More.' })] });
+      template.variables = [
+        { name: 'rows', type: 'array', required: true },
+        { name: 'regions', type: 'array', required: true },
+      ];
+      return template;
+    };
+    const variables = { rows: Array.from({ length: 90 }, (_, i) => ({ n: `row ${i + 1}` })), regions: ['North', 'South'] };
+
+    it("lists the headings up to its level with the pages they landed on, each number at the right margin", async () => {
+      const pdf = await render(tocTemplate(), variables);
+      const pages = (await pdfInfo(pdf)).pages;
+      const words = await Promise.all(Array.from({ length: pages }, (_, i) => pdfWords(pdf, i + 1).then((p) => p.words)));
+      const entries = ['Introduction', 'Method', 'Results', 'RegionNorth', 'RegionSouth'];
+      const listed = words[0].filter((w) => /^(Introduction|Method|Results|RegionNorth|RegionSouth|Detail|Withdrawn)$/.test(w.text));
+      // Page 1 holds the list (and the introduction's own heading below it).
+      expect(listed.map((w) => w.text).slice(0, 5)).toEqual(entries);
+      expect(words.flat().some((w) => w.text === 'Withdrawn')).toBe(false);
+      for (const [i, name] of entries.entries()) {
+        const entry = listed[i];
+        const number = words[0].filter((w) => Math.abs(w.yMin - entry.yMin) < 2 && /^\d+$/.test(w.text)).pop();
+        expect(number).toBeDefined();
+        expect(Math.abs(number!.xMax - RIGHT_EDGE)).toBeLessThan(3);
+        // Where the heading itself landed: the first occurrence that is not the entry.
+        const landed = words.findIndex((page, p) => page.some((w) => w.text === name && !(p === 0 && w === entry))) + 1;
+        expect(`${name} on page ${number!.text}`).toBe(`${name} on page ${landed}`);
+      }
+      // The long table breaks across pages, so Results is well past Method.
+      expect(pages).toBeGreaterThanOrEqual(5);
+      // Level 3 is not listed (levels: 2): Detail appears once, as the heading.
+      expect(words.flat().filter((w) => w.text === 'Detail')).toHaveLength(1);
+    });
+
+    it('links each entry to its heading and keeps the document tagged', async () => {
+      const pdf = await render(tocTemplate(), variables);
+      const structure = await pdfStructure(pdf);
+      expect(structure).toContain('Contents');
+      expect(structure).toContain('RegionSouth');
+      // Each entry is a link to the heading's anchor, on the page its number names.
+      const destinations = await pdfDestinations(pdf);
+      const numbers = (await pdfWords(pdf, 1)).words.filter((w) => /^\d+$/.test(w.text) && Math.abs(w.xMax - RIGHT_EDGE) < 3).map((w) => Number(w.text));
+      const links = await pdfLinkTargets(pdf, 1);
+      expect(links).toHaveLength(5);
+      expect(links.map((name) => destinations[name])).toEqual(numbers);
+    });
+
+    it('lists the sheets in a workbook, each a link to its sheet', async () => {
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.load((await render(tocTemplate(), variables, 'excel')) as unknown as ExcelJS.Buffer);
+      const sheet = workbook.worksheets[0];
+      expect(sheet.getCell('A1').value).toBe('Contents');
+      expect(sheet.getCell('A2').value).toEqual({ formula: `HYPERLINK("#'main'!A1","main")`, result: 'main' });
+      expect(sheet.getCell('A3').value).toEqual({ formula: `HYPERLINK("#'Appendix'!A1","Appendix")`, result: 'Appendix' });
+    });
   });
 
   it('validates first-page variants: either form, their components walked, no variant inside a variant', () => {
