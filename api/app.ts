@@ -40,6 +40,7 @@ import { reviewPageRoutes } from './flow/review-page.routes';
 import { reviewTokenResolver } from './flow/review.service';
 import { documentRoutes } from './documents/documents.routes';
 import { templateRouters } from './templates/templates.routes';
+import { assetRoutes } from './assets/assets.routes';
 import { agentTaskRoutes, datasourceRoutes } from './reporting/datasources.routes';
 import { queryRoutes } from './reporting/queries.routes';
 import { reportRoutes } from './reporting/reports.routes';
@@ -102,6 +103,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     teamRoutes(services),
     // documents
     ...templateRouters(services),
+    assetRoutes(services),
     documentRoutes(services, '/api/documents'),
     documentRoutes(services, '/api/v1/documents'),
     webhookRoutes(services),

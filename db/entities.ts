@@ -15,6 +15,7 @@ import { UserEntity } from './identity/user.entity';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity';
 import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity';
 import { TemplateEntity } from './templates/template.entity';
+import { TemplateAssetEntity } from './templates/asset.entity';
 import { TemplateVersionEntity } from './templates/template-version.entity';
 import { DocumentBatchEntity } from './documents/document-batch.entity';
 import { DocumentJobEntity } from './documents/document-job.entity';
@@ -36,4 +37,4 @@ import { AgentTaskEntity } from './reporting/agent-task.entity';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity, ReportScheduleEntity, ImportEntity, AgentEntity, AgentTaskEntity, IdempotencyKeyEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity, ReportScheduleEntity, ImportEntity, AgentEntity, AgentTaskEntity, IdempotencyKeyEntity, TemplateAssetEntity];

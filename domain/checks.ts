@@ -8,6 +8,7 @@ import { parseTemplateFile } from './templates/template-file';
 import { validateTemplateSchema, validateTemplateVariables } from './templates/template.schema';
 import { buildHtml, type BuildHtmlOptions } from './templates/build-html';
 import { hiddenComponents } from './templates/visibility';
+import { checkAssetContent } from './templates/asset-content';
 import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } from './templates/template.types';
 import { checkParameterDefs, type ParameterDef, type ParameterValue } from './reporting/parameters';
 import { checkQueryText, compileQuery, type SqlDialect } from './reporting/sql';
@@ -72,6 +73,8 @@ export const CHECKS = {
   transformedRows,
   /** The component instances a template's `visibleIf` conditions hide, for both renderers (tenant JSONata: budgeted). */
   hiddenComponents,
+  /** An uploaded image or font judged by its bytes, an SVG cleaned (templates/asset-content.ts). */
+  assetContent: (bytes: Uint8Array) => checkAssetContent(bytes),
 };
 
 /** Checks that take the worker's CPU budget as a last argument after their input. */

@@ -145,6 +145,8 @@ const fragments = {
     UPLOAD_MAX_BYTES: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
     UPLOAD_FIELDS_MAX_BYTES: Joi.number().integer().min(1024).default(64 * 1024),
     UPLOAD_TMP_DIR: Joi.string(),
+    ASSET_PROJECT_MAX_BYTES: Joi.number().integer().min(1024).default(100 * 1024 * 1024),
+    ASSET_PROJECT_MAX_COUNT: Joi.number().integer().min(1).default(500),
     PREVIEW_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
     RESEND_PER_RECIPIENT_PER_HOUR: Joi.number().integer().min(1).default(5),
     RESEND_PER_PROJECT_PER_HOUR: Joi.number().integer().min(1).default(50),
@@ -441,6 +443,12 @@ export function loadConfig(env: Env = process.env) {
       maxFieldsBytes: v.UPLOAD_FIELDS_MAX_BYTES as number,
       /** Where a request's upload lives until the request ends (then it is deleted). */
       tmpDir: (v.UPLOAD_TMP_DIR as string | undefined) ?? tmpdir(),
+    },
+    assets: {
+      /** Bytes of images and fonts one project may hold (409 ERR_ASSET_004). */
+      projectMaxBytes: v.ASSET_PROJECT_MAX_BYTES as number,
+      /** Images and fonts one project may hold (409 ERR_ASSET_004). */
+      projectMaxCount: v.ASSET_PROJECT_MAX_COUNT as number,
     },
     mailAbuse: {
       /** Template previews per project and minute (429 ERR_LIMIT_014). */

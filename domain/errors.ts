@@ -95,6 +95,18 @@ export const ERRORS = {
   ERR_TMPL_022: { status: 404, retryable: false, message: 'Template has no draft version' },
   ERR_TMPL_023: { status: 400, retryable: false, message: 'Invalid version parameter' },
 
+  // --- assets (images and fonts templates use, docs/templates.md "Assets and fonts") ---
+  /** Asset id unknown in the caller's project. */
+  ERR_ASSET_001: { status: 404, retryable: false, message: 'Asset not found' },
+  /** The upload is none of PNG, JPEG, WebP, SVG, TTF, OTF, WOFF2 by its own bytes, or it is one but broken (`relatedInfo.reason`). */
+  ERR_ASSET_002: { status: 400, retryable: false, message: 'File is not a supported image or font' },
+  /** The upload is larger than its kind allows (`relatedInfo.limit` bytes). */
+  ERR_ASSET_003: { status: 413, retryable: false, message: 'Asset is larger than allowed' },
+  /** The project holds as many assets, or as many bytes of them, as it may (`relatedInfo.limit`). */
+  ERR_ASSET_004: { status: 409, retryable: false, message: 'Asset storage of the project is full' },
+  /** No file part in the upload. */
+  ERR_ASSET_005: { status: 400, retryable: false, message: 'No file uploaded' },
+
   // --- quotas and limits ---
   ERR_QUOTA_003: { status: 429, retryable: true, message: 'Rate limit exceeded' },
   ERR_QUOTA_008: { status: 429, retryable: false, message: 'Monthly generation quota exceeded' },

@@ -1,16 +1,21 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { ChromiumPool } from '../activities/rendering/chromium-pool';
 import { countPdfPages, disposeBrowser, launchBrowser, preparePage, printPdf, TAGGED_PDF } from '../activities/rendering/chromium-page';
 import { buildHtml, type HtmlDocument } from '../domain/templates/build-html';
 import { resolveVariables } from '../domain/templates/variables';
+import type { TemplateDefinition } from '../domain/templates/template.types';
 import { INVOICE } from './bench-invoice';
 import { startJsreport } from './bench-render-peer';
 
 /**
  * Issue 17, goal 1, in one run at one concurrency: the same one-page invoice printed by
  *   - the warm pool (ChromiumPool, as the render worker uses it),
+ *   - the same pool printing the shipped invoice example (docs/examples/invoice.json: columns,
+ *     boxes, a theme, a condition, a barcode, a footer of components; issue 31 asks it within 1.5x),
  *   - the same pool printing a blank page: the limit, what any print costs,
  *   - jsreport on the same Chromium (the peer, scripts/bench-render-peer.ts),
  *   - a browser launched per document (the baseline).
@@ -101,6 +106,9 @@ async function main(): Promise<void> {
   const items = Array.from({ length: 12 }, (_, i) => ({ description: `Line item ${i + 1}`, qty: i + 1, price: 9.5 * (i + 1) }));
   const data = await resolveVariables(INVOICE, { number: 'INV-0042', customer: 'Ada Lovelace', items });
   const invoice = await buildHtml(INVOICE.schema, data);
+  const example = JSON.parse(readFileSync(join(__dirname, '../../docs/examples/invoice.json'), 'utf8')) as { definition: TemplateDefinition; sampleData: Record<string, unknown> };
+  const exampleData = await resolveVariables(example.definition, example.sampleData);
+  const exampleDoc = await buildHtml(example.definition.schema, exampleData);
   // The same page size and margins with nothing on the page and no footer: what any print costs.
   const blank = await buildHtml({ pageSize: 'A4', sections: [{ id: 'blank', components: [] }] }, {});
   const maxPages = 10;
@@ -108,6 +116,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
 
   const pooled = new Side('warm pool: invoice');
+  const rich = new Side('warm pool: invoice example');
   const limit = new Side('warm pool: blank page');
   const peer = new Side('jsreport: invoice');
   const baseline = new Side('launch per document: invoice');
@@ -122,6 +131,7 @@ async function main(): Promise<void> {
     for (let r = 0; r < rounds; r++) {
       await measure(pooled, share(n, r), concurrency, async () => (await pool.renderPdf(invoice, { maxPages })).pdf);
       await measure(limit, share(n, r), concurrency, async () => (await pool.renderPdf(blank, { maxPages })).pdf);
+      await measure(rich, share(n, r), concurrency, async () => (await pool.renderPdf(exampleDoc, { maxPages })).pdf);
       await measure(peer, share(n, r), concurrency, () => jsreport.renderPdf(invoice, pageRanges, TAGGED_PDF));
       await measure(baseline, share(launchN, r), concurrency, () => launchPerDocument(invoice, executablePath, maxPages));
     }
@@ -137,6 +147,7 @@ async function main(): Promise<void> {
   console.log(`bench:render  one-page invoice, concurrency ${concurrency}, ${rounds} rounds, ${chromiumVersion(executablePath)}, ${availableParallelism()} cores`);
   console.log(`  peer: ${jsreport.label}; PDFs ${TAGGED_PDF ? 'tagged' : 'untagged'} on both sides`);
   console.log(row(pooled));
+  console.log(row(rich));
   console.log(row(limit));
   console.log(row(peer));
   console.log(row(baseline));
@@ -146,6 +157,8 @@ async function main(): Promise<void> {
   console.log(goal('1a warm pool vs launch per document (throughput)', launchRatio, '>= 25', launchRatio >= 25));
   console.log(goal('1b warm pool vs jsreport (throughput)', peerRatio, '>= 1.5', peerRatio >= 1.5));
   console.log(goal('1c invoice cost vs blank page cost (1 / throughput)', blankRatio, '<= 1.5', blankRatio <= 1.5));
+  const exampleRatio = pooled.docsPerSecond / rich.docsPerSecond;
+  console.log(goal('31 invoice example cost vs the invoice (1 / throughput)', exampleRatio, '<= 1.5', exampleRatio <= 1.5));
   console.log(`  1c by median latency: ${fmt(pooled.medianMs / limit.medianMs, 2)}x; load average ${loadBefore.map((l) => fmt(l, 2)).join(' ')} before, ${loadavg().map((l) => fmt(l, 2)).join(' ')} after`);
 }
 

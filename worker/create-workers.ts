@@ -22,6 +22,7 @@ import { reportSchedulePort } from '../platform/report-schedules';
 import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
+import { databaseAssets } from '../activities/rendering/render-assets';
 
 export interface WorkerSet {
   run(): Promise<void>;
@@ -153,6 +154,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
         excelRenderer: services.excelRenderer,
         limits: renderLimitsOf(config),
         imageAllowlist: config.rendering.imageHostAllowlist,
+        assets: databaseAssets(db),
       };
       workers.push(
         await Worker.create({

@@ -13,6 +13,7 @@ import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
 import { createJobCompletions } from './job-completions';
+import type { AssetLoader } from '../rendering/render-assets';
 
 export interface RenderJobDeps {
   db: DataSource;
@@ -22,6 +23,8 @@ export interface RenderJobDeps {
   excelRenderer?: ExcelRenderer;
   limits: RenderLimits;
   imageAllowlist: string[];
+  /** The project's images and fonts a template names (render-assets.ts). */
+  assets?: AssetLoader;
 }
 
 /** What a batch's group render is given: its jobs, and how many of them render at once. */
@@ -51,7 +54,7 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
     const started = Date.now();
     try {
       const doc = await renderDocument(
-        { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+        { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
         { tenant: job.projectId, template, variables: job.variables, format: job.format, watermark: job.billing === 'free', title: job.filename ?? undefined, signal },
       );
       signal.throwIfAborted();

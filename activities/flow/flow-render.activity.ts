@@ -14,6 +14,7 @@ import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import { CONTENT_TYPES, renderDocument } from '../rendering/render-document';
 import type { ArtefactStorage } from '../storage/storage';
+import type { AssetLoader } from '../rendering/render-assets';
 
 /**
  * A run's artefact (spec, Gate `renderMode`), stored at `flow-runs/<projectId>/<runId>.<ext>`.
@@ -43,6 +44,8 @@ export interface FlowRenderDeps {
   excelRenderer?: ExcelRenderer;
   limits: RenderLimits;
   imageAllowlist: string[];
+  /** The project's images and fonts a template names (render-assets.ts). */
+  assets?: AssetLoader;
 }
 
 /** `native`: the gate's template (latest published version) with the validated payload as variables. Render task queue. */
@@ -59,7 +62,7 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
       const beat = setInterval(() => heartbeat(), 2000);
       try {
         const doc = await renderDocument(
-          { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist },
+          { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
           // A cancelled attempt (the worker's shutdown grace time ran out) stops rendering and stores nothing.
           { tenant: run.projectId, template: published.definition, variables, format, title: `${gate.name} ${run.shortId}`, signal: Context.current().cancellationSignal },
         );

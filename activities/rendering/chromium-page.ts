@@ -6,9 +6,10 @@ import type { Browser, CDPSession, HTTPRequest, Page } from 'puppeteer';
 import { AppError } from '../../domain/errors';
 import type { HtmlDocument } from '../../domain/templates/build-html';
 import { isAllowedRemoteUrl } from '../../domain/templates/image-hosts';
+import { ASSET_ORIGIN } from '../../domain/templates/components/asset-ref';
 import type { PageSize } from '../../domain/templates/template.types';
 import { destinationPages, replaceFirstPage } from './pdf-edit';
-import type { PdfRenderResult } from './pdf-renderer';
+import type { PageAssets, PdfRenderResult } from './pdf-renderer';
 
 /**
  * The pieces of printing one document in Chromium, shared by the pool and the bench's
@@ -116,12 +117,29 @@ function requestAllowed(url: string, resourceType: string, imageAllowlist: reado
 /** Each prepared page's own DevTools session: printToPDF is sent on it directly (see printPdf). */
 const printSessions = new WeakMap<Page, CDPSession>();
 
+/** The assets of the document a page is printing now (set by printPdf for that document only). */
+const pageAssets = new WeakMap<Page, PageAssets>();
+const ASSET_PREFIX = `${ASSET_ORIGIN}/`;
+
+/**
+ * Requests of a page: an asset URL is answered from the bytes loaded for the document being printed
+ * (never from the network, and only this document's: request interception keeps Chromium's cache
+ * off, so nothing one document loaded serves another); everything else as requestAllowed says.
+ */
 export async function preparePage(page: Page, imageAllowlist: readonly string[]): Promise<void> {
   await page.setJavaScriptEnabled(false);
   await page.setRequestInterception(true);
   page.on('request', (req: HTTPRequest) => {
     if (req.isInterceptResolutionHandled()) return;
-    const allowed = requestAllowed(req.url(), req.resourceType(), imageAllowlist);
+    const url = req.url();
+    if (url.startsWith(ASSET_PREFIX)) {
+      const asset = pageAssets.get(page)?.get(url.slice(ASSET_PREFIX.length));
+      // Fonts are fetched in CORS mode from the page's opaque origin: the answer must allow any origin.
+      const answer = asset && req.respond({ status: 200, contentType: asset.contentType, headers: { 'Access-Control-Allow-Origin': '*' }, body: asset.body });
+      (answer || req.abort('blockedbyclient')).catch(() => undefined);
+      return;
+    }
+    const allowed = requestAllowed(url, req.resourceType(), imageAllowlist);
     (allowed ? req.continue() : req.abort('blockedbyclient')).catch(() => undefined);
   });
   printSessions.set(page, await page.createCDPSession());
@@ -191,7 +209,17 @@ export async function printPdf(
   doc: HtmlDocument,
   maxPages: number,
   timeouts: PrintTimeouts = DEFAULT_PRINT_TIMEOUTS,
+  assets?: PageAssets,
 ): Promise<PdfRenderResult> {
+  if (assets?.size) pageAssets.set(page, assets);
+  try {
+    return await printDocument(page, doc, maxPages, timeouts);
+  } finally {
+    pageAssets.delete(page);
+  }
+}
+
+async function printDocument(page: Page, doc: HtmlDocument, maxPages: number, timeouts: PrintTimeouts): Promise<PdfRenderResult> {
   await page.setContent(doc.html, { waitUntil: 'load', timeout: timeouts.contentMs });
   await withTimeout(page.evaluate(() => document.fonts.ready.then(() => undefined)), timeouts.contentMs, 'Loading fonts');
   const paper = PAPER_INCHES[doc.pageSize];

@@ -10,7 +10,7 @@ import {
   printPdf,
   type PrintTimeouts,
 } from './chromium-page';
-import type { PdfRenderer, PdfRenderOptions, PdfRenderResult } from './pdf-renderer';
+import type { PageAssets, PdfRenderer, PdfRenderOptions, PdfRenderResult } from './pdf-renderer';
 import { Semaphore } from './semaphore';
 
 /**
@@ -82,16 +82,16 @@ export class ChromiumPool implements PdfRenderer {
     while (inst.idle.length < this.options.poolSize) inst.idle.push(await this.newPage(inst));
   }
 
-  async renderPdf(doc: HtmlDocument, { maxPages, signal }: PdfRenderOptions): Promise<PdfRenderResult> {
+  async renderPdf(doc: HtmlDocument, { maxPages, signal, assets }: PdfRenderOptions): Promise<PdfRenderResult> {
     return this.semaphore.with(async () => {
       try {
-        return await this.renderOnce(doc, maxPages, signal);
+        return await this.renderOnce(doc, maxPages, signal, assets);
       } catch (err) {
         if (!(err instanceof BrowserGone) && !isTransientPrintFailure(err)) throw err;
         // The browser died under this document (crash, OOM kill), or Chromium failed to print a
         // page it could print: one more try on a fresh browser or page.
         try {
-          return await this.renderOnce(doc, maxPages, signal);
+          return await this.renderOnce(doc, maxPages, signal, assets);
         } catch (again) {
           throw again instanceof BrowserGone ? (again.cause as Error) : again;
         }
@@ -106,7 +106,7 @@ export class ChromiumPool implements PdfRenderer {
     this.current = undefined;
   }
 
-  private async renderOnce(doc: HtmlDocument, maxPages: number, signal?: AbortSignal): Promise<PdfRenderResult> {
+  private async renderOnce(doc: HtmlDocument, maxPages: number, signal?: AbortSignal, assets?: PageAssets): Promise<PdfRenderResult> {
     signal?.throwIfAborted();
     const inst = await this.instance();
     inst.active += 1;
@@ -119,7 +119,7 @@ export class ChromiumPool implements PdfRenderer {
     try {
       page = inst.idle.pop() ?? (await this.newPage(inst));
       signal?.throwIfAborted();
-      const result = await printPdf(page, doc, maxPages, this.options.timeouts ?? DEFAULT_PRINT_TIMEOUTS);
+      const result = await printPdf(page, doc, maxPages, this.options.timeouts ?? DEFAULT_PRINT_TIMEOUTS, assets);
       signal?.throwIfAborted();
       reusable = true;
       this.rendered += 1;

@@ -24,8 +24,10 @@ const colCache = require('exceljs/lib/utils/col-cache');
 
 export interface StreamTable {
   name: string;
-  /** Row of the header; the table starts in column A. */
+  /** Row of the header. */
   top: number;
+  /** Column of the table's first column (1 is A; more inside side-by-side columns). */
+  left: number;
   columns: string[];
   /** Data rows below the header (at least 1). */
   rows: number;
@@ -40,12 +42,12 @@ export interface StreamWorkbook {
 
 /** The model ExcelJS's Table.validate() makes for { headerRow: true, style: { theme, showRowStripes } }. */
 function tableModel(t: StreamTable, id: number): Record<string, unknown> {
-  const ref = colCache.encode(t.top, 1, t.top + t.rows, t.columns.length);
+  const ref = colCache.encode(t.top, t.left, t.top + t.rows, t.left + t.columns.length - 1);
   return {
     id,
     name: t.name,
     displayName: t.name,
-    ref: `A${t.top}`,
+    ref: colCache.encodeAddress(t.top, t.left),
     target: `table${id}.xml`,
     headerRow: true,
     totalsRow: false,

@@ -11,7 +11,11 @@ export interface PdfRenderOptions {
   maxPages: number;
   /** Aborting it stops the render (its page is closed) and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** The bytes of the assets the document names, by id (served to its page under ASSET_ORIGIN). */
+  assets?: PageAssets;
 }
+
+export type PageAssets = ReadonlyMap<string, { contentType: string; body: Buffer }>;
 
 export interface PdfRenderer {
   renderPdf(doc: HtmlDocument, options: PdfRenderOptions): Promise<PdfRenderResult>;

@@ -7,6 +7,7 @@ import { hasConditions } from '../../domain/templates/visibility';
 import type { RowSource } from './excel-renderer';
 import { sharedExcelThreads, type ExcelRenderer } from './excel-threads';
 import type { PdfRenderer } from './pdf-renderer';
+import { NO_LOADED_ASSETS, type AssetLoader } from './render-assets';
 
 /**
  * One entry point for turning a template and generation input into a file, used by the
@@ -25,6 +26,8 @@ export interface RenderDeps {
   /** Page, row, loop and HTML-size limits; unset ones take DEFAULT_RENDER_LIMITS. */
   limits?: Partial<RenderLimits>;
   imageAllowlist?: readonly string[];
+  /** Loads the project's assets the template names (render-assets.ts); without it, asset references show nothing. */
+  assets?: AssetLoader;
 }
 
 export interface RenderDocumentInput {
@@ -62,16 +65,17 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
   const { schema } = input.template;
   const { signal } = input;
   const hidden = await hiddenOf(deps, input.tenant, schema, data, limits);
+  const assets = deps.assets ? await deps.assets.load(input.tenant, schema) : NO_LOADED_ASSETS;
   signal?.throwIfAborted();
   if (input.format === 'excel') {
     const excel = deps.excelRenderer ?? sharedExcelThreads();
-    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden }, signal);
+    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden, assetImages: assets.dataUrls }, signal);
     return { body: withinOutputLimit(body, limits.maxOutputBytes), contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
   }
   // Built in the evaluation workers: tenant loops and text decide how much HTML this is.
-  const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden });
+  const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden, assets: assets.document });
   signal?.throwIfAborted();
-  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal });
+  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal, assets: assets.bodies });
   return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
 }
 
@@ -95,6 +99,7 @@ export async function streamExcelDocument(deps: RenderDeps, input: StreamExcelIn
     deps.evaluator.calculate({ tenant: input.tenant, calculated, scope }),
   );
   const hidden = await hiddenOf(deps, input.tenant, input.template.schema, data, limits);
+  const assets = deps.assets ? await deps.assets.load(input.tenant, input.template.schema) : NO_LOADED_ASSETS;
   input.signal?.throwIfAborted();
   const excel = deps.excelRenderer ?? sharedExcelThreads();
   let bytes = 0;
@@ -108,7 +113,7 @@ export async function streamExcelDocument(deps: RenderDeps, input: StreamExcelIn
       await write(chunk);
     },
   };
-  await excel.streamExcel(input.template.schema, data, { limits, imageAllowlist: deps.imageAllowlist ?? [], watermark: input.watermark, title: input.title, hidden }, io, input.signal);
+  await excel.streamExcel(input.template.schema, data, { limits, imageAllowlist: deps.imageAllowlist ?? [], watermark: input.watermark, title: input.title, hidden, assetImages: assets.dataUrls }, io, input.signal);
   return { bytes };
 }
 

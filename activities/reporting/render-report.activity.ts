@@ -19,6 +19,7 @@ import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
 import { storedRows } from './stored-rows';
+import type { AssetLoader } from '../rendering/render-assets';
 
 /**
  * The render step of a report run (docs/reporting.md "Report outputs"; design B5.1, B5.7): stored
@@ -69,6 +70,8 @@ export interface ReportRenderDeps {
   excelRenderer?: ExcelRenderer;
   limits: RenderLimits;
   imageAllowlist: string[];
+  /** The project's images and fonts a template names (render-assets.ts). */
+  assets?: AssetLoader;
   /** REPORTING_RESULT_MAX_BYTES: no stored result is read past it uncompressed (default 50 MB, as the config's). */
   resultMaxBytes?: number;
   /**
@@ -334,7 +337,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
               );
               const bytes = await storeStream(key, CONTENT_TYPES.xlsx, async (write) => {
                 await streamExcelDocument(
-                  { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist },
+                  { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
                   { tenant: input.projectId, template: template.definition, variables, sources, watermark: input.watermark, title: stem, signal: ctx.signal },
                   write,
                 );
@@ -345,7 +348,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
             }
             held ??= bindDatasets(await readDatasets(input, definition, ctx.heartbeat), input.parameters, declared);
             const doc = await renderDocument(
-              { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist },
+              { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
               // A cancelled run's render stops where it is (its Chromium page closes, its Excel thread ends).
               { tenant: input.projectId, template: template.definition, variables: held, format, watermark: input.watermark, title: stem, signal: ctx.signal },
             );

@@ -1,4 +1,5 @@
 import { agentsOperations } from '../agents/agents.openapi';
+import { assetOperations } from '../assets/assets.openapi';
 import { documentOperations } from '../documents/documents.openapi';
 import { flowOperations } from '../flow/flow.openapi';
 import { healthOperations } from '../health/health.openapi';
@@ -29,6 +30,7 @@ export function allOperations(options: OperationOptions): Operation[] {
     ...identityOperations,
     ...oauthOperations,
     ...templateOperations,
+    ...assetOperations,
     ...documentOperations(options.batchMaxDocuments),
     ...webhookOperations,
     ...flowOperations,

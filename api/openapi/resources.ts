@@ -153,6 +153,27 @@ const templateSummary = object(templateSummaryFields, {}, 'A template as listed:
 /** The full template: the summary plus the draft's definition, whose fields depend on the template type. */
 const template = { type: 'object', description: 'A template with its draft definition', required: Object.keys(templateSummaryFields), properties: templateSummaryFields, additionalProperties: true };
 
+const asset = object(
+  {
+    id: uuid,
+    kind: { type: 'string', enum: ['image', 'font'] },
+    name: str,
+    mediaType: { type: 'string', enum: ['image/png', 'image/jpeg', 'image/webp', 'image/svg+xml', 'font/ttf', 'font/otf', 'font/woff2'] },
+    sizeBytes: { type: 'integer' },
+    sha256: str,
+    reference: { type: 'string', description: 'What a template writes to use it: `asset:<id>`' },
+    width: nullable({ type: 'integer' }),
+    height: nullable({ type: 'integer' }),
+    fontFamily: nullable(str),
+    fontWeight: nullable({ type: 'integer' }),
+    fontStyle: nullable(str),
+    createdBy: nullable(uuid),
+    createdAt: time,
+  },
+  {},
+  'An image or font templates use (api/assets/assets.presenter.ts), without its bytes',
+);
+
 const apiKeyFields = {
   id: uuid,
   teamId: uuid,
@@ -238,6 +259,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   Template: template,
   TemplateSummary: templateSummary,
   CreatedTemplate: createdTemplate,
+  Asset: asset,
   ApiKey: apiKey,
   CreatedApiKey: createdApiKey,
   WebhookSubscription: webhookSubscription,

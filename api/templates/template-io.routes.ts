@@ -31,7 +31,7 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     if (!file) throw new AppError('ERR_TMPL_015', 'No file uploaded for import: send it as the multipart field `file`', { field: 'file' });
     const fields = validate(schema.importFieldsSchema, ctx.request.body);
     const text = await readFile(file.filepath, 'utf8');
-    const result = await io.importTemplate(deps, actorOf(ctx.state.scope as Scope), text, fields.duplicateHandling);
+    const result = await io.importTemplate(deps, services.config.assets, actorOf(ctx.state.scope as Scope), text, fields.duplicateHandling);
     ctx.status = result.status === 'created' ? 201 : 200;
     ctx.body = result;
   });

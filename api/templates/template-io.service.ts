@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { recordActivity } from '../../db/identity/activity';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
@@ -6,16 +7,46 @@ import type { RenderedDocument } from '../../activities/rendering/render-documen
 import type { PreviewRenderer } from '../../platform/worker-previews';
 import { AppError } from '../../domain/errors';
 import { automationFields, type AutomationField } from '../../domain/templates/automation-fields';
-import { toTemplateFile, type TemplateFile } from '../../domain/templates/template-file';
-import type { TemplateType } from '../../domain/templates/template.types';
+import { toTemplateFile, type ImportedTemplate, type TemplateFile } from '../../domain/templates/template-file';
+import { assetContents, assetsNamedBy } from '../../db/templates/asset-rows';
+import { insertAsset, type AssetDeps } from '../assets/assets.service';
+import type { TemplateDefinition, TemplateType } from '../../domain/templates/template.types';
 import type { DuplicateHandling, PreviewInput } from './templates.schema';
 import { type Actor, freeName, insertTemplate, type TemplateDeps } from './template-store.service';
 
 /** Moving templates in and out: export and import files, preview renders, automation fields. */
 
+type AssetLimits = AssetDeps['limits'];
+
+/** The file carries the project's assets the draft names (bytes as base64), so an import elsewhere renders the same. */
 export async function exportTemplate(deps: TemplateDeps, projectId: string, ref: string): Promise<{ slug: string; file: TemplateFile }> {
   const template = await findTemplate(deps.db, projectId, ref);
-  return { slug: template.slug, file: toTemplateFile(template) };
+  const named = await assetsNamedBy(deps.db, projectId, template.draft.schema);
+  const contents = await assetContents(deps.db, projectId, named.map((a) => a.id));
+  const assets = named.filter((a) => contents.has(a.id)).map((a) => ({ ref: `asset:${a.id}`, name: a.name, data: contents.get(a.id)!.toString('base64') }));
+  return { slug: template.slug, file: toTemplateFile(template, new Date(), assets) };
+}
+
+/**
+ * The assets a template file carries, made the importing project's own: each checked as an upload
+ * is (asset-content.ts), one the project already holds (same bytes) reused, the others stored within
+ * the project's quota; answers the definition with its `asset:` references pointing at them.
+ */
+async function importAssets(deps: TemplateDeps, limits: AssetLimits, actor: Actor, file: ImportedTemplate): Promise<TemplateDefinition> {
+  if (file.assets.length === 0) return file.definition;
+  // All checked before any is stored: a bad one fails the import with nothing left behind.
+  const checked = [];
+  for (const asset of file.assets) checked.push({ asset, content: await deps.evaluator.check(actor.projectId, 'assetContent', new Uint8Array(Buffer.from(asset.data, 'base64'))) });
+  const renamed = new Map<string, string>();
+  for (const { asset, content } of checked) {
+    const sha256 = createHash('sha256').update(content.bytes).digest('hex');
+    const [held] = await deps.db.query(`SELECT id FROM template_assets WHERE project_id = $1 AND sha256 = $2 AND kind = $3 ORDER BY created_at LIMIT 1`, [actor.projectId, sha256, content.kind]);
+    const id = held?.id ?? (await deps.db.transaction((m) => insertAsset(m, limits, actor, content, asset.name))).id;
+    renamed.set(asset.ref.slice('asset:'.length).toLowerCase(), id);
+  }
+  // Ids are UUIDs: an `asset:<id>` text names that asset and nothing else.
+  const json = JSON.stringify(file.definition).replace(/asset:([0-9a-fA-F-]{36})/g, (whole, id: string) => (renamed.has(id.toLowerCase()) ? `asset:${renamed.get(id.toLowerCase())}` : whole));
+  return JSON.parse(json) as TemplateDefinition;
 }
 
 export interface ImportResult {
@@ -30,13 +61,13 @@ export interface ImportResult {
  * `skip` leaves the existing one alone, `overwrite` replaces the existing template's draft (its
  * published versions stay; publish to make the import live).
  */
-export async function importTemplate(deps: TemplateDeps, actor: Actor, text: string, handling: DuplicateHandling): Promise<ImportResult> {
+export async function importTemplate(deps: TemplateDeps, assetLimits: AssetLimits, actor: Actor, text: string, handling: DuplicateHandling): Promise<ImportResult> {
   const file = await deps.evaluator.check(actor.projectId, 'templateFile', text);
-  const fields = { description: file.description, outputFormats: file.outputFormats, draft: file.definition };
   const existing = await findByName(deps, actor.projectId, file.name);
   if (existing && handling === 'skip') {
     return { status: 'skipped', templateId: existing.id, message: `A template named '${existing.name}' exists; nothing was imported` };
   }
+  const fields = { description: file.description, outputFormats: file.outputFormats, draft: await importAssets(deps, assetLimits, actor, file) };
   if (existing && handling === 'overwrite') {
     await overwriteDraft(deps, actor, existing.id, fields);
     return { status: 'overwritten', templateId: existing.id, message: `The draft of '${existing.name}' was replaced by the imported template` };

@@ -37,6 +37,12 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
         request: { body: schema.importFieldsSchema, bodyType: 'multipart' },
         responses: { 201: ok('Created'), 200: ok('Replaced or skipped, as `duplicateHandling` says') },
       }),
+      op('get', `${prefix}/examples`, 'Examples to start from', { security: 'project', responses: { 200: ok('The examples: key, name, description, output formats') } }),
+      op('post', `${prefix}/examples/:key`, 'Create a template from an example', {
+        security: 'team',
+        request: { params: { key: 'invoice, quote, report or certificate' } },
+        responses: { 201: ok('The imported draft (as an import answers) and the example\'s sample data') },
+      }),
       op('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)') } }),
       op('post', `${prefix}/:id/preview`, 'Render a preview with sample data', { security: 'project', request: { params: id, body: schema.previewSchema }, responses: { 200: { description: 'The rendered preview (PDF, HTML or image)', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),
       op('get', `${prefix}/:id/analytics`, 'Usage of a template', { security: 'project', request: { params: id, query: schema.analyticsSchema }, responses: { 200: ok('Counts over the period') } }),

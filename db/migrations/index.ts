@@ -2,6 +2,7 @@ import { Identity1732200000000 } from './1732200000000-identity';
 import { Teams1732200001000 } from './1732200001000-teams';
 import { Users1732200002000 } from './1732200002000-users';
 import { Templates1732200003000 } from './1732200003000-templates';
+import { TemplateAssets1732200011900 } from './1732200011900-template-assets';
 import { Flow1732200004000 } from './1732200004000-flow';
 import { Webhooks1732200005000 } from './1732200005000-webhooks';
 import { Documents1732200006000 } from './1732200006000-documents';
@@ -32,4 +33,4 @@ import { AgentKeyConfirmation1732200011700 } from './1732200011700-agent-key-con
 import { OutboxKinds1732200011800 } from './1732200011800-outbox-kinds';
 
 /** In order. A migration, once on main, never changes: add a new one. */
-export const MIGRATIONS = [Identity1732200000000, Teams1732200001000, Users1732200002000, Templates1732200003000, Flow1732200004000, Webhooks1732200005000, Documents1732200006000, FlowApprovals1732200007000, FlowLifecycle1732200008000, Sessions1732200009200, ApiKeyManageGates1732200009400, ReviewTokenProject1732200009410, ReportingDatasources1732200010000, ApiKeyReportingFlags1732200010050, ReportingQueries1732200010100, ReportingReports1732200010200, ReportingRuns1732200010300, ReportingQueryLimits1732200010400, ReportingQueryRequest1732200010510, ReportingDistribution1732200010600, ReportingSchedules1732200010700, ReportingImports1732200010800, ReportingAgents1732200010900, ReportingAgentSignals1732200011000, IdempotencyKeys1732200011100, OAuthClients1732200011200, WorkflowOutbox1732200011300, CredentialSignals1732200011470, SweepEvents1732200011500, ApiKeyReadRuns1732200011629, AgentKeyConfirmation1732200011700, OutboxKinds1732200011800];
+export const MIGRATIONS = [Identity1732200000000, Teams1732200001000, Users1732200002000, Templates1732200003000, Flow1732200004000, Webhooks1732200005000, Documents1732200006000, FlowApprovals1732200007000, FlowLifecycle1732200008000, Sessions1732200009200, ApiKeyManageGates1732200009400, ReviewTokenProject1732200009410, ReportingDatasources1732200010000, ApiKeyReportingFlags1732200010050, ReportingQueries1732200010100, ReportingReports1732200010200, ReportingRuns1732200010300, ReportingQueryLimits1732200010400, ReportingQueryRequest1732200010510, ReportingDistribution1732200010600, ReportingSchedules1732200010700, ReportingImports1732200010800, ReportingAgents1732200010900, ReportingAgentSignals1732200011000, IdempotencyKeys1732200011100, OAuthClients1732200011200, WorkflowOutbox1732200011300, CredentialSignals1732200011470, SweepEvents1732200011500, ApiKeyReadRuns1732200011629, AgentKeyConfirmation1732200011700, OutboxKinds1732200011800, TemplateAssets1732200011900];

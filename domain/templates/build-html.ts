@@ -4,6 +4,8 @@ import { cssLength, lengthMm } from './components/context';
 import { anyComponent, COMPONENTS, CONTAINER_TYPES, isComponentType, normalizeProps } from './components/registry';
 import { cssSchema, themeCss } from './components/style';
 import { Outline } from './components/toc';
+import { ASSET_ORIGIN } from './components/asset-ref';
+import { cssWithAssets, fontFaceCss, NO_ASSETS, type DocumentAssets } from './asset-refs';
 import { DEFAULT_FORMAT_OPTIONS, type FormatOptions } from './format';
 import { escapeHtml, interpolateHtml } from './interpolate';
 import { LoopBudget } from './loop-budget';
@@ -33,6 +35,8 @@ export interface BuildHtmlOptions {
   title?: string;
   /** Paths of component instances whose `visibleIf` is false (visibility.ts `hiddenComponents`). */
   hidden?: readonly string[];
+  /** The project's assets the template names (asset-refs.ts; their bytes go to the printer, not into the HTML). */
+  assets?: DocumentAssets;
 }
 
 /** Everything Chromium needs to print the document: the page and the print options. */
@@ -176,18 +180,18 @@ function headerFooterTemplate(hf: PageArea | undefined, scope: ResolvedData, o: 
  */
 function contentSecurityPolicy(allowlist: readonly string[]): string {
   const hosts = allowlist.filter((h) => /^[\w.*:[\]-]+$/.test(h)).flatMap((h) => [`http://${h}`, `https://${h}`]);
-  return ["default-src 'none'", "style-src 'unsafe-inline'", `img-src data: ${hosts.join(' ')}`.trim(), "script-src 'none'"].join('; ');
+  return ["default-src 'none'", "style-src 'unsafe-inline'", `img-src data: ${ASSET_ORIGIN} ${hosts.join(' ')}`.trim(), `font-src ${ASSET_ORIGIN}`, "script-src 'none'"].join('; ');
 }
 
 /**
  * The schema's own CSS, checked again here (a stored template from before the check, or from
  * elsewhere): what the check refuses is not printed.
  */
-function authorCss(css: string | undefined): string {
+function authorCss(css: string | undefined, assets: ReadonlySet<string>): string {
   if (!css) return '';
   const { error, value } = cssSchema.validate(css);
   if (error) throw new AppError('ERR_TMPL_008', `css ${error.message}`, { field: 'css' });
-  return `<style>${value as string}</style>`;
+  return `<style>${cssWithAssets(value as string, assets)}</style>`;
 }
 
 export async function buildHtml(schema: TemplateSchema, data: ResolvedData, options: BuildHtmlOptions = {}): Promise<HtmlDocument> {
@@ -196,7 +200,10 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
   const imageAllowlist = options.imageAllowlist ?? [];
   const size = new HtmlBudget(limits.maxHtmlBytes);
   const hidden = new Set(options.hidden ?? []);
+  const assets = options.assets ?? NO_ASSETS;
+  const images = new Set(assets.images);
   const base: Omit<RenderContext, 'scope'> = {
+    assetUrl: (id) => (images.has(id) ? `${ASSET_ORIGIN}/${id}` : undefined),
     format,
     budget: new LoopBudget(limits.maxLoopIterations),
     imageAllowlist,
@@ -227,7 +234,7 @@ export async function buildHtml(schema: TemplateSchema, data: ResolvedData, opti
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(contentSecurityPolicy(imageAllowlist))}">
 <title>${escapeHtml(options.title ?? '')}</title>
-<style>${STYLESHEET}${themeCss(schema.theme, FONT_STACK)}</style>${authorCss(schema.css)}
+<style>${fontFaceCss(assets.fonts)}${STYLESHEET}${themeCss(schema.theme, FONT_STACK)}</style>${authorCss(schema.css, new Set(assets.served))}
 </head>
 <body>
 ${watermark}
@@ -236,9 +243,11 @@ ${content}
 </html>`;
 
   const areaPadding = `0 ${margins.right} 0 ${margins.left}`;
+  // Chromium prints the header and footer without fetching anything: their images are data URLs.
+  const inlineImages = { ...base, assetUrl: (id: string) => (Object.prototype.hasOwnProperty.call(assets.inline, id) ? assets.inline[id] : undefined) };
   const pageArea = (hf: PageArea | undefined) =>
     hf?.components
-      ? componentArea(hf.components, (components) => renderComponents(components, data, base, size, hidden), areaPadding, schema.theme)
+      ? componentArea(hf.components, (components) => renderComponents(components, data, inlineImages, size, hidden), areaPadding, schema.theme)
       : Promise.resolve(headerFooterTemplate(hf, data, format, areaPadding, schema.theme));
   const headerTemplate = await pageArea(schema.header);
   const footerTemplate = await pageArea(schema.footer);

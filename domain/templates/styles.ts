@@ -1,4 +1,5 @@
 import type { TemplateTheme } from './template.types';
+import { cssFontFamily } from './components/asset-ref';
 
 /**
  * The one stylesheet of every PDF. Font stacks name what Debian ships (fonts-liberation,
@@ -79,7 +80,7 @@ h4.fw-heading, h5.fw-heading, h6.fw-heading { font-size: 11pt; }
 
 /** Header and footer templates render outside the page's stylesheet: every style is inline. */
 export function headerFooterStyle(padding: string, theme?: TemplateTheme): string {
-  const family = theme?.fontFamily ? `'${theme.fontFamily}',${FONT_STACK}` : FONT_STACK;
+  const family = theme?.fontFamily ? `'${cssFontFamily(theme.fontFamily)}',${FONT_STACK}` : FONT_STACK;
   return (
     `width:100%;display:flex;justify-content:space-between;gap:4mm;font-family:${family};` +
     `font-size:8pt;color:${theme?.colors?.muted ?? '#627d98'};padding:${padding};-webkit-print-color-adjust:exact;`

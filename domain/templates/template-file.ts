@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { AppError } from '../errors';
+import { ASSET_REF } from './components/asset-ref';
 import { OUTPUT_FORMATS, pickDefinition, validateDefinition } from './template-definition';
 import type { TemplateDefinition, TemplateType, ValidationIssue } from './template.types';
 
@@ -17,11 +18,24 @@ export interface TemplateFile extends TemplateDefinition {
   name: string;
   description: string | null;
   outputFormats: TemplateType[];
+  /** The project's assets the definition names, carried along so an import elsewhere renders the same. */
+  assets?: FileAsset[];
 }
+
+/** An asset inside a template file: its bytes (base64) and the reference the definition uses for it. */
+export interface FileAsset {
+  ref: string;
+  name: string;
+  data: string;
+}
+
+/** Assets one file may carry (the file itself is bounded by UPLOAD_MAX_BYTES on import). */
+const MAX_FILE_ASSETS = 50;
 
 export function toTemplateFile(
   template: { name: string; description: string | null; outputFormats: TemplateType[]; draft: TemplateDefinition },
   now = new Date(),
+  assets: FileAsset[] = [],
 ): TemplateFile {
   return {
     formatVersion: TEMPLATE_FILE_FORMAT_VERSION,
@@ -30,6 +44,7 @@ export function toTemplateFile(
     description: template.description,
     outputFormats: template.outputFormats,
     ...pickDefinition(template.draft),
+    ...(assets.length > 0 ? { assets } : {}),
   };
 }
 
@@ -38,6 +53,7 @@ export interface ImportedTemplate {
   description: string | null;
   outputFormats: TemplateType[];
   definition: TemplateDefinition;
+  assets: FileAsset[];
 }
 
 /**
@@ -54,6 +70,16 @@ const fileSchema = Joi.object({
   variables: Joi.array(),
   constants: Joi.object(),
   calculatedVariables: Joi.array(),
+  assets: Joi.array()
+    .max(MAX_FILE_ASSETS)
+    .items(
+      Joi.object({
+        ref: Joi.string().pattern(ASSET_REF, 'asset:<id>').required(),
+        name: Joi.string().trim().min(1).max(200).required(),
+        data: Joi.string().base64().required(),
+      }).unknown(true),
+    )
+    .default([]),
 }).unknown(true);
 
 function invalid(errors: ValidationIssue[]): AppError {
@@ -82,5 +108,5 @@ export function parseTemplateFile(text: string): ImportedTemplate {
   const definition = pickDefinition(file);
   const check = validateDefinition(definition, file.outputFormats);
   if (!check.valid) throw invalid(check.errors);
-  return { name: file.name, description: file.description || null, outputFormats: file.outputFormats, definition };
+  return { name: file.name, description: file.description || null, outputFormats: file.outputFormats, definition, assets: (value as { assets: FileAsset[] }).assets };
 }

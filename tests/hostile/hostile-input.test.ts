@@ -315,6 +315,65 @@ describe('hostile input never stalls the service', () => {
     expect([saved.status, saved.body.code]).toEqual([400, 'ERR_QRY_002']);
   });
 
+  it('bounds the template model and assets: deep nesting, a runaway visibleIf, 10 MB of css, hostile markdown and html, a million chart points, a fake font, a scripted SVG', async () => {
+    const token = ws.user.accessToken;
+    const nest = (depth: number): unknown => (depth === 0 ? { id: 'leaf', type: 'text', props: { text: 'x' } } : { id: `b${depth}`, type: 'box', props: { components: [nest(depth - 1)] } });
+    const deep = await timed(ANSWER_MS, () => app.request('POST', '/api/templates/validate-schema', { token, body: { templateType: 'pdf', schema: { pageSize: 'A4', sections: [{ id: 's', components: [nest(60)] }] } } }));
+    expect(deep.status).toBe(200);
+    expect(deep.body.valid).toBe(false);
+    expect(JSON.stringify(deep.body.errors)).toContain('nest');
+
+    const css = await timed(ANSWER_MS, () =>
+      app.request('POST', '/api/templates/validate-schema', { token, rawBody: JSON.stringify({ templateType: 'pdf', schema: { pageSize: 'A4', css: `p{color:red}${' '.repeat(10 * 1024 * 1024)}`, sections: [] } }), headers: json }),
+    );
+    expect([200, 413]).toContain(css.status);
+    if (css.status === 200) expect(css.body.errors.map((e: { path: string }) => e.path)).toContain('css');
+    else expect(css.body.code).toBe('ERR_REQ_002');
+
+    const preview = async (components: unknown[], variables: Record<string, unknown> = {}, calculatedVariables: unknown[] = []) => {
+      const created = await app.request('POST', '/api/templates', { token, body: buildTemplate({ schema: { pageSize: 'A4', sections: [{ id: 'main', components }] }, variables: [], calculatedVariables }) });
+      expect(created.status).toBe(201);
+      return timed(ANSWER_MS * 2, () => app.request('POST', `/api/templates/${created.body.id}/preview`, { token, body: { variables } }));
+    };
+    const runaway = await preview([{ id: 'gate', type: 'text', props: { text: 'never', visibleIf: RUNAWAY } }]);
+    expect(runaway.status).toBe(400);
+    expect(runaway.body.code).toBe('ERR_LIMIT_008');
+
+    const markup = await preview([
+      { id: 'md', type: 'markdown', props: { text: `${'> '.repeat(5000)}${'*['.repeat(2500)}` } },
+      { id: 'html', type: 'html', props: { html: `${'<div>'.repeat(4000)}<script>x</script>${'</div>'.repeat(4000)}`.slice(0, 20_000) } },
+    ]);
+    expect([200, 400]).toContain(markup.status);
+    if (markup.status === 400) expect(['ERR_TMPL_008', 'ERR_LIMIT_009']).toContain(markup.body.code);
+
+    const points = await preview(
+      [{ id: 'chart', type: 'chart', props: { chartType: 'line', dataSource: 'points', x: 'x', series: [{ field: 'y' }] } }],
+      {},
+      [{ name: 'points', expression: '[1..1000000].{"x": $, "y": $}' }],
+    );
+    expect(points.status).toBe(400);
+    expect(['ERR_LIMIT_007', 'ERR_LIMIT_008']).toContain(points.body.code);
+
+    const upload = async (bytes: Uint8Array, name: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)]), name);
+      return timed(ANSWER_MS, async () => {
+        const res = await fetch(`${app.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+        return { status: res.status, body: (await res.json()) as { code?: string; mediaType?: string; id?: string } };
+      });
+    };
+    // A WOFF2 header that claims a huge font, then noise: refused before anything is unpacked.
+    const fake = new Uint8Array(8 * 1024 * 1024).map((_, i) => (i * 7919) % 251);
+    fake.set([0x77, 0x4f, 0x46, 0x32], 0);
+    const font = await upload(fake, 'font.woff2');
+    expect([400, 413]).toContain(font.status);
+    expect(['ERR_ASSET_002', 'ERR_ASSET_003']).toContain(font.body.code);
+    const svg = await upload(new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>fetch("http://evil.example")</script><image href="http://evil.example/a.png"/><rect width="10" height="10"/></svg>'), 'a.svg');
+    expect(svg.status).toBe(201);
+    const stored = await (await fetch(`${app.url}/api/assets/${svg.body.id}/content`, { headers: { authorization: `Bearer ${token}` } })).text();
+    expect(stored).not.toMatch(/script|evil/);
+  });
+
   it('keeps a fair share for other projects while one project floods the evaluators with runaway rules', async () => {
     const flood = await ruleGate('flood', [RUNAWAY]);
     const fine = await createGate(app, honest.key, { name: 'fine', businessRules: [{ id: 'ok', expression: 'a = 1', message: 'a must be 1' }] });

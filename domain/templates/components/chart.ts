@@ -94,9 +94,8 @@ function option(p: ChartProps, data: ChartData, title: string): echarts.EChartsC
   };
 }
 
-/** The chart as an SVG document string, `widthPx` by `heightPx`. */
-function chartSvg(id: string, p: ChartProps, ctx: DataContext, widthPx: number): string {
-  const data = chartData(id, p, ctx);
+/** The chart of points already read (a workbook writes them as a table too) as an SVG document string, `widthPx` wide and its `height` tall. */
+export function drawChartSvg(p: ChartProps, data: ChartData, ctx: DataContext, widthPx: number): string {
   const heightPx = Math.round((p.height ?? 80) * MM_PX);
   const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: widthPx, height: heightPx });
   try {
@@ -106,6 +105,9 @@ function chartSvg(id: string, p: ChartProps, ctx: DataContext, widthPx: number):
     chart.dispose();
   }
 }
+
+/** The chart as an SVG document string, `widthPx` wide. */
+const chartSvg = (id: string, p: ChartProps, ctx: DataContext, widthPx: number): string => drawChartSvg(p, chartData(id, p, ctx), ctx, widthPx);
 
 export function chartHtml(id: string, p: ChartProps, ctx: RenderContext): string {
   // Drawn for the width it will be printed at (its own, or its column's), so its text keeps its size.

@@ -17,6 +17,8 @@ export interface RenderContext {
   renderChildren(components: Component[], scope: Record<string, unknown>, inner?: { segment?: string; widthMm?: number }): Promise<string>;
   /** The width the component has to fill, in millimetres: the page's content width, less what containers take. */
   widthMm: number;
+  /** Where an image asset of the project (by id) is loaded from, or undefined when the document has no such image. */
+  assetUrl?: (id: string) => string | undefined;
   /** The document's headings for its tables of contents, when it has one (toc.ts); absent in headers and footers. */
   outline?: Outline;
 }

@@ -31,10 +31,16 @@ markdown.validateLink = (url: string) => /^(?:https?:|mailto:)/i.test(url.trim()
 /** Every ASCII punctuation character may be backslash-escaped in CommonMark: a value's are. */
 const escapeMarkdown = (value: string): string => value.replace(/[!-/:-@[-`{-~]/g, (ch) => `\\${ch}`);
 
+/** The markdown's source, its placeholders' values escaped. */
+const markdownSource = (p: MarkdownProps, ctx: DataContext): string => interpolateText(p.text, ctx.scope, ctx.format, escapeMarkdown);
+
 /** The markdown's HTML, its placeholders' values escaped first. */
 function markdownToHtml(p: MarkdownProps, ctx: DataContext): string {
-  return markdown.render(interpolateText(p.text, ctx.scope, ctx.format, escapeMarkdown));
+  return markdown.render(markdownSource(p, ctx));
 }
+
+/** The markdown as markdown-it's tokens, read as for the page (workbooks build rich text from them). */
+export const markdownTokens = (p: MarkdownProps, ctx: DataContext): ReturnType<typeof markdown.parse> => markdown.parse(markdownSource(p, ctx), {});
 
 export function markdownHtml(p: MarkdownProps, ctx: RenderContext): string {
   return `<div class="fw-markdown"${styleAttr(p.style, p.align)}>${markdownToHtml(p, ctx)}</div>`;
@@ -83,9 +89,6 @@ function htmlLines(html: string): string[] {
     .map((line) => line.trim())
     .filter(Boolean);
 }
-
-/** The markdown's text, one entry per line, for a workbook. */
-export const markdownLines = (p: MarkdownProps, ctx: DataContext): string[] => htmlLines(markdownToHtml(p, ctx));
 
 /** The fragment's text, one entry per line, for a workbook. */
 export const htmlTextLines = (p: HtmlProps, ctx: DataContext): string[] => htmlLines(cleanHtml(p, ctx));

@@ -3,6 +3,7 @@ import { escapeHtml } from '../interpolate';
 import type { Align, ColorValue, TemplateTheme, TextStyle } from '../template.types';
 import { cssLength } from './context';
 import { length } from './props';
+import { ASSET_REF, cssFontFamily } from './asset-ref';
 
 /**
  * Alignment, styles and the document theme (docs/templates.md "Layout and style"). Every value
@@ -27,7 +28,11 @@ const hex = Joi.string().pattern(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]
 /** A colour: hex, or a theme token (`primary`, `text`, `muted`, `border`, `background`). */
 export const color = Joi.alternatives().try(hex, Joi.string().valid(...THEME_TOKENS, 'transparent'));
 
-const fontFamily = Joi.string().pattern(/^[A-Za-z0-9][A-Za-z0-9 _-]{0,63}$/, 'font family name (letters, digits, spaces, - and _)');
+// A family name (one of the machine's fonts or an uploaded font's family), or `asset:<id>` of an uploaded font.
+const fontFamily = Joi.alternatives().try(
+  Joi.string().pattern(/^[A-Za-z0-9][A-Za-z0-9 _-]{0,63}$/, 'font family name (letters, digits, spaces, - and _)'),
+  Joi.string().pattern(ASSET_REF, 'asset:<id> of a font'),
+);
 
 export const align = Joi.string().valid('left', 'center', 'right', 'justify');
 
@@ -73,7 +78,7 @@ function styleDeclarations(style: TextStyle | undefined, alignment?: Align): str
   if (style.italic) out.push('font-style:italic');
   if (style.underline) out.push('text-decoration:underline');
   if (style.uppercase) out.push('text-transform:uppercase');
-  if (style.fontFamily) out.push(`font-family:'${style.fontFamily}',${FONT_FALLBACK}`);
+  if (style.fontFamily) out.push(`font-family:'${cssFontFamily(style.fontFamily)}',${FONT_FALLBACK}`);
   if (style.color) out.push(`color:${cssColor(style.color)}`);
   if (style.background) out.push(`background:${cssColor(style.background)}`);
   if (style.lineHeight !== undefined) out.push(`line-height:${style.lineHeight}`);
@@ -95,7 +100,7 @@ export function themeCss(theme: TemplateTheme | undefined, fontStack: string): s
   const colors = { ...DEFAULT_THEME_COLORS, ...(theme?.colors ?? {}) };
   const vars = THEME_TOKENS.map((t) => `--fw-${t}:${colors[t]}`).join(';');
   const body = [
-    theme?.fontFamily ? `font-family:'${theme.fontFamily}',${fontStack}` : '',
+    theme?.fontFamily ? `font-family:'${cssFontFamily(theme.fontFamily)}',${fontStack}` : '',
     theme?.fontSize ? `font-size:${theme.fontSize}pt` : '',
     theme?.colors?.background ? 'background:var(--fw-background)' : '',
   ].filter(Boolean);

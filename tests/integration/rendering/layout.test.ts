@@ -8,7 +8,7 @@ import { validateTemplate, validateTemplateSchema } from '../../../domain/templa
 import type { Component, TemplateDefinition } from '../../../domain/templates/template.types';
 import { useEvaluator } from '../../support/evaluation';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
-import { decodeBarcodes, pdfDestinations, pdfInfo, pdfLinkTargets, pdfPixels, pdfStructure, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
+import { decodeBarcodes, pdfDestinations, pdfInfo, pdfText, pdfLinkTargets, pdfPixels, pdfStructure, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
 
 const evaluator = useEvaluator();
 
@@ -615,15 +615,15 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
       expect((used.user + used.system) / 1000).toBeLessThan(2_000);
     });
 
-    it('writes markdown and html into a workbook as lines of text', async () => {
+    it('writes markdown into a workbook as rich text and html as lines of text', async () => {
       const template = buildTemplate({
         components: [component('markdown', { text: '# Title\n\nSome **bold** text\n\n- item' }), component('html', { html: '<p>First &amp; second</p><p>Next<br>line</p><script>x</script>' })],
       });
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.load((await render(template, {}, 'excel')) as unknown as ExcelJS.Buffer);
       const texts: string[] = [];
-      workbook.worksheets[0].eachRow((row) => row.eachCell((cell) => texts.push(String(cell.value))));
-      expect(texts).toEqual(['Title', 'Some bold text', 'item', 'First & second', 'Next', 'line']);
+      workbook.worksheets[0].eachRow((row) => row.eachCell((cell) => texts.push(cell.text)));
+      expect(texts).toEqual(['Title', 'Some bold text', '• item', 'First & second', 'Next', 'line']);
     });
   });
 
@@ -647,6 +647,66 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.load((await render(example.definition, example.sampleData, 'excel')) as unknown as ExcelJS.Buffer);
       expect(workbook.worksheets[0].rowCount).toBeGreaterThan(5);
+    });
+  });
+
+  describe('the other examples (docs/examples: quote, report, certificate)', () => {
+    const load = (name: string) => JSON.parse(readFileSync(join(__dirname, `../../../docs/examples/${name}.json`), 'utf8')) as { definition: TemplateDefinition; sampleData: Record<string, unknown> };
+    const text = (words: PdfWord[]) => words.map((w) => w.text).join(' ');
+
+    it('quote: parties side by side, optional add-ons only when chosen, totals at the margin, an acceptance QR code', async () => {
+      const { definition, sampleData } = load('quote');
+      expect(validateTemplate(definition, 'pdf')).toMatchObject({ valid: true, errors: [] });
+      const pdf = await render(definition, sampleData);
+      const { words } = await pdfWords(pdf);
+      expect(Math.abs(word(words, 'FROM').yMin - word(words, 'PREPARED').yMin)).toBeLessThan(1);
+      expect(word(words, 'PREPARED').xMin).toBeGreaterThan(PAGE_WIDTH / 2);
+      expect(text(words)).toContain('Optional add-ons');
+      // 2,400 + 1,700 + 1,500 = 5,600.00; tax 8.75 % = 490.00; total 6,090.00, flush with the margin.
+      for (const amount of ['$5,600.00', '$490.00']) expect(Math.abs(word(words, amount).xMax - RIGHT_EDGE)).toBeLessThan(2);
+      expect(Math.abs(Math.max(...words.filter((w) => w.text === '$6,090.00').map((w) => w.xMax)) - RIGHT_EDGE)).toBeLessThan(2);
+      const codes = (await Promise.all([1, 2].map((p) => decodeBarcodes(pdf, p).catch(() => [])))).flat();
+      expect(codes).toContain('QR-Code:https://formwork.example/q/Q-2026-031');
+      const without = await pdfText(await render(definition, { ...sampleData, options: [] }));
+      expect(without).not.toContain('Optional add-ons');
+    });
+
+    it('report: contents with real page numbers, charts, no header on page 1, the transactions table across pages with its header', async () => {
+      const { definition, sampleData } = load('report');
+      expect(validateTemplate(definition, 'pdf')).toMatchObject({ valid: true, errors: [] });
+      const pdf = await render(definition, sampleData);
+      const pages = (await pdfInfo(pdf)).pages;
+      expect(pages).toBeGreaterThanOrEqual(5);
+      const words = await Promise.all(Array.from({ length: pages }, (_, i) => pdfWords(pdf, i + 1).then((p) => p.words)));
+      expect(text(words[0])).not.toContain('Formwork Ltd · 2026');
+      expect(text(words[1])).toContain('Formwork Ltd · 2026');
+      expect(text(words[1])).toContain(`Page 2 of ${pages}`);
+      // The contents list Summary, the two chart headings and Transactions with the pages they are on.
+      for (const heading of ['Summary', 'Transactions']) {
+        const entry = words[0].find((w) => w.text === heading)!;
+        const number = words[0].filter((w) => Math.abs(w.yMin - entry.yMin) < 2 && /^\d+$/.test(w.text)).pop()!;
+        const landed = words.findIndex((page, p) => p > 0 && page.some((w) => w.text === heading)) + 1;
+        expect(`${heading} ${number.text}`).toBe(`${heading} ${landed}`);
+      }
+      // Charts are drawn: the bar chart's title and a region on its axis.
+      expect(text(words[1])).toContain('Revenue by region');
+      // The header row is on every page of the long table.
+      const tablePages = words.filter((page) => page.some((w) => w.text === 'Enterprise'));
+      expect(tablePages.length).toBeGreaterThanOrEqual(3);
+      for (const page of tablePages) expect(text(page)).toContain('Date Region Customer Product Amount');
+    });
+
+    it('certificate: a landscape page, the recipient centred', async () => {
+      const { definition, sampleData } = load('certificate');
+      expect(validateTemplate(definition, 'pdf')).toMatchObject({ valid: true, errors: [] });
+      const pdf = await render(definition, sampleData);
+      expect((await pdfInfo(pdf)).pages).toBe(1);
+      const { width, height, words } = await pdfWords(pdf);
+      expect(width).toBeGreaterThan(height);
+      const name = words.filter((w) => w.text === 'Katherine' || w.text === 'Johnson');
+      const centre = (Math.min(...name.map((w) => w.xMin)) + Math.max(...name.map((w) => w.xMax))) / 2;
+      expect(Math.abs(centre - width / 2)).toBeLessThan(4);
+      expect(await decodeBarcodes(pdf)).toEqual(['QR-Code:https://formwork.example/verify/FW-2026-00421']);
     });
   });
 });

@@ -72,7 +72,7 @@ describe('buildHtml', () => {
     expect(blocked.html).toContain('<div class="fw-image-missing">Logo</div>');
     const allowed = await buildHtml(t.schema, { logo: 'https://cdn.example.com/x.png' }, { imageAllowlist: ['*.example.com'] });
     expect(allowed.html).toContain('<img class="fw-image" src="https://cdn.example.com/x.png"');
-    expect(allowed.html).toContain('img-src data: http://*.example.com https://*.example.com');
+    expect(allowed.html).toContain('img-src data: https://assets.formwork.invalid http://*.example.com https://*.example.com; font-src https://assets.formwork.invalid;');
   });
 
   it('matches image hosts exactly, by wildcard or with a port', () => {
