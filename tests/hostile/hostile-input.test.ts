@@ -318,10 +318,17 @@ describe('hostile input never stalls the service', () => {
   it('bounds the template model and assets: deep nesting, a runaway visibleIf, 10 MB of css, hostile markdown and html, a million chart points, a fake font, a scripted SVG', async () => {
     const token = ws.user.accessToken;
     const nest = (depth: number): unknown => (depth === 0 ? { id: 'leaf', type: 'text', props: { text: 'x' } } : { id: `b${depth}`, type: 'box', props: { components: [nest(depth - 1)] } });
-    const deep = await timed(ANSWER_MS, () => app.request('POST', '/api/templates/validate-schema', { token, body: { templateType: 'pdf', schema: { pageSize: 'A4', sections: [{ id: 's', components: [nest(60)] }] } } }));
+    const validate = (depth: number) =>
+      timed(ANSWER_MS, () => app.request('POST', '/api/templates/validate-schema', { token, body: { templateType: 'pdf', schema: { pageSize: 'A4', sections: [{ id: 's', components: [nest(depth)] }] } } }));
+    // 25 boxes: within the JSON depth the API reads, past the 8 levels containers may nest.
+    const deep = await validate(25);
     expect(deep.status).toBe(200);
     expect(deep.body.valid).toBe(false);
     expect(JSON.stringify(deep.body.errors)).toContain('nest');
+    // 60 boxes: past the JSON depth itself (three levels a box), refused before anything walks it.
+    const deeper = await validate(60);
+    expect(deeper.status).toBe(400);
+    expect(deeper.body.code).toBe('ERR_REQ_005');
 
     const css = await timed(ANSWER_MS, () =>
       app.request('POST', '/api/templates/validate-schema', { token, rawBody: JSON.stringify({ templateType: 'pdf', schema: { pageSize: 'A4', css: `p{color:red}${' '.repeat(10 * 1024 * 1024)}`, sections: [] } }), headers: json }),
@@ -351,8 +358,18 @@ describe('hostile input never stalls the service', () => {
       {},
       [{ name: 'points', expression: '[1..1000000].{"x": $, "y": $}' }],
     );
+    // A million: the expression guard's sequence cap (or the budget) refuses them, naming the variable.
     expect(points.status).toBe(400);
-    expect(['ERR_LIMIT_007', 'ERR_LIMIT_008']).toContain(points.body.code);
+    expect(['ERR_VALID_002', 'ERR_LIMIT_007', 'ERR_LIMIT_008']).toContain(points.body.code);
+    expect(points.body.relatedInfo).toMatchObject({ field: 'points' });
+    // Past the chart's own 5,000 points: refused before anything is drawn.
+    const many = await preview(
+      [{ id: 'chart', type: 'chart', props: { chartType: 'line', dataSource: 'points', x: 'x', series: [{ field: 'y' }] } }],
+      {},
+      [{ name: 'points', expression: '[1..6000].{"x": $, "y": $}' }],
+    );
+    expect(many.status).toBe(400);
+    expect(many.body).toMatchObject({ code: 'ERR_LIMIT_007', relatedInfo: { componentId: 'chart' } });
 
     const upload = async (bytes: Uint8Array, name: string) => {
       const form = new FormData();
