@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import { PNG } from 'pngjs';
 import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
 import { renderDocument } from '../../../activities/rendering/render-document';
 import { buildHtml } from '../../../domain/templates/build-html';
@@ -11,6 +12,13 @@ import { buildTemplate, component } from '../../support/rendering-fixtures';
 import { decodeBarcodes, pdfDestinations, pdfInfo, pdfText, pdfLinkTargets, pdfPixels, pdfStructure, pdfWords, testPool, type PdfWord } from '../../support/rendering-pdf';
 
 const evaluator = useEvaluator();
+
+/** Where a failing comparison leaves what it saw: the run's output folder (FORMWORK_TEST_OUTPUT, else test-output/). */
+function testOutputDir(): string {
+  const dir = process.env.FORMWORK_TEST_OUTPUT ?? join(__dirname, '../../../test-output');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
 
 /** Points per millimetre: pdftotext answers in points. */
 const PT = 72 / 25.4;
@@ -647,6 +655,27 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
       const workbook = new ExcelJS.Workbook();
       await workbook.xlsx.load((await render(example.definition, example.sampleData, 'excel')) as unknown as ExcelJS.Buffer);
       expect(workbook.worksheets[0].rowCount).toBeGreaterThan(5);
+    });
+
+    it('looks as it did: page 1 at 50 dpi within a tolerance of the committed reference image', async () => {
+      const reference = PNG.sync.read(readFileSync(join(__dirname, '../../fixtures/reference/invoice-example-p1-50dpi.png')));
+      const page = await pdfPixels(await render(example.definition, example.sampleData), 1, 50);
+      expect([page.width, page.height]).toEqual([reference.width, reference.height]);
+      // A pixel differs when a channel moved by more than a quarter of its range; antialiasing noise stays below.
+      let differing = 0;
+      const actual = new PNG({ width: page.width, height: page.height });
+      for (let y = 0; y < page.height; y += 1) {
+        for (let x = 0; x < page.width; x += 1) {
+          const i = (y * page.width + x) * 4;
+          const rgb = page.rgb(x, y);
+          actual.data.set([...rgb, 255], i);
+          if (rgb.some((v, c) => Math.abs(v - reference.data[i + c]) > 64)) differing += 1;
+        }
+      }
+      const share = differing / (page.width * page.height);
+      // What it looks like now, next to the test's other output, to compare by eye (and to commit when a change is meant).
+      if (share > 0.002) writeFileSync(join(testOutputDir(), 'invoice-example-p1-50dpi.actual.png'), PNG.sync.write(actual));
+      expect(share).toBeLessThan(0.002);
     });
   });
 
