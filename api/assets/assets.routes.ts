@@ -1,11 +1,11 @@
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { contentDisposition } from '../../activities/storage/storage';
 import { AppError } from '../../domain/errors';
 import { ASSET_LIMITS } from '../../domain/templates/asset-content';
 import type { Scope } from '../middleware/guards';
-import { multipartUpload } from '../middleware/uploads';
+import { multipartUploadAs } from '../middleware/uploads';
 import { pageMeta } from '../page-meta';
 import { actorOf, templateGuards } from '../templates/template-guards';
 import { validate } from '../validation';
@@ -26,21 +26,10 @@ export function assetRoutes(services: Services): Router {
   const { read, write } = templateGuards(services.db);
   const deps = { db: services.db, evaluator: services.evaluator, limits: services.config.assets };
   const scope = (ctx: Context) => ctx.state.scope as Scope;
-  const upload = multipartUpload({ ...services.config.uploads, maxFileBytes: UPLOAD_MAX_BYTES }, '/api/assets');
   // Past the largest kind's limit the upload is cut off while it streams: 413 ERR_ASSET_003, not the parser's ERR_REQ_002.
-  const assetUpload = async (ctx: Context, next: Next) => {
-    let inRoute = false;
-    try {
-      await upload(ctx, () => {
-        inRoute = true;
-        return next();
-      });
-    } catch (err) {
-      const e = err as { httpCode?: number; status?: number; code?: string };
-      if (!inRoute && (e?.httpCode === 413 || e?.status === 413 || e?.code === 'ERR_REQ_002')) throw new AppError('ERR_ASSET_003', `Assets are at most ${UPLOAD_MAX_BYTES} bytes`, { limit: UPLOAD_MAX_BYTES });
-      throw err;
-    }
-  };
+  const assetUpload = multipartUploadAs({ ...services.config.uploads, maxFileBytes: UPLOAD_MAX_BYTES }, '/api/assets', () =>
+    new AppError('ERR_ASSET_003', `Assets are at most ${UPLOAD_MAX_BYTES} bytes`, { limit: UPLOAD_MAX_BYTES }),
+  );
 
   router.post('/', write, assetUpload, async (ctx) => {
     if (!ctx.is('multipart')) throw new AppError('ERR_VALID_001', 'Upload the image or font as multipart/form-data, in the part `file`', { field: 'Content-Type' });

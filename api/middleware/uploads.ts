@@ -79,3 +79,25 @@ export function multipartUpload(limits: UploadLimits, path: string | RegExp) {
     }
   };
 }
+
+/**
+ * multipartUpload whose over-size answer is the route's own code: past `limits.maxFileBytes`, while
+ * the file streams, `tooLarge()` is thrown instead of the parser's 413 ERR_REQ_002. An error the
+ * route itself throws passes unchanged.
+ */
+export function multipartUploadAs(limits: UploadLimits, path: string | RegExp, tooLarge: () => AppError) {
+  const upload = multipartUpload(limits, path);
+  return async function parseUploadAs(ctx: Context, next: Next): Promise<void> {
+    let inRoute = false;
+    try {
+      await upload(ctx, () => {
+        inRoute = true;
+        return next();
+      });
+    } catch (err) {
+      const e = err as { httpCode?: number; status?: number; code?: string };
+      if (!inRoute && (e?.httpCode === 413 || e?.status === 413 || e?.code === 'ERR_REQ_002')) throw tooLarge();
+      throw err;
+    }
+  };
+}

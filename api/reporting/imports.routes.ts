@@ -1,9 +1,9 @@
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import { requireProject, type Scope } from '../middleware/guards';
-import { multipartUpload } from '../middleware/uploads';
+import { multipartUploadAs } from '../middleware/uploads';
 import { validate } from '../validation';
 import { pageMeta } from '../page-meta';
 import * as presenter from './imports.presenter';
@@ -22,20 +22,9 @@ export function importRoutes(services: Services): Router {
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const deps = { db, evaluator: services.evaluator, limits: services.config.reporting, importPool: services.importPool };
   // At most 10 MB, counted while it streams; past it 413 ERR_IMP_004 (the upload's own ERR_REQ_002 renamed).
-  const upload = multipartUpload({ ...services.config.uploads, maxFileBytes: imports.IMPORT_MAX_BYTES }, '/api/reporting/imports');
-  const importUpload = async (ctx: Context, next: Next) => {
-    let inRoute = false;
-    try {
-      await upload(ctx, () => {
-        inRoute = true;
-        return next();
-      });
-    } catch (err) {
-      const e = err as { httpCode?: number; status?: number; code?: string };
-      if (!inRoute && (e?.httpCode === 413 || e?.status === 413 || e?.code === 'ERR_REQ_002')) throw new AppError('ERR_IMP_004', undefined, { maxBytes: imports.IMPORT_MAX_BYTES });
-      throw err;
-    }
-  };
+  const importUpload = multipartUploadAs({ ...services.config.uploads, maxFileBytes: imports.IMPORT_MAX_BYTES }, '/api/reporting/imports', () =>
+    new AppError('ERR_IMP_004', undefined, { maxBytes: imports.IMPORT_MAX_BYTES }),
+  );
 
   router.post('/', write, importUpload, async (ctx) => {
     const files = ctx.request.files?.file;
