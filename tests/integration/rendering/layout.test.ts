@@ -683,6 +683,30 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
     const load = (name: string) => JSON.parse(readFileSync(join(__dirname, `../../../docs/examples/${name}.json`), 'utf8')) as { definition: TemplateDefinition; sampleData: Record<string, unknown> };
     const text = (words: PdfWord[]) => words.map((w) => w.text).join(' ');
 
+    it('each renders to a workbook too: its text in cells, its codes and charts as pictures, the report its table and contents links', async () => {
+      const workbookOf = async (name: string) => {
+        const { definition, sampleData } = load(name);
+        expect(validateTemplate(definition, 'excel')).toMatchObject({ valid: true, errors: [] });
+        const workbook = new ExcelJS.Workbook();
+        await workbook.xlsx.load((await render(definition, sampleData, 'excel')) as unknown as ExcelJS.Buffer);
+        const sheet = workbook.worksheets[0];
+        const cells: string[] = [];
+        sheet.eachRow((row) => row.eachCell((cell) => cells.push(cell.text)));
+        return { sheet, cells };
+      };
+      const quote = await workbookOf('quote');
+      expect(quote.cells).toEqual(expect.arrayContaining(['Quote Q-2026-031', 'Priority support, 12 months']));
+      expect(quote.sheet.getImages()).toHaveLength(1);
+      const report = await workbookOf('report');
+      expect(report.cells).toContain('Formwork Ltd sales report');
+      expect(report.cells.filter((c) => /^Customer \d{3}$/.test(c))).toHaveLength(140);
+      expect(report.sheet.getImages()).toHaveLength(2);
+      expect(report.sheet.getCell('A4').value).toMatchObject({ formula: expect.stringContaining('HYPERLINK') });
+      const certificate = await workbookOf('certificate');
+      expect(certificate.cells).toContain('Katherine Johnson');
+      expect(certificate.sheet.getImages()).toHaveLength(1);
+    });
+
     it('quote: parties side by side, optional add-ons only when chosen, totals at the margin, an acceptance QR code', async () => {
       const { definition, sampleData } = load('quote');
       expect(validateTemplate(definition, 'pdf')).toMatchObject({ valid: true, errors: [] });
