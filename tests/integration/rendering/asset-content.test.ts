@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { brotliCompressSync, constants as zlibConstants, crc32, deflateSync } from 'node:zlib';
+import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
 import { AppError } from '../../../domain/errors';
 import { ASSET_LIMITS, checkAssetContent, type CheckedAsset } from '../../../domain/templates/asset-content';
 import { cpuMsOf } from '../../support/cpu-time';
 import { useEvaluator } from '../../support/evaluation';
+import { solidPng } from '../../support/rendering-pdf';
 
 /**
  * The check of an uploaded asset's bytes (domain/templates/asset-content.ts), called directly and
@@ -23,24 +24,7 @@ const PLAYFAIR_BOLD_WOFF2 = join(__dirname, '../../../docs/examples/fonts/playfa
 
 // --- fixtures ---
 
-/** A PNG of one colour (8-bit RGB), chunk by chunk; `claim` writes another size into the header than the pixels have. */
-function png(width: number, height: number, claim?: { width: number; height: number }): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, 8 + data.length);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(claim?.width ?? width, 0);
-  header.writeUInt32BE(claim?.height ?? height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.concat([Buffer.from([0]), Buffer.alloc(width * 3, 0xc0)]);
-  const pixels = deflateSync(Buffer.concat(Array.from({ length: height }, () => row)));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
-}
+const png = (width: number, height: number, claim?: { width: number; height: number }) => solidPng(width, height, undefined, claim);
 
 /** The JPEG with an EXIF APP1 segment giving `orientation` (6: turned 90° clockwise to be shown). */
 function withOrientation(jpeg: Buffer, orientation: number): Buffer {

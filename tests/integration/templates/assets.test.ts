@@ -3,12 +3,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { crc32, deflateSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { startTestApp, type TestApp } from '../../support/app';
 import { createKey } from '../../support/api-keys';
 import { signUp, type SignedUpUser } from '../../support/factories';
-import { pdfPixels, pdfText } from '../../support/rendering-pdf';
+import { pdfPixels, pdfText, solidPng } from '../../support/rendering-pdf';
 import { createTeam, inTeam } from '../../support/teams';
 
 const run = promisify(execFile);
@@ -36,25 +35,6 @@ async function pdfFonts(pdf: Buffer): Promise<string[]> {
   }
 }
 
-/** A PNG of one colour (8-bit RGB), written out chunk by chunk. */
-function solidPng(size: number, [r, g, b]: [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body) >>> 0, 8 + data.length);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(size, 0);
-  header.writeUInt32BE(size, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const row = Buffer.concat([Buffer.from([0]), Buffer.from(Array.from({ length: size }, () => [r, g, b]).flat())]);
-  const pixels = deflateSync(Buffer.concat(Array.from({ length: size }, () => row)));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
-}
-
 /**
  * Assets (docs/templates.md "Assets and fonts", "Assets"): a project's images and fonts, uploaded as
  * multipart, judged by their bytes, used by its templates by `asset:<id>` or by family name, embedded
@@ -70,7 +50,7 @@ describe('Assets: images and fonts a project uploads and its templates use', () 
     alice = await signUp(app, { verified: true });
     bob = await signUp(app, { verified: true });
     // A solid red square: found again by its colour on the rendered page.
-    red = solidPng(64, [255, 0, 0]);
+    red = solidPng(64, 64, [255, 0, 0]);
   });
   afterAll(() => app.close());
 
