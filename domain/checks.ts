@@ -77,12 +77,6 @@ export const CHECKS = {
   assetContent: (bytes: Uint8Array) => checkAssetContent(bytes),
 };
 
-/**
- * Checks that spend a document's evaluation budget (EVAL_TIMEOUT_MS, as its calculated variables do)
- * rather than the checks' larger one: a template's `visibleIf` conditions, evaluated for every render.
- */
-export const DOCUMENT_BUDGET_CHECKS: ReadonlySet<string> = new Set(['hiddenComponents']);
-
 /** Checks that take the worker's CPU budget as a last argument after their input. */
 export const BUDGETED_CHECKS: ReadonlySet<string> = new Set(['httpRows', 'transformedRows', 'hiddenComponents']);
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import workerpool from 'workerpool';
-import { BUDGETED_CHECKS, DOCUMENT_BUDGET_CHECKS, type CheckName } from '../../domain/checks';
+import { BUDGETED_CHECKS, type CheckName } from '../../domain/checks';
 import { AppError, type ErrorCode } from '../../domain/errors';
 import type { CalculateRequest, ValidateRequest } from '../../domain/evaluation';
 import type { ValidationOutcome } from '../../domain/flow/gate.types';
@@ -264,14 +264,12 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
     },
 
     async check(tenant, name, args) {
-      // A document's conditions are tenant expressions like its calculated variables: the same budget, not the checks' one.
-      const limitMs = DOCUMENT_BUDGET_CHECKS.has(name) ? budgetMs : checkBudgetMs;
-      const result = await dispatch(tenant, { kind: 'check', name, args }, limitMs);
+      const result = await dispatch(tenant, { kind: 'check', name, args }, checkBudgetMs);
       if ('interrupted' in result) {
         const message = result.memory
           ? `The definition could not be checked within the evaluation memory limit (${options.maxHeapMb} MB)`
-          : `The definition could not be checked within the evaluation budget (${limitMs} ms)`;
-        throw new AppError('ERR_LIMIT_008', message, { check: name, limitMs });
+          : `The definition could not be checked within the evaluation budget (${checkBudgetMs} ms)`;
+        throw new AppError('ERR_LIMIT_008', message, { check: name, limitMs: checkBudgetMs });
       }
       if (!result.ok) throw failure(result.error);
       if (!('checked' in result)) throw new Error('evaluation worker answered a check without a result');

@@ -30,7 +30,7 @@ const report = (progress: EvalProgress) => workerpool.workerEmit(progress);
  * The checks' module, loaded on first use: the template checks (Joi schemas of every component, the
  * charting, font and image libraries) are most of what a worker would otherwise load at start, and a
  * worker replacing a killed one starts sooner. Loaded before a task's clock starts: it is our code,
- * and a document's `visibleIf` conditions spend the same small budget as its calculated variables.
+ * not the tenant's work the budget measures.
  */
 let checksModule: Promise<typeof import('../../domain/checks')> | undefined;
 const loadChecks = () => (checksModule ??= import('../../domain/checks'));

@@ -342,7 +342,9 @@ describe('hostile input never stalls the service', () => {
       expect(created.status).toBe(201);
       return timed(ANSWER_MS * 2, () => app.request('POST', `/api/templates/${created.body.id}/preview`, { token, body: { variables } }));
     };
-    const runaway = await preview([{ id: 'gate', type: 'text', props: { text: 'never', visibleIf: RUNAWAY } }]);
+    // Conditions are checked with the checks' budget (ten times EVAL_TIMEOUT_MS, eval-pool.ts): the answer comes after it.
+    const created = await app.request('POST', '/api/templates', { token, body: buildTemplate({ schema: { pageSize: 'A4', sections: [{ id: 'main', components: [{ id: 'gate', type: 'text', props: { text: 'never', visibleIf: RUNAWAY } }] }] }, variables: [], calculatedVariables: [] }) });
+    const runaway = await timed(BUDGET_MS * 10 + ANSWER_MS, () => app.request('POST', `/api/templates/${created.body.id}/preview`, { token, body: { variables: {} } }));
     expect(runaway.status).toBe(400);
     expect(runaway.body.code).toBe('ERR_LIMIT_008');
 
