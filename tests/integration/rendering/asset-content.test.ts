@@ -183,9 +183,20 @@ function expectWithin(name: string, cpuMs: number, bound: number): void {
   expect({ name, cpuMs, bound, within: cpuMs <= bound }).toMatchObject({ name, within: true });
 }
 
-/** CPU milliseconds of a check that is expected to be refused, and its error. */
+/**
+ * CPU milliseconds of `run`, the least of three runs, with the first run's result: process CPU time
+ * also counts the garbage collector and whatever else the process did meanwhile, which the least
+ * of three leaves out; a check that is slow by itself is slow every time.
+ */
+function leastCpuMs<T>(run: () => T): { result: T; cpuMs: number } {
+  const first = cpuMsOf(run);
+  const again = [cpuMsOf(run).cpuMs, cpuMsOf(run).cpuMs];
+  return { result: first.result, cpuMs: Math.min(first.cpuMs, ...again) };
+}
+
+/** CPU milliseconds of a check that is expected to be refused (leastCpuMs), and its error. */
 function refusedIn(run: () => unknown): { err: AppError; cpuMs: number } {
-  const { result, cpuMs } = cpuMsOf(() => refusal(run));
+  const { result, cpuMs } = leastCpuMs(() => refusal(run));
   return { err: result, cpuMs };
 }
 
@@ -396,7 +407,7 @@ describe('asset content: an uploaded image or font judged by its bytes (domain/t
   it('refuses an SVG with entities, a <use> bomb, nesting past the limit or a second root, each within a few times the CPU time of an honest SVG of its size', () => {
     const honest = svgBytes(honestSvg(ASSET_LIMITS.svgMaxBytes - 1000));
     checkAssetContent(honest);
-    const { result: baseline, cpuMs: baselineMs } = cpuMsOf(() => checkAssetContent(honest));
+    const { result: baseline, cpuMs: baselineMs } = leastCpuMs(() => checkAssetContent(honest));
     expect(baseline.sanitized).toBe(false);
     const bound = 3 * baselineMs + 20;
 
@@ -430,7 +441,7 @@ describe('asset content: an uploaded image or font judged by its bytes (domain/t
       ['25,000 uses of one rect', `<svg ${NS}><rect id="r"/>${'<use href="#r"/>'.repeat(25_000)}</svg>`],
     ];
     for (const [name, text] of slow) {
-      const { cpuMs } = cpuMsOf(() => {
+      const { cpuMs } = leastCpuMs(() => {
         try {
           return checkAssetContent(svgBytes(text));
         } catch (err) {
@@ -445,7 +456,7 @@ describe('asset content: an uploaded image or font judged by its bytes (domain/t
   it('refuses what is no sound font, with ERR_ASSET_002/003 and a reason, each within a few times the CPU time of reading an honest font', () => {
     const honest = font('DejaVuSans.ttf');
     checkAssetContent(honest);
-    const { cpuMs: baselineMs } = cpuMsOf(() => checkAssetContent(honest));
+    const { cpuMs: baselineMs } = leastCpuMs(() => checkAssetContent(honest));
     const bound = 3 * baselineMs + 20;
     const tables = tablesOf(honest);
     const replaced = (tag: string, data: Buffer | undefined) => {
@@ -495,7 +506,7 @@ describe('asset content: an uploaded image or font judged by its bytes (domain/t
   });
 
   it('refuses oversize files by their size before reading them, and a picture whose header claims 100,000 × 100,000 pixels', () => {
-    const { cpuMs: baselineMs } = cpuMsOf(() => checkAssetContent(png(200, 200)));
+    const { cpuMs: baselineMs } = leastCpuMs(() => checkAssetContent(png(200, 200)));
     const bound = 3 * baselineMs + 20;
     const pngHead = png(1, 1).subarray(0, 8);
     const cases: Array<[string, Buffer, number]> = [
