@@ -17,3 +17,22 @@ export async function cpuMsOfAsync<T>(run: () => Promise<T>): Promise<{ result: 
   const result = await run();
   return { result, cpuMs: budget.usedMs() };
 }
+
+/**
+ * The CPU time of `run` beside that of `baseline`, each the least of three rounds taken in turn, with
+ * `run`'s first result: a stretch of load or a collection slows both sides of a round alike, and the
+ * least of three leaves a single slow sample out, so a bound of a few times the baseline holds on a
+ * busy machine while a check that is slow by itself is slow every round.
+ */
+export function cpuMsBeside<T>(run: () => T, baseline: () => unknown): { result: T; cpuMs: number; baselineMs: number } {
+  let result: T | undefined;
+  let cpuMs = Infinity;
+  let baselineMs = Infinity;
+  for (let round = 0; round < 3; round += 1) {
+    baselineMs = Math.min(baselineMs, cpuMsOf(baseline).cpuMs);
+    const measured = cpuMsOf(run);
+    if (round === 0) result = measured.result;
+    cpuMs = Math.min(cpuMs, measured.cpuMs);
+  }
+  return { result: result as T, cpuMs, baselineMs };
+}
