@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { UserEntity } from '../../db/identity/user.entity';
 import type { Services } from '../../platform/services';
 import { loadUser } from '../middleware/guards';
@@ -10,34 +11,46 @@ import * as auth from './auth.service';
 import { revokeRefreshFamily, rotateRefreshToken } from './tokens.service';
 import { presentUser } from './user.presenter';
 import { avatarUrl } from './users.service';
+import { clearRefreshCookie, cookieSession, keepRefreshInCookie, REFRESH_COOKIE, refreshFromCookie } from './browser-session';
 
 /** Contract §2: how a JWT is obtained, renewed and given up. */
 export function authRoutes(services: Services, checkSecondFactor: auth.SecondFactorCheck = auth.noSecondFactor): Router {
   const router = new Router({ prefix: '/api/auth' });
+  const { config } = services;
+  const cookie = { maxAgeSeconds: config.auth.refreshTokenTtlSeconds, secure: config.production };
+  /** The tokens as the caller asked for them: all in the body, or the refresh token in the cookie (browser-session.ts). */
+  const handOut = <T extends { refreshToken: string }>(ctx: Context, tokens: T) => (cookieSession(ctx, config.publicUrl) ? keepRefreshInCookie(ctx, tokens, cookie) : tokens);
 
   router.post('/signup', async (ctx) => {
     const input = validate(schema.signupSchema, ctx.request.body, schema.signupCodes);
     const { user, ...tokens } = await auth.signup(services, input);
     ctx.status = 201;
-    ctx.body = { user: presentUser(user), ...tokens };
+    ctx.body = { user: presentUser(user), ...handOut(ctx, tokens) };
   });
 
   router.post('/login', async (ctx) => {
     const input = validate(schema.loginSchema, ctx.request.body);
     const { user, ...tokens } = await auth.login(services, input, checkSecondFactor);
-    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...tokens };
+    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...handOut(ctx, tokens) };
   });
 
   router.post('/refresh', async (ctx) => {
-    const { refreshToken } = validate(schema.refreshSchema, ctx.request.body);
+    const inCookie = cookieSession(ctx, config.publicUrl);
+    const refreshToken = inCookie ? refreshFromCookie(ctx) : validate(schema.refreshSchema, ctx.request.body).refreshToken;
     const { userId, tokens } = await rotateRefreshToken(auth.tokenDeps(services), refreshToken);
     const user = await services.db.getRepository(UserEntity).findOneByOrFail({ id: userId });
-    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...tokens };
+    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...(inCookie ? keepRefreshInCookie(ctx, tokens, cookie) : tokens) };
   });
 
   router.post('/logout', async (ctx) => {
-    const { refreshToken } = validate(schema.refreshSchema, ctx.request.body);
-    await revokeRefreshFamily(services.db, refreshToken);
+    if (cookieSession(ctx, config.publicUrl)) {
+      const refreshToken = ctx.cookies.get(REFRESH_COOKIE);
+      clearRefreshCookie(ctx, config.production);
+      if (refreshToken && refreshToken.length <= 200) await revokeRefreshFamily(services.db, refreshToken);
+    } else {
+      const { refreshToken } = validate(schema.refreshSchema, ctx.request.body);
+      await revokeRefreshFamily(services.db, refreshToken);
+    }
     ctx.body = { message: 'Logged out' };
   });
 

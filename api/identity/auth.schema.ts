@@ -15,6 +15,8 @@ export const loginSchema = Joi.object({
 });
 
 export const refreshSchema = Joi.object({ refreshToken: Joi.string().max(200).required() });
+/** The body of refresh and logout as documented: none in a browser session (X-Formwork-Session: cookie), refreshSchema otherwise. */
+export const refreshBodySchema = Joi.object({ refreshToken: Joi.string().max(200).description('Required unless X-Formwork-Session: cookie') });
 export const tokenSchema = Joi.object({ token: Joi.string().max(200).required() });
 export const emailOnlySchema = Joi.object({ email: email.required() });
 export const resetPasswordSchema = Joi.object({ token: Joi.string().max(200).required(), newPassword: password.required() });

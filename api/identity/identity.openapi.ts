@@ -1,4 +1,4 @@
-import { html, noContent, ok, operationTable, pageOf, type JsonSchema } from '../openapi/operation';
+import { html, listOf, noContent, ok, operationTable, pageOf, type JsonSchema } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as apiKeys from './api-keys.schema';
 import * as auth from './auth.schema';
@@ -27,11 +27,11 @@ const user: JsonSchema = {
 
 const session: JsonSchema = {
   type: 'object',
-  required: ['user', 'accessToken', 'refreshToken', 'expiresIn'],
+  required: ['user', 'accessToken', 'expiresIn'],
   properties: {
     user,
     accessToken: { type: 'string', description: 'JWT for the Authorization header' },
-    refreshToken: { type: 'string', description: '`fmr_…`, for POST /api/auth/refresh' },
+    refreshToken: { type: 'string', description: '`fmr_…`, for POST /api/auth/refresh; in a browser session (X-Formwork-Session: cookie) the HttpOnly cookie holds it instead' },
     expiresIn: { type: 'integer', description: 'Seconds the access token lives' },
   },
 };
@@ -45,21 +45,38 @@ const sessionExample = {
 
 const id = { id: 'The id (UUID)' };
 
+/** GET /api/teams (api/identity/teams.presenter.ts presentProject). */
+const teamList = listOf({
+  type: 'object',
+  required: ['id', 'name', 'slug', 'isPersonal', 'role', 'memberCount', 'createdAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    slug: { type: 'string' },
+    isPersonal: { type: 'boolean' },
+    role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
+    memberCount: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+});
+
 export const identityOperations = [
   ...operationTable('Auth', (op) => [
     op('post', '/api/auth/signup', 'Create an account', {
       security: 'public',
+      browserSession: true,
       request: { body: auth.signupSchema, example: { email: 'ada@example.com', password: 'a long passphrase 7', name: 'Ada' } },
       responses: { 201: ok('The new user, signed in', session, sessionExample) },
     }),
     op('post', '/api/auth/login', 'Sign in', {
       description: 'With two-factor authentication on, send `code` (a TOTP or backup code) too.',
       security: 'public',
+      browserSession: true,
       request: { body: auth.loginSchema, example: { email: 'ada@example.com', password: 'a long passphrase 7' } },
       responses: { 200: ok('Signed in', session, sessionExample) },
     }),
-    op('post', '/api/auth/refresh', 'Exchange a refresh token for new tokens', { security: 'public', request: { body: auth.refreshSchema }, responses: { 200: ok('New tokens (the refresh token rotates)', session) } }),
-    op('post', '/api/auth/logout', 'End the session of a refresh token', { security: 'public', request: { body: auth.refreshSchema }, responses: { 200: ok('Logged out', message) } }),
+    op('post', '/api/auth/refresh', 'Exchange a refresh token for new tokens', { security: 'public', browserSession: true, request: { body: auth.refreshBodySchema }, responses: { 200: ok('New tokens (the refresh token rotates)', session) } }),
+    op('post', '/api/auth/logout', 'End the session of a refresh token', { security: 'public', browserSession: true, request: { body: auth.refreshBodySchema }, responses: { 200: ok('Logged out', message) } }),
     op('post', '/api/auth/verify-email', 'Verify an email address with the emailed token', { security: 'public', request: { body: auth.tokenSchema }, responses: { 200: ok('Verified', message) } }),
     op('post', '/api/auth/resend-verification', 'Send the verification email again', { security: 'user', responses: { 200: ok('Sent, or already verified', message) } }),
     op('post', '/api/auth/forgot-password', 'Email a password reset link', { security: 'public', request: { body: auth.emailOnlySchema }, responses: { 200: ok('Answered alike whether or not the account exists', message) } }),
@@ -117,7 +134,7 @@ export const identityOperations = [
     op('post', '/api/teams/invitations/:id/reject', 'Decline an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Declined') } }),
     op('get', '/api/teams/activity', 'Recent activity in the team', { security: 'team', request: { query: teams.activityQuerySchema }, responses: { 200: ok('Activity entries') } }),
     op('post', '/api/teams', 'Create a team', { security: 'user', request: { body: teams.createTeamSchema }, responses: { 201: ok('The team') } }),
-    op('get', '/api/teams', 'Teams of the signed-in user', { security: 'user', responses: { 200: ok('The teams') } }),
+    op('get', '/api/teams', 'Teams of the signed-in user', { security: 'user', responses: { 200: ok('The teams, with the user\'s role in each', teamList) } }),
     op('get', '/api/teams/:id', 'Get a team', { security: 'user', request: { params: id }, responses: { 200: ok('The team') } }),
     op('put', '/api/teams/:id', 'Rename a team (owner)', { security: 'user', request: { params: id, body: teams.updateTeamSchema }, responses: { 200: ok('The team') } }),
     op('delete', '/api/teams/:id', 'Delete a team (owner)', { security: 'user', request: { params: id }, responses: { 200: ok('Deleted') } }),

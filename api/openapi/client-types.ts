@@ -11,6 +11,8 @@ import { openApiDocument } from './operations';
  * operation tables give. The document is built with the default configuration (BATCH_MAX_DOCUMENTS's
  * default) so the file does not depend on a machine's environment. Run from dist/ with node:
  * openapi-typescript loads ES modules through require, which Node does and Jest does not.
+ * `emptyObjectsUnknown`: an object the document leaves open (a template's definition, a job's
+ * variables) is `Record<string, unknown>`, which a client can send, not `Record<string, never>`.
  */
 export const CLIENT_SCHEMA_FILE = 'clients/ts/schema.d.ts';
 
@@ -24,7 +26,7 @@ const HEADER = `/**
 export async function generateClientTypes(): Promise<string> {
   const defaults = loadConfig({ NODE_ENV: 'development', JWT_SECRET: 'x'.repeat(32) });
   const doc = openApiDocument({ serverUrl: 'http://localhost:3000', batchMaxDocuments: defaults.documents.batchMaxDocuments });
-  const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0], { alphabetize: false });
+  const ast = await openapiTS(doc as unknown as Parameters<typeof openapiTS>[0], { alphabetize: false, emptyObjectsUnknown: true });
   return HEADER + astToString(ast);
 }
 

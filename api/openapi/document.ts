@@ -185,7 +185,8 @@ function operationObject(op: Operation): Record<string, unknown> {
   }));
   const teamHeader = op.security === 'project' || op.security === 'team' ? [{ $ref: '#/components/parameters/TeamId' }] : [];
   const idempotencyHeader = op.idempotent ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [];
-  const parameters = [...params, ...(op.request?.query ? queryParameters(op.request.query) : []), ...teamHeader, ...idempotencyHeader];
+  const sessionHeader = op.browserSession ? [{ $ref: '#/components/parameters/BrowserSession' }] : [];
+  const parameters = [...params, ...(op.request?.query ? queryParameters(op.request.query) : []), ...teamHeader, ...idempotencyHeader, ...sessionHeader];
   const body = requestBody(op);
   const success = Object.fromEntries(Object.entries(op.responses).map(([status, r]) => [status, response(r)]));
   return {
@@ -234,6 +235,15 @@ export function buildOpenApiDocument(operations: Operation[], options: DocumentO
           required: false,
           description: 'With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project.',
           schema: { type: 'string', format: 'uuid' },
+        },
+        BrowserSession: {
+          name: 'X-Formwork-Session',
+          in: 'header',
+          required: false,
+          description:
+            'For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; ' +
+            'refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005).',
+          schema: { type: 'string', enum: ['cookie'] },
         },
         IdempotencyKey: {
           name: 'Idempotency-Key',

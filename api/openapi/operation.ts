@@ -53,6 +53,8 @@ export interface Operation {
   request?: OperationRequest;
   /** Takes an Idempotency-Key header (docs/idempotency.md): a repeat gets the stored answer. */
   idempotent?: boolean;
+  /** Takes X-Formwork-Session: cookie, the dashboard's refresh token in a cookie (api/identity/browser-session.ts). */
+  browserSession?: boolean;
   /** Success answers; the error answers (4xx/5xx with the error body) are added by the document. */
   responses: Record<number, OperationResponse>;
 }
@@ -71,6 +73,9 @@ export const html = (description: string): OperationResponse => ({ description, 
 export const redirect = (description: string): OperationResponse => ({ description, contentType: 'none', headers: { Location: 'Where to go next' } });
 
 /** A page of a list: `{ data: [...], meta: { total, page, limit, totalPages, hasNextPage, hasPreviousPage } }`. */
+/** `{data: [item…]}`: a whole list, not paged. */
+export const listOf = (item: JsonSchema): JsonSchema => ({ type: 'object', required: ['data'], properties: { data: { type: 'array', items: item } } });
+
 export const pageOf = (item: JsonSchema = { type: 'object', additionalProperties: true }): JsonSchema => ({
   type: 'object',
   required: ['data'],

@@ -1,4 +1,4 @@
-import { ok, operationTable, pageOf } from '../openapi/operation';
+import { type JsonSchema, listOf, ok, operationTable, pageOf } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as schema from './templates.schema';
 
@@ -13,6 +13,25 @@ const PREFIXES = [
   ['/api/templates', 'Templates'],
   ['/api/v1/templates', 'Templates (v1)'],
 ] as const;
+
+/** GET …/examples: what a person picks from (docs/templates.md "Examples"). */
+const EXAMPLE_LIST = listOf({
+  type: 'object',
+  required: ['key', 'name', 'description', 'outputFormats'],
+  properties: { key: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, outputFormats: { type: 'array', items: { type: 'string', enum: ['pdf', 'excel'] } } },
+});
+
+/** POST …/examples/:key: the import's answer and the example's sample data (variables to generate with). */
+const STARTED_FROM_EXAMPLE: JsonSchema = {
+  type: 'object',
+  required: ['status', 'templateId', 'message', 'sampleData'],
+  properties: {
+    status: { type: 'string', enum: ['created'] },
+    templateId: { type: 'string', format: 'uuid' },
+    message: { type: 'string' },
+    sampleData: { type: 'object', additionalProperties: true },
+  },
+};
 
 export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
   operationTable(tag, (op) => {
@@ -37,11 +56,11 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
         request: { body: schema.importFieldsSchema, bodyType: 'multipart' },
         responses: { 201: ok('Created'), 200: ok('Replaced or skipped, as `duplicateHandling` says') },
       }),
-      op('get', `${prefix}/examples`, 'Examples to start from', { security: 'project', responses: { 200: ok('The examples: key, name, description, output formats') } }),
+      op('get', `${prefix}/examples`, 'Examples to start from', { security: 'project', responses: { 200: ok('The examples: key, name, description, output formats', EXAMPLE_LIST) } }),
       op('post', `${prefix}/examples/:key`, 'Create a template from an example', {
         security: 'team',
         request: { params: { key: 'invoice, quote, report or certificate' } },
-        responses: { 201: ok('The imported draft (as an import answers) and the example\'s sample data') },
+        responses: { 201: ok('The imported draft (as an import answers) and the example\'s sample data', STARTED_FROM_EXAMPLE) },
       }),
       op('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)') } }),
       op('post', `${prefix}/:id/preview`, 'Render a preview with sample data', { security: 'project', request: { params: id, body: schema.previewSchema }, responses: { 200: { description: 'The rendered preview (PDF, HTML or image)', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),

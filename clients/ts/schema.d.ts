@@ -4652,6 +4652,8 @@ export interface components {
     parameters: {
         /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
         TeamId: string;
+        /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+        BrowserSession: "cookie";
         /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
         IdempotencyKey: string;
     };
@@ -4777,7 +4779,10 @@ export interface operations {
     postAuthSignup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4841,8 +4846,8 @@ export interface operations {
                         };
                         /** @description JWT for the Authorization header */
                         accessToken: string;
-                        /** @description `fmr_…`, for POST /api/auth/refresh */
-                        refreshToken: string;
+                        /** @description `fmr_…`, for POST /api/auth/refresh; in a browser session (X-Formwork-Session: cookie) the HttpOnly cookie holds it instead */
+                        refreshToken?: string;
                         /** @description Seconds the access token lives */
                         expiresIn: number;
                     };
@@ -4856,7 +4861,10 @@ export interface operations {
     postAuthLogin: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4918,8 +4926,8 @@ export interface operations {
                         };
                         /** @description JWT for the Authorization header */
                         accessToken: string;
-                        /** @description `fmr_…`, for POST /api/auth/refresh */
-                        refreshToken: string;
+                        /** @description `fmr_…`, for POST /api/auth/refresh; in a browser session (X-Formwork-Session: cookie) the HttpOnly cookie holds it instead */
+                        refreshToken?: string;
                         /** @description Seconds the access token lives */
                         expiresIn: number;
                     };
@@ -4933,14 +4941,18 @@ export interface operations {
     postAuthRefresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    refreshToken: string;
+                    /** @description Required unless X-Formwork-Session: cookie */
+                    refreshToken?: string;
                 };
             };
         };
@@ -4969,8 +4981,8 @@ export interface operations {
                         };
                         /** @description JWT for the Authorization header */
                         accessToken: string;
-                        /** @description `fmr_…`, for POST /api/auth/refresh */
-                        refreshToken: string;
+                        /** @description `fmr_…`, for POST /api/auth/refresh; in a browser session (X-Formwork-Session: cookie) the HttpOnly cookie holds it instead */
+                        refreshToken?: string;
                         /** @description Seconds the access token lives */
                         expiresIn: number;
                     };
@@ -4984,14 +4996,18 @@ export interface operations {
     postAuthLogout: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
-                    refreshToken: string;
+                    /** @description Required unless X-Formwork-Session: cookie */
+                    refreshToken?: string;
                 };
             };
         };
@@ -5327,8 +5343,8 @@ export interface operations {
                         };
                         /** @description JWT for the Authorization header */
                         accessToken: string;
-                        /** @description `fmr_…`, for POST /api/auth/refresh */
-                        refreshToken: string;
+                        /** @description `fmr_…`, for POST /api/auth/refresh; in a browser session (X-Formwork-Session: cookie) the HttpOnly cookie holds it instead */
+                        refreshToken?: string;
                         /** @description Seconds the access token lives */
                         expiresIn: number;
                     };
@@ -6243,14 +6259,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The teams */
+            /** @description The teams, with the user's role in each */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            isPersonal: boolean;
+                            /** @enum {string} */
+                            role: "owner" | "admin" | "member" | "viewer";
+                            memberCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
                     };
                 };
             };
@@ -6916,11 +6943,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    templateType: unknown[] | boolean | number | Record<string, never> | string | null;
-                    schema: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    templateType: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    schema: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                 };
             };
         };
@@ -6956,9 +6983,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    variables: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    variables: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                 };
             };
         };
@@ -7038,10 +7065,10 @@ export interface operations {
                     name: string;
                     description?: string | null;
                     outputFormats: unknown[];
-                    schema: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    schema: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                     folderId?: string | null;
                 };
             };
@@ -7114,10 +7141,10 @@ export interface operations {
                     name?: string;
                     description?: string | null;
                     outputFormats?: unknown[];
-                    schema?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    schema?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                     folderId?: string | null;
                 };
             };
@@ -7432,7 +7459,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: {
+                            key: string;
+                            name: string;
+                            description: string;
+                            outputFormats: ("pdf" | "excel")[];
+                        }[];
                     };
                 };
             };
@@ -7465,7 +7497,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "created";
+                        /** Format: uuid */
+                        templateId: string;
+                        message: string;
+                        sampleData: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -7527,7 +7566,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, never>;
+                    variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
                 };
@@ -7672,11 +7711,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    templateType: unknown[] | boolean | number | Record<string, never> | string | null;
-                    schema: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    templateType: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    schema: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                 };
             };
         };
@@ -7712,9 +7751,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    variables: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    variables: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                 };
             };
         };
@@ -7794,10 +7833,10 @@ export interface operations {
                     name: string;
                     description?: string | null;
                     outputFormats: unknown[];
-                    schema: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    schema: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                     folderId?: string | null;
                 };
             };
@@ -7870,10 +7909,10 @@ export interface operations {
                     name?: string;
                     description?: string | null;
                     outputFormats?: unknown[];
-                    schema?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    schema?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                     folderId?: string | null;
                 };
             };
@@ -8188,7 +8227,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: {
+                            key: string;
+                            name: string;
+                            description: string;
+                            outputFormats: ("pdf" | "excel")[];
+                        }[];
                     };
                 };
             };
@@ -8221,7 +8265,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "created";
+                        /** Format: uuid */
+                        templateId: string;
+                        message: string;
+                        sampleData: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -8283,7 +8334,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, never>;
+                    variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
                 };
@@ -8428,11 +8479,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    templateType: unknown[] | boolean | number | Record<string, never> | string | null;
-                    schema: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    templateType: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    schema: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                 };
             };
         };
@@ -8468,9 +8519,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    variables: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    variables: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                 };
             };
         };
@@ -8550,10 +8601,10 @@ export interface operations {
                     name: string;
                     description?: string | null;
                     outputFormats: unknown[];
-                    schema: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    schema: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                     folderId?: string | null;
                 };
             };
@@ -8626,10 +8677,10 @@ export interface operations {
                     name?: string;
                     description?: string | null;
                     outputFormats?: unknown[];
-                    schema?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    variables?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    constants?: unknown[] | boolean | number | Record<string, never> | string | null;
-                    calculatedVariables?: unknown[] | boolean | number | Record<string, never> | string | null;
+                    schema?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    variables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    constants?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                    calculatedVariables?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                     folderId?: string | null;
                 };
             };
@@ -8944,7 +8995,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: {
+                            key: string;
+                            name: string;
+                            description: string;
+                            outputFormats: ("pdf" | "excel")[];
+                        }[];
                     };
                 };
             };
@@ -8977,7 +9033,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "created";
+                        /** Format: uuid */
+                        templateId: string;
+                        message: string;
+                        sampleData: {
+                            [key: string]: unknown;
+                        };
                     };
                 };
             };
@@ -9039,7 +9102,7 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, never>;
+                    variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
                 };
@@ -12286,7 +12349,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
-                    secrets?: Record<string, never>;
+                    secrets?: Record<string, unknown>;
                     /**
                      * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
                      * @enum {string}
@@ -12351,7 +12414,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
-                    secrets?: Record<string, never>;
+                    secrets?: Record<string, unknown>;
                     /**
                      * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
                      * @enum {string}
@@ -12483,7 +12546,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
-                    secrets?: Record<string, never>;
+                    secrets?: Record<string, unknown>;
                     /**
                      * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
                      * @enum {string}
@@ -12792,9 +12855,9 @@ export interface operations {
                         /** @enum {string} */
                         method: "GET" | "POST";
                         path: string;
-                        query?: Record<string, never>;
-                        headers?: Record<string, never>;
-                        body?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        query?: Record<string, unknown>;
+                        headers?: Record<string, unknown>;
+                        body?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         rowsPath?: string;
                     } | null;
                     transform?: string | null;
@@ -12803,7 +12866,7 @@ export interface operations {
                         type: string;
                         label?: string;
                         required?: boolean;
-                        default?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        default?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         multiple?: boolean;
                         options?: unknown[];
                     }[];
@@ -12894,9 +12957,9 @@ export interface operations {
                         /** @enum {string} */
                         method: "GET" | "POST";
                         path: string;
-                        query?: Record<string, never>;
-                        headers?: Record<string, never>;
-                        body?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        query?: Record<string, unknown>;
+                        headers?: Record<string, unknown>;
+                        body?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         rowsPath?: string;
                     } | null;
                     transform?: string | null;
@@ -12905,7 +12968,7 @@ export interface operations {
                         type: string;
                         label?: string;
                         required?: boolean;
-                        default?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        default?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         multiple?: boolean;
                         options?: unknown[];
                     }[];
@@ -13030,9 +13093,9 @@ export interface operations {
                         /** @enum {string} */
                         method: "GET" | "POST";
                         path: string;
-                        query?: Record<string, never>;
-                        headers?: Record<string, never>;
-                        body?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        query?: Record<string, unknown>;
+                        headers?: Record<string, unknown>;
+                        body?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         rowsPath?: string;
                     } | null;
                     transform?: string | null;
@@ -13041,7 +13104,7 @@ export interface operations {
                         type: string;
                         label?: string;
                         required?: boolean;
-                        default?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        default?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         multiple?: boolean;
                         options?: unknown[];
                     }[];
@@ -13349,7 +13412,7 @@ export interface operations {
                         /** @default latest */
                         queryVersion?: "latest" | number;
                         /** @default {} */
-                        parameters?: Record<string, never>;
+                        parameters?: Record<string, unknown>;
                         /**
                          * @default rows
                          * @enum {string}
@@ -13362,7 +13425,7 @@ export interface operations {
                         type: string;
                         label?: string;
                         required?: boolean;
-                        default?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        default?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         multiple?: boolean;
                         options?: unknown[];
                     }[];
@@ -13457,7 +13520,7 @@ export interface operations {
                         /** @default latest */
                         queryVersion?: "latest" | number;
                         /** @default {} */
-                        parameters?: Record<string, never>;
+                        parameters?: Record<string, unknown>;
                         /**
                          * @default rows
                          * @enum {string}
@@ -13470,7 +13533,7 @@ export interface operations {
                         type: string;
                         label?: string;
                         required?: boolean;
-                        default?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        default?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         multiple?: boolean;
                         options?: unknown[];
                     }[];
@@ -13562,7 +13625,7 @@ export interface operations {
                         /** @default latest */
                         queryVersion?: "latest" | number;
                         /** @default {} */
-                        parameters?: Record<string, never>;
+                        parameters?: Record<string, unknown>;
                         /**
                          * @default rows
                          * @enum {string}
@@ -13575,7 +13638,7 @@ export interface operations {
                         type: string;
                         label?: string;
                         required?: boolean;
-                        default?: unknown[] | boolean | number | Record<string, never> | string | null;
+                        default?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         multiple?: boolean;
                         options?: unknown[];
                     }[];
@@ -14461,7 +14524,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -14573,7 +14636,7 @@ export interface operations {
                     items: {
                         reportId: string;
                         /** @default {} */
-                        parameters?: Record<string, never>;
+                        parameters?: Record<string, unknown>;
                         outputs?: ("pdf" | "excel" | "csv")[];
                     }[];
                     /**
@@ -14664,7 +14727,7 @@ export interface operations {
                     items?: {
                         reportId: string;
                         /** @default {} */
-                        parameters?: Record<string, never>;
+                        parameters?: Record<string, unknown>;
                         outputs?: ("pdf" | "excel" | "csv")[];
                     }[];
                     /** @enum {string} */
@@ -14750,7 +14813,7 @@ export interface operations {
                     items?: {
                         reportId: string;
                         /** @default {} */
-                        parameters?: Record<string, never>;
+                        parameters?: Record<string, unknown>;
                         outputs?: ("pdf" | "excel" | "csv")[];
                     }[];
                     /** @enum {string} */
@@ -15216,7 +15279,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": Record<string, unknown>;
             };
         };
         responses: {
@@ -15294,7 +15357,7 @@ export interface operations {
                     format?: "metabase" | "redash" | "jrxml";
                     datasourceId?: string;
                     /** @default {} */
-                    datasourceMap?: Record<string, never> | string;
+                    datasourceMap?: Record<string, unknown> | string;
                     /**
                      * @default rename
                      * @enum {string}
