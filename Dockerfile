@@ -8,6 +8,7 @@ ENV PUPPETEER_SKIP_DOWNLOAD=1
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY agent/package.json agent/
+COPY web/package.json web/
 # Exactly the locked versions; fails if package-lock.json is out of sync with package.json.
 RUN npm ci --no-audit --no-fund
 COPY . .

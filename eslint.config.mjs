@@ -14,11 +14,13 @@ import tseslint from 'typescript-eslint';
 import layers from './eslint.layers.mjs';
 
 const layerDirs = ['api', 'activities', 'workflows', 'worker', 'db', 'domain', 'platform', 'scripts', 'tests', 'agent/src'];
+// The dashboard (web/, its own tsconfig for the browser and JSX) keeps the same bug-catching rules.
+const webFiles = ['web/src/**/*.ts', 'web/src/**/*.tsx', 'web/vite.config.ts'];
 
 export default defineConfig(
-  { ignores: ['dist/**', 'coverage/**', 'data/**', '.cache/**'] },
+  { ignores: ['dist/**', 'web/dist/**', 'coverage/**', 'data/**', '.cache/**'] },
   {
-    files: layerDirs.map((dir) => `${dir}/**/*.ts`),
+    files: [...layerDirs.map((dir) => `${dir}/**/*.ts`), ...webFiles],
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },

@@ -52,6 +52,7 @@ import { importRoutes } from './reporting/imports.routes';
 import { agentRouters } from './agents/agents.routes';
 import { closeTaskSignals } from './agents/task-signals';
 import { LocalStorage } from '../activities/storage/local-storage';
+import { webApp } from './web/web-app';
 
 export interface AppOptions {
   /** Default: Flow review tokens (`fmrv_…`, api/flow/review.service.ts). */
@@ -167,6 +168,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   app.use(refuseStrayMultipart);
   app.use(jsonDepthLimit);
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
+  // The dashboard, for what no route took (docs/web.md).
+  app.use(webApp());
   return Object.assign(app, {
     syncCredentials: () => credentials.fence(),
     shutdown: async () => {

@@ -12,6 +12,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 phase "eslint (type-aware; beside the next three)" npx eslint . &
 eslint=$!
 phase "tsc (type check and build into dist/)" npx tsc -p tsconfig.json
+phase "web (type check and Vite build into web/dist/)" npm run build --workspace web --silent
 phase "knip (unused files and exports)" npx knip
 phase "jest unit" env FORMWORK_TEST_FULL=1 npx jest --selectProjects unit
 phase "eslint, the rest of its time" wait "$eslint"

@@ -95,6 +95,8 @@ describe('Jest projects (README "Test it")', () => {
     expect(steps).toEqual([
       'npx eslint . &',
       'npx tsc -p tsconfig.json',
+      // The dashboard's build (web/dist), which the browser tests load from the API.
+      'npm run build --workspace web --silent',
       'npx knip',
       'env FORMWORK_TEST_FULL=1 npx jest --selectProjects unit',
       'wait "$eslint"',

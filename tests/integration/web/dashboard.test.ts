@@ -1,0 +1,200 @@
+import type { Browser, Page } from 'puppeteer';
+import { startTestApp, type TestApp } from '../../support/app';
+import { byRole, criticalAxeViolations, keepScreenshot, launchBrowser, waitForText, withAppPage, type AppPage } from '../../support/browser';
+import { buildSignup, signUp } from '../../support/factories';
+import { pdfText } from '../../support/rendering-pdf';
+import { addMember } from '../../support/teams';
+import { totp } from '../../support/totp';
+
+/**
+ * The dashboard end to end (docs/web.md): the app built into web/dist (`npm run build`), served by
+ * the API at `/`, driven in Debian's Chromium as a person would, controls found by role and name.
+ */
+describe('the web dashboard in a browser', () => {
+  let app: TestApp;
+  let browser: Browser;
+  beforeAll(async () => {
+    app = await startTestApp();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  /** What every page must keep to: only this origin asked, no CSP refusal, no critical axe finding. */
+  async function expectWellBehaved({ page, requests, violations }: AppPage, where: string): Promise<void> {
+    const origin = new URL(app.url).origin;
+    expect({ where, elsewhere: requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) }).toEqual({ where, elsewhere: [] });
+    expect({ where, violations }).toEqual({ where, violations: [] });
+    expect({ where, critical: await criticalAxeViolations(page) }).toEqual({ where, critical: [] });
+  }
+
+  async function signIn(page: Page, email: string, password: string): Promise<void> {
+    await page.goto(`${app.url}/sign-in`);
+    await byRole(page, 'textbox', 'Email').fill(email);
+    await page.locator('aria/Password').fill(password);
+    await byRole(page, 'button', 'Sign in').click();
+  }
+
+  it('serves the app at / with a strict CSP and every file from this origin; API clients keep JSON 404s', async () => {
+    const page = await fetch(`${app.url}/templates`, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toMatch(/style-src 'self' 'nonce-[A-Za-z0-9+/=]{24}'/);
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toMatch(/script-src[^;]*unsafe/);
+    const html = await page.text();
+    const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+    expect(html).toContain(`content="${nonce}"`);
+    // No inline script: every <script> names a file of the build.
+    expect(html.match(/<script[^>]*>/g)?.every((tag) => /src="\/assets\/[^"]+\.js"/.test(tag))).toBe(true);
+    // Each page has its own nonce.
+    const again = await fetch(`${app.url}/`, { headers: { Accept: 'text/html' } });
+    expect(again.headers.get('content-security-policy')).not.toBe(csp);
+
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1];
+    const bundle = await fetch(`${app.url}${script}`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect(bundle.headers.get('cache-control')).toContain('immutable');
+
+    const api = await fetch(`${app.url}/api/nothing-here`, { headers: { Accept: 'text/html' } });
+    expect(api.status).toBe(404);
+    expect(await api.json()).toMatchObject({ code: 'ERR_REQ_003' });
+    const json = await fetch(`${app.url}/templates`);
+    expect(json.status).toBe(404);
+    const missing = await fetch(`${app.url}/assets/nope.js`);
+    expect(missing.status).toBe(404);
+  });
+
+  it('signs up, confirms the e-mail by its link, starts an invoice from the example, publishes, generates and downloads the PDF', async () => {
+    const person = buildSignup();
+    await withAppPage(browser, 'sign-up-to-download', async (tab) => {
+      const { page } = tab;
+      await page.goto(`${app.url}/`);
+      await byRole(page, 'button', 'Sign in').wait();
+      await expectWellBehaved(tab, 'sign-in');
+      await keepScreenshot(page, 'sign-in');
+      await byRole(page, 'link', 'Create an account').click();
+      await byRole(page, 'textbox', 'Name').fill(person.name);
+      await byRole(page, 'textbox', 'Email').fill(person.email);
+      await page.locator('aria/Password').fill(person.password);
+      await byRole(page, 'button', 'Create account').click();
+      await byRole(page, 'heading', 'Templates').wait();
+      const nav = await page.$('aria/Main[role="navigation"]');
+      expect(nav).not.toBeNull();
+      for (const link of ['Templates', 'Documents', 'API keys', 'Team', 'Usage', 'Settings']) {
+        expect(await nav!.$(`aria/${link}[role="link"]`)).not.toBeNull();
+      }
+      await expectWellBehaved(tab, 'templates');
+
+      // The e-mailed link opens a page of this service; its button confirms.
+      const mail = await app.smtp!.waitForMessage((m) => m.to.includes(person.email) && m.subject === 'Confirm your e-mail address');
+      const link = /(https?:\/\/\S+\/verify-email\?token=[\w-]+)/.exec(mail.text)![1];
+      await page.goto(link);
+      await byRole(page, 'button', 'Confirm my e-mail address').click();
+      await waitForText(page, 'E-mail address confirmed');
+
+      // Back in the app after a full page load: the session comes back from its HttpOnly cookie.
+      await page.goto(`${app.url}/templates`);
+      await byRole(page, 'button', 'Start from an example').click();
+      await byRole(page, 'button', 'Use the Invoice (example) example').wait();
+      await keepScreenshot(page, 'examples');
+      await byRole(page, 'button', 'Use the Invoice (example) example').click();
+      await byRole(page, 'heading', 'Invoice (example)').wait();
+      expect(await page.evaluate(() => localStorage.length)).toBe(0);
+      expect(await page.evaluate(() => document.cookie)).toBe('');
+
+      await byRole(page, 'button', 'Publish').click();
+      await byRole(page, 'textbox', 'Release notes').fill('First version');
+      await byRole(page, 'button', 'Publish version').click();
+      await waitForText(page, 'published v1');
+      await expectWellBehaved(tab, 'template');
+
+      // The variables start as the example's sample data.
+      await byRole(page, 'button', 'Generate').click();
+      await byRole(page, 'heading', 'Documents').wait();
+      const download = await byRole(page, 'link', 'Download').waitHandle();
+      // The status shows as its word in the job's row.
+      expect(await download.evaluate((a) => a.closest('tr')?.textContent)).toContain('completed');
+      const href = await download.evaluate((a) => (a as HTMLAnchorElement).href);
+      await expectWellBehaved(tab, 'documents');
+      await keepScreenshot(page, 'documents');
+      const pdf = await fetch(href);
+      expect(pdf.status).toBe(200);
+      const text = await pdfText(Buffer.from(await pdf.arrayBuffer()));
+      expect(text).toContain('INV-2026-014');
+      expect(text).toContain('Ada Lovelace');
+    });
+  });
+
+  it('creates an API key that is shown once and works against the API', async () => {
+    const owner = await signUp(app, { verified: true });
+    await withAppPage(browser, 'api-key', async (tab) => {
+      const { page } = tab;
+      await signIn(page, owner.email, owner.password);
+      await byRole(page, 'heading', 'Templates').wait();
+      await byRole(page, 'link', 'API keys').click();
+      await byRole(page, 'button', 'Create API key').click();
+      await byRole(page, 'textbox', 'Name').fill('CI');
+      await byRole(page, 'button', 'Create').click();
+      await byRole(page, 'button', 'Copy').wait();
+      const key = await page.$eval('aria/New API key[role="textbox"]', (input) => (input as HTMLInputElement).value);
+      expect(key).toMatch(/^fm_/);
+      await expectWellBehaved(tab, 'api key shown');
+      await keepScreenshot(page, 'api-key-created');
+      const res = await app.request('GET', '/api/templates', { token: key });
+      expect(res.status).toBe(200);
+      await byRole(page, 'button', 'Done').click();
+      await byRole(page, 'button', 'Revoke CI').wait();
+      expect(await page.evaluate((shown) => document.body.textContent?.includes(shown), key)).toBe(false);
+    });
+  });
+
+  it('asks for the authentication code when two-factor authentication is on', async () => {
+    const user = await signUp(app, { verified: true });
+    const setup = await app.request('POST', '/api/users/me/2fa/enable', { token: user.accessToken });
+    await app.request('POST', '/api/users/me/2fa/verify', { token: user.accessToken, body: { code: totp(setup.body.secret) } });
+    await withAppPage(browser, 'two-factor', async (tab) => {
+      const { page } = tab;
+      await signIn(page, user.email, user.password);
+      const code = byRole(page, 'textbox', 'Authentication code');
+      await code.wait();
+      await expectWellBehaved(tab, 'code asked');
+      // The next time step's code: enabling claimed the current one, and a code is good once (drift of one step is allowed).
+      await code.fill(totp(setup.body.secret, Date.now() + 30_000));
+      await byRole(page, 'button', 'Sign in').click();
+      await byRole(page, 'heading', 'Templates').wait();
+    });
+  });
+
+  it('shows a viewer no edit controls, and the API refuses the edit anyway', async () => {
+    const owner = await signUp(app, { verified: true });
+    const teams = await app.request('GET', '/api/teams', { token: owner.accessToken });
+    const teamId = teams.body.data[0].id as string;
+    const created = await app.request('POST', '/api/templates', { token: owner.accessToken, headers: { 'X-Team-Id': teamId }, body: { name: 'Shared', outputFormats: ['pdf'], schema: { sections: [{ id: 's', components: [] }] } } });
+    expect(created.status).toBe(201);
+    const viewer = await addMember(app, owner, teamId, 'viewer');
+    await withAppPage(browser, 'viewer', async (tab) => {
+      const { page } = tab;
+      await signIn(page, viewer.email, viewer.password);
+      await byRole(page, 'heading', 'Templates').wait();
+      // The viewer's own project comes first; switch to the owner's.
+      await byRole(page, 'combobox', 'Project').click();
+      const option = await page.waitForSelector(`aria/${teams.body.data[0].name}[role="option"]`);
+      await option!.click();
+      await byRole(page, 'link', 'Shared').wait();
+      expect(await page.$('aria/New template[role="button"]')).toBeNull();
+      expect(await page.$('aria/Start from an example[role="button"]')).toBeNull();
+      await byRole(page, 'link', 'Shared').click();
+      await byRole(page, 'heading', 'Shared').wait();
+      expect(await page.$('aria/Publish[role="button"]')).toBeNull();
+      await expectWellBehaved(tab, 'viewer template');
+      await keepScreenshot(page, 'viewer-template');
+    });
+    const refused = await app.request('POST', `/api/templates/${created.body.id}/publish`, { token: viewer.accessToken, headers: { 'X-Team-Id': teamId }, body: {} });
+    expect(refused.status).toBe(403);
+  });
+});

@@ -1,0 +1,93 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer';
+
+/**
+ * The dashboard in a real browser (docs/web.md, "Tests"): Debian's Chromium driven by Puppeteer.
+ * Controls are found as a screen reader finds them, by role and accessible name (`aria/Name[role="…"]`),
+ * never by CSS class. Every page records what it asked of which origin and what the Content-Security-
+ * Policy refused, so a test can assert that the app talks to its own origin only and breaks no rule.
+ */
+export interface AppPage {
+  page: Page;
+  /** Every request's URL the page made (navigation, scripts, styles, API calls, images). */
+  requests: string[];
+  /** Console messages Chromium wrote about CSP refusals. */
+  violations: string[];
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+}
+
+export async function openAppPage(browser: Browser): Promise<AppPage> {
+  // A context of its own: cookies (the refresh cookie) are not shared with another test's page.
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  page.setDefaultTimeout(60_000);
+  // Dialogs appear without their fade (the app honours reduced motion): screenshots show them whole.
+  await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
+  const requests: string[] = [];
+  const violations: string[] = [];
+  page.on('request', (request) => {
+    requests.push(request.url());
+  });
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
+  });
+  return { page, requests, violations };
+}
+
+/** An element by role and accessible name, waited for. */
+export function byRole(page: Page, role: string, name: string) {
+  return page.locator(`aria/${name}[role="${role}"]`);
+}
+
+/** Waits until the page's text (as a screen reader reads it: before CSS capitals) contains `text`. */
+export async function waitForText(page: Page, text: string): Promise<void> {
+  await page.waitForFunction((t) => document.body.textContent?.includes(t), {}, text);
+}
+
+/**
+ * Runs `body` with a fresh page; when it throws, a screenshot of the page is kept under the run's
+ * output folder ($FORMWORK_TEST_OUTPUT/screenshots/<name>.png) before the error goes on.
+ */
+export async function withAppPage(browser: Browser, name: string, body: (app: AppPage) => Promise<void>): Promise<void> {
+  const app = await openAppPage(browser);
+  try {
+    await body(app);
+  } catch (err) {
+    const dir = join(process.env.FORMWORK_TEST_OUTPUT ?? 'test-output', 'screenshots');
+    await mkdir(dir, { recursive: true });
+    await app.page.screenshot({ path: join(dir, `${name.replace(/[^a-z0-9-]+/gi, '-')}.png`) as `${string}.png`, fullPage: true }).catch(() => undefined);
+    throw err;
+  } finally {
+    await app.page.browserContext().close();
+  }
+}
+
+/** A picture of the page as it is, kept under the run's output folder ($FORMWORK_TEST_OUTPUT/pages/<name>.png) to be looked at. */
+export async function keepScreenshot(page: Page, name: string): Promise<void> {
+  const dir = join(process.env.FORMWORK_TEST_OUTPUT ?? 'test-output', 'pages');
+  await mkdir(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) as `${string}.png` });
+}
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; help: string; nodes: Array<{ target: unknown }> }>;
+}
+
+let axeSource: string | undefined;
+
+/**
+ * axe-core's findings on the page as it is now, those of impact `critical`. The library is
+ * evaluated through the DevTools protocol, which the page's CSP does not govern; the page itself
+ * is not changed.
+ */
+export async function criticalAxeViolations(page: Page): Promise<Array<{ id: string; help: string; targets: string }>> {
+  axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const result = (await page.evaluate(() => (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as AxeResult;
+  return result.violations.filter((v) => v.impact === 'critical').map((v) => ({ id: v.id, help: v.help, targets: JSON.stringify(v.nodes.map((n) => n.target)) }));
+}

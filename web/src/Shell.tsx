@@ -1,0 +1,59 @@
+import { AppShell, Burger, Button, Group, NavLink, Select, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { useSession } from './session';
+
+const SECTIONS: Array<[string, string]> = [
+  ['Templates', '/templates'],
+  ['Documents', '/documents'],
+  ['API keys', '/api-keys'],
+  ['Team', '/team'],
+  ['Usage', '/usage'],
+  ['Settings', '/settings'],
+];
+
+/** The signed-in frame: header with the project switcher, the main navigation, the page. */
+export function Shell() {
+  const [opened, { toggle }] = useDisclosure();
+  const { user, teams, team, switchTeam, signOut } = useSession();
+  const location = useLocation();
+  const navigate = useNavigate();
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group>
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
+            <Title order={1} size="h3">
+              Formwork
+            </Title>
+          </Group>
+          <Group>
+            <Select
+              aria-label="Project"
+              data={teams.map((t) => ({ value: t.id, label: t.name }))}
+              value={team?.id ?? null}
+              onChange={(id) => id && switchTeam(id)}
+              allowDeselect={false}
+              w={220}
+            />
+            <Text size="sm" c="dimmed">
+              {user?.email}
+            </Text>
+            <Button variant="subtle" onClick={() => void signOut().then(() => navigate('/sign-in'))}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="sm" aria-label="Main">
+        {SECTIONS.map(([label, to]) => (
+          <NavLink key={to} component={Link} to={to} label={label} active={location.pathname.startsWith(to)} onClick={() => opened && toggle()} />
+        ))}
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

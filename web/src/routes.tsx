@@ -1,0 +1,52 @@
+import { Center, Loader } from '@mantine/core';
+import type { ReactNode } from 'react';
+import { createBrowserRouter, Navigate, useLocation } from 'react-router';
+import { ApiKeysPage } from './pages/ApiKeys';
+import { DocumentsPage } from './pages/Documents';
+import { SettingsPage } from './pages/Settings';
+import { SignInPage, SignUpPage } from './pages/SignIn';
+import { TeamPage } from './pages/Team';
+import { TemplatePage } from './pages/Template';
+import { TemplatesPage } from './pages/Templates';
+import { UsagePage } from './pages/Usage';
+import { useSession } from './session';
+import { Shell } from './Shell';
+
+/** Pages behind sign-in: the sign-in page first, then back where the person was going. */
+function SignedIn({ children }: { children: ReactNode }) {
+  const { user } = useSession();
+  const location = useLocation();
+  if (user === undefined) {
+    return (
+      <Center h="100vh">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (!user) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
+  return <>{children}</>;
+}
+
+export const router = createBrowserRouter([
+  { path: '/sign-in', element: <SignInPage /> },
+  { path: '/sign-up', element: <SignUpPage /> },
+  {
+    path: '/',
+    element: (
+      <SignedIn>
+        <Shell />
+      </SignedIn>
+    ),
+    children: [
+      { index: true, element: <Navigate to="/templates" replace /> },
+      { path: 'templates', element: <TemplatesPage /> },
+      { path: 'templates/:id', element: <TemplatePage /> },
+      { path: 'documents', element: <DocumentsPage /> },
+      { path: 'api-keys', element: <ApiKeysPage /> },
+      { path: 'team', element: <TeamPage /> },
+      { path: 'usage', element: <UsagePage /> },
+      { path: 'settings', element: <SettingsPage /> },
+      { path: '*', element: <Navigate to="/templates" replace /> },
+    ],
+  },
+]);

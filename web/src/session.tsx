@@ -1,0 +1,113 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { api, COOKIE_SESSION, errorText, setAccessToken, setTeamId, type User } from './api';
+
+interface Team {
+  id: string;
+  name: string;
+  role: string;
+}
+
+interface SessionState {
+  /** undefined while the app asks whether a session cookie still works. */
+  user: User | null | undefined;
+  teams: Team[];
+  team: Team | undefined;
+  switchTeam(id: string): void;
+  signedIn(user: User, accessToken: string, expiresIn: number): Promise<void>;
+  signOut(): Promise<void>;
+}
+
+const Session = createContext<SessionState | undefined>(undefined);
+
+export function useSession(): SessionState {
+  const session = useContext(Session);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
+
+/** One refresh at a time: a second concurrent one would present a spent token and end the session (contract §2). */
+let refreshing: Promise<{ user: User; accessToken: string; expiresIn: number } | undefined> | undefined;
+function refreshOnce() {
+  refreshing ??= api
+    .POST('/api/auth/refresh', { headers: COOKIE_SESSION })
+    .then(({ data }) => (data ? { user: data.user, accessToken: data.accessToken, expiresIn: data.expiresIn } : undefined))
+    .finally(() => {
+      refreshing = undefined;
+    });
+  return refreshing;
+}
+
+const TEAM_KEY = 'formwork.team';
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [teams, setTeams] = useState<Team[]>([]);
+  const [teamId, setTeam] = useState<string | undefined>(undefined);
+  const [expiresIn, setExpiresIn] = useState<number | undefined>(undefined);
+
+  const signedIn = useCallback(async (next: User, accessToken: string, lifetime: number) => {
+    setAccessToken(accessToken);
+    const { data } = await api.GET('/api/teams');
+    const list = (data?.data ?? []).map(({ id, name, role }) => ({ id, name, role }));
+    const remembered = sessionStorage.getItem(TEAM_KEY);
+    const chosen = list.find((t) => t.id === remembered) ?? list[0];
+    setTeamId(chosen?.id);
+    setTeams(list);
+    setTeam(chosen?.id);
+    setExpiresIn(lifetime);
+    setUser(next);
+  }, []);
+
+  // A page load asks the cookie for a session; none means the sign-in page.
+  useEffect(() => {
+    let live = true;
+    void refreshOnce().then(async (session) => {
+      if (!live) return;
+      if (session) await signedIn(session.user, session.accessToken, session.expiresIn);
+      else setUser(null);
+    });
+    return () => {
+      live = false;
+    };
+  }, [signedIn]);
+
+  // The access token is renewed a minute before it expires, while the page is open.
+  useEffect(() => {
+    if (!user || !expiresIn) return;
+    const timer = setTimeout(() => {
+      void refreshOnce().then((session) => {
+        if (session) {
+          setAccessToken(session.accessToken);
+          setExpiresIn(session.expiresIn);
+        } else {
+          setAccessToken(undefined);
+          setUser(null);
+        }
+      });
+    }, Math.max(10, expiresIn - 60) * 1000);
+    return () => clearTimeout(timer);
+  }, [user, expiresIn]);
+
+  const value = useMemo<SessionState>(
+    () => ({
+      user,
+      teams,
+      team: teams.find((t) => t.id === teamId),
+      switchTeam(id) {
+        sessionStorage.setItem(TEAM_KEY, id);
+        setTeamId(id);
+        setTeam(id);
+      },
+      signedIn,
+      async signOut() {
+        const { error } = await api.POST('/api/auth/logout', { headers: COOKIE_SESSION });
+        if (error) console.warn(errorText(error));
+        setAccessToken(undefined);
+        setTeamId(undefined);
+        setUser(null);
+      },
+    }),
+    [user, teams, teamId, signedIn],
+  );
+  return <Session.Provider value={value}>{children}</Session.Provider>;
+}
