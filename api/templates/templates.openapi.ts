@@ -21,6 +21,18 @@ const EXAMPLE_LIST = listOf({
   properties: { key: { type: 'string' }, name: { type: 'string' }, description: { type: 'string' }, outputFormats: { type: 'array', items: { type: 'string', enum: ['pdf', 'excel'] } } },
 });
 
+/** GET …/component-types (api/templates/component-types.ts). */
+const COMPONENT_TYPES = listOf({
+  type: 'object',
+  required: ['type', 'container', 'children', 'props'],
+  properties: {
+    type: { type: 'string' },
+    container: { type: 'boolean' },
+    children: { type: ['string', 'null'], enum: ['components', 'columns', null] },
+    props: { type: 'object', additionalProperties: true, description: 'JSON Schema (2020-12 dialect) of the props' },
+  },
+});
+
 /** POST …/examples/:key: the import's answer and the example's sample data (variables to generate with). */
 const STARTED_FROM_EXAMPLE: JsonSchema = {
   type: 'object',
@@ -55,6 +67,11 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
         security: 'team',
         request: { body: schema.importFieldsSchema, bodyType: 'multipart' },
         responses: { 201: ok('Created'), 200: ok('Replaced or skipped, as `duplicateHandling` says') },
+      }),
+      op('get', `${prefix}/component-types`, 'Component types and the JSON Schema of their props', {
+        description: 'Converted from the Joi schemas validate-schema checks with, so an editor built on them and the API agree. `children`: where a container holds components.',
+        security: 'project',
+        responses: { 200: ok('Every component type', COMPONENT_TYPES) },
       }),
       op('get', `${prefix}/examples`, 'Examples to start from', { security: 'project', responses: { 200: ok('The examples: key, name, description, output formats', EXAMPLE_LIST) } }),
       op('post', `${prefix}/examples/:key`, 'Create a template from an example', {

@@ -13,6 +13,7 @@ import * as templates from './templates.service';
 import { isTemplateCheckJson, readJsonBytes } from './check-body';
 import { actorOf, ATTACHMENT_PREFIX, templateGuards, templateRouter } from './template-guards';
 import { templateIoRoutes } from './template-io.routes';
+import { templateComponentTypeRoutes } from './component-types';
 import { templateExampleRoutes } from './template-examples';
 import { templateVersionRoutes } from './template-versions.routes';
 
@@ -27,6 +28,7 @@ const TEMPLATE_PREFIXES = [ATTACHMENT_PREFIX, '/api/templates', '/api/v1/templat
 /** Every template router under every prefix, in the order they must be registered. */
 export function templateRouters(services: Services): Router[] {
   return TEMPLATE_PREFIXES.flatMap((prefix) => [
+    templateComponentTypeRoutes(services, prefix),
     templateExampleRoutes(services, prefix),
     templateRoutes(services, prefix),
     templateVersionRoutes(services, prefix),

@@ -58,7 +58,9 @@ export function webApp(): Middleware {
         if (!hashed) ctx.set('Cache-Control', 'no-cache');
         return;
       } catch (err) {
-        if ((err as { status?: number }).status === 404) return next();
+        // Not a file of the build (missing, or a path resolve-path refuses as leaving web/dist: 403, 400): the JSON 404.
+        const status = (err as { status?: number }).status ?? 500;
+        if (status >= 400 && status < 500) return next();
         throw err;
       }
     }

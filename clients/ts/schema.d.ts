@@ -1018,6 +1018,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/attachment/component-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Component types and the JSON Schema of their props
+         * @description Converted from the Joi schemas validate-schema checks with, so an editor built on them and the API agree. `children`: where a container holds components.
+         */
+        get: operations["getTemplatesAttachmentComponentTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates/attachment/examples": {
         parameters: {
             query?: never;
@@ -1310,6 +1330,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/component-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Component types and the JSON Schema of their props
+         * @description Converted from the Joi schemas validate-schema checks with, so an editor built on them and the API agree. `children`: where a container holds components.
+         */
+        get: operations["getTemplatesComponentTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates/examples": {
         parameters: {
             query?: never;
@@ -1596,6 +1636,26 @@ export interface paths {
         put?: never;
         /** Import a template file */
         post: operations["postV1TemplatesImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/component-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Component types and the JSON Schema of their props
+         * @description Converted from the Joi schemas validate-schema checks with, so an editor built on them and the API agree. `children`: where a container holds components.
+         */
+        get: operations["getV1TemplatesComponentTypes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7440,6 +7500,45 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getTemplatesAttachmentComponentTypes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every component type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            type: string;
+                            container: boolean;
+                            /** @enum {string|null} */
+                            children: "components" | "columns" | null;
+                            /** @description JSON Schema (2020-12 dialect) of the props */
+                            props: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTemplatesAttachmentExamples: {
         parameters: {
             query?: never;
@@ -8208,6 +8307,45 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getTemplatesComponentTypes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every component type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            type: string;
+                            container: boolean;
+                            /** @enum {string|null} */
+                            children: "components" | "columns" | null;
+                            /** @description JSON Schema (2020-12 dialect) of the props */
+                            props: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTemplatesExamples: {
         parameters: {
             query?: never;
@@ -8966,6 +9104,45 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getV1TemplatesComponentTypes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every component type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            type: string;
+                            container: boolean;
+                            /** @enum {string|null} */
+                            children: "components" | "columns" | null;
+                            /** @description JSON Schema (2020-12 dialect) of the props */
+                            props: {
+                                [key: string]: unknown;
+                            };
+                        }[];
                     };
                 };
             };

@@ -20,7 +20,7 @@ export function newShortId(): string {
  * Path segments the template routers answer themselves (`/api/templates/import`, the legacy
  * `/api/templates/attachment/…` alias): a template with such a slug could never be reached by it.
  */
-const RESERVED_SLUGS = new Set(['attachment', 'import', 'examples', 'bulk-delete', 'validate-schema', 'validate-variables', 'v1']);
+const RESERVED_SLUGS = new Set(['attachment', 'import', 'examples', 'component-types', 'bulk-delete', 'validate-schema', 'validate-variables', 'v1']);
 
 /**
  * The readable slug for a resource's name (templates, reporting queries). Unlike a project's, it

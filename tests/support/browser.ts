@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
 
@@ -14,6 +14,8 @@ export interface AppPage {
   requests: string[];
   /** Console messages Chromium wrote about CSP refusals. */
   violations: string[];
+  /** Every console message and page error, kept with a failing test's screenshot. */
+  console: string[];
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -30,13 +32,18 @@ export async function openAppPage(browser: Browser): Promise<AppPage> {
   await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
   const requests: string[] = [];
   const violations: string[] = [];
+  const console: string[] = [];
   page.on('request', (request) => {
     requests.push(request.url());
   });
   page.on('console', (message) => {
+    console.push(`${message.type()}: ${message.text()}`);
     if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
   });
-  return { page, requests, violations };
+  page.on('pageerror', (error) => {
+    console.push(`pageerror: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  return { page, requests, violations, console };
 }
 
 /** An element by role and accessible name, waited for. */
@@ -49,9 +56,21 @@ export async function waitForText(page: Page, text: string): Promise<void> {
   await page.waitForFunction((t) => document.body.textContent?.includes(t), {}, text);
 }
 
+/** The text of the region (a landmark or labelled section) named `name`. */
+export function regionText(page: Page, name: string): Promise<string> {
+  return page.$eval(`aria/${name}[role="region"]`, (region) => region.textContent ?? '');
+}
+
+/** Waits until the region named `name` holds `text` (a preview's text layer, a list that updates). */
+export async function waitForRegionText(page: Page, name: string, text: string): Promise<void> {
+  const region = await byRole(page, 'region', name).waitHandle();
+  await page.waitForFunction((el, t) => el.textContent?.includes(t), {}, region, text);
+}
+
 /**
- * Runs `body` with a fresh page; when it throws, a screenshot of the page is kept under the run's
- * output folder ($FORMWORK_TEST_OUTPUT/screenshots/<name>.png) before the error goes on.
+ * Runs `body` with a fresh page; when it throws, a screenshot of the page and its console are kept
+ * under the run's output folder ($FORMWORK_TEST_OUTPUT/screenshots/<name>.png, .console.txt) before
+ * the error goes on.
  */
 export async function withAppPage(browser: Browser, name: string, body: (app: AppPage) => Promise<void>): Promise<void> {
   const app = await openAppPage(browser);
@@ -60,7 +79,9 @@ export async function withAppPage(browser: Browser, name: string, body: (app: Ap
   } catch (err) {
     const dir = join(process.env.FORMWORK_TEST_OUTPUT ?? 'test-output', 'screenshots');
     await mkdir(dir, { recursive: true });
-    await app.page.screenshot({ path: join(dir, `${name.replace(/[^a-z0-9-]+/gi, '-')}.png`) as `${string}.png`, fullPage: true }).catch(() => undefined);
+    const file = join(dir, name.replace(/[^a-z0-9-]+/gi, '-'));
+    await app.page.screenshot({ path: `${file}.png`, fullPage: true }).catch(() => undefined);
+    await writeFile(`${file}.console.txt`, app.console.join('\n'));
     throw err;
   } finally {
     await app.page.browserContext().close();

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer';
 import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, criticalAxeViolations, keepScreenshot, launchBrowser, waitForText, withAppPage, type AppPage } from '../../support/browser';
+import { byRole, criticalAxeViolations, keepScreenshot, launchBrowser, regionText, waitForRegionText, waitForText, withAppPage, type AppPage } from '../../support/browser';
 import { buildSignup, signUp } from '../../support/factories';
 import { pdfText } from '../../support/rendering-pdf';
 import { addMember } from '../../support/teams';
@@ -67,6 +67,17 @@ describe('the web dashboard in a browser', () => {
     expect(json.status).toBe(404);
     const missing = await fetch(`${app.url}/assets/nope.js`);
     expect(missing.status).toBe(404);
+    // Nothing outside web/dist is served, however the path is spelled.
+    for (const path of ['/assets/..%2f..%2fpackage.json', '/..%2fpackage.json', '/assets/%2e%2e/%2e%2e/package.json', '/%2e%2e%2fweb%2fpackage.json', '/assets/..\\..\\package.json']) {
+      const res = await fetch(`${app.url}${path}`, { headers: { Accept: 'text/html' } });
+      const body = await res.text();
+      expect({ path, leaked: body.includes('"workspaces"') || body.includes('formwork-web') }).toEqual({ path, leaked: false });
+      // A JSON 404 for what is no file of the build, or the app's page for what is no file name at all.
+      expect({ path, answer: res.status === 404 ? JSON.parse(body).code : res.status === 200 && body.includes('<div id="root">') ? 'the app' : res.status }).toEqual({
+        path,
+        answer: expect.stringMatching(/^(ERR_REQ_003|the app)$/),
+      });
+    }
   });
 
   it('signs up, confirms the e-mail by its link, starts an invoice from the example, publishes, generates and downloads the PDF', async () => {
@@ -104,6 +115,20 @@ describe('the web dashboard in a browser', () => {
       await keepScreenshot(page, 'examples');
       await byRole(page, 'button', 'Use the Invoice (example) example').click();
       await byRole(page, 'heading', 'Invoice (example)').wait();
+      // The live preview: the real renderer's PDF of the draft with the example's sample data, its text in the page.
+      await waitForRegionText(page, 'Preview', 'INV-2026-014');
+      await keepScreenshot(page, 'template-preview');
+      // As a person edits: select "014" in the invoice number and type over it.
+      const editor = await byRole(page, 'textbox', 'Sample data').waitHandle();
+      await editor.evaluate((area) => {
+        const textarea = area as HTMLTextAreaElement;
+        const at = textarea.value.indexOf('INV-2026-014') + 'INV-2026-'.length;
+        textarea.focus();
+        textarea.setSelectionRange(at, at + 3);
+      });
+      await page.keyboard.type('777');
+      await waitForRegionText(page, 'Preview', 'INV-2026-777');
+      expect(await regionText(page, 'Preview')).not.toContain('INV-2026-014');
       expect(await page.evaluate(() => localStorage.length)).toBe(0);
       expect(await page.evaluate(() => document.cookie)).toBe('');
 
@@ -125,7 +150,8 @@ describe('the web dashboard in a browser', () => {
       const pdf = await fetch(href);
       expect(pdf.status).toBe(200);
       const text = await pdfText(Buffer.from(await pdf.arrayBuffer()));
-      expect(text).toContain('INV-2026-014');
+      // Generated with the sample data as edited.
+      expect(text).toContain('INV-2026-777');
       expect(text).toContain('Ada Lovelace');
     });
   });
