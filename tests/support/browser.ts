@@ -51,6 +51,21 @@ export function byRole(page: Page, role: string, name: string) {
   return page.locator(`aria/${name}[role="${role}"]`);
 }
 
+/** Edits a text box as a person does: selects the first `from` in it and types `to` over it. */
+export async function typeOver(page: Page, name: string, from: string, to: string): Promise<void> {
+  const box = await byRole(page, 'textbox', name).waitHandle();
+  const found = await box.evaluate((el, text) => {
+    const area = el as HTMLTextAreaElement | HTMLInputElement;
+    const at = area.value.indexOf(text);
+    if (at < 0) return false;
+    area.focus();
+    area.setSelectionRange(at, at + text.length);
+    return true;
+  }, from);
+  if (!found) throw new Error(`"${from}" is not in the text box "${name}"`);
+  await page.keyboard.type(to);
+}
+
 /** Waits until the page's text (as a screen reader reads it: before CSS capitals) contains `text`. */
 export async function waitForText(page: Page, text: string): Promise<void> {
   await page.waitForFunction((t) => document.body.textContent?.includes(t), {}, text);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
@@ -38,8 +39,11 @@ describe('template layout: columns, boxes, alignment, style, theme, pagination',
   });
   afterAll(() => pool.close());
 
+  // Each render is a tenant of its own: the runaway conditions below make a tenant "expensive" to the
+  // evaluation pool (domain/fair-scheduler.ts), whose later work then runs in the background lane on a
+  // wall-clock budget, which a loaded CI machine ran out for the report example's honest calculations.
   const render = async (template: TemplateDefinition, variables: Record<string, unknown> = {}, format: 'pdf' | 'excel' = 'pdf') => {
-    const out = await renderDocument({ evaluator, pdfRenderer: pool }, { tenant: 'test', template, variables, format });
+    const out = await renderDocument({ evaluator, pdfRenderer: pool }, { tenant: `layout-${randomUUID()}`, template, variables, format });
     return out.body;
   };
   const word = (words: PdfWord[], text: string): PdfWord => {

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer';
 import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, criticalAxeViolations, keepScreenshot, launchBrowser, regionText, waitForRegionText, waitForText, withAppPage, type AppPage } from '../../support/browser';
+import { byRole, criticalAxeViolations, keepScreenshot, launchBrowser, regionText, typeOver, waitForRegionText, waitForText, withAppPage, type AppPage } from '../../support/browser';
 import { buildSignup, signUp } from '../../support/factories';
 import { pdfText } from '../../support/rendering-pdf';
 import { addMember } from '../../support/teams';
@@ -118,17 +118,20 @@ describe('the web dashboard in a browser', () => {
       // The live preview: the real renderer's PDF of the draft with the example's sample data, its text in the page.
       await waitForRegionText(page, 'Preview', 'INV-2026-014');
       await keepScreenshot(page, 'template-preview');
-      // As a person edits: select "014" in the invoice number and type over it.
-      const editor = await byRole(page, 'textbox', 'Sample data').waitHandle();
-      await editor.evaluate((area) => {
-        const textarea = area as HTMLTextAreaElement;
-        const at = textarea.value.indexOf('INV-2026-014') + 'INV-2026-'.length;
-        textarea.focus();
-        textarea.setSelectionRange(at, at + 3);
-      });
-      await page.keyboard.type('777');
+      await typeOver(page, 'Sample data', 'INV-2026-014', 'INV-2026-777');
       await waitForRegionText(page, 'Preview', 'INV-2026-777');
       expect(await regionText(page, 'Preview')).not.toContain('INV-2026-014');
+
+      // The code view: a definition the API refuses is not saved and its problems are listed; a sound one is, and the preview follows it.
+      await typeOver(page, 'Definition (JSON)', '"type": "heading"', '"type": "headline"');
+      await byRole(page, 'button', 'Save draft').click();
+      await waitForRegionText(page, 'Definition', 'The draft was not saved');
+      expect(await regionText(page, 'Definition')).toContain('ERR_TMPL_008');
+      await typeOver(page, 'Definition (JSON)', '"type": "headline"', '"type": "heading"');
+      await typeOver(page, 'Definition (JSON)', '"text": "Payment"', '"text": "How to pay"');
+      await byRole(page, 'button', 'Save draft').click();
+      await waitForRegionText(page, 'Preview', 'How to pay');
+      expect(await regionText(page, 'Definition')).not.toContain('The draft was not saved');
       expect(await page.evaluate(() => localStorage.length)).toBe(0);
       expect(await page.evaluate(() => document.cookie)).toBe('');
 
@@ -150,8 +153,9 @@ describe('the web dashboard in a browser', () => {
       const pdf = await fetch(href);
       expect(pdf.status).toBe(200);
       const text = await pdfText(Buffer.from(await pdf.arrayBuffer()));
-      // Generated with the sample data as edited.
+      // Generated from the published draft, with the sample data as edited.
       expect(text).toContain('INV-2026-777');
+      expect(text).toContain('How to pay');
       expect(text).toContain('Ada Lovelace');
     });
   });
@@ -217,6 +221,8 @@ describe('the web dashboard in a browser', () => {
       await byRole(page, 'link', 'Shared').click();
       await byRole(page, 'heading', 'Shared').wait();
       expect(await page.$('aria/Publish[role="button"]')).toBeNull();
+      expect(await page.$('aria/Save draft[role="button"]')).toBeNull();
+      expect(await page.$eval('aria/Definition (JSON)[role="textbox"]', (area) => (area as HTMLTextAreaElement).readOnly)).toBe(true);
       await expectWellBehaved(tab, 'viewer template');
       await keepScreenshot(page, 'viewer-template');
     });

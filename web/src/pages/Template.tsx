@@ -1,10 +1,11 @@
-import { Alert, Badge, Button, Code, Grid, Group, JsonInput, Loader, Modal, Paper, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Grid, Group, JsonInput, Loader, Modal, Paper, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { api, errorText, must } from '../api';
 import { useSession } from '../session';
+import { DefinitionEditor } from './DefinitionEditor';
 
 // pdf.js and its styles load with the first preview, not with the app.
 const PdfPreview = lazy(() => import('../preview/PdfPreview'));
@@ -50,14 +51,8 @@ export function TemplatePage() {
       </Group>
       {t.description && <Text c="dimmed">{t.description}</Text>}
       <Workbench id={id} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} />
-      <Paper withBorder p="md" component="section" aria-label="Definition">
-        <Title order={3} size="h4" mb="xs">
-          Definition
-        </Title>
-        <Code block mah={400} style={{ overflow: 'auto' }}>
-          {JSON.stringify({ schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables }, null, 2)}
-        </Code>
-      </Paper>
+      {/* Keyed by the revision: a saved draft (or another tab's) starts the editor from what is stored. */}
+      <DefinitionEditor key={t.updatedAt} id={id} canEdit={canEdit} definition={{ schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables }} />
     </Stack>
   );
 }
