@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { UserEntity } from '../../db/identity/user.entity';
 import type { Services } from '../../platform/services';
 import { loadUser } from '../middleware/guards';
@@ -11,27 +10,25 @@ import * as auth from './auth.service';
 import { revokeRefreshFamily, rotateRefreshToken } from './tokens.service';
 import { presentUser } from './user.presenter';
 import { avatarUrl } from './users.service';
-import { clearRefreshCookie, cookieSession, keepRefreshInCookie, REFRESH_COOKIE, refreshFromCookie } from './browser-session';
+import { clearRefreshCookie, cookieSession, handOutTokens, keepRefreshInCookie, REFRESH_COOKIE, refreshFromCookie } from './browser-session';
 
 /** Contract §2: how a JWT is obtained, renewed and given up. */
 export function authRoutes(services: Services, checkSecondFactor: auth.SecondFactorCheck = auth.noSecondFactor): Router {
   const router = new Router({ prefix: '/api/auth' });
   const { config } = services;
   const cookie = { maxAgeSeconds: config.auth.refreshTokenTtlSeconds, secure: config.production };
-  /** The tokens as the caller asked for them: all in the body, or the refresh token in the cookie (browser-session.ts). */
-  const handOut = <T extends { refreshToken: string }>(ctx: Context, tokens: T) => (cookieSession(ctx, config.publicUrl) ? keepRefreshInCookie(ctx, tokens, cookie) : tokens);
 
   router.post('/signup', async (ctx) => {
     const input = validate(schema.signupSchema, ctx.request.body, schema.signupCodes);
     const { user, ...tokens } = await auth.signup(services, input);
     ctx.status = 201;
-    ctx.body = { user: presentUser(user), ...handOut(ctx, tokens) };
+    ctx.body = { user: presentUser(user), ...handOutTokens(ctx, tokens, config) };
   });
 
   router.post('/login', async (ctx) => {
     const input = validate(schema.loginSchema, ctx.request.body);
     const { user, ...tokens } = await auth.login(services, input, checkSecondFactor);
-    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...handOut(ctx, tokens) };
+    ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...handOutTokens(ctx, tokens, config) };
   });
 
   router.post('/refresh', async (ctx) => {

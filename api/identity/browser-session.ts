@@ -41,6 +41,18 @@ export function keepRefreshInCookie<T extends { refreshToken: string }>(ctx: Con
   return rest;
 }
 
+/**
+ * The tokens as the caller asked for them (sign-up, login, enabling 2FA, a password change): all in
+ * the body, or, for a browser session, the refresh token in the cookie and the rest in the body.
+ */
+export function handOutTokens<T extends { refreshToken: string }>(
+  ctx: Context,
+  tokens: T,
+  config: { publicUrl: string; production: boolean; auth: { refreshTokenTtlSeconds: number } },
+): T | Omit<T, 'refreshToken'> {
+  return cookieSession(ctx, config.publicUrl) ? keepRefreshInCookie(ctx, tokens, { maxAgeSeconds: config.auth.refreshTokenTtlSeconds, secure: config.production }) : tokens;
+}
+
 /** The refresh token from the cookie; ERR_AUTH_004 when there is none. */
 export function refreshFromCookie(ctx: Context): string {
   const token = ctx.cookies.get(REFRESH_COOKIE);

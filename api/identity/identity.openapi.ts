@@ -86,7 +86,7 @@ export const identityOperations = [
   ...operationTable('Users', (op) => [
     op('get', '/api/users/me', 'The signed-in user', { security: 'user', responses: { 200: ok('The user', user) } }),
     op('patch', '/api/users/me', 'Update the profile', { security: 'user', request: { body: users.updateMeSchema }, responses: { 200: ok('The updated user', user) } }),
-    op('post', '/api/users/me/change-password', 'Change the password (other sessions end)', { security: 'user', request: { body: users.changePasswordSchema }, responses: { 200: ok('New tokens for this session', session) } }),
+    op('post', '/api/users/me/change-password', 'Change the password (other sessions end)', { security: 'user', browserSession: true, request: { body: users.changePasswordSchema }, responses: { 200: ok('New tokens for this session', session) } }),
     op('patch', '/api/users/me/email-preferences', 'Set which emails the user gets', { security: 'user', request: { body: users.emailPreferencesSchema }, responses: { 200: ok('The preferences') } }),
     op('post', '/api/users/me/avatar', 'Upload a profile picture (data URL)', { security: 'user', request: { body: users.avatarSchema }, responses: { 200: ok('The picture\'s URL') } }),
     op('delete', '/api/users/me/avatar', 'Remove the profile picture', { security: 'user', responses: { 200: ok('Removed') } }),
@@ -94,7 +94,7 @@ export const identityOperations = [
     op('delete', '/api/users/me', 'Request account deletion (after a grace period)', { security: 'user', request: { body: users.deleteAccountSchema }, responses: { 200: ok('When the account will be purged') } }),
     op('get', '/api/users/me/2fa/status', 'Whether two-factor authentication is on', { security: 'user', responses: { 200: ok('The status') } }),
     op('post', '/api/users/me/2fa/enable', 'Start enabling two-factor authentication', { security: 'user', responses: { 200: ok('The TOTP secret and QR code to confirm with /verify') } }),
-    op('post', '/api/users/me/2fa/verify', 'Confirm two-factor authentication with a code', { security: 'user', request: { body: users.twoFactorCodeSchema }, responses: { 200: ok('Enabled, with backup codes') } }),
+    op('post', '/api/users/me/2fa/verify', 'Confirm two-factor authentication with a code', { security: 'user', browserSession: true, request: { body: users.twoFactorCodeSchema }, responses: { 200: ok('Enabled, with backup codes') } }),
     op('post', '/api/users/me/2fa/disable', 'Turn two-factor authentication off', { security: 'user', request: { body: users.disableTwoFactorSchema }, responses: { 200: ok('Disabled') } }),
     op('post', '/api/users/me/2fa/backup-codes', 'Replace the backup codes', { security: 'user', request: { body: users.passwordOnlySchema }, responses: { 200: ok('The new backup codes') } }),
   ]),

@@ -5,6 +5,7 @@ import { validate } from '../validation';
 import * as schema from './users.schema';
 import { sessionTokenDeps } from './tokens.service';
 import * as twoFactor from './two-factor.service';
+import { handOutTokens } from './browser-session';
 
 /** Spec "Users (JWT only)", `/api/users/me/2fa/*`: TOTP with backup codes. */
 export function twoFactorRoutes(services: Services): Router {
@@ -27,7 +28,7 @@ export function twoFactorRoutes(services: Services): Router {
     const { code } = validate(schema.twoFactorCodeSchema, ctx.request.body);
     const tokens = await twoFactor.completeTwoFactorSetup(db, sessionTokenDeps(services), user, code);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { success: true, ...tokens };
+    ctx.body = { success: true, ...handOutTokens(ctx, tokens, services.config) };
   });
 
   router.post('/disable', async (ctx) => {

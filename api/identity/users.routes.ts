@@ -6,6 +6,7 @@ import { requestAccountDeletion } from './account-deletion.service';
 import { presentUser } from './user.presenter';
 import * as schema from './users.schema';
 import * as users from './users.service';
+import { handOutTokens } from './browser-session';
 
 /** Spec "Users (JWT only)": the signed-in user's own account. `loadUser` refuses API keys (403 ERR_AUTH_005). */
 export function userRoutes(services: Services): Router {
@@ -27,7 +28,7 @@ export function userRoutes(services: Services): Router {
     const user = await loadUser(db, ctx);
     const tokens = await users.changePassword(services, user, validate(schema.changePasswordSchema, ctx.request.body));
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = { message: 'Password changed; every session has been signed out, use the new tokens here', ...tokens };
+    ctx.body = { message: 'Password changed; every session has been signed out, use the new tokens here', ...handOutTokens(ctx, tokens, services.config) };
   });
 
   router.patch('/email-preferences', async (ctx) => {

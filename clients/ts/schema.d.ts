@@ -5366,7 +5366,10 @@ export interface operations {
     postUsersMeChangePassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5596,7 +5599,10 @@ export interface operations {
     postUsersMe2faVerify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };

@@ -1,5 +1,6 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { buildSignup } from '../../support/factories';
+import { totp } from '../../support/totp';
 
 /** The refresh cookie a response set: its value and attributes, as a browser would store them. */
 function refreshCookie(headers: Headers): { value: string; attributes: string[] } | undefined {
@@ -100,5 +101,33 @@ describe('browser sessions: the refresh token in an HttpOnly cookie (api/identit
     // An API client without the header still needs the body's token.
     const bodyless = await app.request('POST', '/api/auth/refresh', { headers: { cookie: `formwork_refresh=${token}` } });
     expect(bodyless.status).toBe(400);
+  });
+
+  it('enabling 2FA and changing the password hand the browser its new session in the cookie; the old cookie is dead', async () => {
+    const input = buildSignup();
+    const signup = await app.request('POST', '/api/auth/signup', { body: input, headers: browser() });
+    const first = refreshCookie(signup.headers)!.value;
+    const setup = await app.request('POST', '/api/users/me/2fa/enable', { token: signup.body.accessToken });
+    expect(setup.status).toBe(200);
+
+    const verify = await app.request('POST', '/api/users/me/2fa/verify', { token: signup.body.accessToken, headers: browser(), body: { code: totp(setup.body.secret) } });
+    expect(verify.status).toBe(200);
+    expect(verify.body).toEqual({ success: true, accessToken: expect.any(String), expiresIn: 900 });
+    const second = refreshCookie(verify.headers)!.value;
+    expect((await app.request('POST', '/api/auth/refresh', { headers: browser(first) })).status).toBe(401);
+    const renewed = await app.request('POST', '/api/auth/refresh', { headers: browser(second) });
+    expect(renewed.status).toBe(200);
+    const third = refreshCookie(renewed.headers)!.value;
+
+    const changed = await app.request('POST', '/api/users/me/change-password', {
+      token: renewed.body.accessToken,
+      headers: browser(),
+      body: { currentPassword: input.password, newPassword: 'a brand new passphrase 9' },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.refreshToken).toBeUndefined();
+    const fourth = refreshCookie(changed.headers)!.value;
+    expect((await app.request('POST', '/api/auth/refresh', { headers: browser(third) })).status).toBe(401);
+    expect((await app.request('POST', '/api/auth/refresh', { headers: browser(fourth) })).status).toBe(200);
   });
 });

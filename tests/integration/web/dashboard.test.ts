@@ -200,6 +200,50 @@ describe('the web dashboard in a browser', () => {
     });
   });
 
+  it('sets up two-factor authentication in Settings (QR code, key, backup codes, a code to confirm), stays signed in, and the next sign-in asks for a code; changes the password', async () => {
+    const user = await signUp(app, { verified: true });
+    await withAppPage(browser, 'settings', async (tab) => {
+      const { page } = tab;
+      await signIn(page, user.email, user.password);
+      await byRole(page, 'heading', 'Templates').wait();
+      await byRole(page, 'link', 'Settings').click();
+      await byRole(page, 'button', 'Set up two-factor authentication').click();
+      // Chromium names the role of <img> "image"; the picture is found by its text alternative.
+      await page.locator('aria/QR code for your authenticator app').wait();
+      const key = await page.$eval('aria/Two-factor authentication[role="region"]', (region) => region.querySelector('code')?.textContent ?? '');
+      expect(key).toMatch(/^[A-Z2-7]{16,}$/);
+      expect(await page.$eval('aria/Backup codes[role="list"]', (list) => list.querySelectorAll('li').length)).toBeGreaterThanOrEqual(8);
+      await expectWellBehaved(tab, 'two-factor set-up');
+      await keepScreenshot(page, 'two-factor-setup');
+      await byRole(page, 'textbox', 'Authentication code').fill(totp(key));
+      await byRole(page, 'button', 'Turn on').click();
+      await waitForRegionText(page, 'Two-factor authentication', 'On: signing in asks for a code');
+
+      // Enabling ended the old session; the app holds the new one (cookie included): a reload keeps it.
+      await page.reload();
+      await byRole(page, 'heading', 'Settings').wait();
+
+      // Password fields have no role; they are found by their label.
+      await page.locator('aria/Current password').fill(user.password);
+      await page.locator('aria/New password').fill('another long passphrase 4');
+      await byRole(page, 'button', 'Change password').click();
+      await waitForRegionText(page, 'Password', 'Password changed');
+      await page.reload();
+      await byRole(page, 'heading', 'Settings').wait();
+
+      await byRole(page, 'button', 'Sign out').click();
+      await signIn(page, user.email, 'another long passphrase 4');
+      const code = byRole(page, 'textbox', 'Authentication code');
+      await code.wait();
+      // The next step's code: the set-up claimed the current one (a code is good once; one step of drift is allowed).
+      await code.fill(totp(key, Date.now() + 30_000));
+      await byRole(page, 'button', 'Sign in').click();
+      await byRole(page, 'heading', 'Templates').wait();
+    });
+    const old = await app.request('POST', '/api/auth/login', { body: { email: user.email, password: user.password } });
+    expect(old.status).toBe(401);
+  });
+
   it('shows a viewer no edit controls, and the API refuses the edit anyway', async () => {
     const owner = await signUp(app, { verified: true });
     const teams = await app.request('GET', '/api/teams', { token: owner.accessToken });
