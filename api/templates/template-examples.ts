@@ -1,11 +1,11 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type Router from '@koa/router';
 import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import type { TemplateDefinition, TemplateType } from '../../domain/templates/template.types';
 import type { Scope } from '../middleware/guards';
+import { projectRootHolding } from '../project-root';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
 import * as io from './template-io.service';
 
@@ -40,11 +40,9 @@ export interface Example {
 
 /** docs/examples, found from here whether this runs from the sources or from dist/. */
 function examplesDir(): string {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'docs', 'examples');
-    if (existsSync(join(candidate, 'fonts'))) return candidate;
-    if (dirname(dir) === dir) throw new Error('docs/examples not found');
-  }
+  const root = projectRootHolding(join('docs', 'examples', 'fonts'));
+  if (!root) throw new Error('docs/examples not found');
+  return join(root, 'docs', 'examples');
 }
 
 const loaded = new Map<ExampleKey, Promise<Example>>();

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { send } from '@koa/send';
 import type { Context, Middleware, Next } from 'koa';
+import { projectRootHolding } from '../project-root';
 
 /**
  * The dashboard (docs/web.md): the single-page app Vite builds into web/dist, served by the API role
@@ -37,13 +38,9 @@ function pagePolicy(nonce: string): string {
 
 /** web/dist, found from here whether this runs from the sources or from dist/; undefined when the app is not built. */
 function webDist(): string | undefined {
-  for (let dir = __dirname; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'web', 'package.json'))) {
-      const built = join(dir, 'web', 'dist');
-      return existsSync(join(built, 'index.html')) ? built : undefined;
-    }
-    if (dirname(dir) === dir) return undefined;
-  }
+  const root = projectRootHolding(join('web', 'package.json'));
+  const built = root && join(root, 'web', 'dist');
+  return built && existsSync(join(built, 'index.html')) ? built : undefined;
 }
 
 export function webApp(): Middleware {
