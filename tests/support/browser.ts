@@ -127,3 +127,19 @@ export async function criticalAxeViolations(page: Page): Promise<Array<{ id: str
   const result = (await page.evaluate(() => (window as unknown as { axe: { run(): Promise<unknown> } }).axe.run())) as AxeResult;
   return result.violations.filter((v) => v.impact === 'critical').map((v) => ({ id: v.id, help: v.help, targets: JSON.stringify(v.nodes.map((n) => n.target)) }));
 }
+
+/** What every page must keep to: only the app's origin asked, no CSP refusal, no critical axe finding. */
+export async function expectWellBehaved({ page, requests, violations }: AppPage, appUrl: string, where: string): Promise<void> {
+  const origin = new URL(appUrl).origin;
+  expect({ where, elsewhere: requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) }).toEqual({ where, elsewhere: [] });
+  expect({ where, violations }).toEqual({ where, violations: [] });
+  expect({ where, critical: await criticalAxeViolations(page) }).toEqual({ where, critical: [] });
+}
+
+/** Signs in through the app's sign-in page. */
+export async function signInThroughApp(page: Page, appUrl: string, email: string, password: string): Promise<void> {
+  await page.goto(`${appUrl}/sign-in`);
+  await byRole(page, 'textbox', 'Email').fill(email);
+  await page.locator('aria/Password').fill(password);
+  await byRole(page, 'button', 'Sign in').click();
+}

@@ -5,14 +5,12 @@ import { setNonce } from 'get-nonce';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
+import { cspNonce } from './csp';
 import { router } from './routes';
 import { SessionProvider } from './session';
 
-// The page's CSP nonce, written by the API into index.html (api/web/web-app.ts): the component
-// library's <style> elements are the only inline things the policy allows.
-const nonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content ?? '';
 // The scroll lock of dialogs (react-remove-scroll) writes its <style> with the nonce get-nonce holds.
-setNonce(nonce);
+setNonce(cspNonce);
 
 const theme = createTheme({
   primaryColor: 'blue',
@@ -30,7 +28,7 @@ const queries = new QueryClient({ defaultOptions: { queries: { retry: false, ref
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme} getStyleNonce={() => nonce}>
+    <MantineProvider theme={theme} getStyleNonce={() => cspNonce}>
       <QueryClientProvider client={queries}>
         <SessionProvider>
           <RouterProvider router={router} />

@@ -1,5 +1,5 @@
 import { Center, Loader } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, useLocation } from 'react-router';
 import { ApiKeysPage } from './pages/ApiKeys';
 import { DocumentsPage } from './pages/Documents';
@@ -27,6 +27,17 @@ function SignedIn({ children }: { children: ReactNode }) {
   return <>{children}</>;
 }
 
+// The designer (Puck and its fields) is a chunk of its own, loaded when it is opened.
+const Designer = lazy(() => import('./designer/Designer'));
+
+function Loading() {
+  return (
+    <Center h="50vh">
+      <Loader aria-label="Loading" />
+    </Center>
+  );
+}
+
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage /> },
   { path: '/sign-up', element: <SignUpPage /> },
@@ -41,6 +52,14 @@ export const router = createBrowserRouter([
       { index: true, element: <Navigate to="/templates" replace /> },
       { path: 'templates', element: <TemplatesPage /> },
       { path: 'templates/:id', element: <TemplatePage /> },
+      {
+        path: 'templates/:id/design',
+        element: (
+          <Suspense fallback={<Loading />}>
+            <Designer />
+          </Suspense>
+        ),
+      },
       { path: 'documents', element: <DocumentsPage /> },
       { path: 'api-keys', element: <ApiKeysPage /> },
       { path: 'team', element: <TeamPage /> },

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer';
 import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, criticalAxeViolations, keepScreenshot, launchBrowser, regionText, typeOver, waitForRegionText, waitForText, withAppPage, type AppPage } from '../../support/browser';
+import { byRole, expectWellBehaved as expectWellBehaved_, keepScreenshot, launchBrowser, regionText, signInThroughApp, typeOver, waitForRegionText, waitForText, withAppPage, type AppPage } from '../../support/browser';
 import { buildSignup, signUp } from '../../support/factories';
 import { pdfText } from '../../support/rendering-pdf';
 import { addMember } from '../../support/teams';
@@ -22,20 +22,8 @@ describe('the web dashboard in a browser', () => {
     await app?.close();
   });
 
-  /** What every page must keep to: only this origin asked, no CSP refusal, no critical axe finding. */
-  async function expectWellBehaved({ page, requests, violations }: AppPage, where: string): Promise<void> {
-    const origin = new URL(app.url).origin;
-    expect({ where, elsewhere: requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) }).toEqual({ where, elsewhere: [] });
-    expect({ where, violations }).toEqual({ where, violations: [] });
-    expect({ where, critical: await criticalAxeViolations(page) }).toEqual({ where, critical: [] });
-  }
-
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.goto(`${app.url}/sign-in`);
-    await byRole(page, 'textbox', 'Email').fill(email);
-    await page.locator('aria/Password').fill(password);
-    await byRole(page, 'button', 'Sign in').click();
-  }
+  const expectWellBehaved = (tab: AppPage, where: string) => expectWellBehaved_(tab, app.url, where);
+  const signIn = (page: Page, email: string, password: string) => signInThroughApp(page, app.url, email, password);
 
   it('serves the app at / with a strict CSP and every file from this origin; API clients keep JSON 404s', async () => {
     const page = await fetch(`${app.url}/templates`, { headers: { Accept: 'text/html' } });

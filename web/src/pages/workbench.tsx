@@ -1,0 +1,124 @@
+import { Alert, Group, JsonInput, Loader, Paper, Text, Title } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { lazy, Suspense, useState } from 'react';
+import { useLocation } from 'react-router';
+import { api, errorText } from '../api';
+
+/**
+ * The sample data and the live preview, shared by a template's page and its designer (docs/web.md
+ * "Live preview"): the real renderer's PDF of the saved draft with the sample data, fetched at once
+ * for the first change after a pause and 0.3 s after the last keystroke of a burst of typing.
+ */
+
+// pdf.js and its styles load with the first preview, not with the app.
+const PdfPreview = lazy(() => import('../preview/PdfPreview'));
+
+/** A 429 from the preview budget (ERR_LIMIT_014): the preview waits and asks again. */
+class PreviewPaused extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The sample data as an object, or why it is not one. */
+function parseSample(text: string): { value?: Record<string, unknown>; error?: string } {
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'The sample data must be a JSON object' };
+    return { value: value as Record<string, unknown> };
+  } catch {
+    return { error: 'The sample data is not valid JSON' };
+  }
+}
+
+/** The tab's sample data per template: kept while the person moves between the template's pages. */
+const kept = new Map<string, string>();
+
+export interface SampleData {
+  text: string;
+  setText(text: string): void;
+  /** The data now, when it is a JSON object. */
+  value?: Record<string, unknown>;
+  error?: string;
+  /** The data the preview shows: after a pause in typing. */
+  debounced?: Record<string, unknown>;
+}
+
+export function useSampleData(id: string): SampleData {
+  const location = useLocation();
+  const sample = (location.state as { sampleData?: unknown } | null)?.sampleData;
+  const [text, setState] = useState(() => {
+    const initial = kept.get(id) ?? JSON.stringify(sample ?? {}, null, 2);
+    kept.set(id, initial);
+    return initial;
+  });
+  const setText = (next: string) => {
+    kept.set(id, next);
+    setState(next);
+  };
+  // The first change after a pause previews at once; a burst of typing then waits for a pause.
+  const [debounced] = useDebouncedValue(text, 300, { leading: true });
+  const parsed = parseSample(text);
+  return { text, setText, value: parsed.value, error: parsed.error, debounced: parseSample(debounced).value };
+}
+
+export function SampleDataPanel({ sample, maxRows = 24 }: { sample: SampleData; maxRows?: number }) {
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Sample data">
+      <JsonInput label="Sample data" description="The variables the preview and a generated document use" value={sample.text} onChange={sample.setText} autosize minRows={8} maxRows={maxRows} error={sample.error} />
+    </Paper>
+  );
+}
+
+/** The preview of the template's saved draft (`revision` is its `updatedAt`: a new draft, a new preview). */
+export function PreviewPanel({ id, formats, revision, variables }: { id: string; formats: string[]; revision: string; variables?: Record<string, unknown> }) {
+  const pdf = formats.includes('pdf');
+  const preview = useQuery({
+    queryKey: ['preview', id, revision, variables],
+    queryFn: async () => {
+      const { data, error, response } = await api.POST('/api/templates/{id}/preview', { params: { path: { id } }, body: { variables: variables!, format: 'pdf' }, parseAs: 'arrayBuffer' });
+      if (response.status === 429) {
+        throw new PreviewPaused(errorText(error), Number(response.headers.get('Retry-After')) || 10);
+      }
+      if (error !== undefined || !data) throw new Error(errorText(error));
+      // The client types the body as the document describes it (a string); parseAs gives the bytes.
+      return data as unknown as ArrayBuffer;
+    },
+    enabled: pdf && !!variables,
+    placeholderData: keepPreviousData,
+    // The project's preview budget (PREVIEW_RATE_LIMIT_PER_MINUTE) ran out: wait as the answer says, then ask again.
+    retry: (failures, error) => error instanceof PreviewPaused && failures < 5,
+    retryDelay: (_failures, error) => (error instanceof PreviewPaused ? error.retryAfterSeconds * 1000 : 0),
+  });
+  const paused = preview.failureReason instanceof PreviewPaused ? preview.failureReason : undefined;
+  return (
+    <Paper withBorder component="section" aria-label="Preview" aria-busy={preview.isFetching}>
+      <Group justify="space-between" p="sm">
+        <Title order={3} size="h4">
+          Preview
+        </Title>
+        {preview.isFetching && <Loader size="sm" aria-label="Updating the preview" />}
+      </Group>
+      {!pdf && <Text p="sm" c="dimmed">This template makes workbooks only.</Text>}
+      {paused && !preview.error && (
+        <Alert color="yellow" role="status" m="sm" title="The preview is paused">
+          {paused.message}. It updates again in about {paused.retryAfterSeconds} s.
+        </Alert>
+      )}
+      {preview.error && (
+        <Alert color="red" role="alert" m="sm" title="The preview could not be rendered">
+          {preview.error.message}
+        </Alert>
+      )}
+      {preview.data && (
+        <Suspense fallback={<Loader m="sm" aria-label="Loading the preview" />}>
+          <PdfPreview pdf={preview.data} />
+        </Suspense>
+      )}
+    </Paper>
+  );
+}
