@@ -1,6 +1,6 @@
 import { AppShell, Burger, Button, Group, NavLink, Select, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { Link, Outlet, useLocation } from 'react-router';
 import { useSession } from './session';
 
 const SECTIONS: Array<[string, string]> = [
@@ -17,7 +17,6 @@ export function Shell() {
   const [opened, { toggle }] = useDisclosure();
   const { user, teams, team, switchTeam, signOut } = useSession();
   const location = useLocation();
-  const navigate = useNavigate();
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
       <AppShell.Header>
@@ -40,7 +39,7 @@ export function Shell() {
             <Text size="sm" c="dimmed">
               {user?.email}
             </Text>
-            <Button variant="subtle" onClick={() => void signOut().then(() => navigate('/sign-in'))}>
+            <Button variant="subtle" onClick={() => void signOut()}>
               Sign out
             </Button>
           </Group>

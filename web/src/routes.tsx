@@ -14,7 +14,7 @@ import { Shell } from './Shell';
 
 /** Pages behind sign-in: the sign-in page first, then back where the person was going. */
 function SignedIn({ children }: { children: ReactNode }) {
-  const { user } = useSession();
+  const { user, signedOutHere } = useSession();
   const location = useLocation();
   if (user === undefined) {
     return (
@@ -23,7 +23,8 @@ function SignedIn({ children }: { children: ReactNode }) {
       </Center>
     );
   }
-  if (!user) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />;
+  // A session that ran out comes back to where the person was; one they ended starts afresh.
+  if (!user) return <Navigate to="/sign-in" replace state={signedOutHere ? undefined : { from: location.pathname }} />;
   return <>{children}</>;
 }
 

@@ -15,6 +15,8 @@ interface SessionState {
   switchTeam(id: string): void;
   signedIn(user: User, accessToken: string, expiresIn: number): Promise<void>;
   signOut(): Promise<void>;
+  /** True once the person signed out here (not when the session ran out): the sign-in page then starts afresh. */
+  signedOutHere: boolean;
 }
 
 const Session = createContext<SessionState | undefined>(undefined);
@@ -44,9 +46,11 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [teams, setTeams] = useState<Team[]>([]);
   const [teamId, setTeam] = useState<string | undefined>(undefined);
   const [expiresIn, setExpiresIn] = useState<number | undefined>(undefined);
+  const [signedOutHere, setSignedOutHere] = useState(false);
 
   const signedIn = useCallback(async (next: User, accessToken: string, lifetime: number) => {
     setAccessToken(accessToken);
+    setSignedOutHere(false);
     const { data } = await api.GET('/api/teams');
     const list = (data?.data ?? []).map(({ id, name, role }) => ({ id, name, role }));
     const remembered = sessionStorage.getItem(TEAM_KEY);
@@ -104,10 +108,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         if (error) console.warn(errorText(error));
         setAccessToken(undefined);
         setTeamId(undefined);
+        setSignedOutHere(true);
         setUser(null);
       },
+      signedOutHere,
     }),
-    [user, teams, teamId, signedIn],
+    [user, teams, teamId, signedIn, signedOutHere],
   );
   return <Session.Provider value={value}>{children}</Session.Provider>;
 }
