@@ -53,6 +53,31 @@ describe('the template designer', () => {
     await page.keyboard.sendCharacter(to);
   }
 
+  /** Chooses an option of a segmented control (its radio input is visually hidden; a screen reader activates it). */
+  async function choose(page: Page, option: string): Promise<void> {
+    const radio = await byRole(page, 'radio', option).waitHandle();
+    await radio.evaluate((el) => (el as HTMLInputElement).click());
+  }
+
+  /** Finds `text` in the code view with its search (Ctrl+F, Enter): the match is selected and scrolled into view. */
+  async function find(page: Page, text: string): Promise<void> {
+    await page.keyboard.down('Control');
+    await page.keyboard.press('f');
+    await page.keyboard.up('Control');
+    await typeInto(page, 'Find', text);
+    await page.keyboard.press('Enter');
+  }
+
+  /** Types into a field key by key, over what it held (the code view's search panel reads its fields on key-up). */
+  async function typeInto(page: Page, name: string, text: string): Promise<void> {
+    const field = await byRole(page, 'textbox', name).waitHandle();
+    await field.evaluate((el) => {
+      (el as HTMLInputElement).focus();
+      (el as HTMLInputElement).select();
+    });
+    await page.keyboard.type(text);
+  }
+
   /** Two animation frames: the page has handled the pointer events sent before. */
   const frames = (page: Page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
@@ -141,6 +166,70 @@ describe('the template designer', () => {
       await page.waitForFunction(() => !document.querySelector('[aria-label="Problems of lines"]'));
       expect(await page.$eval('aria/Draft[role="status"]', (el) => el.textContent)).toBe('Draft saved');
       await expectWellBehaved(tab, app.url, 'designer after edits');
+    });
+  });
+
+  it('keeps the code view and the visual editor in sync both ways, completes from the schema and marks what the API refuses', async () => {
+    const user = await signUp(app, { verified: true });
+    await withAppPage(browser, 'designer-code', async (tab) => {
+      const { page } = tab;
+      await page.setViewport({ width: 1440, height: 1000 });
+      await signInThroughApp(page, app.url, user.email, user.password);
+      await byRole(page, 'button', 'Start from an example').click();
+      await byRole(page, 'button', 'Use the Invoice (example) example').click();
+      await byRole(page, 'link', 'Open the designer').click();
+      await waitForRegionText(page, 'Preview', 'Invoice INV-2026-014');
+
+      // Visual to code: a change in the properties shows in the code view beside them.
+      await (await block(page, 'Heading · title')).click();
+      await choose(page, 'Code');
+      const code = await byRole(page, 'textbox', 'Definition (JSON)').waitHandle();
+      await replaceIn(page, 'Text', 'Invoice', 'Rechnung');
+      await waitForRegionText(page, 'Preview', 'Rechnung INV-2026-014');
+      await code.click();
+      await find(page, 'Rechnung {{number}}');
+      await waitForRegionText(page, 'Code', 'Rechnung {{number}}');
+
+      // Code to visual, with the editor's own find and replace: the canvas and the preview follow.
+      await typeInto(page, 'Replace', 'Facture {{number}}');
+      await byRole(page, 'button', 'replace all').click();
+      await waitForRegionText(page, 'Preview', 'Facture INV-2026-014');
+      await choose(page, 'Canvas');
+      await block(page, 'Facture {{number}}');
+      await choose(page, 'Code');
+
+      // Completion from the schema: a component's type offers the catalogue's types.
+      await (await byRole(page, 'textbox', 'Definition (JSON)').waitHandle()).click();
+      await find(page, '"type": "heading"');
+      await page.keyboard.press('Escape');
+      // Just after the value's opening quote: every type is a candidate.
+      await page.keyboard.press('ArrowRight');
+      for (let i = 0; i < '"heading'.length; i++) await page.keyboard.press('ArrowLeft');
+      await page.keyboard.down('Control');
+      await page.keyboard.press('Space');
+      await page.keyboard.up('Control');
+      const options = await page.waitForSelector('aria/Completions[role="listbox"]').catch(async () => page.waitForSelector('[role="listbox"]'));
+      const labels = await options!.$$eval('[role="option"]', (items) => items.map((i) => i.textContent));
+      expect(labels).toEqual(expect.arrayContaining(['"heading"', '"table"', '"barcode"', '"columns"']));
+      await page.keyboard.press('Escape');
+
+      // What the API refuses is marked in the code and on the component; not valid JSON is said so.
+      await find(page, '"level": 1');
+      await typeInto(page, 'Replace', '"level": 9');
+      await byRole(page, 'button', 'replace').click();
+      await page.waitForFunction(() => document.querySelector('[aria-label="Draft"]')?.textContent === 'Not saved');
+      expect(await regionText(page, 'Code')).not.toContain('Not valid JSON');
+      // The editor's list of diagnostics (Ctrl+Shift+M) holds the API's problem at its place.
+      await (await byRole(page, 'textbox', 'Definition (JSON)').waitHandle()).click();
+      await page.keyboard.down('Control');
+      await page.keyboard.down('Shift');
+      await page.keyboard.press('KeyM');
+      await page.keyboard.up('Shift');
+      await page.keyboard.up('Control');
+      const diagnostics = await byRole(page, 'listbox', 'Diagnostics').waitHandle();
+      await page.waitForFunction((list) => /props\.level/.test(list.textContent ?? ''), {}, diagnostics);
+      await keepScreenshot(page, 'designer-code');
+      await expectWellBehaved(tab, app.url, 'code view');
     });
   });
 

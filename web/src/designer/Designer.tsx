@@ -1,12 +1,12 @@
 import '@puckeditor/core/no-external.css';
 import './designer.css';
-import { Alert, Badge, Button, Code, Group, List, Paper, ScrollArea, Stack, Text, Title } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, List, Paper, ScrollArea, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { StyleInjector } from '@dnd-kit/dom';
 import { useDragDropManager } from '@dnd-kit/react';
 import { createUsePuck, Puck, type Data } from '@puckeditor/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, errorText, must } from '../api';
 import { cspNonce } from '../csp';
@@ -27,10 +27,15 @@ import { problemOwner, sameDefinition, toDefinition, toPuck, type ComponentTypeI
 
 const usePuck = createUsePuck();
 
+// CodeMirror loads with the first look at the code, not with the designer.
+const CodeView = lazy(() => import('./CodeView'));
+
 interface Problem {
   path: string;
   message: string;
 }
+
+const NO_PROBLEMS: Problem[] = [];
 
 type SaveState = { state: 'saved' | 'saving' | 'unchanged' } | { state: 'refused'; message: string; problems: Problem[]; definition: Definition } | { state: 'failed'; message: string };
 
@@ -63,6 +68,7 @@ function Editor(props: { id: string; name: string; published: boolean; version: 
   const [draft, setDraft] = useState<Definition>(props.stored);
   const [pending] = useDebouncedValue(draft, 600);
   const [status, setStatus] = useState<SaveState>({ state: 'unchanged' });
+  const [view, setView] = useState('Canvas');
   const sample = useSampleData(id);
 
   const save = useMutation({
@@ -189,11 +195,15 @@ function Editor(props: { id: string; name: string; published: boolean; version: 
                 </Paper>
               )}
             </Stack>
-            <Paper withBorder component="section" aria-label="Canvas" className="designer-canvas">
-              <ScrollArea.Autosize scrollbars="y" mah="calc(100vh - 180px)">
-                <Puck.Preview />
-              </ScrollArea.Autosize>
-            </Paper>
+            <Stack gap="xs">
+              <SegmentedControl aria-label="View" data={['Canvas', 'Code']} value={view} onChange={setView} />
+              <Paper withBorder component="section" aria-label="Canvas" className="designer-canvas" display={view === 'Canvas' ? undefined : 'none'}>
+                <ScrollArea.Autosize scrollbars="y" mah="calc(100vh - 220px)">
+                  <Puck.Preview />
+                </ScrollArea.Autosize>
+              </Paper>
+              {view === 'Code' && <CodePanel draft={draft} catalogue={catalogue} problems={status.state === 'refused' ? status.problems : NO_PROBLEMS} readOnly={!canEdit} />}
+            </Stack>
             <Paper withBorder component="section" aria-label="Properties" className="designer-side">
               <ScrollArea.Autosize scrollbars="y" mah="calc(100vh - 180px)">
                 <SelectedProblems problems={problems} />
@@ -266,4 +276,42 @@ function DragStylesNonce() {
     manager?.registry.register(StyleInjector, { nonce: cspNonce });
   }, [manager]);
   return null;
+}
+
+/**
+ * The code view beside the visual editor: it shows the draft as the visual editor holds it, and what is
+ * typed here, once it is a JSON object with a schema, becomes the visual editor's document (one step of
+ * its history, so Undo takes it back).
+ */
+function CodePanel({ draft, catalogue, problems, readOnly }: { draft: Definition; catalogue: ComponentTypeInfo[]; problems: Problem[]; readOnly: boolean }) {
+  const dispatch = usePuck((s) => s.dispatch);
+  const [invalid, setInvalid] = useState<string>();
+  const [typed, setTyped] = useState<string>();
+  const [pending] = useDebouncedValue(typed, 400);
+  useEffect(() => {
+    if (pending === undefined) return;
+    try {
+      const value: unknown = JSON.parse(pending);
+      if (!value || typeof value !== 'object' || Array.isArray(value) || !('schema' in value)) {
+        setInvalid('The definition is a JSON object with at least "schema"');
+        return;
+      }
+      setInvalid(undefined);
+      dispatch({ type: 'setData', data: toPuck(value as Definition, catalogue) as unknown as Data });
+    } catch {
+      setInvalid('Not valid JSON yet: the designer keeps the last valid definition');
+    }
+  }, [pending, catalogue, dispatch]);
+  return (
+    <Paper withBorder component="section" aria-label="Code">
+      {invalid && (
+        <Text size="sm" c="red" p="xs" role="status">
+          {invalid}
+        </Text>
+      )}
+      <Suspense fallback={<Text p="sm">Loading the code view…</Text>}>
+        <CodeView text={JSON.stringify(draft, null, 2)} onText={setTyped} problems={problems} catalogue={catalogue} readOnly={readOnly} />
+      </Suspense>
+    </Paper>
+  );
 }
