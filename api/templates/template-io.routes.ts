@@ -14,7 +14,7 @@ import * as analytics from './template-analytics.service';
 import * as io from './template-io.service';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
 
-/** Export, import, preview, analytics and automation fields of templates. */
+/** Export, import, preview, calculated values, analytics and automation fields of templates. */
 export function templateIoRoutes(services: Services, prefix: string): Router {
   const { db } = services;
   const deps = { db, evaluator: services.evaluator };
@@ -53,6 +53,11 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     if (document.pageCount !== undefined) ctx.set('X-Page-Count', String(document.pageCount));
     ctx.type = document.contentType;
     ctx.body = document.body;
+  });
+
+  router.post('/:id/calculate', read, async (ctx) => {
+    const input = validate(schema.calculateSchema, ctx.request.body);
+    ctx.body = { values: await io.calculateTemplate(deps, projectId(ctx), ctx.params.id, input.variables ?? {}) };
   });
 
   router.get('/:id/analytics', read, async (ctx) => {

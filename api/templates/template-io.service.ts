@@ -7,6 +7,7 @@ import type { RenderedDocument } from '../../activities/rendering/render-documen
 import type { PreviewRenderer } from '../../platform/worker-previews';
 import { AppError } from '../../domain/errors';
 import { automationFields, type AutomationField } from '../../domain/templates/automation-fields';
+import { resolveVariables } from '../../domain/templates/variables';
 import { toTemplateFile, type ImportedTemplate, type TemplateFile } from '../../domain/templates/template-file';
 import { assetContents, assetsNamedBy } from '../../db/templates/asset-rows';
 import { insertAsset, type AssetDeps } from '../assets/assets.service';
@@ -139,6 +140,19 @@ export async function previewTemplate(
     title: template.name,
   });
   return { template, document };
+}
+
+/**
+ * The draft's calculated variables evaluated with the given variables, as a render would see them
+ * (docs/templates.md "Calculated variables"): in the evaluation workers under the document's budget;
+ * a missing required variable is 400 ERR_VALID_005, a failing expression ERR_VALID_002, one past the
+ * budget ERR_LIMIT_008, each naming the variable. The designer shows each value beside its variable.
+ */
+export async function calculateTemplate(deps: TemplateDeps, projectId: string, ref: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const template = await findTemplate(deps.db, projectId, ref);
+  const calculated = template.draft.calculatedVariables ?? [];
+  const data = await resolveVariables(template.draft, variables, (list, scope) => deps.evaluator.calculate({ tenant: projectId, calculated: list, scope }));
+  return Object.fromEntries(calculated.map((c) => [c.name, data[c.name] ?? null]));
 }
 
 /** The spec's default is PDF; a template made for Excel only previews as Excel. */

@@ -45,6 +45,13 @@ const STARTED_FROM_EXAMPLE: JsonSchema = {
   },
 };
 
+/** POST …/:id/calculate: each calculated variable's value. */
+const CALCULATED_VALUES: JsonSchema = {
+  type: 'object',
+  required: ['values'],
+  properties: { values: { type: 'object', additionalProperties: true, description: 'Each calculated variable of the draft by name, in their order; null when it evaluated to nothing' } },
+};
+
 export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
   operationTable(tag, (op) => {
     const id = { id: 'The template id or slug' };
@@ -81,6 +88,12 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       }),
       op('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)') } }),
       op('post', `${prefix}/:id/preview`, 'Render a preview with sample data', { security: 'project', request: { params: id, body: schema.previewSchema }, responses: { 200: { description: 'The rendered preview (PDF, HTML or image)', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),
+      op('post', `${prefix}/:id/calculate`, 'Evaluate the calculated variables with sample data', {
+        security: 'project',
+        description: "The draft's calculated variables as a render with these variables would see them, evaluated in the evaluation workers under the same budget.",
+        request: { params: id, body: schema.calculateSchema },
+        responses: { 200: ok('The calculated values', CALCULATED_VALUES) },
+      }),
       op('get', `${prefix}/:id/analytics`, 'Usage of a template', { security: 'project', request: { params: id, query: schema.analyticsSchema }, responses: { 200: ok('Counts over the period') } }),
       op('get', `${prefix}/:id/automation-fields`, 'Fields an automation can fill', { security: 'project', request: { params: id }, responses: { 200: ok('The fields') } }),
     ];

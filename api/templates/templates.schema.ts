@@ -99,6 +99,11 @@ export const previewSchema = Joi.object<PreviewInput>({
   format: Joi.string().valid('pdf', 'excel'),
 });
 
+/** POST /:id/calculate: the sample data whose calculated values are wanted. */
+export const calculateSchema = Joi.object<{ variables?: Record<string, unknown> }>({
+  variables: Joi.object(),
+});
+
 export const ANALYTICS_PERIODS = ['7d', '30d', '90d', '1y'] as const;
 
 export interface AnalyticsQuery {

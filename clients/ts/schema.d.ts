@@ -1106,6 +1106,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/attachment/{id}/calculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate the calculated variables with sample data
+         * @description The draft's calculated variables as a render with these variables would see them, evaluated in the evaluation workers under the same budget.
+         */
+        post: operations["postTemplatesAttachmentByIdCalculate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates/attachment/{id}/analytics": {
         parameters: {
             query?: never;
@@ -1418,6 +1438,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/{id}/calculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate the calculated variables with sample data
+         * @description The draft's calculated variables as a render with these variables would see them, evaluated in the evaluation workers under the same budget.
+         */
+        post: operations["postTemplatesByIdCalculate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates/{id}/analytics": {
         parameters: {
             query?: never;
@@ -1724,6 +1764,26 @@ export interface paths {
         put?: never;
         /** Render a preview with sample data */
         post: operations["postV1TemplatesByIdPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}/calculate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Evaluate the calculated variables with sample data
+         * @description The draft's calculated variables as a render with these variables would see them, evaluated in the evaluation workers under the same budget.
+         */
+        post: operations["postV1TemplatesByIdCalculate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7695,6 +7755,49 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    postTemplatesAttachmentByIdCalculate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    variables?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The calculated values */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Each calculated variable of the draft by name, in their order; null when it evaluated to nothing */
+                        values: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTemplatesAttachmentByIdAnalytics: {
         parameters: {
             query?: {
@@ -8502,6 +8605,49 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    postTemplatesByIdCalculate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    variables?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The calculated values */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Each calculated variable of the draft by name, in their order; null when it evaluated to nothing */
+                        values: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTemplatesByIdAnalytics: {
         parameters: {
             query?: {
@@ -9299,6 +9445,49 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postV1TemplatesByIdCalculate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    variables?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The calculated values */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Each calculated variable of the draft by name, in their order; null when it evaluated to nothing */
+                        values: {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];

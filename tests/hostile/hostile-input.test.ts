@@ -253,7 +253,7 @@ describe('hostile input never stalls the service', () => {
     expect(res.body.message).toMatch(/not supported by the linear-time \(RE2\) engine/);
   });
 
-  it('stops 200 runaway calculated variables within one budget per document: 400 ERR_LIMIT_008 naming the variable', async () => {
+  it('stops 200 runaway calculated variables within one budget per document, in previews and calculated values: 400 ERR_LIMIT_008 naming the variable', async () => {
     const calculatedVariables = Array.from({ length: 200 }, (_, i) => ({ name: `v${i}`, expression: RUNAWAY }));
     const created = await app.request('POST', '/api/templates', { token: ws.user.accessToken, body: buildTemplate({ calculatedVariables }) });
     expect(created.status).toBe(201);
@@ -262,6 +262,10 @@ describe('hostile input never stalls the service', () => {
     );
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { field: 'v0' } });
+    // The designer's calculated values (POST /:id/calculate) run in the same workers under the same budget.
+    const values = await timed(ANSWER_MS, () => app.request('POST', `/api/templates/${created.body.id}/calculate`, { token: ws.user.accessToken, body: { variables: { customer: 'Ada' } } }));
+    expect(values.status).toBe(400);
+    expect(values.body).toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { field: 'v0' } });
     const bomb = await app.request('POST', '/api/templates', {
       token: ws.user.accessToken,
       body: buildTemplate({ calculatedVariables: [{ name: 'big', expression: '$uppercase($pad("", 200000000))' }] }),

@@ -1,6 +1,6 @@
 import type { Browser, ElementHandle, Page } from 'puppeteer';
 import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, expectWellBehaved, keepScreenshot, launchBrowser, regionText, signInThroughApp, waitForRegionText, withAppPage } from '../../support/browser';
+import { byRole, expectWellBehaved, keepScreenshot, launchBrowser, regionText, signInThroughApp, typeOver, waitForRegionText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { addMember } from '../../support/teams';
 import { waitFor } from '../../support/wait';
@@ -111,7 +111,7 @@ describe('the template designer', () => {
     await page.waitForFunction(() => !document.querySelector('[data-puck-dragging]'));
   }
 
-  it('opens the invoice example unchanged, edits a heading with the preview following, undoes and redoes, adds a component from the palette and shows a refusal on its component', async () => {
+  it('opens the invoice example unchanged, shows calculated values, edits a heading with the preview following, undoes and redoes, adds a component from the palette and shows a refusal on its component', async () => {
     const user = await signUp(app, { verified: true });
     await withAppPage(browser, 'designer', async (tab) => {
       const { page } = tab;
@@ -130,6 +130,13 @@ describe('the template designer', () => {
       expect(await page.$eval('aria/Draft[role="status"]', (el) => el.textContent)).toBe('No changes');
       expect((await app.request('GET', `/api/templates/${templateId}`, { token: user.accessToken })).body.updatedAt).toBe(before.body.updatedAt);
       await expectWellBehaved(tab, app.url, 'designer');
+
+      // Each calculated variable's value with the sample data, and again after the data changes.
+      await waitForRegionText(page, 'Calculated values', '1428');
+      expect(await regionText(page, 'Calculated values')).toMatch(/subtotal\s*1200/);
+      await typeOver(page, 'Sample data', '"discount": 40', '"discount": 140');
+      await waitForRegionText(page, 'Calculated values', '1309');
+      await waitForRegionText(page, 'Preview', '€1,309.00');
 
       // Select the title; its fields come from its props schema; a change is saved and previewed.
       await (await block(page, 'Heading · title')).click();

@@ -212,7 +212,7 @@ function Editor(props: { id: string; name: string; published: boolean; version: 
             </Paper>
           </div>
           <div className="designer-bottom">
-            <SampleDataPanel sample={sample} maxRows={16} />
+            <SampleDataPanel sample={sample} maxRows={16} id={id} revision={props.revision} calculated={(draft.calculatedVariables as { name: string }[] | undefined)?.map((c) => c.name) ?? []} />
             <PreviewPanel id={id} formats={props.formats} revision={props.revision} variables={sample.debounced} />
           </div>
         </Stack>

@@ -33,7 +33,7 @@ export function TemplatePage() {
         </Group>
       </Group>
       {t.description && <Text c="dimmed">{t.description}</Text>}
-      <Workbench id={id} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} />
+      <Workbench id={id} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} calculated={((t.calculatedVariables ?? []) as { name: string }[]).map((c) => c.name)} />
       {/* Keyed by the revision: a saved draft (or another tab's) starts the editor from what is stored. */}
       <DefinitionEditor key={t.updatedAt} id={id} canEdit={canEdit} definition={{ schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables }} />
     </Stack>
@@ -72,13 +72,13 @@ export function Publish({ id }: { id: string }) {
  * The sample data (the example's, when the template was started from one) drives the live preview
  * of the saved draft; the same data generates a document.
  */
-function Workbench({ id, formats, published, revision }: { id: string; formats: string[]; published: boolean; revision: string }) {
+function Workbench({ id, formats, published, revision, calculated }: { id: string; formats: string[]; published: boolean; revision: string; calculated: string[] }) {
   const sample = useSampleData(id);
   return (
     <Grid gap="lg">
       <Grid.Col span={{ base: 12, lg: 5 }}>
         <Stack>
-          <SampleDataPanel sample={sample} />
+          <SampleDataPanel sample={sample} id={id} revision={revision} calculated={calculated} />
           <Generate id={id} formats={formats} published={published} variables={sample.value} />
         </Stack>
       </Grid.Col>

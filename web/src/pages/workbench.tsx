@@ -1,4 +1,4 @@
-import { Alert, Group, JsonInput, Loader, Paper, Text, Title } from '@mantine/core';
+import { Alert, Code, Group, JsonInput, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useState } from 'react';
@@ -66,11 +66,58 @@ export function useSampleData(id: string): SampleData {
   return { text, setText, value: parsed.value, error: parsed.error, debounced: parseSample(debounced).value };
 }
 
-export function SampleDataPanel({ sample, maxRows = 24 }: { sample: SampleData; maxRows?: number }) {
+/**
+ * The sample data, and under it each calculated variable of the saved draft with the value it takes
+ * from that data (POST /api/templates/:id/calculate: the evaluation workers, the render's budget).
+ */
+export function SampleDataPanel({ sample, maxRows = 24, id, revision, calculated }: { sample: SampleData; maxRows?: number; id: string; revision: string; calculated: string[] }) {
   return (
     <Paper withBorder p="md" component="section" aria-label="Sample data">
-      <JsonInput label="Sample data" description="The variables the preview and a generated document use" value={sample.text} onChange={sample.setText} autosize minRows={8} maxRows={maxRows} error={sample.error} />
+      <Stack>
+        <JsonInput label="Sample data" description="The variables the preview and a generated document use" value={sample.text} onChange={sample.setText} autosize minRows={8} maxRows={maxRows} error={sample.error} />
+        {calculated.length > 0 && <CalculatedValues id={id} revision={revision} variables={sample.debounced} names={calculated} />}
+      </Stack>
     </Paper>
+  );
+}
+
+function CalculatedValues({ id, revision, variables, names }: { id: string; revision: string; variables?: Record<string, unknown>; names: string[] }) {
+  const values = useQuery({
+    queryKey: ['calculate', id, revision, variables],
+    queryFn: async () => {
+      const { data, error } = await api.POST('/api/templates/{id}/calculate', { params: { path: { id } }, body: { variables: variables! } });
+      if (error !== undefined || !data) throw new Error(errorText(error));
+      return data.values;
+    },
+    enabled: !!variables,
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <section aria-label="Calculated values">
+      <Title order={4} size="h6" mb={4}>
+        Calculated values
+      </Title>
+      {values.error ? (
+        <Text size="sm" c="red" role="status">
+          {values.error.message}
+        </Text>
+      ) : (
+        <Table withRowBorders={false} verticalSpacing={2}>
+          <Table.Tbody>
+            {names.map((name) => (
+              <Table.Tr key={name}>
+                <Table.Th scope="row" fw={500}>
+                  {name}
+                </Table.Th>
+                <Table.Td>
+                  <Code>{values.data && name in values.data ? JSON.stringify(values.data[name]) : '…'}</Code>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </section>
   );
 }
 
