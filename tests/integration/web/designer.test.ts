@@ -1,7 +1,11 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, ElementHandle, Page } from 'puppeteer';
 import { startTestApp, type TestApp } from '../../support/app';
 import { byRole, expectWellBehaved, keepScreenshot, launchBrowser, regionText, signInThroughApp, typeOver, waitForRegionText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
+import { PNG_1PX, pdfPixels, solidPng } from '../../support/rendering-pdf';
 import { addMember } from '../../support/teams';
 import { waitFor } from '../../support/wait';
 
@@ -238,6 +242,71 @@ describe('the template designer', () => {
       await keepScreenshot(page, 'designer-code');
       await expectWellBehaved(tab, app.url, 'code view');
     });
+  });
+
+  it('brands a template: the theme colour picked in the document settings and a logo uploaded from the image component, both in the rendered PDF', async () => {
+    const user = await signUp(app, { verified: true });
+    const created = await app.request('POST', '/api/templates', {
+      token: user.accessToken,
+      body: {
+        name: 'Branded',
+        outputFormats: ['pdf'],
+        schema: {
+          sections: [
+            {
+              id: 'main',
+              components: [
+                { id: 'title', type: 'heading', props: { text: 'ACME INVOICE', level: 1, style: { color: 'primary', fontSize: 40 } } },
+                { id: 'logo', type: 'image', props: { src: `data:image/png;base64,${PNG_1PX.toString('base64')}`, alt: 'Logo', width: '60mm' } },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    expect(created.status).toBe(201);
+    const templateId = created.body.id as string;
+    const logo = join(await mkdtemp(join(tmpdir(), 'logo-')), 'logo.png');
+    await writeFile(logo, solidPng(240, 120, [0xe0, 0x10, 0x10]));
+    await withAppPage(browser, 'designer-branding', async (tab) => {
+      const { page } = tab;
+      await page.setViewport({ width: 1440, height: 1000 });
+      await signInThroughApp(page, app.url, user.email, user.password);
+      await byRole(page, 'heading', 'Templates').wait();
+      await page.goto(`${app.url}/templates/${templateId}/design`);
+      // Nothing selected: the properties are the document's settings, the theme's colours among them.
+      await typeInto(page, 'Primary', '#7b2cbf');
+      await waitFor(async () => (await app.request('GET', `/api/templates/${templateId}`, { token: user.accessToken })).body.schema.theme?.colors?.primary === '#7b2cbf', { what: 'the colour saved' });
+
+      await (await block(page, 'Image · logo')).click();
+      const [chooser] = await Promise.all([page.waitForFileChooser(), byRole(page, 'button', 'Upload a picture').click()]);
+      await chooser.accept([logo]);
+      const src = await waitFor(async () => {
+        const stored = (await storedComponents(user, templateId)).find((c) => c.id === 'logo')?.props.src as string;
+        return stored.startsWith('asset:') ? stored : undefined;
+      }, { what: 'the uploaded logo saved' });
+      const assets = await app.request('GET', '/api/assets', { token: user.accessToken });
+      expect(assets.body.data.map((a: { reference: string }) => a.reference)).toContain(src);
+      await expectWellBehaved(tab, app.url, 'designer branding');
+    });
+    // What generation will print: the logo's red and the theme's purple.
+    const preview = await fetch(`${app.url}/api/templates/${templateId}/preview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ format: 'pdf' }),
+    });
+    expect(preview.status).toBe(200);
+    const pixels = await pdfPixels(Buffer.from(await preview.arrayBuffer()), 1, 40);
+    let red = 0;
+    let purple = 0;
+    for (let y = 0; y < pixels.height; y++) {
+      for (let x = 0; x < pixels.width; x++) {
+        const [r, g, b] = pixels.rgb(x, y);
+        if (r > 200 && g < 60 && b < 60) red++;
+        if (Math.abs(r - 0x7b) < 30 && Math.abs(g - 0x2c) < 30 && Math.abs(b - 0xbf) < 30) purple++;
+      }
+    }
+    expect({ red: red > 50, purple: purple > 5 }).toEqual({ red: true, purple: true });
   });
 
   it('shows a viewer the design read-only: no palette, fields that do not change', async () => {

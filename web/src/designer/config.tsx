@@ -1,6 +1,6 @@
 import type { ComponentConfig, Config, Field, Fields, Slot } from '@puckeditor/core';
 import { createContext, useContext, type ReactNode } from 'react';
-import { fieldFor, fieldsFor, JsonField, labelOf } from './fields';
+import { fieldFor, fieldsFor, JsonField, labelOf, pictureField } from './fields';
 import { COLUMN, SECTION, type ComponentTypeInfo, type JsonSchema } from './model';
 
 /**
@@ -117,6 +117,7 @@ function componentConfig(info: ComponentTypeInfo): ComponentConfig<Props> {
   const fields: Fields = fieldsFor(info.props, slots);
   if (info.children === 'components') fields.components = inComponents;
   if (info.children === 'columns') fields.columns = { type: 'slot', allow: [COLUMN] };
+  if (info.type === 'image') fields.src = pictureField;
   return {
     label: labelOf(info.type),
     fields: fields as ComponentConfig<Props>['fields'],

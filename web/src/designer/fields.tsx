@@ -1,4 +1,5 @@
-import { Button, Checkbox, ColorInput, Fieldset, Group, JsonInput, NumberInput, Select, Stack, Textarea, TextInput } from '@mantine/core';
+import { Button, Checkbox, ColorInput, Fieldset, FileButton, Group, JsonInput, NumberInput, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { api, errorText } from '../api';
 import type { Field, Fields } from '@puckeditor/core';
 import { useState } from 'react';
 import type { JsonSchema } from './model';
@@ -273,3 +274,46 @@ function defaultsFor(schema: JsonSchema): Record<string, unknown> {
 }
 
 export { JsonField };
+
+/**
+ * An image's `src`: its text (a data: URL, an allowed http(s) URL, a placeholder, `asset:<id>`) and
+ * "Upload a picture", which stores the file as one of the project's assets (POST /api/assets: its
+ * bytes are checked there) and names it by its reference.
+ */
+function PictureInput({ value, onChange, readOnly }: { value: unknown; onChange: (v: unknown) => void; readOnly?: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const upload = async (file: File | null) => {
+    if (!file) return;
+    setBusy(true);
+    setError(undefined);
+    const form = new FormData();
+    form.append('file', file);
+    const { data, error: failure } = await api.POST('/api/assets', { body: form as never, bodySerializer: (body: unknown) => body as FormData });
+    setBusy(false);
+    if (data) onChange((data as { reference: string }).reference);
+    else setError(errorText(failure));
+  };
+  return (
+    <Stack gap={4}>
+      <TextInput label="Src" withAsterisk description="A picture: uploaded (asset:…), a data: URL, an allowed web address or a placeholder" value={typeof value === 'string' ? value : ''} readOnly={readOnly} onChange={(e) => onChange(e.currentTarget.value)} />
+      {!readOnly && (
+        <FileButton onChange={(file) => void upload(file)} accept="image/png,image/jpeg,image/webp,image/svg+xml">
+          {(props) => (
+            <Button {...props} size="compact-sm" variant="light" loading={busy}>
+              Upload a picture
+            </Button>
+          )}
+        </FileButton>
+      )}
+      {error && (
+        <Text size="sm" c="red" role="alert">
+          {error}
+        </Text>
+      )}
+    </Stack>
+  );
+}
+
+/** The field of an image's `src`, with its upload. */
+export const pictureField: Field = customField('Src', ({ value, onChange, readOnly }) => <PictureInput value={value} onChange={onChange} readOnly={readOnly} />);
