@@ -90,7 +90,10 @@ export function templateExampleRoutes(services: Services, prefix: string): Route
   // Starting from an example is importing it: a new draft (renamed if the name is taken), its fonts as the project's assets.
   router.post('/examples/:key', write, async (ctx) => {
     const chosen = await example(ctx.params.key ?? '');
-    const result = await io.importTemplate(deps, services.config.assets, actorOf(ctx.state.scope as Scope), chosen.file, 'rename');
+    const scope = ctx.state.scope as Scope;
+    const result = await io.importTemplate(deps, services.config.assets, actorOf(scope), chosen.file, 'rename');
+    // Kept with the new template too, so its editors preview with it wherever they open it.
+    await io.keepSampleData(deps, scope.projectId, result.templateId, chosen.sampleData);
     ctx.status = 201;
     ctx.body = { ...result, sampleData: chosen.sampleData };
   });

@@ -14,7 +14,7 @@ import * as analytics from './template-analytics.service';
 import * as io from './template-io.service';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
 
-/** Export, import, preview, calculated values, analytics and automation fields of templates. */
+/** Export, import, preview, sample data, calculated values, analytics and automation fields of templates. */
 export function templateIoRoutes(services: Services, prefix: string): Router {
   const { db } = services;
   const deps = { db, evaluator: services.evaluator };
@@ -53,6 +53,16 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     if (document.pageCount !== undefined) ctx.set('X-Page-Count', String(document.pageCount));
     ctx.type = document.contentType;
     ctx.body = document.body;
+  });
+
+  router.get('/:id/sample-data', read, async (ctx) => {
+    ctx.body = { data: await io.templateSampleData(deps, projectId(ctx), ctx.params.id) };
+  });
+
+  router.put('/:id/sample-data', write, async (ctx) => {
+    const input = validate(schema.sampleDataSchema, ctx.request.body);
+    await io.keepSampleData(deps, projectId(ctx), ctx.params.id, input.data);
+    ctx.body = { data: input.data };
   });
 
   router.post('/:id/calculate', read, async (ctx) => {

@@ -155,6 +155,29 @@ export async function calculateTemplate(deps: TemplateDeps, projectId: string, r
   return Object.fromEntries(calculated.map((c) => [c.name, data[c.name] ?? null]));
 }
 
+/** The largest sample data kept with a template, as JSON. */
+const SAMPLE_DATA_MAX_BYTES = 256 * 1024;
+
+/** A template's sample data (docs/templates.md "Sample data"): `{}` when none was kept. */
+export async function templateSampleData(deps: TemplateDeps, projectId: string, ref: string): Promise<Record<string, unknown>> {
+  const template = await findTemplate(deps.db, projectId, ref);
+  const rows: Array<{ sample_data: Record<string, unknown> | null }> = await deps.db.query(`SELECT sample_data FROM templates WHERE id = $1`, [template.id]);
+  return rows[0]?.sample_data ?? {};
+}
+
+/**
+ * Keeps the sample data with the template. It is the editors' state, not the template's: the
+ * definition, its versions and `updatedAt` stay as they are, and no activity is recorded.
+ */
+export async function keepSampleData(deps: TemplateDeps, projectId: string, ref: string, data: Record<string, unknown>): Promise<void> {
+  const json = JSON.stringify(data);
+  if (Buffer.byteLength(json) > SAMPLE_DATA_MAX_BYTES) {
+    throw new AppError('ERR_REQ_002', `Sample data is kept up to ${SAMPLE_DATA_MAX_BYTES / 1024} KB of JSON`, { field: 'data', limit: SAMPLE_DATA_MAX_BYTES });
+  }
+  const template = await findTemplate(deps.db, projectId, ref);
+  await deps.db.query(`UPDATE templates SET sample_data = $2::jsonb WHERE id = $1`, [template.id, json]);
+}
+
 /** The spec's default is PDF; a template made for Excel only previews as Excel. */
 function defaultFormat(formats: TemplateType[]): TemplateType {
   return formats.includes('pdf') ? 'pdf' : formats[0];

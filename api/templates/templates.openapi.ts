@@ -45,6 +45,9 @@ const STARTED_FROM_EXAMPLE: JsonSchema = {
   },
 };
 
+/** GET and PUT …/:id/sample-data. */
+const SAMPLE_DATA: JsonSchema = { type: 'object', required: ['data'], properties: { data: { type: 'object', additionalProperties: true } } };
+
 /** POST …/:id/calculate: each calculated variable's value. */
 const CALCULATED_VALUES: JsonSchema = {
   type: 'object',
@@ -88,6 +91,18 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       }),
       op('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)') } }),
       op('post', `${prefix}/:id/preview`, 'Render a preview with sample data', { security: 'project', request: { params: id, body: schema.previewSchema }, responses: { 200: { description: 'The rendered preview (PDF, HTML or image)', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),
+      op('get', `${prefix}/:id/sample-data`, "The template's sample data", {
+        security: 'project',
+        description: 'The variables its editors preview with; `{}` when none was kept.',
+        request: { params: id },
+        responses: { 200: ok('The sample data', SAMPLE_DATA) },
+      }),
+      op('put', `${prefix}/:id/sample-data`, 'Keep sample data with the template', {
+        security: 'project',
+        description: 'Up to 256 KB of JSON. Not part of the definition: versions, updatedAt and generation are untouched.',
+        request: { params: id, body: schema.sampleDataSchema },
+        responses: { 200: ok('The sample data kept', SAMPLE_DATA) },
+      }),
       op('post', `${prefix}/:id/calculate`, 'Evaluate the calculated variables with sample data', {
         security: 'project',
         description: "The draft's calculated variables as a render with these variables would see them, evaluated in the evaluation workers under the same budget.",

@@ -99,6 +99,11 @@ export const previewSchema = Joi.object<PreviewInput>({
   format: Joi.string().valid('pdf', 'excel'),
 });
 
+/** PUT /:id/sample-data: the variables the template's editors preview with. */
+export const sampleDataSchema = Joi.object<{ data: Record<string, unknown> }>({
+  data: Joi.object().required(),
+});
+
 /** POST /:id/calculate: the sample data whose calculated values are wanted. */
 export const calculateSchema = Joi.object<{ variables?: Record<string, unknown> }>({
   variables: Joi.object(),

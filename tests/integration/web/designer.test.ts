@@ -141,6 +141,11 @@ describe('the template designer', () => {
       await typeOver(page, 'Sample data', '"discount": 40', '"discount": 140');
       await waitForRegionText(page, 'Calculated values', '1309');
       await waitForRegionText(page, 'Preview', '€1,309.00');
+      // The sample data is kept with the template: a new page load previews with it.
+      await waitFor(async () => (await app.request('GET', `/api/templates/${templateId}/sample-data`, { token: user.accessToken })).body.data.discount === 140, { what: 'the sample data kept' });
+      await page.reload();
+      await waitForRegionText(page, 'Calculated values', '1309');
+      expect(await page.$eval('aria/Sample data[role="textbox"]', (el) => (el as HTMLTextAreaElement).value)).toContain('"discount": 140');
 
       // Select the title; its fields come from its props schema; a change is saved and previewed.
       await (await block(page, 'Heading · title')).click();

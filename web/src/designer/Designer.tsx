@@ -69,7 +69,7 @@ function Editor(props: { id: string; name: string; published: boolean; version: 
   const [pending] = useDebouncedValue(draft, 600);
   const [status, setStatus] = useState<SaveState>({ state: 'unchanged' });
   const [view, setView] = useState('Canvas');
-  const sample = useSampleData(id);
+  const sample = useSampleData(id, canEdit);
 
   const save = useMutation({
     mutationFn: async (definition: Definition) => {

@@ -33,7 +33,7 @@ export function TemplatePage() {
         </Group>
       </Group>
       {t.description && <Text c="dimmed">{t.description}</Text>}
-      <Workbench id={id} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} calculated={((t.calculatedVariables ?? []) as { name: string }[]).map((c) => c.name)} />
+      <Workbench id={id} canEdit={canEdit} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} calculated={((t.calculatedVariables ?? []) as { name: string }[]).map((c) => c.name)} />
       {/* Keyed by the revision: a saved draft (or another tab's) starts the editor from what is stored. */}
       <DefinitionEditor key={t.updatedAt} id={id} canEdit={canEdit} definition={{ schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables }} />
     </Stack>
@@ -72,8 +72,8 @@ export function Publish({ id }: { id: string }) {
  * The sample data (the example's, when the template was started from one) drives the live preview
  * of the saved draft; the same data generates a document.
  */
-function Workbench({ id, formats, published, revision, calculated }: { id: string; formats: string[]; published: boolean; revision: string; calculated: string[] }) {
-  const sample = useSampleData(id);
+function Workbench({ id, canEdit, formats, published, revision, calculated }: { id: string; canEdit: boolean; formats: string[]; published: boolean; revision: string; calculated: string[] }) {
+  const sample = useSampleData(id, canEdit);
   return (
     <Grid gap="lg">
       <Grid.Col span={{ base: 12, lg: 5 }}>

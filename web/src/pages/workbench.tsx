@@ -1,9 +1,9 @@
 import { Alert, Code, Group, JsonInput, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { useLocation } from 'react-router';
-import { api, errorText } from '../api';
+import { api, errorText, must } from '../api';
 
 /**
  * The sample data and the live preview, shared by a template's page and its designer (docs/web.md
@@ -48,22 +48,35 @@ export interface SampleData {
   debounced?: Record<string, unknown>;
 }
 
-export function useSampleData(id: string): SampleData {
+/**
+ * The template's sample data: kept with the template (GET/PUT /api/templates/:id/sample-data), so
+ * whoever opens it next previews with it; a member's edits are saved a second after the typing pauses.
+ */
+export function useSampleData(id: string, canEdit: boolean): SampleData {
   const location = useLocation();
-  const sample = (location.state as { sampleData?: unknown } | null)?.sampleData;
-  const [text, setState] = useState(() => {
-    const initial = kept.get(id) ?? JSON.stringify(sample ?? {}, null, 2);
-    kept.set(id, initial);
-    return initial;
+  const given = (location.state as { sampleData?: unknown } | null)?.sampleData;
+  const [text, setState] = useState<string | undefined>(() => kept.get(id) ?? (given === undefined ? undefined : JSON.stringify(given, null, 2)));
+  const stored = useQuery({
+    queryKey: ['sample-data', id],
+    queryFn: async () => (await must(api.GET('/api/templates/{id}/sample-data', { params: { path: { id } } }))).data,
+    enabled: text === undefined,
+    staleTime: Infinity,
   });
+  const shown = text ?? (stored.data ? JSON.stringify(stored.data, null, 2) : undefined);
   const setText = (next: string) => {
     kept.set(id, next);
     setState(next);
   };
   // The first change after a pause previews at once; a burst of typing then waits for a pause.
-  const [debounced] = useDebouncedValue(text, 300, { leading: true });
-  const parsed = parseSample(text);
-  return { text, setText, value: parsed.value, error: parsed.error, debounced: parseSample(debounced).value };
+  const [debounced] = useDebouncedValue(shown ?? '', 300, { leading: true });
+  const [settled] = useDebouncedValue(text, 1000);
+  useEffect(() => {
+    if (!canEdit || settled === undefined) return;
+    const value = parseSample(settled).value;
+    if (value) void api.PUT('/api/templates/{id}/sample-data', { params: { path: { id } }, body: { data: value } });
+  }, [settled, canEdit, id]);
+  const parsed = parseSample(shown ?? '{}');
+  return { text: shown ?? '', setText, value: shown === undefined ? undefined : parsed.value, error: shown === undefined ? undefined : parsed.error, debounced: debounced ? parseSample(debounced).value : undefined };
 }
 
 /**
