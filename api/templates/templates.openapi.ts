@@ -55,12 +55,57 @@ const CALCULATED_VALUES: JsonSchema = {
   properties: { values: { type: 'object', additionalProperties: true, description: 'Each calculated variable of the draft by name, in their order; null when it evaluated to nothing' } },
 };
 
+/** GET …/:id/versions: one version. */
+const VERSION_PROPERTIES: Record<string, JsonSchema> = {
+  id: { type: 'string', format: 'uuid' },
+  version: { type: 'integer' },
+  releaseNotes: { type: ['string', 'null'] },
+  publishedAt: { type: 'string', format: 'date-time' },
+  publishedBy: { type: ['string', 'null'], description: "The publisher's display name; null once that account is gone" },
+};
+const VERSION: JsonSchema = { type: 'object', required: Object.keys(VERSION_PROPERTIES), properties: VERSION_PROPERTIES };
+
+/** GET …/:id/versions/:versionId: the template as that version published it. */
+const VERSION_STATE: JsonSchema = {
+  type: 'object',
+  required: [...Object.keys(VERSION_PROPERTIES), 'templateId', 'name', 'outputFormats', 'schema'],
+  properties: {
+    ...VERSION_PROPERTIES,
+    templateId: { type: 'string', format: 'uuid' },
+    shortId: { type: 'string' },
+    slug: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    outputFormats: { type: 'array', items: { type: 'string', enum: ['pdf', 'excel'] } },
+    schema: { type: 'object', additionalProperties: true },
+    variables: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    constants: { type: 'object', additionalProperties: true },
+    calculatedVariables: { type: 'array', items: { type: 'object', additionalProperties: true } },
+  },
+};
+
+const RESTORED: JsonSchema = {
+  type: 'object',
+  required: ['success', 'newVersion', 'message'],
+  properties: { success: { type: 'boolean' }, newVersion: { type: 'integer' }, message: { type: 'string' } },
+};
+
+const BULK_DELETED: JsonSchema = {
+  type: 'object',
+  required: ['deleted', 'skipped', 'errors'],
+  properties: {
+    deleted: { type: 'integer' },
+    skipped: { type: 'integer' },
+    errors: { type: 'array', items: { type: 'object', required: ['id', 'reason'], properties: { id: { type: 'string' }, reason: { type: 'string' } } } },
+  },
+};
+
 export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
   operationTable(tag, (op) => {
     const id = { id: 'The template id or slug' };
     const version = { ...id, versionId: 'The version id' };
     return [
-      op('post', `${prefix}/bulk-delete`, 'Delete many templates', { security: 'team', request: { body: schema.bulkDeleteSchema }, responses: { 200: ok('What was deleted') } }),
+      op('post', `${prefix}/bulk-delete`, 'Delete many templates', { security: 'team', request: { body: schema.bulkDeleteSchema }, responses: { 200: ok('What was deleted', BULK_DELETED) } }),
       op('post', `${prefix}/validate-schema`, 'Check a template definition without saving it', { security: 'project', request: { body: schema.validateSchemaSchema }, responses: { 200: ok('Problems found, if any') } }),
       op('post', `${prefix}/validate-variables`, 'Check data against a template\'s variables', { security: 'project', request: { body: schema.validateVariablesSchema }, responses: { 200: ok('Problems found, if any') } }),
       op('post', prefix, 'Create a template', { security: 'team', idempotent: true, request: { body: schema.createTemplateSchema }, responses: { 201: ok('The draft template', resource('CreatedTemplate')) } }),
@@ -70,9 +115,9 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       op('delete', `${prefix}/:id`, 'Delete a template', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
       op('post', `${prefix}/:id/duplicate`, 'Copy a template', { security: 'team', idempotent: true, request: { params: id }, responses: { 201: ok('The copy', resource('Template')) } }),
       op('post', `${prefix}/:id/publish`, 'Publish the draft as a new version', { security: 'team', request: { params: id, body: schema.publishSchema }, responses: { 201: ok('The version') } }),
-      op('get', `${prefix}/:id/versions`, 'Versions of a template', { security: 'project', request: { params: id }, responses: { 200: ok('The versions') } }),
-      op('get', `${prefix}/:id/versions/:versionId`, 'Get a version', { security: 'project', request: { params: version }, responses: { 200: ok('The version') } }),
-      op('post', `${prefix}/:id/versions/:versionId/restore`, 'Publish an old version again', { security: 'team', request: { params: version, body: schema.publishSchema }, responses: { 200: ok('The new version') } }),
+      op('get', `${prefix}/:id/versions`, 'Versions of a template', { security: 'project', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: VERSION }) } }),
+      op('get', `${prefix}/:id/versions/:versionId`, 'Get a version', { security: 'project', request: { params: version }, responses: { 200: ok('The version', VERSION_STATE) } }),
+      op('post', `${prefix}/:id/versions/:versionId/restore`, 'Publish an old version again', { security: 'team', request: { params: version, body: schema.publishSchema }, responses: { 200: ok('The new version', RESTORED) } }),
       op('post', `${prefix}/import`, 'Import a template file', {
         security: 'team',
         request: { body: schema.importFieldsSchema, bodyType: 'multipart' },

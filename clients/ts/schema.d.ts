@@ -7117,7 +7117,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        deleted: number;
+                        skipped: number;
+                        errors: {
+                            id: string;
+                            reason: string;
+                        }[];
                     };
                 };
             };
@@ -7488,15 +7493,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The versions */
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
-                    };
+                        /** Format: uuid */
+                        id: string;
+                        version: number;
+                        releaseNotes: string | null;
+                        /** Format: date-time */
+                        publishedAt: string;
+                        /** @description The publisher's display name; null once that account is gone */
+                        publishedBy: string | null;
+                    }[];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7531,7 +7543,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        version: number;
+                        releaseNotes: string | null;
+                        /** Format: date-time */
+                        publishedAt: string;
+                        /** @description The publisher's display name; null once that account is gone */
+                        publishedBy: string | null;
+                        /** Format: uuid */
+                        templateId: string;
+                        shortId?: string;
+                        slug?: string;
+                        name: string;
+                        description?: string | null;
+                        outputFormats: ("pdf" | "excel")[];
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        variables?: {
+                            [key: string]: unknown;
+                        }[];
+                        constants?: {
+                            [key: string]: unknown;
+                        };
+                        calculatedVariables?: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -7573,7 +7611,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        newVersion: number;
+                        message: string;
                     };
                 };
             };
@@ -8045,7 +8085,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        deleted: number;
+                        skipped: number;
+                        errors: {
+                            id: string;
+                            reason: string;
+                        }[];
                     };
                 };
             };
@@ -8416,15 +8461,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The versions */
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
-                    };
+                        /** Format: uuid */
+                        id: string;
+                        version: number;
+                        releaseNotes: string | null;
+                        /** Format: date-time */
+                        publishedAt: string;
+                        /** @description The publisher's display name; null once that account is gone */
+                        publishedBy: string | null;
+                    }[];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8459,7 +8511,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        version: number;
+                        releaseNotes: string | null;
+                        /** Format: date-time */
+                        publishedAt: string;
+                        /** @description The publisher's display name; null once that account is gone */
+                        publishedBy: string | null;
+                        /** Format: uuid */
+                        templateId: string;
+                        shortId?: string;
+                        slug?: string;
+                        name: string;
+                        description?: string | null;
+                        outputFormats: ("pdf" | "excel")[];
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        variables?: {
+                            [key: string]: unknown;
+                        }[];
+                        constants?: {
+                            [key: string]: unknown;
+                        };
+                        calculatedVariables?: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -8501,7 +8579,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        newVersion: number;
+                        message: string;
                     };
                 };
             };
@@ -8973,7 +9053,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        deleted: number;
+                        skipped: number;
+                        errors: {
+                            id: string;
+                            reason: string;
+                        }[];
                     };
                 };
             };
@@ -9344,15 +9429,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The versions */
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
-                    };
+                        /** Format: uuid */
+                        id: string;
+                        version: number;
+                        releaseNotes: string | null;
+                        /** Format: date-time */
+                        publishedAt: string;
+                        /** @description The publisher's display name; null once that account is gone */
+                        publishedBy: string | null;
+                    }[];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9387,7 +9479,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        version: number;
+                        releaseNotes: string | null;
+                        /** Format: date-time */
+                        publishedAt: string;
+                        /** @description The publisher's display name; null once that account is gone */
+                        publishedBy: string | null;
+                        /** Format: uuid */
+                        templateId: string;
+                        shortId?: string;
+                        slug?: string;
+                        name: string;
+                        description?: string | null;
+                        outputFormats: ("pdf" | "excel")[];
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        variables?: {
+                            [key: string]: unknown;
+                        }[];
+                        constants?: {
+                            [key: string]: unknown;
+                        };
+                        calculatedVariables?: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -9429,7 +9547,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        newVersion: number;
+                        message: string;
                     };
                 };
             };

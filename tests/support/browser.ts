@@ -22,9 +22,14 @@ export async function launchBrowser(): Promise<Browser> {
   return puppeteer.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 }
 
-export async function openAppPage(browser: Browser): Promise<AppPage> {
+export interface PageOptions {
+  /** Where the page's downloads are saved (else the browser refuses them). */
+  downloadPath?: string;
+}
+
+export async function openAppPage(browser: Browser, options: PageOptions = {}): Promise<AppPage> {
   // A context of its own: cookies (the refresh cookie) are not shared with another test's page.
-  const context = await browser.createBrowserContext();
+  const context = await browser.createBrowserContext(options.downloadPath ? { downloadBehavior: { policy: 'allow', downloadPath: options.downloadPath } } : {});
   const page = await context.newPage();
   await page.setViewport({ width: 1280, height: 900 });
   page.setDefaultTimeout(60_000);
@@ -87,8 +92,8 @@ export async function waitForRegionText(page: Page, name: string, text: string):
  * under the run's output folder ($FORMWORK_TEST_OUTPUT/screenshots/<name>.png, .console.txt) before
  * the error goes on.
  */
-export async function withAppPage(browser: Browser, name: string, body: (app: AppPage) => Promise<void>): Promise<void> {
-  const app = await openAppPage(browser);
+export async function withAppPage(browser: Browser, name: string, body: (app: AppPage) => Promise<void>, options: PageOptions = {}): Promise<void> {
+  const app = await openAppPage(browser, options);
   try {
     await body(app);
   } catch (err) {

@@ -1,6 +1,6 @@
-import { Alert, Badge, Button, Grid, Group, Modal, Paper, SegmentedControl, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Grid, Group, JsonInput, Modal, Paper, SegmentedControl, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, must } from '../api';
@@ -34,6 +34,7 @@ export function TemplatePage() {
       </Group>
       {t.description && <Text c="dimmed">{t.description}</Text>}
       <Workbench id={id} canEdit={canEdit} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} calculated={((t.calculatedVariables ?? []) as { name: string }[]).map((c) => c.name)} />
+      <Versions id={id} canEdit={canEdit} latest={t.latestVersion ?? 0} />
       {/* Keyed by the revision: a saved draft (or another tab's) starts the editor from what is stored. */}
       <DefinitionEditor key={t.updatedAt} id={id} canEdit={canEdit} definition={{ schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables }} />
     </Stack>
@@ -111,6 +112,99 @@ function Generate({ id, formats, published, variables }: { id: string; formats: 
           </Button>
         </Group>
       </Stack>
+    </Paper>
+  );
+}
+
+/**
+ * The published versions, newest first: each one's definition to look at, and (for members) restore,
+ * which publishes it again as the next version and makes it the draft.
+ */
+function Versions({ id, canEdit, latest }: { id: string; canEdit: boolean; latest: number }) {
+  const queries = useQueryClient();
+  const versions = useQuery({ queryKey: ['versions', id, latest], queryFn: () => must(api.GET('/api/templates/{id}/versions', { params: { path: { id } } })), placeholderData: keepPreviousData });
+  const [viewing, setViewing] = useState<number>();
+  const [restoring, setRestoring] = useState<number>();
+  const shown = useQuery({
+    queryKey: ['version', id, viewing],
+    queryFn: () => must(api.GET('/api/templates/{id}/versions/{versionId}', { params: { path: { id, versionId: String(viewing) } } })),
+    enabled: viewing !== undefined,
+  });
+  const restore = useMutation({
+    mutationFn: (version: number) => must(api.POST('/api/templates/{id}/versions/{versionId}/restore', { params: { path: { id, versionId: String(version) } }, body: {} })),
+    onSuccess: async () => {
+      setRestoring(undefined);
+      await queries.invalidateQueries({ queryKey: ['template', id] });
+    },
+  });
+  if (!versions.data || versions.data.length === 0) return null;
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Versions">
+      <Stack>
+        <Title order={3} size="h4">
+          Versions
+        </Title>
+        {restore.data && <Alert color="green" role="status">{restore.data.message}</Alert>}
+        <Table aria-label="Published versions">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Version</Table.Th>
+              <Table.Th>Published</Table.Th>
+              <Table.Th>By</Table.Th>
+              <Table.Th>Release notes</Table.Th>
+              <Table.Th>Actions</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {versions.data.map((v) => (
+              <Table.Tr key={v.id}>
+                <Table.Td>v{v.version}</Table.Td>
+                <Table.Td>{new Date(v.publishedAt).toLocaleString()}</Table.Td>
+                <Table.Td>{v.publishedBy ?? '—'}</Table.Td>
+                <Table.Td>{v.releaseNotes ?? ''}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs">
+                    <Button size="compact-sm" variant="default" onClick={() => setViewing(v.version)} aria-label={`View version ${v.version}`}>
+                      View
+                    </Button>
+                    {canEdit && v.version !== latest && (
+                      <Button size="compact-sm" variant="light" onClick={() => setRestoring(v.version)} aria-label={`Restore version ${v.version}`}>
+                        Restore
+                      </Button>
+                    )}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Stack>
+      <Modal opened={viewing !== undefined} onClose={() => setViewing(undefined)} title={`Version ${viewing ?? ''}`} size="xl">
+        {shown.error && <Alert color="red" role="alert">{shown.error.message}</Alert>}
+        {shown.data && (
+          <Stack>
+            <Text size="sm">
+              {shown.data.name} · {shown.data.outputFormats.join(', ')} · published {new Date(shown.data.publishedAt).toLocaleString()}
+            </Text>
+            <JsonInput
+              label="Definition of this version"
+              readOnly
+              autosize
+              maxRows={30}
+              value={JSON.stringify({ schema: shown.data.schema, variables: shown.data.variables, constants: shown.data.constants, calculatedVariables: shown.data.calculatedVariables }, null, 2)}
+            />
+          </Stack>
+        )}
+      </Modal>
+      <Modal opened={restoring !== undefined} onClose={() => setRestoring(undefined)} title={`Restore version ${restoring ?? ''}?`}>
+        <Stack>
+          <Text size="sm">Its definition becomes the draft and is published at once as version {latest + 1}: documents generated from now on use it.</Text>
+          {restore.error && <Alert color="red" role="alert">{restore.error.message}</Alert>}
+          <Button onClick={() => restoring !== undefined && restore.mutate(restoring)} loading={restore.isPending}>
+            Restore and publish
+          </Button>
+        </Stack>
+      </Modal>
     </Paper>
   );
 }

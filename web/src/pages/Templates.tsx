@@ -1,9 +1,10 @@
-import { Alert, Badge, Button, Card, Group, Modal, Radio, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, Card, Checkbox, FileButton, Group, Modal, Radio, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, must } from '../api';
+import { api, errorText, must } from '../api';
+import { saveAnswer } from '../download';
 import { useSession } from '../session';
 
 /** A new template: one section with the template's name as its heading, ready for the designer. */
@@ -15,52 +16,166 @@ export function TemplatesPage() {
   const { team } = useSession();
   const canEdit = team?.role !== 'viewer';
   const [search, setSearch] = useState('');
+  const [selected, setSelected] = useState<string[]>([]);
+  const [notice, setNotice] = useState<{ color: string; text: string }>();
+  const queries = useQueryClient();
+  const navigate = useNavigate();
   const templates = useQuery({
     queryKey: ['templates', team?.id, search],
     queryFn: () => must(api.GET('/api/templates', { params: { query: { search: search || undefined, limit: 100 } } })),
     enabled: !!team,
   });
+  const refresh = () => queries.invalidateQueries({ queryKey: ['templates'] });
+  const duplicate = useMutation({
+    mutationFn: (id: string) => must(api.POST('/api/templates/{id}/duplicate', { params: { path: { id } } })),
+    onSuccess: async (copy) => {
+      setNotice({ color: 'green', text: `Copied as ${copy.name}` });
+      await refresh();
+    },
+    onError: (error) => setNotice({ color: 'red', text: error.message }),
+  });
+  const remove = useMutation({
+    mutationFn: (ids: string[]) => must(api.POST('/api/templates/bulk-delete', { body: { ids } })),
+    onSuccess: async (result) => {
+      setSelected([]);
+      setNotice({ color: result.errors.length ? 'yellow' : 'green', text: `Deleted ${result.deleted} template${result.deleted === 1 ? '' : 's'}${result.errors.length ? `; ${result.errors.length} could not be` : ''}` });
+      await refresh();
+    },
+    onError: (error) => setNotice({ color: 'red', text: error.message }),
+  });
+  const importFile = useMutation({
+    mutationFn: async (file: File) => {
+      const form = new FormData();
+      form.append('file', file);
+      form.append('duplicateHandling', 'rename');
+      const { data, error } = await api.POST('/api/templates/import', { body: form as never, bodySerializer: (body: unknown) => body as FormData });
+      if (error !== undefined || !data) throw new Error(errorText(error));
+      return data as { templateId: string; message: string };
+    },
+    onSuccess: async (result) => {
+      await refresh();
+      void navigate(`/templates/${result.templateId}`);
+    },
+    onError: (error) => setNotice({ color: 'red', text: error.message }),
+  });
+  const rows = templates.data?.data ?? [];
   return (
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Templates</Title>
         {canEdit && (
           <Group>
+            <FileButton onChange={(file) => file && importFile.mutate(file)} accept="application/json,.json">
+              {(props) => (
+                <Button {...props} variant="default" loading={importFile.isPending}>
+                  Import a file
+                </Button>
+              )}
+            </FileButton>
             <StartFromExample />
             <NewTemplate />
           </Group>
         )}
       </Group>
-      <TextInput label="Search templates" placeholder="Part of a name" value={search} onChange={(e) => setSearch(e.currentTarget.value)} maw={360} />
+      <Group align="end">
+        <TextInput label="Search templates" placeholder="Part of a name" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={360} />
+        {canEdit && selected.length > 0 && <DeleteSelected count={selected.length} busy={remove.isPending} onConfirm={() => remove.mutate(selected)} />}
+      </Group>
+      {notice && (
+        <Alert color={notice.color} role="status" withCloseButton closeButtonLabel="Dismiss" onClose={() => setNotice(undefined)}>
+          {notice.text}
+        </Alert>
+      )}
       {templates.error && <Alert color="red" role="alert">{templates.error.message}</Alert>}
-      {templates.data && templates.data.data.length === 0 && (
+      {templates.data && rows.length === 0 && (
         <Text c="dimmed">No templates yet.{canEdit ? ' Start from an example, or a blank page with New template.' : ''}</Text>
       )}
-      {templates.data && templates.data.data.length > 0 && (
+      {rows.length > 0 && (
         <Table striped highlightOnHover aria-label="Templates">
           <Table.Thead>
             <Table.Tr>
+              {canEdit && (
+                <Table.Th w={40}>
+                  <Checkbox
+                    aria-label="Select all templates"
+                    checked={selected.length === rows.length}
+                    indeterminate={selected.length > 0 && selected.length < rows.length}
+                    onChange={(e) => setSelected(e.currentTarget.checked ? rows.map((t) => t.id) : [])}
+                  />
+                </Table.Th>
+              )}
               <Table.Th>Name</Table.Th>
               <Table.Th>Formats</Table.Th>
               <Table.Th>State</Table.Th>
               <Table.Th>Updated</Table.Th>
+              <Table.Th>Actions</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {templates.data.data.map((t) => (
+            {rows.map((t) => (
               <Table.Tr key={t.id}>
+                {canEdit && (
+                  <Table.Td>
+                    <Checkbox aria-label={`Select ${t.name}`} checked={selected.includes(t.id)} onChange={(e) => setSelected((now) => (e.currentTarget.checked ? [...now, t.id] : now.filter((x) => x !== t.id)))} />
+                  </Table.Td>
+                )}
                 <Table.Td>
                   <Link to={`/templates/${t.id}`}>{t.name}</Link>
                 </Table.Td>
                 <Table.Td>{t.outputFormats.join(', ')}</Table.Td>
                 <Table.Td>{t.isPublished ? <Badge color="green">published v{t.latestVersion}</Badge> : <Badge color="gray">draft</Badge>}</Table.Td>
                 <Table.Td>{new Date(t.updatedAt).toLocaleString()}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs">
+                    <Button size="compact-sm" variant="default" aria-label={`Export ${t.name}`} onClick={() => void exportTemplate(t.id).catch((e: Error) => setNotice({ color: 'red', text: e.message }))}>
+                      Export
+                    </Button>
+                    {canEdit && (
+                      <Button size="compact-sm" variant="default" aria-label={`Duplicate ${t.name}`} loading={duplicate.isPending && duplicate.variables === t.id} onClick={() => duplicate.mutate(t.id)}>
+                        Duplicate
+                      </Button>
+                    )}
+                  </Group>
+                </Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
         </Table>
       )}
     </Stack>
+  );
+}
+
+/** Downloads the template file (GET /:id/export) under the name the API gives it. */
+async function exportTemplate(id: string): Promise<void> {
+  const { data, error, response } = await api.GET('/api/templates/{id}/export', { params: { path: { id } }, parseAs: 'blob' });
+  if (error !== undefined || !data) throw new Error(errorText(error));
+  saveAnswer(data as unknown as Blob, response, 'template.json');
+}
+
+function DeleteSelected({ count, busy, onConfirm }: { count: number; busy: boolean; onConfirm: () => void }) {
+  const [opened, { open, close }] = useDisclosure(false);
+  return (
+    <>
+      <Button color="red" variant="light" onClick={open}>
+        Delete selected ({count})
+      </Button>
+      <Modal opened={opened} onClose={close} title={`Delete ${count} template${count === 1 ? '' : 's'}?`}>
+        <Stack>
+          <Text size="sm">They stop resolving at once (generation included); documents already made from them stay.</Text>
+          <Button
+            color="red"
+            loading={busy}
+            onClick={() => {
+              onConfirm();
+              close();
+            }}
+          >
+            Delete
+          </Button>
+        </Stack>
+      </Modal>
+    </>
   );
 }
 

@@ -1,0 +1,81 @@
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'puppeteer';
+import { startTestApp, type TestApp } from '../../support/app';
+import { byRole, expectWellBehaved, launchBrowser, signInThroughApp, withAppPage } from '../../support/browser';
+import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { waitFor } from '../../support/wait';
+
+/**
+ * A job's detail in the dashboard (docs/web.md): why it failed, retry, delete; and the jobs list
+ * exported as the API's CSV. A job fails here the way a real one does: its HTML is over the
+ * renderer's limit.
+ */
+describe('document jobs in the dashboard', () => {
+  const LIMIT = 64 * 1024;
+  let app: TestApp;
+  let browser: Browser;
+  let p: DocumentProject;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { RENDER_HTML_MAX_BYTES: String(LIMIT) } });
+    browser = await launchBrowser();
+    p = await setupDocumentProject(app, {
+      schema: {
+        pageSize: 'A4',
+        sections: [{ id: 'main', components: [{ id: 'rows', type: 'repeat', props: { dataSource: 'rows', components: [{ id: 'line', type: 'text', props: { text: '{{item}}: {{note}}' } }] } }] }],
+      },
+      variables: [
+        { name: 'rows', type: 'array', required: true, items: { type: 'string' } },
+        { name: 'note', type: 'string', required: true },
+      ],
+      constants: {},
+      calculatedVariables: [],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  const variables = (passes: number) => ({ rows: Array.from({ length: passes }, (_, i) => `row ${i}`), note: 'n'.repeat(1000) });
+  async function generate(passes: number, filename: string): Promise<string> {
+    const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', filename, variables: variables(passes) } });
+    expect(res.status).toBe(201);
+    await waitForJob(app, p.apiKey, res.body.jobId);
+    return res.body.jobId as string;
+  }
+
+  it('shows why a job failed, retries it, deletes a job, and exports the list', async () => {
+    const failed = await generate(100, 'too-long');
+    const done = await generate(10, 'fine');
+    const downloads = await mkdtemp(join(tmpdir(), 'jobs-'));
+    await withAppPage(browser, 'document-jobs', async (tab) => {
+      const { page } = tab;
+      await signInThroughApp(page, app.url, p.user.email, p.user.password);
+      await byRole(page, 'link', 'Documents').click();
+      await byRole(page, 'button', 'Details of too-long').click();
+      const dialog = await byRole(page, 'dialog', 'Document job').waitHandle();
+      await page.waitForFunction((el) => el.textContent?.includes('Rendered HTML exceeds the limit'), {}, dialog);
+      await expectWellBehaved(tab, app.url, 'job detail');
+      await byRole(page, 'button', 'Retry').click();
+      const retried = await waitFor(async () => {
+        const jobs = await app.request('GET', '/api/documents/jobs?limit=10', { token: p.apiKey });
+        return (jobs.body.jobs as { jobId: string; retryOf?: string }[]).find((j) => j.retryOf === failed);
+      }, { what: 'the retry' });
+      expect(retried.jobId).not.toBe(failed);
+
+      await byRole(page, 'button', 'Details of fine').click();
+      await byRole(page, 'link', 'Download').wait();
+      await byRole(page, 'button', 'Delete').click();
+      await waitFor(async () => (await app.request('GET', `/api/documents/jobs/${done}`, { token: p.apiKey })).status === 404, { what: 'the job deleted' });
+
+      await byRole(page, 'button', 'Export the list (CSV)').click();
+      const file = await waitFor(async () => (await readdir(downloads)).find((f) => f.endsWith('.csv')), { what: 'the exported list' });
+      const csv = await readFile(join(downloads, file), 'utf8');
+      expect(csv.split('\n')[0]).toMatch(/^jobId,status,format/);
+      expect(csv).toContain(failed);
+      expect(csv).not.toContain(done);
+    }, { downloadPath: downloads });
+  });
+});
