@@ -1,10 +1,12 @@
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'puppeteer';
 import { startTestApp, type TestApp } from '../../support/app';
 import { byRole, expectWellBehaved, launchBrowser, signInThroughApp, withAppPage } from '../../support/browser';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { pdfText } from '../../support/rendering-pdf';
+import { createTemplate, publish } from '../../support/templates';
 import { waitFor } from '../../support/wait';
 
 /**
@@ -77,5 +79,53 @@ describe('document jobs in the dashboard', () => {
       expect(csv).toContain(failed);
       expect(csv).not.toContain(done);
     }, { downloadPath: downloads });
+  });
+
+  it('generates from a form built from the variables, and a batch from a CSV file followed to its end', async () => {
+    const template = await createTemplate(app, p.user.accessToken, {
+      name: 'Greeting card',
+      schema: {
+        pageSize: 'A5',
+        sections: [{ id: 'main', components: [{ id: 'hello', type: 'heading', props: { text: 'Hello {{customer}}' } }, { id: 'sum', type: 'text', props: { text: 'Owed: {{amount}} for {{items}}' } }] }],
+      },
+      variables: [
+        { name: 'customer', type: 'string', required: true },
+        { name: 'amount', type: 'number', required: true },
+        { name: 'items', type: 'array', required: false, items: { type: 'string' } },
+      ],
+      constants: {},
+      calculatedVariables: [],
+    });
+    await publish(app, p.user.accessToken, template.id);
+    const folder = await mkdtemp(join(tmpdir(), 'batch-'));
+    const csv = join(folder, 'cards.csv');
+    await writeFile(csv, 'customer,amount,items,filename\nAda,12.5,"[""tea"",""cake""]",card-ada\nGrace,7,,card-grace\n"Hopper, Grace",3,[],card-hopper\n');
+    await withAppPage(browser, 'generate-form-and-batch', async (tab) => {
+      const { page } = tab;
+      await signInThroughApp(page, app.url, p.user.email, p.user.password);
+      await byRole(page, 'link', 'Greeting card').click();
+      await byRole(page, 'textbox', 'customer').fill('Linus');
+      await byRole(page, 'textbox', 'amount').fill('42');
+      await expectWellBehaved(tab, app.url, 'generate form');
+      await byRole(page, 'button', 'Generate').click();
+      await byRole(page, 'heading', 'Documents').wait();
+      const job = await waitFor(async () => {
+        const jobs = await app.request('GET', `/api/documents/jobs?templateId=${template.id}`, { token: p.apiKey });
+        const found = (jobs.body.jobs as { jobId: string; status: string }[])[0];
+        return found && found.status === 'completed' ? found : undefined;
+      }, { what: 'the generated document', timeoutMs: 60_000 });
+      const detail = await app.request('GET', `/api/documents/jobs/${job.jobId}`, { token: p.apiKey });
+      const pdf = Buffer.from(await (await fetch(detail.body.downloadUrl)).arrayBuffer());
+      expect(await pdfText(pdf)).toMatch(/Hello Linus[\s\S]*Owed: 42/);
+
+      await page.goBack();
+      await byRole(page, 'heading', 'Greeting card').wait();
+      const [chooser] = await Promise.all([page.waitForFileChooser(), byRole(page, 'button', 'Generate a batch from a file').click()]);
+      await chooser.accept([csv]);
+      const batch = await byRole(page, 'region', 'Batch').waitHandle();
+      await page.waitForFunction((el) => el.textContent?.includes('3 of 3 ended: 3 completed'), { timeout: 120_000 }, batch);
+    });
+    const jobs = await app.request('GET', `/api/documents/jobs?templateId=${template.id}&limit=10`, { token: p.apiKey });
+    expect((jobs.body.jobs as { filename: string | null }[]).map((j) => j.filename).sort()).toEqual(['card-ada', 'card-grace', 'card-hopper', null]);
   });
 });

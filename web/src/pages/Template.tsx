@@ -1,12 +1,13 @@
-import { Alert, Badge, Button, Grid, Group, JsonInput, Modal, Paper, SegmentedControl, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Grid, Group, JsonInput, Modal, Paper, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { api, must } from '../api';
 import { useSession } from '../session';
 import { DefinitionEditor } from './DefinitionEditor';
 
+import { Generate, type DeclaredVariable } from './Generate';
 import { PreviewPanel, SampleDataPanel, useSampleData } from './workbench';
 
 /** A template: its state, publishing, and generating a document from it with variables written as JSON. */
@@ -33,7 +34,7 @@ export function TemplatePage() {
         </Group>
       </Group>
       {t.description && <Text c="dimmed">{t.description}</Text>}
-      <Workbench id={id} canEdit={canEdit} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} calculated={((t.calculatedVariables ?? []) as { name: string }[]).map((c) => c.name)} />
+      <Workbench id={id} canEdit={canEdit} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} calculated={((t.calculatedVariables ?? []) as { name: string }[]).map((c) => c.name)} declared={(t.variables ?? []) as DeclaredVariable[]} />
       <Versions id={id} canEdit={canEdit} latest={t.latestVersion ?? 0} />
       {/* Keyed by the revision: a saved draft (or another tab's) starts the editor from what is stored. */}
       <DefinitionEditor key={t.updatedAt} id={id} canEdit={canEdit} definition={{ schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables }} />
@@ -73,46 +74,20 @@ export function Publish({ id }: { id: string }) {
  * The sample data (the example's, when the template was started from one) drives the live preview
  * of the saved draft; the same data generates a document.
  */
-function Workbench({ id, canEdit, formats, published, revision, calculated }: { id: string; canEdit: boolean; formats: string[]; published: boolean; revision: string; calculated: string[] }) {
+function Workbench({ id, canEdit, formats, published, revision, calculated, declared }: { id: string; canEdit: boolean; formats: string[]; published: boolean; revision: string; calculated: string[]; declared: DeclaredVariable[] }) {
   const sample = useSampleData(id, canEdit);
   return (
     <Grid gap="lg">
       <Grid.Col span={{ base: 12, lg: 5 }}>
         <Stack>
           <SampleDataPanel sample={sample} id={id} revision={revision} calculated={calculated} />
-          <Generate id={id} formats={formats} published={published} variables={sample.value} />
+          <Generate id={id} formats={formats} published={published} sample={sample.value} declared={declared} />
         </Stack>
       </Grid.Col>
       <Grid.Col span={{ base: 12, lg: 7 }}>
         <PreviewPanel id={id} formats={formats} revision={revision} variables={sample.debounced} />
       </Grid.Col>
     </Grid>
-  );
-}
-
-function Generate({ id, formats, published, variables }: { id: string; formats: string[]; published: boolean; variables?: Record<string, unknown> }) {
-  const navigate = useNavigate();
-  const [format, setFormat] = useState(formats[0] ?? 'pdf');
-  const generate = useMutation({
-    mutationFn: (values: Record<string, unknown>) => must(api.POST('/api/documents/generate', { body: { templateId: id, format: format as 'pdf' | 'excel', variables: values } })),
-    onSuccess: () => navigate('/documents'),
-  });
-  return (
-    <Paper withBorder p="md" component="section" aria-label="Generate a document">
-      <Stack>
-        <Title order={3} size="h4">
-          Generate a document
-        </Title>
-        {!published && <Text size="sm" c="dimmed">Publish the template first: documents are made from its published version.</Text>}
-        {generate.error && <Alert color="red" role="alert">{generate.error.message}</Alert>}
-        {formats.length > 1 && <SegmentedControl aria-label="Format" data={formats.map((f) => ({ value: f, label: f.toUpperCase() }))} value={format} onChange={setFormat} />}
-        <Group>
-          <Button onClick={() => variables && generate.mutate(variables)} loading={generate.isPending} disabled={!published || !variables}>
-            Generate
-          </Button>
-        </Group>
-      </Stack>
-    </Paper>
   );
 }
 
