@@ -60,6 +60,20 @@ const teamList = listOf({
   },
 });
 
+/** GET and PATCH /api/users/me/email-preferences. */
+const EMAIL_PREFERENCES: JsonSchema = {
+  type: 'object',
+  required: ['preferences'],
+  properties: {
+    message: { type: 'string' },
+    preferences: {
+      type: 'object',
+      required: ['marketingEmails', 'productUpdates', 'weeklyDigest'],
+      properties: { marketingEmails: { type: 'boolean' }, productUpdates: { type: 'boolean' }, weeklyDigest: { type: 'boolean' } },
+    },
+  },
+};
+
 export const identityOperations = [
   ...operationTable('Auth', (op) => [
     op('post', '/api/auth/signup', 'Create an account', {
@@ -87,7 +101,8 @@ export const identityOperations = [
     op('get', '/api/users/me', 'The signed-in user', { security: 'user', responses: { 200: ok('The user', user) } }),
     op('patch', '/api/users/me', 'Update the profile', { security: 'user', request: { body: users.updateMeSchema }, responses: { 200: ok('The updated user', user) } }),
     op('post', '/api/users/me/change-password', 'Change the password (other sessions end)', { security: 'user', browserSession: true, request: { body: users.changePasswordSchema }, responses: { 200: ok('New tokens for this session', session) } }),
-    op('patch', '/api/users/me/email-preferences', 'Set which emails the user gets', { security: 'user', request: { body: users.emailPreferencesSchema }, responses: { 200: ok('The preferences') } }),
+    op('get', '/api/users/me/email-preferences', 'Which emails the user gets', { security: 'user', responses: { 200: ok('The preferences', EMAIL_PREFERENCES) } }),
+    op('patch', '/api/users/me/email-preferences', 'Set which emails the user gets', { security: 'user', request: { body: users.emailPreferencesSchema }, responses: { 200: ok('The preferences', EMAIL_PREFERENCES) } }),
     op('post', '/api/users/me/avatar', 'Upload a profile picture (data URL)', { security: 'user', request: { body: users.avatarSchema }, responses: { 200: ok('The picture\'s URL') } }),
     op('delete', '/api/users/me/avatar', 'Remove the profile picture', { security: 'user', responses: { 200: ok('Removed') } }),
     op('get', '/api/users/me/export', 'Export the user\'s data', { security: 'user', responses: { 200: ok('Everything stored about the user') } }),

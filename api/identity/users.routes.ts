@@ -31,6 +31,11 @@ export function userRoutes(services: Services): Router {
     ctx.body = { message: 'Password changed; every session has been signed out, use the new tokens here', ...handOutTokens(ctx, tokens, services.config) };
   });
 
+  router.get('/email-preferences', async (ctx) => {
+    const { marketingEmails, productUpdates, weeklyDigest } = (await loadUser(db, ctx)).emailPreferences;
+    ctx.body = { preferences: { marketingEmails, productUpdates, weeklyDigest } };
+  });
+
   router.patch('/email-preferences', async (ctx) => {
     const user = await loadUser(db, ctx);
     const preferences = await users.updateEmailPreferences(services, user, validate(schema.emailPreferencesSchema, ctx.request.body));

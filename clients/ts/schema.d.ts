@@ -274,7 +274,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Which emails the user gets */
+        get: operations["getUsersMeEmailPreferences"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5552,6 +5553,38 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getUsersMeEmailPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preferences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        message?: string;
+                        preferences: {
+                            marketingEmails: boolean;
+                            productUpdates: boolean;
+                            weeklyDigest: boolean;
+                        };
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     patchUsersMeEmailPreferences: {
         parameters: {
             query?: never;
@@ -5576,7 +5609,12 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message?: string;
+                        preferences: {
+                            marketingEmails: boolean;
+                            productUpdates: boolean;
+                            weeklyDigest: boolean;
+                        };
                     };
                 };
             };

@@ -15,6 +15,8 @@ interface SessionState {
   switchTeam(id: string): void;
   signedIn(user: User, accessToken: string, expiresIn: number): Promise<void>;
   signOut(): Promise<void>;
+  /** Reads the signed-in user again (after a change to the account, such as turning 2FA off). */
+  reloadUser(): Promise<void>;
   /** True once the person signed out here (not when the session ran out): the sign-in page then starts afresh. */
   signedOutHere: boolean;
 }
@@ -112,6 +114,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setUser(null);
       },
       signedOutHere,
+      async reloadUser() {
+        const { data } = await api.GET('/api/users/me');
+        if (data) setUser(data as User);
+      },
     }),
     [user, teams, teamId, signedIn, signedOutHere],
   );

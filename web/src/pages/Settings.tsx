@@ -3,8 +3,9 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, COOKIE_SESSION, errorText, must, setAccessToken } from '../api';
 import { useSession } from '../session';
+import { EmailPreferences, Profile, TwoFactorManagement, YourData } from './Account';
 
-/** The signed-in person's account: e-mail state, two-factor authentication, password. */
+/** The signed-in person's account: profile, two-factor authentication, password, e-mail preferences, their data. */
 export function SettingsPage() {
   const { user } = useSession();
   return (
@@ -13,8 +14,12 @@ export function SettingsPage() {
       <Text>
         Signed in as {user?.name} ({user?.email}){user?.emailVerified ? '' : ': your e-mail address is not confirmed yet; the link is in your inbox.'}
       </Text>
+      <Profile />
       <TwoFactor />
+      <TwoFactorManagement />
       <ChangePassword />
+      <EmailPreferences />
+      <YourData />
     </Stack>
   );
 }

@@ -1,0 +1,191 @@
+import { Alert, Button, Checkbox, Code, Group, List, Modal, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api, errorText, must } from '../api';
+import { saveAnswer } from '../download';
+import { useSession } from '../session';
+
+/**
+ * The rest of the account in Settings (docs/web.md "Account"): the profile, e-mail preferences, the
+ * second factor turned off or its backup codes renewed, a copy of one's data, and deleting the account.
+ */
+
+export function Profile() {
+  const { user, reloadUser } = useSession();
+  const [name, setName] = useState(user?.name ?? '');
+  const [timezone, setTimezone] = useState<string>((user as { timezone?: string | null } | null)?.timezone ?? '');
+  const save = useMutation({
+    mutationFn: () => must(api.PATCH('/api/users/me', { body: { name, timezone: timezone || null } })),
+    onSuccess: () => reloadUser(),
+  });
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Profile">
+      <form
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Stack>
+          <Title order={3} size="h4">
+            Profile
+          </Title>
+          <TextInput label="Name" required maxLength={200} value={name} onChange={(e) => setName(e.currentTarget.value)} maw={360} />
+          <TextInput label="Time zone" description="An IANA name such as Europe/Berlin; dates in e-mails use it" value={timezone} onChange={(e) => setTimezone(e.currentTarget.value)} maw={360} />
+          {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+          {save.isSuccess && <Text role="status" c="green">Profile saved</Text>}
+          <Group>
+            <Button type="submit" loading={save.isPending}>
+              Save profile
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+const PREFERENCES = [
+  ['productUpdates', 'Product updates'],
+  ['weeklyDigest', 'A weekly digest of your documents'],
+  ['marketingEmails', 'News and offers'],
+] as const;
+
+export function EmailPreferences() {
+  const save = useMutation({
+    mutationFn: (change: Partial<Record<(typeof PREFERENCES)[number][0], boolean>>) => must(api.PATCH('/api/users/me/email-preferences', { body: change })),
+  });
+  const stored = useQuery({ queryKey: ['email-preferences'], queryFn: () => must(api.GET('/api/users/me/email-preferences')) });
+  const [prefs, setPrefs] = useState<Record<string, boolean>>();
+  const shown: Record<string, boolean> | undefined = prefs ?? stored.data?.preferences;
+  return (
+    <Paper withBorder p="md" component="section" aria-label="E-mail preferences">
+      <Stack gap="xs">
+        <Title order={3} size="h4">
+          E-mail preferences
+        </Title>
+        <Text size="sm" c="dimmed">
+          Messages about your account (confirmations, password resets, approvals) always arrive.
+        </Text>
+        {PREFERENCES.map(([key, label]) => (
+          <Checkbox
+            key={key}
+            label={label}
+            checked={shown?.[key] ?? false}
+            onChange={(e) => {
+              const value = e.currentTarget.checked;
+              setPrefs({ ...(shown ?? {}), [key]: value });
+              save.mutate({ [key]: value });
+            }}
+          />
+        ))}
+        {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+        {save.isSuccess && <Text role="status" size="sm" c="green">Preferences saved</Text>}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** With 2FA on: new backup codes, or turning it off (the password, and a code, as the API asks). */
+export function TwoFactorManagement() {
+  const { user, reloadUser } = useSession();
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const codes = useMutation({ mutationFn: () => must(api.POST('/api/users/me/2fa/backup-codes', { body: { password } })) });
+  const disable = useMutation({
+    mutationFn: () => must(api.POST('/api/users/me/2fa/disable', { body: { password, code } })),
+    onSuccess: () => reloadUser(),
+  });
+  if (!user?.twoFactorEnabled) return null;
+  const backupCodes = (codes.data as { backupCodes?: string[] } | undefined)?.backupCodes;
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Manage two-factor authentication">
+      <Stack>
+        <Title order={3} size="h4">
+          Manage two-factor authentication
+        </Title>
+        <PasswordInput label="Password" description="Your password confirms either change" value={password} onChange={(e) => setPassword(e.currentTarget.value)} maw={360} />
+        <Group align="end">
+          <Button variant="default" onClick={() => codes.mutate()} loading={codes.isPending} disabled={!password}>
+            New backup codes
+          </Button>
+        </Group>
+        {codes.error && <Alert color="red" role="alert">{codes.error.message}</Alert>}
+        {backupCodes && (
+          <Stack gap={4}>
+            <Text size="sm">Your new backup codes (the earlier ones stopped working):</Text>
+            <List size="sm" aria-label="New backup codes">
+              {backupCodes.map((c) => (
+                <List.Item key={c}>
+                  <Code>{c}</Code>
+                </List.Item>
+              ))}
+            </List>
+          </Stack>
+        )}
+        <Group align="end">
+          <TextInput label="Code to turn it off" description="From your authenticator app, or a backup code" autoComplete="one-time-code" value={code} onChange={(e) => setCode(e.currentTarget.value)} maw={240} />
+          <Button color="red" variant="light" onClick={() => disable.mutate()} loading={disable.isPending} disabled={!password || !code}>
+            Turn off two-factor authentication
+          </Button>
+        </Group>
+        {disable.error && <Alert color="red" role="alert">{disable.error.message}</Alert>}
+        {disable.isSuccess && <Text role="status" c="green">Two-factor authentication is off</Text>}
+      </Stack>
+    </Paper>
+  );
+}
+
+/** A copy of everything stored about the person, and deleting the account (restorable during the grace period). */
+export function YourData() {
+  const { signOut } = useSession();
+  const [opened, { open, close }] = useDisclosure(false);
+  const [password, setPassword] = useState('');
+  const [exportError, setExportError] = useState<string>();
+  const remove = useMutation({
+    mutationFn: () => must(api.DELETE('/api/users/me', { body: { password } })),
+    onSuccess: () => signOut(),
+  });
+  const download = async () => {
+    const { data, error, response } = await api.GET('/api/users/me/export', { parseAs: 'blob' });
+    if (error !== undefined || !data) return setExportError(errorText(error));
+    setExportError(undefined);
+    saveAnswer(data as unknown as Blob, response, 'formwork-account.json');
+  };
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Your data">
+      <Stack>
+        <Title order={3} size="h4">
+          Your data
+        </Title>
+        <Group>
+          <Button variant="default" onClick={() => void download()}>
+            Download my data
+          </Button>
+          <Button color="red" variant="light" onClick={open}>
+            Delete my account
+          </Button>
+        </Group>
+        {exportError && <Alert color="red" role="alert">{exportError}</Alert>}
+      </Stack>
+      <Modal opened={opened} onClose={close} title="Delete your account?">
+        <form
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            remove.mutate();
+          }}
+        >
+          <Stack>
+            <Text size="sm">You are signed out at once, and the account with your personal project is removed after the grace period. Until then it can be restored: the e-mail you receive says how.</Text>
+            <PasswordInput label="Password to confirm" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+            {remove.error && <Alert color="red" role="alert">{remove.error.message}</Alert>}
+            <Button type="submit" color="red" loading={remove.isPending}>
+              Delete the account
+            </Button>
+          </Stack>
+        </form>
+      </Modal>
+    </Paper>
+  );
+}
