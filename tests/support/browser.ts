@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
+import { startTestApp, type TestApp, type TestAppOptions } from './app';
 
 /**
  * The dashboard in a real browser (docs/web.md, "Tests"): Debian's Chromium driven by Puppeteer.
@@ -147,4 +148,16 @@ export async function signInThroughApp(page: Page, appUrl: string, email: string
   await byRole(page, 'textbox', 'Email').fill(email);
   await page.locator('aria/Password').fill(password);
   await byRole(page, 'button', 'Sign in').click();
+}
+
+/** The service and Debian's Chromium for a browser test file's `beforeAll`. */
+export async function startAppWithBrowser(options?: TestAppOptions): Promise<{ app: TestApp; browser: Browser }> {
+  const app = await startTestApp(options);
+  return { app, browser: await launchBrowser() };
+}
+
+/** Their `afterAll`: what was started is closed, even when starting failed half-way. */
+export async function closeAppWithBrowser(app: TestApp | undefined, browser: Browser | undefined): Promise<void> {
+  await browser?.close();
+  await app?.close();
 }

@@ -37,3 +37,23 @@ export async function download(url: string): Promise<{ status: number; body: Buf
   const res = await fetch(url);
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
 }
+
+/**
+ * A template whose HTML grows about 1 KB per row (`linesOf(n)`): 10 rows print, 100 are over a
+ * 64 KB RENDER_HTML_MAX_BYTES, so a job fails the way a real one does.
+ */
+export const GROWING_LINES_TEMPLATE = {
+  schema: {
+    pageSize: 'A4' as const,
+    sections: [{ id: 'main', components: [{ id: 'rows', type: 'repeat' as const, props: { dataSource: 'rows', components: [{ id: 'line', type: 'text', props: { text: '{{item}}: {{note}}' } }] } }] }],
+  },
+  variables: [
+    { name: 'rows', type: 'array' as const, required: true, items: { type: 'string' as const } },
+    { name: 'note', type: 'string' as const, required: true },
+  ],
+  constants: {},
+  calculatedVariables: [],
+};
+
+/** The variables of GROWING_LINES_TEMPLATE for `rows` rows of about 1 KB each. */
+export const linesOf = (rows: number) => ({ rows: Array.from({ length: rows }, (_, i) => `row ${i}`), note: 'n'.repeat(1000) });

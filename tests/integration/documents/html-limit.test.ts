@@ -1,5 +1,5 @@
 import { startTestApp, type TestApp } from '../../support/app';
-import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { GROWING_LINES_TEMPLATE, linesOf, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 
 /**
  * RENDER_HTML_MAX_BYTES through the service: a preview answers 400 ERR_LIMIT_009, a generation
@@ -11,23 +11,12 @@ describe('HTML size limit through the API', () => {
   let p: DocumentProject;
   beforeAll(async () => {
     app = await startTestApp({ env: { RENDER_HTML_MAX_BYTES: String(LIMIT) } });
-    p = await setupDocumentProject(app, {
-      schema: {
-        pageSize: 'A4',
-        sections: [{ id: 'main', components: [{ id: 'rows', type: 'repeat', props: { dataSource: 'rows', components: [{ id: 'line', type: 'text', props: { text: '{{item}}: {{note}}' } }] } }] }],
-      },
-      variables: [
-        { name: 'rows', type: 'array', required: true, items: { type: 'string' } },
-        { name: 'note', type: 'string', required: true },
-      ],
-      constants: {},
-      calculatedVariables: [],
-    });
+    p = await setupDocumentProject(app, GROWING_LINES_TEMPLATE);
   });
   afterAll(() => app.close());
 
   // About 1 KB per pass: 10 passes print, 100 passes (~100 KB of HTML) are over the 64 KB limit.
-  const variables = (passes: number) => ({ rows: Array.from({ length: passes }, (_, i) => `row ${i}`), note: 'n'.repeat(1000) });
+  const variables = linesOf;
 
   it('previews: 400 ERR_LIMIT_009 over the limit, a PDF under it', async () => {
     const token = p.user.accessToken;

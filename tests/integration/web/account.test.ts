@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'puppeteer';
-import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, expectWellBehaved, launchBrowser, signInThroughApp, waitForRegionText, withAppPage } from '../../support/browser';
+import type { TestApp } from '../../support/app';
+import { byRole, closeAppWithBrowser, expectWellBehaved, signInThroughApp, startAppWithBrowser, waitForRegionText, withAppPage } from '../../support/browser';
 import { signUp } from '../../support/factories';
 import { totp } from '../../support/totp';
 import { waitFor } from '../../support/wait';
@@ -12,14 +12,8 @@ import { waitFor } from '../../support/wait';
 describe('the account in the dashboard', () => {
   let app: TestApp;
   let browser: Browser;
-  beforeAll(async () => {
-    app = await startTestApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  beforeAll(async () => ({ app, browser } = await startAppWithBrowser()));
+  afterAll(() => closeAppWithBrowser(app, browser));
 
   it('edits the profile and the e-mail preferences, renews backup codes, turns 2FA off, downloads the data and deletes the account', async () => {
     const user = await signUp(app, { verified: true });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer';
-import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, expectWellBehaved as expectWellBehaved_, keepScreenshot, launchBrowser, regionText, signInThroughApp, typeOver, waitForRegionText, waitForText, withAppPage, type AppPage } from '../../support/browser';
+import type { TestApp } from '../../support/app';
+import { type AppPage, byRole, closeAppWithBrowser, expectWellBehaved as expectWellBehaved_, keepScreenshot, regionText, signInThroughApp, startAppWithBrowser, typeOver, waitForRegionText, waitForText, withAppPage } from '../../support/browser';
 import { buildSignup, signUp } from '../../support/factories';
 import { pdfText } from '../../support/rendering-pdf';
 import { addMember } from '../../support/teams';
@@ -13,14 +13,8 @@ import { totp } from '../../support/totp';
 describe('the web dashboard in a browser', () => {
   let app: TestApp;
   let browser: Browser;
-  beforeAll(async () => {
-    app = await startTestApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  beforeAll(async () => ({ app, browser } = await startAppWithBrowser()));
+  afterAll(() => closeAppWithBrowser(app, browser));
 
   const expectWellBehaved = (tab: AppPage, where: string) => expectWellBehaved_(tab, app.url, where);
   const signIn = (page: Page, email: string, password: string) => signInThroughApp(page, app.url, email, password);

@@ -2,8 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, ElementHandle, Page } from 'puppeteer';
-import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, expectWellBehaved, keepScreenshot, launchBrowser, regionText, signInThroughApp, typeOver, waitForRegionText, withAppPage } from '../../support/browser';
+import type { TestApp } from '../../support/app';
+import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, regionText, signInThroughApp, startAppWithBrowser, typeOver, waitForRegionText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { PNG_1PX, pdfPixels, solidPng } from '../../support/rendering-pdf';
 import { addMember } from '../../support/teams';
@@ -17,14 +17,8 @@ import { waitFor } from '../../support/wait';
 describe('the template designer', () => {
   let app: TestApp;
   let browser: Browser;
-  beforeAll(async () => {
-    app = await startTestApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  beforeAll(async () => ({ app, browser } = await startAppWithBrowser()));
+  afterAll(() => closeAppWithBrowser(app, browser));
 
   type Component = { id: string; type: string; props: Record<string, unknown> };
   /** Every component of the stored draft, containers' children included. */

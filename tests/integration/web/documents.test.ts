@@ -2,9 +2,9 @@ import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'puppeteer';
-import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, expectWellBehaved, launchBrowser, signInThroughApp, withAppPage } from '../../support/browser';
-import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import type { TestApp } from '../../support/app';
+import { byRole, closeAppWithBrowser, expectWellBehaved, signInThroughApp, startAppWithBrowser, withAppPage } from '../../support/browser';
+import { GROWING_LINES_TEMPLATE, linesOf, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { pdfText } from '../../support/rendering-pdf';
 import { createTemplate, publish } from '../../support/templates';
 import { waitFor } from '../../support/wait';
@@ -20,27 +20,12 @@ describe('document jobs in the dashboard', () => {
   let browser: Browser;
   let p: DocumentProject;
   beforeAll(async () => {
-    app = await startTestApp({ env: { RENDER_HTML_MAX_BYTES: String(LIMIT) } });
-    browser = await launchBrowser();
-    p = await setupDocumentProject(app, {
-      schema: {
-        pageSize: 'A4',
-        sections: [{ id: 'main', components: [{ id: 'rows', type: 'repeat', props: { dataSource: 'rows', components: [{ id: 'line', type: 'text', props: { text: '{{item}}: {{note}}' } }] } }] }],
-      },
-      variables: [
-        { name: 'rows', type: 'array', required: true, items: { type: 'string' } },
-        { name: 'note', type: 'string', required: true },
-      ],
-      constants: {},
-      calculatedVariables: [],
-    });
+    ({ app, browser } = await startAppWithBrowser({ env: { RENDER_HTML_MAX_BYTES: String(LIMIT) } }));
+    p = await setupDocumentProject(app, GROWING_LINES_TEMPLATE);
   });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  afterAll(() => closeAppWithBrowser(app, browser));
 
-  const variables = (passes: number) => ({ rows: Array.from({ length: passes }, (_, i) => `row ${i}`), note: 'n'.repeat(1000) });
+  const variables = linesOf;
   async function generate(passes: number, filename: string): Promise<string> {
     const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', filename, variables: variables(passes) } });
     expect(res.status).toBe(201);

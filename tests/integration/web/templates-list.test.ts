@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer';
-import { startTestApp, type TestApp } from '../../support/app';
-import { byRole, expectWellBehaved, launchBrowser, signInThroughApp, waitForRegionText, withAppPage } from '../../support/browser';
+import type { TestApp } from '../../support/app';
+import { byRole, closeAppWithBrowser, expectWellBehaved, signInThroughApp, startAppWithBrowser, waitForRegionText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { waitFor } from '../../support/wait';
 
@@ -14,14 +14,8 @@ import { waitFor } from '../../support/wait';
 describe('templates in the dashboard: copies, files, bulk delete, versions', () => {
   let app: TestApp;
   let browser: Browser;
-  beforeAll(async () => {
-    app = await startTestApp();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-  });
+  beforeAll(async () => ({ app, browser } = await startAppWithBrowser()));
+  afterAll(() => closeAppWithBrowser(app, browser));
 
   async function createTemplate(user: SignedUpUser, name: string, text: string): Promise<string> {
     const res = await app.request('POST', '/api/templates', {
