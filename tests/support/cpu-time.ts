@@ -36,3 +36,17 @@ export function cpuMsBeside<T>(run: () => T, baseline: () => unknown): { result:
   }
   return { result: result as T, cpuMs, baselineMs };
 }
+
+/** cpuMsBeside for asynchronous work: rounds in turn, the least of three of each side. */
+export async function cpuMsBesideAsync<T>(run: () => Promise<T>, baseline: () => Promise<unknown>): Promise<{ result: T; cpuMs: number; baselineMs: number }> {
+  let result: T | undefined;
+  let cpuMs = Infinity;
+  let baselineMs = Infinity;
+  for (let round = 0; round < 3; round += 1) {
+    baselineMs = Math.min(baselineMs, (await cpuMsOfAsync(baseline)).cpuMs);
+    const measured = await cpuMsOfAsync(run);
+    if (round === 0) result = measured.result;
+    cpuMs = Math.min(cpuMs, measured.cpuMs);
+  }
+  return { result: result as T, cpuMs, baselineMs };
+}
