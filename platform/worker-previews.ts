@@ -8,8 +8,11 @@ import type { Services } from './services';
 import { startWorkflow } from './start-workflow';
 import { awaitAnswer } from './workflow-answer';
 
+/** A preview's answer: the file, or (`view: 'grid'`) the workbook's grid as JSON. */
+export type PreviewDocument = Omit<RenderedDocument, 'fileExtension'> & { fileExtension: PreviewRenderOutput['fileExtension'] };
+
 /** Renders a preview and answers the file; where it renders is the caller's choice of implementation. */
-export type PreviewRenderer = (request: PreviewRequest) => Promise<RenderedDocument>;
+export type PreviewRenderer = (request: PreviewRequest) => Promise<PreviewDocument>;
 
 /**
  * A render's own deadline: Chromium's content and print timeouts (30 s + 60 s,

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { renderExcel, renderExcelTo, type RowSource } from './excel-renderer';
 import type { ExcelThreadEvent, ExcelThreadMessage, ExcelThreadReply, ExcelThreadTask } from './excel-threads';
 import { PieceAssembler } from './piecewise';
+import { workbookGrid } from './workbook-grid';
 
 /**
  * One Excel thread (excel-threads.ts): builds workbooks with ExcelJS, one at a time, so the event
@@ -104,9 +105,10 @@ port.on('message', (message: ExcelThreadMessage) => {
         reply = { id: message.id, ok: true };
       } else {
         const body = await renderExcel(task.schema, task.data, task.options);
+        const grid = message.grid ? await workbookGrid(body) : undefined;
         const bytes = new Uint8Array(body.byteLength);
         bytes.set(body);
-        reply = { id: message.id, ok: true, body: bytes.buffer };
+        reply = { id: message.id, ok: true, body: bytes.buffer, ...(grid ? { grid } : {}) };
         transfer = [bytes.buffer];
       }
     } catch (err) {

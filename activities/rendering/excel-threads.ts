@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { AppError, isErrorCode } from '../../domain/errors';
+import type { WorkbookGrid } from '../../domain/documents/previews';
 import type { ResolvedData, TemplateSchema } from '../../domain/templates/template.types';
 import { threadFile } from '../threads';
 import type { ExcelRenderOptions, RowSource } from './excel-renderer';
@@ -14,6 +15,8 @@ import { pieces, type Piece } from './piecewise';
 export interface ExcelRenderer {
   /** Aborting `signal` stops the build (its thread is ended) and rejects with the signal's reason. */
   renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, signal?: AbortSignal): Promise<Buffer>;
+  /** The workbook and, read back from it on the same thread, its grid for a preview (workbook-grid.ts). */
+  renderExcelGrid(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, signal?: AbortSignal): Promise<{ body: Buffer; grid: WorkbookGrid }>;
   /**
    * Builds the workbook without holding it: its bytes go to `io.write` as they are made (the next
    * part waits for the last write), and the tables over `io.sources`' variables read their rows a
@@ -43,7 +46,7 @@ export interface ExcelThreadTask {
  */
 export type ExcelThreadMessage =
   | { id: number; kind: 'piece'; piece: Piece }
-  | { id: number; kind: 'build'; stream?: { sources: string[] } }
+  | { id: number; kind: 'build'; stream?: { sources: string[] }; grid?: true }
   | { id: number; kind: 'rows'; cursor: number; rows: unknown[] | null }
   | { id: number; kind: 'ack' };
 
@@ -54,7 +57,7 @@ export type ExcelThreadEvent =
   | { id: number; kind: 'chunk'; bytes: ArrayBuffer };
 
 export type ExcelThreadReply =
-  | { id: number; ok: true; body?: ArrayBuffer }
+  | { id: number; ok: true; body?: ArrayBuffer; grid?: WorkbookGrid }
   | { id: number; ok: false; error: { code?: string; message: string; relatedInfo?: Record<string, unknown>; stack?: string } };
 
 export interface ExcelThreadsOptions {
@@ -66,10 +69,17 @@ interface Task {
   id: number;
   input: ExcelThreadTask;
   io?: ExcelStreamIo;
+  /** Answer the workbook's grid beside it. */
+  grid?: true;
   /** A streaming build's open passes over its sources. */
   cursors: Map<number, AsyncIterator<unknown[]>>;
-  resolve(body: Buffer | undefined): void;
+  resolve(result: ThreadResult): void;
   reject(err: Error): void;
+}
+
+interface ThreadResult {
+  body?: Buffer;
+  grid?: WorkbookGrid;
 }
 
 interface Thread {
@@ -94,18 +104,23 @@ export class ExcelThreads implements ExcelRenderer {
 
   constructor(private readonly options: ExcelThreadsOptions) {}
 
-  renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, signal?: AbortSignal): Promise<Buffer> {
-    return this.run({ schema, data, options }, undefined, signal) as Promise<Buffer>;
+  async renderExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, signal?: AbortSignal): Promise<Buffer> {
+    return (await this.run({ schema, data, options }, { signal })).body!;
+  }
+
+  async renderExcelGrid(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, signal?: AbortSignal): Promise<{ body: Buffer; grid: WorkbookGrid }> {
+    const { body, grid } = await this.run({ schema, data, options }, { signal, grid: true });
+    return { body: body!, grid: grid! };
   }
 
   async streamExcel(schema: TemplateSchema, data: ResolvedData, options: ExcelRenderOptions, io: ExcelStreamIo, signal?: AbortSignal): Promise<void> {
-    await this.run({ schema, data, options }, io, signal);
+    await this.run({ schema, data, options }, { io, signal });
   }
 
-  private run(input: ExcelThreadTask, io: ExcelStreamIo | undefined, signal?: AbortSignal): Promise<Buffer | undefined> {
+  private run(input: ExcelThreadTask, { io, signal, grid }: { io?: ExcelStreamIo; signal?: AbortSignal; grid?: true }): Promise<ThreadResult> {
     if (this.closed) return Promise.reject(new Error('The Excel threads are closed'));
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    return new Promise<Buffer | undefined>((resolve, reject) => {
+    return new Promise<ThreadResult>((resolve, reject) => {
       const id = this.nextId++;
       const onAbort = () => this.abort(task, signal!.reason);
       const done = () => {
@@ -117,8 +132,9 @@ export class ExcelThreads implements ExcelRenderer {
         id,
         input,
         io,
+        grid,
         cursors: new Map(),
-        resolve: (body) => (done(), resolve(body)),
+        resolve: (result) => (done(), resolve(result)),
         reject: (err) => (done(), reject(err)),
       };
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -177,7 +193,7 @@ export class ExcelThreads implements ExcelRenderer {
         await nextTurn();
       }
       const stream = task.io ? { sources: Object.keys(task.io.sources) } : undefined;
-      if (thread.task === task) thread.worker.postMessage({ id: task.id, kind: 'build', stream } satisfies ExcelThreadMessage);
+      if (thread.task === task) thread.worker.postMessage({ id: task.id, kind: 'build', stream, ...(task.grid ? { grid: true as const } : {}) } satisfies ExcelThreadMessage);
     } catch (err) {
       // Data a thread cannot receive (structured clone refused it): this workbook fails, the thread stays.
       if (thread.task !== task) return;
@@ -233,7 +249,7 @@ export class ExcelThreads implements ExcelRenderer {
       }
       thread.task = undefined;
       worker.unref();
-      if (reply.ok) task.resolve(reply.body ? Buffer.from(reply.body) : undefined);
+      if (reply.ok) task.resolve({ body: reply.body ? Buffer.from(reply.body) : undefined, grid: reply.grid });
       else task.reject(rebuildError(reply.error));
       this.pump();
     });

@@ -1,3 +1,4 @@
+import type { WorkbookGrid } from '../../domain/documents/previews';
 import { AppError } from '../../domain/errors';
 import { limitsOf } from '../../domain/templates/build-html';
 import type { RenderLimits, ResolvedData, TemplateDefinition, TemplateSchema } from '../../domain/templates/template.types';
@@ -57,26 +58,43 @@ export const CONTENT_TYPES = {
 } as const;
 
 export async function renderDocument(deps: RenderDeps, input: RenderDocumentInput): Promise<RenderedDocument> {
+  const { limits, data, schema, excelOptions, assets } = await prepare(deps, input);
+  const { signal } = input;
+  if (input.format === 'excel') {
+    const body = await (deps.excelRenderer ?? sharedExcelThreads()).renderExcel(schema, data, excelOptions, signal);
+    return { body: withinOutputLimit(body, limits.maxOutputBytes), contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
+  }
+  // Built in the evaluation workers: tenant loops and text decide how much HTML this is.
+  const { imageAllowlist, watermark, title, hidden } = excelOptions;
+  const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark, title, hidden, assets: assets.document });
+  signal?.throwIfAborted();
+  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal, assets: assets.bodies });
+  return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
+}
+
+/**
+ * The workbook a render would make, read back as a grid for a preview (workbook-grid.ts): built and
+ * read on an Excel thread, under the same limits as the file (RENDER_OUTPUT_MAX_BYTES included).
+ */
+export async function renderWorkbookGrid(deps: RenderDeps, input: Omit<RenderDocumentInput, 'format'>): Promise<WorkbookGrid> {
+  const { limits, data, schema, excelOptions } = await prepare(deps, input);
+  const { body, grid } = await (deps.excelRenderer ?? sharedExcelThreads()).renderExcelGrid(schema, data, excelOptions, input.signal);
+  withinOutputLimit(body, limits.maxOutputBytes);
+  return grid;
+}
+
+/** What every render needs first: the variables resolved, the hidden instances, the assets. */
+async function prepare(deps: RenderDeps, input: Omit<RenderDocumentInput, 'format'>) {
   const limits = limitsOf(deps.limits);
-  const imageAllowlist = deps.imageAllowlist ?? [];
   const data = await resolveVariables(input.template, input.variables ?? {}, (calculated, scope) =>
     deps.evaluator.calculate({ tenant: input.tenant, calculated, scope }),
   );
   const { schema } = input.template;
-  const { signal } = input;
   const hidden = await hiddenOf(deps, input.tenant, schema, data, limits);
   const assets = deps.assets ? await deps.assets.load(input.tenant, schema) : NO_LOADED_ASSETS;
-  signal?.throwIfAborted();
-  if (input.format === 'excel') {
-    const excel = deps.excelRenderer ?? sharedExcelThreads();
-    const body = await excel.renderExcel(schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden, assetImages: assets.dataUrls }, signal);
-    return { body: withinOutputLimit(body, limits.maxOutputBytes), contentType: CONTENT_TYPES.xlsx, fileExtension: 'xlsx' };
-  }
-  // Built in the evaluation workers: tenant loops and text decide how much HTML this is.
-  const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark: input.watermark, title: input.title, hidden, assets: assets.document });
-  signal?.throwIfAborted();
-  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal, assets: assets.bodies });
-  return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
+  input.signal?.throwIfAborted();
+  const excelOptions = { limits, imageAllowlist: deps.imageAllowlist ?? [], watermark: input.watermark, title: input.title, hidden, assetImages: assets.dataUrls };
+  return { limits, data, schema, assets, excelOptions };
 }
 
 export interface StreamExcelInput extends Omit<RenderDocumentInput, 'format'> {
@@ -94,13 +112,7 @@ export interface StreamExcelInput extends Omit<RenderDocumentInput, 'format'> {
  * caller discards what it stored. Answers the workbook's size.
  */
 export async function streamExcelDocument(deps: RenderDeps, input: StreamExcelInput, write: (chunk: Buffer) => Promise<void>): Promise<{ bytes: number }> {
-  const limits = limitsOf(deps.limits);
-  const data = await resolveVariables(input.template, input.variables ?? {}, (calculated, scope) =>
-    deps.evaluator.calculate({ tenant: input.tenant, calculated, scope }),
-  );
-  const hidden = await hiddenOf(deps, input.tenant, input.template.schema, data, limits);
-  const assets = deps.assets ? await deps.assets.load(input.tenant, input.template.schema) : NO_LOADED_ASSETS;
-  input.signal?.throwIfAborted();
+  const { limits, data, excelOptions } = await prepare(deps, input);
   const excel = deps.excelRenderer ?? sharedExcelThreads();
   let bytes = 0;
   const io = {
@@ -113,7 +125,7 @@ export async function streamExcelDocument(deps: RenderDeps, input: StreamExcelIn
       await write(chunk);
     },
   };
-  await excel.streamExcel(input.template.schema, data, { limits, imageAllowlist: deps.imageAllowlist ?? [], watermark: input.watermark, title: input.title, hidden, assetImages: assets.dataUrls }, io, input.signal);
+  await excel.streamExcel(input.template.schema, data, excelOptions, io, input.signal);
   return { bytes };
 }
 

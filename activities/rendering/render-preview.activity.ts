@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { text } from 'node:stream/consumers';
 import { previewKeys, type PreviewRenderInput, type PreviewRenderOutput, type PreviewRequest } from '../../domain/documents/previews';
 import type { ArtefactStorage } from '../storage/storage';
-import { renderDocument, type RenderDeps } from './render-document';
+import { renderDocument, renderWorkbookGrid, type RenderDeps } from './render-document';
 
 export interface PreviewActivityDeps extends Omit<RenderDeps, 'pdfRenderer'> {
   storage: ArtefactStorage;
@@ -27,6 +27,11 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
       const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
       try {
         const { storage, pdfRenderer, ...render } = deps;
+        if (request.view === 'grid') {
+          const grid = await renderWorkbookGrid({ ...render, pdfRenderer: pdfRenderer() }, { ...request, tenant: input.projectId, signal: ctx.cancellationSignal });
+          await storage.put(keys.file, Buffer.from(JSON.stringify(grid)), 'application/json');
+          return { key: keys.file, contentType: 'application/json', fileExtension: 'json' };
+        }
         const doc = await renderDocument({ ...render, pdfRenderer: pdfRenderer() }, { ...request, tenant: input.projectId, signal: ctx.cancellationSignal });
         await storage.put(keys.file, doc.body, doc.contentType);
         return { key: keys.file, contentType: doc.contentType, fileExtension: doc.fileExtension, ...(doc.pageCount !== undefined ? { pageCount: doc.pageCount } : {}) };

@@ -55,6 +55,12 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     ctx.body = document.body;
   });
 
+  router.post('/:id/preview/grid', read, async (ctx) => {
+    const input = validate(schema.calculateSchema, ctx.request.body);
+    await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
+    ctx.body = await io.previewTemplateGrid({ ...deps, render }, projectId(ctx), ctx.params.id, input.variables);
+  });
+
   router.get('/:id/sample-data', read, async (ctx) => {
     ctx.body = { data: await io.templateSampleData(deps, projectId(ctx), ctx.params.id) };
   });

@@ -3,8 +3,8 @@ import { recordActivity } from '../../db/identity/activity';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { updateTemplateRow } from '../../db/templates/template-rows';
-import type { RenderedDocument } from '../../activities/rendering/render-document';
-import type { PreviewRenderer } from '../../platform/worker-previews';
+import type { PreviewDocument, PreviewRenderer } from '../../platform/worker-previews';
+import type { WorkbookGrid } from '../../domain/documents/previews';
 import { AppError } from '../../domain/errors';
 import { automationFields, type AutomationField } from '../../domain/templates/automation-fields';
 import { resolveVariables } from '../../domain/templates/variables';
@@ -122,7 +122,8 @@ export async function previewTemplate(
   projectId: string,
   ref: string,
   input: PreviewInput,
-): Promise<{ template: TemplateEntity; document: RenderedDocument }> {
+  view?: 'grid',
+): Promise<{ template: TemplateEntity; document: PreviewDocument }> {
   const template = await findTemplate(deps.db, projectId, ref);
   const format = input.format ?? defaultFormat(template.outputFormats);
   if (!template.outputFormats.includes(format)) {
@@ -138,8 +139,18 @@ export async function previewTemplate(
     format,
     watermark: true,
     title: template.name,
+    ...(view ? { view } : {}),
   });
   return { template, document };
+}
+
+/**
+ * The workbook an `excel` template's draft makes, as a grid a browser can show (docs/templates.md
+ * "Previews"): the same render, limits and budget as the file, read back on the render worker.
+ */
+export async function previewTemplateGrid(deps: PreviewDeps, projectId: string, ref: string, variables: Record<string, unknown> | undefined): Promise<WorkbookGrid> {
+  const { document } = await previewTemplate(deps, projectId, ref, { format: 'excel', ...(variables ? { variables } : {}) }, 'grid');
+  return JSON.parse(document.body.toString('utf8')) as WorkbookGrid;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type JsonSchema, listOf, ok, operationTable, pageOf } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as schema from './templates.schema';
+import { VARIABLE_TYPES } from '../../domain/templates/template.types';
 
 /**
  * OpenAPI operations of templates (api/templates/templates.routes.ts, template-versions.routes.ts,
@@ -53,6 +54,90 @@ const CALCULATED_VALUES: JsonSchema = {
   type: 'object',
   required: ['values'],
   properties: { values: { type: 'object', additionalProperties: true, description: 'Each calculated variable of the draft by name, in their order; null when it evaluated to nothing' } },
+};
+
+/** POST …/:id/preview/grid: the workbook as cells (domain/documents/previews.ts WorkbookGrid). */
+const GRID_CELL: JsonSchema = {
+  type: 'object',
+  required: ['column', 'text'],
+  properties: {
+    column: { type: 'integer', description: '1 is column A' },
+    text: { type: 'string', description: 'The value as its number format shows it' },
+    bold: { type: 'boolean' },
+    italic: { type: 'boolean' },
+    color: { type: 'string', description: 'CSS colour #rrggbb' },
+    fill: { type: 'string', description: 'CSS colour #rrggbb' },
+    align: { type: 'string', enum: ['left', 'center', 'right'] },
+  },
+};
+const WORKBOOK_GRID: JsonSchema = {
+  type: 'object',
+  required: ['sheets', 'truncated'],
+  properties: {
+    truncated: { type: 'boolean', description: 'More than 20 sheets: only the first 20 are here' },
+    sheets: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['name', 'rowCount', 'columnCount', 'truncated', 'columns', 'rows'],
+        properties: {
+          name: { type: 'string' },
+          rowCount: { type: 'integer', description: 'Rows in the file' },
+          columnCount: { type: 'integer', description: 'Columns in the file' },
+          truncated: { type: 'boolean', description: 'The file has more than the 500 rows or 50 columns shown' },
+          columns: { type: 'array', items: { type: ['number', 'null'] }, description: "Each shown column's width in characters; null is Excel's default" },
+          rows: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['row', 'cells'],
+              properties: { row: { type: 'integer' }, height: { type: 'number', description: 'Points' }, cells: { type: 'array', items: GRID_CELL, description: 'Cells with a value or a fill; the others are empty' } },
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
+const FOLDERS: JsonSchema = {
+  type: 'object',
+  required: ['data'],
+  properties: { data: { type: 'array', items: { type: 'object', required: ['name', 'templates'], properties: { name: { type: 'string' }, templates: { type: 'integer' } } } } },
+};
+
+/** GET …/:id/analytics (templates.presenter.ts presentAnalytics). */
+const TEMPLATE_ANALYTICS: JsonSchema = {
+  type: 'object',
+  required: ['templateId', 'templateName', 'usage', 'performance', 'trend'],
+  properties: {
+    templateId: { type: 'string', format: 'uuid' },
+    templateName: { type: 'string' },
+    usage: { type: 'object', required: ['total', 'last7Days', 'last30Days'], properties: { total: { type: 'integer', description: 'Documents in the period' }, last7Days: { type: 'integer' }, last30Days: { type: 'integer' } } },
+    performance: {
+      type: 'object',
+      required: ['successRate', 'avgGenerationTimeMs', 'failedCount'],
+      properties: { successRate: { type: 'number', description: 'Percent of finished documents that completed' }, avgGenerationTimeMs: { type: 'integer' }, failedCount: { type: 'integer' } },
+    },
+    trend: { type: 'array', items: { type: 'object', required: ['date', 'count'], properties: { date: { type: 'string', format: 'date' }, count: { type: 'integer' } } } },
+  },
+};
+
+const AUTOMATION_CHILD: Record<string, JsonSchema> = { key: { type: 'string' }, label: { type: 'string' }, type: { type: 'string', enum: [...VARIABLE_TYPES] } };
+/** GET …/:id/automation-fields. */
+const AUTOMATION_FIELDS: JsonSchema = {
+  type: 'object',
+  required: ['fields'],
+  properties: {
+    fields: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['key', 'label', 'type', 'required'],
+        properties: { ...AUTOMATION_CHILD, required: { type: 'boolean' }, children: { type: 'array', items: { type: 'object', required: ['key', 'label', 'type'], properties: AUTOMATION_CHILD }, description: 'An array field: the columns of one element' } },
+      },
+    },
+  },
 };
 
 /** GET …/:id/versions: one version. */
@@ -110,6 +195,11 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       op('post', `${prefix}/validate-variables`, 'Check data against a template\'s variables', { security: 'project', request: { body: schema.validateVariablesSchema }, responses: { 200: ok('Problems found, if any') } }),
       op('post', prefix, 'Create a template', { security: 'team', idempotent: true, request: { body: schema.createTemplateSchema }, responses: { 201: ok('The draft template', resource('CreatedTemplate')) } }),
       op('get', prefix, 'List templates', { security: 'project', request: { query: schema.listTemplatesSchema }, responses: { 200: ok('A page of templates', pageOf(resource('TemplateSummary'))) } }),
+      op('get', `${prefix}/folders`, 'Folders in use', {
+        security: 'project',
+        description: 'A folder is a label on templates (`folderId`): the labels in use, by name, each with its number of templates (at most 1,000). List a folder with `GET …?folderId=`.',
+        responses: { 200: ok('The folders', FOLDERS) },
+      }),
       op('get', `${prefix}/:id`, 'Get a template', { security: 'project', request: { params: id }, responses: { 200: ok('The template', resource('Template')) } }),
       op('put', `${prefix}/:id`, 'Update a template\'s draft', { security: 'team', request: { params: id, body: schema.updateTemplateSchema }, responses: { 200: ok('The template', resource('Template')) } }),
       op('delete', `${prefix}/:id`, 'Delete a template', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
@@ -136,6 +226,13 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       }),
       op('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)') } }),
       op('post', `${prefix}/:id/preview`, 'Render a preview with sample data', { security: 'project', request: { params: id, body: schema.previewSchema }, responses: { 200: { description: 'The rendered preview (PDF, HTML or image)', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),
+      op('post', `${prefix}/:id/preview/grid`, 'Preview the workbook as a grid', {
+        security: 'project',
+        description:
+          "An `excel` template's draft rendered with sample data, as /preview with `format: excel` would make it, and read back as cells: values as their number formats show them, fonts, fills (an Excel table's style included), alignment and widths of the first 20 sheets, 500 rows and 50 columns. Shares the preview budget (ERR_LIMIT_014).",
+        request: { params: id, body: schema.calculateSchema },
+        responses: { 200: ok('The workbook as a grid', WORKBOOK_GRID) },
+      }),
       op('get', `${prefix}/:id/sample-data`, "The template's sample data", {
         security: 'project',
         description: 'The variables its editors preview with; `{}` when none was kept.',
@@ -154,8 +251,8 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
         request: { params: id, body: schema.calculateSchema },
         responses: { 200: ok('The calculated values', CALCULATED_VALUES) },
       }),
-      op('get', `${prefix}/:id/analytics`, 'Usage of a template', { security: 'project', request: { params: id, query: schema.analyticsSchema }, responses: { 200: ok('Counts over the period') } }),
-      op('get', `${prefix}/:id/automation-fields`, 'Fields an automation can fill', { security: 'project', request: { params: id }, responses: { 200: ok('The fields') } }),
+      op('get', `${prefix}/:id/analytics`, 'Usage of a template', { security: 'project', request: { params: id, query: schema.analyticsSchema }, responses: { 200: ok('Counts over the period', TEMPLATE_ANALYTICS) } }),
+      op('get', `${prefix}/:id/automation-fields`, 'Fields an automation can fill', { security: 'project', request: { params: id }, responses: { 200: ok('The fields of the newest published version (the draft before the first publish)', AUTOMATION_FIELDS) } }),
     ];
   }),
 );

@@ -88,6 +88,10 @@ function templateRoutes(services: Services, prefix: string): Router {
     ctx.body = presenter.presentTemplateList(page, total, query.page, query.limit);
   });
 
+  router.get('/folders', read, async (ctx) => {
+    ctx.body = { data: await templates.templateFolders(deps, scope(ctx).projectId) };
+  });
+
   router.get('/:id', read, async (ctx) => {
     ctx.body = presenter.presentTemplate(await templates.getTemplate(deps, scope(ctx).projectId, ctx.params.id));
   });

@@ -104,7 +104,7 @@ export const sampleDataSchema = Joi.object<{ data: Record<string, unknown> }>({
   data: Joi.object().required(),
 });
 
-/** POST /:id/calculate: the sample data whose calculated values are wanted. */
+/** POST /:id/calculate and /:id/preview/grid: the sample data to evaluate or render with. */
 export const calculateSchema = Joi.object<{ variables?: Record<string, unknown> }>({
   variables: Joi.object(),
 });

@@ -75,6 +75,19 @@ export async function listTemplates(deps: TemplateDeps, projectId: string, query
   return { templates, total };
 }
 
+/**
+ * The project's folders (docs/templates.md "Folders"): a folder is a label on its templates, so the
+ * folders are the labels in use, each with its number of templates, by name. At most 1,000.
+ */
+export async function templateFolders(deps: TemplateDeps, projectId: string): Promise<Array<{ name: string; templates: number }>> {
+  return deps.db.query(
+    `SELECT folder_id AS name, count(*)::int AS templates FROM templates
+      WHERE project_id = $1 AND deleted_at IS NULL AND folder_id IS NOT NULL
+      GROUP BY folder_id ORDER BY folder_id LIMIT 1000`,
+    [projectId],
+  );
+}
+
 export function getTemplate(deps: TemplateDeps, projectId: string, ref: string): Promise<TemplateEntity> {
   return findTemplate(deps.db, projectId, ref);
 }

@@ -898,6 +898,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/attachment/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Folders in use
+         * @description A folder is a label on templates (`folderId`): the labels in use, by name, each with its number of templates (at most 1,000). List a folder with `GET …?folderId=`.
+         */
+        get: operations["getTemplatesAttachmentFolders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates/attachment/{id}": {
         parameters: {
             query?: never;
@@ -1107,6 +1127,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/attachment/{id}/preview/grid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the workbook as a grid
+         * @description An `excel` template's draft rendered with sample data, as /preview with `format: excel` would make it, and read back as cells: values as their number formats show them, fonts, fills (an Excel table's style included), alignment and widths of the first 20 sheets, 500 rows and 50 columns. Shares the preview budget (ERR_LIMIT_014).
+         */
+        post: operations["postTemplatesAttachmentByIdPreviewGrid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates/attachment/{id}/sample-data": {
         parameters: {
             query?: never;
@@ -1248,6 +1288,26 @@ export interface paths {
         put?: never;
         /** Create a template */
         post: operations["postTemplates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Folders in use
+         * @description A folder is a label on templates (`folderId`): the labels in use, by name, each with its number of templates (at most 1,000). List a folder with `GET …?folderId=`.
+         */
+        get: operations["getTemplatesFolders"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1463,6 +1523,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/templates/{id}/preview/grid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the workbook as a grid
+         * @description An `excel` template's draft rendered with sample data, as /preview with `format: excel` would make it, and read back as cells: values as their number formats show them, fonts, fills (an Excel table's style included), alignment and widths of the first 20 sheets, 500 rows and 50 columns. Shares the preview budget (ERR_LIMIT_014).
+         */
+        post: operations["postTemplatesByIdPreviewGrid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/templates/{id}/sample-data": {
         parameters: {
             query?: never;
@@ -1604,6 +1684,26 @@ export interface paths {
         put?: never;
         /** Create a template */
         post: operations["postV1Templates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Folders in use
+         * @description A folder is a label on templates (`folderId`): the labels in use, by name, each with its number of templates (at most 1,000). List a folder with `GET …?folderId=`.
+         */
+        get: operations["getV1TemplatesFolders"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1813,6 +1913,26 @@ export interface paths {
         put?: never;
         /** Render a preview with sample data */
         post: operations["postV1TemplatesByIdPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}/preview/grid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview the workbook as a grid
+         * @description An `excel` template's draft rendered with sample data, as /preview with `format: excel` would make it, and read back as cells: values as their number formats show them, fonts, fills (an Excel table's style included), alignment and widths of the first 20 sheets, 500 rows and 50 columns. Shares the preview budget (ERR_LIMIT_014).
+         */
+        post: operations["postV1TemplatesByIdPreviewGrid"];
         delete?: never;
         options?: never;
         head?: never;
@@ -7331,6 +7451,39 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getTemplatesAttachmentFolders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            templates: number;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTemplatesAttachmentById: {
         parameters: {
             query?: never;
@@ -7905,6 +8058,78 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    postTemplatesAttachmentByIdPreviewGrid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    variables?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The workbook as a grid */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description More than 20 sheets: only the first 20 are here */
+                        truncated: boolean;
+                        sheets: {
+                            name: string;
+                            /** @description Rows in the file */
+                            rowCount: number;
+                            /** @description Columns in the file */
+                            columnCount: number;
+                            /** @description The file has more than the 500 rows or 50 columns shown */
+                            truncated: boolean;
+                            /** @description Each shown column's width in characters; null is Excel's default */
+                            columns: (number | null)[];
+                            rows: {
+                                row: number;
+                                /** @description Points */
+                                height?: number;
+                                /** @description Cells with a value or a fill; the others are empty */
+                                cells: {
+                                    /** @description 1 is column A */
+                                    column: number;
+                                    /** @description The value as its number format shows it */
+                                    text: string;
+                                    bold?: boolean;
+                                    italic?: boolean;
+                                    /** @description CSS colour #rrggbb */
+                                    color?: string;
+                                    /** @description CSS colour #rrggbb */
+                                    fill?: string;
+                                    /** @enum {string} */
+                                    align?: "left" | "center" | "right";
+                                }[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTemplatesAttachmentByIdSampleData: {
         parameters: {
             query?: never;
@@ -8052,7 +8277,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        templateId: string;
+                        templateName: string;
+                        usage: {
+                            /** @description Documents in the period */
+                            total: number;
+                            last7Days: number;
+                            last30Days: number;
+                        };
+                        performance: {
+                            /** @description Percent of finished documents that completed */
+                            successRate: number;
+                            avgGenerationTimeMs: number;
+                            failedCount: number;
+                        };
+                        trend: {
+                            /** Format: date */
+                            date: string;
+                            count: number;
+                        }[];
                     };
                 };
             };
@@ -8079,14 +8323,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The fields */
+            /** @description The fields of the newest published version (the draft before the first publish) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        fields: {
+                            key: string;
+                            label: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "integer" | "boolean" | "date" | "array" | "object" | "image";
+                            required: boolean;
+                            /** @description An array field: the columns of one element */
+                            children?: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "integer" | "boolean" | "date" | "array" | "object" | "image";
+                            }[];
+                        }[];
                     };
                 };
             };
@@ -8290,6 +8547,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getTemplatesFolders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            templates: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8873,6 +9163,78 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    postTemplatesByIdPreviewGrid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    variables?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The workbook as a grid */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description More than 20 sheets: only the first 20 are here */
+                        truncated: boolean;
+                        sheets: {
+                            name: string;
+                            /** @description Rows in the file */
+                            rowCount: number;
+                            /** @description Columns in the file */
+                            columnCount: number;
+                            /** @description The file has more than the 500 rows or 50 columns shown */
+                            truncated: boolean;
+                            /** @description Each shown column's width in characters; null is Excel's default */
+                            columns: (number | null)[];
+                            rows: {
+                                row: number;
+                                /** @description Points */
+                                height?: number;
+                                /** @description Cells with a value or a fill; the others are empty */
+                                cells: {
+                                    /** @description 1 is column A */
+                                    column: number;
+                                    /** @description The value as its number format shows it */
+                                    text: string;
+                                    bold?: boolean;
+                                    italic?: boolean;
+                                    /** @description CSS colour #rrggbb */
+                                    color?: string;
+                                    /** @description CSS colour #rrggbb */
+                                    fill?: string;
+                                    /** @enum {string} */
+                                    align?: "left" | "center" | "right";
+                                }[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTemplatesByIdSampleData: {
         parameters: {
             query?: never;
@@ -9020,7 +9382,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        templateId: string;
+                        templateName: string;
+                        usage: {
+                            /** @description Documents in the period */
+                            total: number;
+                            last7Days: number;
+                            last30Days: number;
+                        };
+                        performance: {
+                            /** @description Percent of finished documents that completed */
+                            successRate: number;
+                            avgGenerationTimeMs: number;
+                            failedCount: number;
+                        };
+                        trend: {
+                            /** Format: date */
+                            date: string;
+                            count: number;
+                        }[];
                     };
                 };
             };
@@ -9047,14 +9428,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The fields */
+            /** @description The fields of the newest published version (the draft before the first publish) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        fields: {
+                            key: string;
+                            label: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "integer" | "boolean" | "date" | "array" | "object" | "image";
+                            required: boolean;
+                            /** @description An array field: the columns of one element */
+                            children?: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "integer" | "boolean" | "date" | "array" | "object" | "image";
+                            }[];
+                        }[];
                     };
                 };
             };
@@ -9258,6 +9652,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CreatedTemplate"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getV1TemplatesFolders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            templates: number;
+                        }[];
+                    };
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9841,6 +10268,78 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    postV1TemplatesByIdPreviewGrid: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    variables?: Record<string, unknown>;
+                };
+            };
+        };
+        responses: {
+            /** @description The workbook as a grid */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description More than 20 sheets: only the first 20 are here */
+                        truncated: boolean;
+                        sheets: {
+                            name: string;
+                            /** @description Rows in the file */
+                            rowCount: number;
+                            /** @description Columns in the file */
+                            columnCount: number;
+                            /** @description The file has more than the 500 rows or 50 columns shown */
+                            truncated: boolean;
+                            /** @description Each shown column's width in characters; null is Excel's default */
+                            columns: (number | null)[];
+                            rows: {
+                                row: number;
+                                /** @description Points */
+                                height?: number;
+                                /** @description Cells with a value or a fill; the others are empty */
+                                cells: {
+                                    /** @description 1 is column A */
+                                    column: number;
+                                    /** @description The value as its number format shows it */
+                                    text: string;
+                                    bold?: boolean;
+                                    italic?: boolean;
+                                    /** @description CSS colour #rrggbb */
+                                    color?: string;
+                                    /** @description CSS colour #rrggbb */
+                                    fill?: string;
+                                    /** @enum {string} */
+                                    align?: "left" | "center" | "right";
+                                }[];
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getV1TemplatesByIdSampleData: {
         parameters: {
             query?: never;
@@ -9988,7 +10487,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        templateId: string;
+                        templateName: string;
+                        usage: {
+                            /** @description Documents in the period */
+                            total: number;
+                            last7Days: number;
+                            last30Days: number;
+                        };
+                        performance: {
+                            /** @description Percent of finished documents that completed */
+                            successRate: number;
+                            avgGenerationTimeMs: number;
+                            failedCount: number;
+                        };
+                        trend: {
+                            /** Format: date */
+                            date: string;
+                            count: number;
+                        }[];
                     };
                 };
             };
@@ -10015,14 +10533,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The fields */
+            /** @description The fields of the newest published version (the draft before the first publish) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        fields: {
+                            key: string;
+                            label: string;
+                            /** @enum {string} */
+                            type: "string" | "number" | "integer" | "boolean" | "date" | "array" | "object" | "image";
+                            required: boolean;
+                            /** @description An array field: the columns of one element */
+                            children?: {
+                                key: string;
+                                label: string;
+                                /** @enum {string} */
+                                type: "string" | "number" | "integer" | "boolean" | "date" | "array" | "object" | "image";
+                            }[];
+                        }[];
                     };
                 };
             };

@@ -13,6 +13,8 @@ export interface PreviewRequest {
   format: 'pdf' | 'excel';
   watermark: boolean;
   title?: string;
+  /** An `excel` preview answered as the workbook's grid (WorkbookGrid, JSON) instead of the file. */
+  view?: 'grid';
 }
 
 /** The render activity's input: where the request is and how to render it. */
@@ -24,7 +26,8 @@ export interface PreviewRenderInput {
 export interface PreviewRenderOutput {
   key: string;
   contentType: string;
-  fileExtension: 'pdf' | 'xlsx';
+  /** `json`: a workbook's grid (`view: 'grid'`). */
+  fileExtension: 'pdf' | 'xlsx' | 'json';
   pageCount?: number;
 }
 
@@ -33,3 +36,40 @@ export const previewKeys = (projectId: string, previewId: string) => ({
   request: `previews/${projectId}/${previewId}/request.json`,
   file: `previews/${projectId}/${previewId}/file`,
 });
+
+/**
+ * What a workbook preview answers (POST /api/templates/:id/preview/grid; docs/templates.md
+ * "Previews"): the first sheets, rows and columns of the built workbook, as Excel shows them.
+ */
+export const GRID_LIMITS = { sheets: 20, rows: 500, columns: 50, cellText: 1000 } as const;
+
+export interface WorkbookGrid {
+  sheets: GridSheet[];
+  /** More sheets than GRID_LIMITS.sheets: only the first are here. */
+  truncated: boolean;
+}
+
+export interface GridSheet {
+  name: string;
+  /** The sheet's size in the file; `rows` holds at most GRID_LIMITS.rows of them. */
+  rowCount: number;
+  columnCount: number;
+  /** The file has rows or columns past the limits. */
+  truncated: boolean;
+  /** Each shown column's width in characters (null: Excel's default). */
+  columns: Array<number | null>;
+  rows: Array<{ row: number; height?: number; cells: GridCell[] }>;
+}
+
+export interface GridCell {
+  /** 1 is column A. */
+  column: number;
+  /** The value as its number format shows it. */
+  text: string;
+  bold?: boolean;
+  italic?: boolean;
+  /** CSS colours (#rrggbb). */
+  color?: string;
+  fill?: string;
+  align?: 'left' | 'center' | 'right';
+}

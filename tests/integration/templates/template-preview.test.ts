@@ -96,6 +96,46 @@ describe('Templates: preview', () => {
     expect(values.some((v) => typeof v === 'string' && v.includes('Ada Lovelace'))).toBe(true);
   });
 
+  it('answers an excel preview as a grid: the cells as their formats show them, fonts and table styles; capped, and refused for a pdf-only template', async () => {
+    const t = await createTemplate(app, alice.accessToken, buildInvoiceBody({ name: 'Grid Invoice' }));
+    const post = (ref: string, body: unknown) => app.request('POST', `/api/templates/${ref}/preview/grid`, { token: alice.accessToken, body });
+    const res = await post(t.id, { variables: invoiceVariables });
+    expect(res.status).toBe(200);
+    const [sheet] = res.body.sheets;
+    expect(res.body.truncated).toBe(false);
+    expect(sheet.truncated).toBe(false);
+    const cells = sheet.rows.flatMap((r: { row: number; cells: Array<Record<string, unknown>> }) => r.cells.map((c) => ({ row: r.row, ...c })));
+    const find = (text: string) => cells.find((c: { text: string }) => c.text.includes(text));
+    expect(find('Ada Lovelace')).toBeDefined();
+    // The same workbook /preview makes, read back: a number shown through its format, right-aligned.
+    const file = await preview(t.id, { variables: invoiceVariables, format: 'excel' });
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(file.bytes as unknown as ArrayBuffer);
+    let priced: ExcelJS.Cell | undefined;
+    workbook.worksheets[0].eachRow((row) => row.eachCell((cell) => (priced ??= cell.value === 1500.5 ? cell : undefined)));
+    const shown = cells.find((c: { row: number; column: number }) => c.row === Number(priced!.row) && c.column === Number(priced!.col));
+    expect(priced!.numFmt).toBeTruthy();
+    expect(shown).toMatchObject({ align: 'right' });
+    expect(shown.text).toMatch(/1,500\.50/);
+    expect(sheet.rowCount).toBe(workbook.worksheets[0].rowCount);
+    // Header cells keep their bold and fill.
+    // A heading's bold and colour; the items table's header in the look of its table style.
+    expect(find('Invoice for Ada Lovelace')).toMatchObject({ bold: true, color: expect.stringMatching(/^#[0-9a-f]{6}$/) });
+    expect(cells.find((c: { text: string }) => c.text === 'Description')).toMatchObject({ bold: true, color: '#ffffff', fill: '#4472c4' });
+
+    // EXCEL_MAX_ROWS (20 here) holds for the grid as for the file.
+    const rows = Array.from({ length: 30 }, (_, i) => ({ description: `Line ${i}`, qty: 1, price: 1 }));
+    const over = await post(t.id, { variables: { ...invoiceVariables, items: rows } });
+    expect(over.status).toBe(400);
+    expect(over.body.code).toBe('ERR_LIMIT_003');
+
+    const pdfOnly = await createTemplate(app, alice.accessToken, buildInvoiceBody({ outputFormats: ['pdf'] }));
+    const refused = await post(pdfOnly.id, { variables: invoiceVariables });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'ERR_TMPL_009', relatedInfo: { field: 'format' } });
+    expect((await post(t.id, { variables: 'not an object' })).status).toBe(400);
+  });
+
   it('keeps the render errors\' codes: ERR_VALID_005 (missing), ERR_VALID_002 (wrong type)', async () => {
     const t = await createTemplate(app, alice.accessToken, buildInvoiceBody());
     const { customer: _c, ...missing } = invoiceVariables;

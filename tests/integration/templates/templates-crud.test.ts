@@ -141,6 +141,23 @@ describe('Templates: create, read, update, delete', () => {
     });
   });
 
+  it('lists the folders in use with their counts, this project only; a folder lists with ?folderId=', async () => {
+    const bob = await signUp(app);
+    await createTemplate(app, bob.accessToken, buildTemplate({ name: 'Not Alice', folderId: 'letters' }));
+    const folder = `folder-${Date.now()}`;
+    await createTemplate(app, alice.accessToken, buildTemplate({ name: `In ${folder} 1`, folderId: folder }));
+    await createTemplate(app, alice.accessToken, buildTemplate({ name: `In ${folder} 2`, folderId: folder }));
+    const moved = await createTemplate(app, alice.accessToken, buildTemplate({ name: `Out of ${folder}`, folderId: folder }));
+    expect((await app.request('PUT', `/api/templates/${moved.id}`, { token: alice.accessToken, body: { folderId: null } })).status).toBe(200);
+    const res = await app.request('GET', '/api/templates/folders', { token: alice.accessToken });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toContainEqual({ name: folder, templates: 2 });
+    const bobs = await app.request('GET', '/api/templates/folders', { token: bob.accessToken });
+    expect(bobs.body.data).toEqual([{ name: 'letters', templates: 1 }]);
+    const listed = await app.request('GET', `/api/templates?folderId=${folder}`, { token: alice.accessToken });
+    expect(listed.body.data.map((t: { name: string }) => t.name).sort()).toEqual([`In ${folder} 1`, `In ${folder} 2`]);
+  });
+
   it('validates the merged draft on update (ERR_TMPL_008) and refuses a taken name (ERR_TMPL_011)', async () => {
     const created = await createTemplate(app, token(), { name: 'Strict' });
     // Dropping the array variable the stored schema's table reads is an error of the merged draft.

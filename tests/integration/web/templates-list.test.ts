@@ -5,6 +5,7 @@ import type { Browser, Page } from 'puppeteer';
 import type { TestApp } from '../../support/app';
 import { byRole, closeAppWithBrowser, expectWellBehaved, signInThroughApp, startAppWithBrowser, waitForRegionText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
+import { waitForJob } from '../../support/documents';
 import { waitFor } from '../../support/wait';
 
 /**
@@ -103,4 +104,88 @@ describe('templates in the dashboard: copies, files, bulk delete, versions', () 
     expect(template.body.latestVersion).toBe(3);
     expect(JSON.stringify(template.body.schema)).toContain('First wording');
   });
+
+  it("shows an excel template's preview as the workbook's grid, beside the PDF", async () => {
+    const user = await signUp(app, { verified: true });
+    const res = await app.request('POST', '/api/templates', {
+      token: user.accessToken,
+      body: {
+        name: 'Price list',
+        outputFormats: ['pdf', 'excel'],
+        variables: [{ name: 'items', type: 'array', required: true, items: { type: 'object', properties: { name: { type: 'string' }, price: { type: 'number' } } } }],
+        schema: {
+          sections: [
+            {
+              id: 'main',
+              title: 'Prices',
+              components: [
+                { id: 'title', type: 'heading', props: { text: 'Prices of the season' } },
+                { id: 'prices', type: 'table', props: { dataSource: 'items', columns: [{ header: 'Article', field: 'name' }, { header: 'Price', field: 'price', format: 'currency' }] } },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    expect((await app.request('PUT', `/api/templates/${id}/sample-data`, { token: user.accessToken, body: { data: { items: [{ name: 'Lantern', price: 1234.5 }] } } })).status).toBe(200);
+    await withAppPage(browser, 'workbook-preview', async (tab) => {
+      const { page } = tab;
+      await signInThroughApp(page, app.url, user.email, user.password);
+      await click(page, 'link', 'Price list');
+      await waitForRegionText(page, 'Preview', 'Prices of the season');
+      // The segmented control's radios are visually hidden behind their labels: choose it as a keyboard would.
+      await (await byRole(page, 'radio', 'Workbook').waitHandle()).evaluate((radio) => (radio as HTMLInputElement).click());
+      const sheet = await page.locator('aria/Sheet Prices[role="table"]').waitHandle();
+      const cells = await sheet.evaluate((table) => Array.from(table.querySelectorAll('td'), (td) => td.textContent));
+      expect(cells).toEqual(expect.arrayContaining(['Prices of the season', 'Article', 'Price', 'Lantern']));
+      // The price as its number format shows it, not the stored 1234.5.
+      expect(cells.find((text) => text?.includes('1,234.50'))).toBeDefined();
+      await expectWellBehaved(tab, app.url, 'workbook preview');
+    });
+  });
+
+  it('files templates into folders and filters by folder; a template shows its analytics and automation fields', async () => {
+    const user = await signUp(app, { verified: true });
+    const letter = await createTemplate(user, 'Letter', 'Dear reader');
+    await createTemplate(user, 'Receipt', 'Thank you');
+    await createTemplate(user, 'Memo', 'To all');
+    expect((await app.request('POST', `/api/templates/${letter}/publish`, { token: user.accessToken, body: {} })).status).toBe(201);
+    const generated = await app.request('POST', '/api/documents/generate', { token: user.accessToken, body: { templateId: letter, format: 'pdf', variables: {} } });
+    expect(generated.status).toBe(201);
+    expect((await waitForJob(app, user.accessToken, generated.body.jobId)).status).toBe('completed');
+    await withAppPage(browser, 'template-folders', async (tab) => {
+      const { page } = tab;
+      await signInThroughApp(page, app.url, user.email, user.password);
+      await byRole(page, 'checkbox', 'Select Letter').click();
+      await byRole(page, 'checkbox', 'Select Receipt').click();
+      await click(page, 'button', 'Move to a folder');
+      await byRole(page, 'combobox', 'Folder name').fill('Customers');
+      await click(page, 'button', 'Move');
+      await page.waitForFunction(() => document.body.textContent?.includes('2 templates moved to Customers'));
+      // Filter by the folder: the two filed templates, not the memo.
+      await byRole(page, 'combobox', 'Folder').click();
+      await click(page, 'option', 'Customers (2)');
+      await page.waitForFunction(() => !document.querySelector('table[aria-label="Templates"]')?.textContent?.includes('Memo'));
+      const listed = await page.$$eval('table[aria-label="Templates"] tbody tr a', (links) => links.map((a) => a.textContent).sort());
+      expect(listed).toEqual(['Letter', 'Receipt']);
+      await expectWellBehaved(tab, app.url, 'folders');
+
+      await click(page, 'link', 'Letter');
+      await waitForRegionText(page, 'Analytics', 'Documents in the period');
+      expect(await regionFigure(page, 'Documents in the period')).toBe('1');
+      expect(await regionFigure(page, 'Success rate')).toBe('100%');
+      await waitForRegionText(page, 'Automation fields', 'The template declares no variables');
+      await expectWellBehaved(tab, app.url, 'template insights');
+    });
+    const folders = await app.request('GET', '/api/templates/folders', { token: user.accessToken });
+    expect(folders.body.data).toEqual([{ name: 'Customers', templates: 2 }]);
+  });
 });
+
+/** The figure shown under a label of the Analytics region. */
+async function regionFigure(page: Page, label: string): Promise<string | undefined> {
+  const group = await page.locator(`aria/${label}[role="group"]`).waitHandle();
+  return group.evaluate((el) => el.querySelector('p:last-child')?.textContent ?? undefined);
+}

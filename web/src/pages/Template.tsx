@@ -6,8 +6,8 @@ import { Link, useParams } from 'react-router';
 import { api, must } from '../api';
 import { useSession } from '../session';
 import { DefinitionEditor } from './DefinitionEditor';
-
 import { Generate, type DeclaredVariable } from './Generate';
+import { AutomationFields, TemplateAnalytics } from './TemplateInsights';
 import { PreviewPanel, SampleDataPanel, useSampleData } from './workbench';
 
 /** A template: its state, publishing, and generating a document from it with variables written as JSON. */
@@ -25,6 +25,7 @@ export function TemplatePage() {
         <Group>
           <Title order={2}>{t.name}</Title>
           {t.isPublished ? <Badge color="green">published v{t.latestVersion}</Badge> : <Badge color="gray">draft</Badge>}
+          {t.folderId && <Badge variant="outline">{`Folder: ${t.folderId}`}</Badge>}
         </Group>
         <Group>
           <Button component={Link} to={`/templates/${id}/design`} variant="light">
@@ -36,6 +37,14 @@ export function TemplatePage() {
       {t.description && <Text c="dimmed">{t.description}</Text>}
       <Workbench id={id} canEdit={canEdit} formats={t.outputFormats} published={t.isPublished} revision={t.updatedAt} calculated={((t.calculatedVariables ?? []) as { name: string }[]).map((c) => c.name)} declared={(t.variables ?? []) as DeclaredVariable[]} />
       <Versions id={id} canEdit={canEdit} latest={t.latestVersion ?? 0} />
+      <Grid gap="lg">
+        <Grid.Col span={{ base: 12, lg: 6 }}>
+          <TemplateAnalytics id={id} />
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 6 }}>
+          <AutomationFields id={id} latest={t.latestVersion ?? 0} />
+        </Grid.Col>
+      </Grid>
       {/* Keyed by the revision: a saved draft (or another tab's) starts the editor from what is stored. */}
       <DefinitionEditor key={t.updatedAt} id={id} canEdit={canEdit} definition={{ schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables }} />
     </Stack>

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Checkbox, FileButton, Group, Modal, Radio, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Autocomplete, Badge, Button, Card, Checkbox, FileButton, Group, Modal, Radio, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
@@ -16,16 +16,33 @@ export function TemplatesPage() {
   const { team } = useSession();
   const canEdit = team?.role !== 'viewer';
   const [search, setSearch] = useState('');
+  const [folder, setFolder] = useState<string | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
   const [notice, setNotice] = useState<{ color: string; text: string }>();
   const queries = useQueryClient();
   const navigate = useNavigate();
   const templates = useQuery({
-    queryKey: ['templates', team?.id, search],
-    queryFn: () => must(api.GET('/api/templates', { params: { query: { search: search || undefined, limit: 100 } } })),
+    queryKey: ['templates', team?.id, search, folder],
+    queryFn: () => must(api.GET('/api/templates', { params: { query: { search: search || undefined, folderId: folder ?? undefined, limit: 100 } } })),
     enabled: !!team,
   });
+  const folders = useQuery({ queryKey: ['templates', 'folders', team?.id], queryFn: async () => (await must(api.GET('/api/templates/folders'))).data, enabled: !!team });
   const refresh = () => queries.invalidateQueries({ queryKey: ['templates'] });
+  const move = useMutation({
+    mutationFn: async ({ ids, to }: { ids: string[]; to: string | null }) => {
+      for (const id of ids) await must(api.PUT('/api/templates/{id}', { params: { path: { id } }, body: { folderId: to } }));
+      return { count: ids.length, to };
+    },
+    onSuccess: async ({ count, to }) => {
+      setSelected([]);
+      setNotice({ color: 'green', text: `${count === 1 ? '1 template' : `${count} templates`} ${to ? `moved to ${to}` : 'taken out of their folder'}` });
+      await refresh();
+    },
+    onError: async (error) => {
+      setNotice({ color: 'red', text: error.message });
+      await refresh();
+    },
+  });
   const duplicate = useMutation({
     mutationFn: (id: string) => must(api.POST('/api/templates/{id}/duplicate', { params: { path: { id } } })),
     onSuccess: async (copy) => {
@@ -79,7 +96,21 @@ export function TemplatesPage() {
       </Group>
       <Group align="end">
         <TextInput label="Search templates" placeholder="Part of a name" value={search} onChange={(e) => setSearch(e.currentTarget.value)} w={360} />
-        {canEdit && selected.length > 0 && <DeleteSelected count={selected.length} busy={remove.isPending} onConfirm={() => remove.mutate(selected)} />}
+        <Select
+          label="Folder"
+          placeholder="All folders"
+          clearable
+          w={220}
+          value={folder}
+          onChange={setFolder}
+          data={(folders.data ?? []).map((f) => ({ value: f.name, label: `${f.name} (${f.templates})` }))}
+        />
+        {canEdit && selected.length > 0 && (
+          <>
+            <MoveSelected count={selected.length} folders={(folders.data ?? []).map((f) => f.name)} busy={move.isPending} onConfirm={(to) => move.mutate({ ids: selected, to })} />
+            <DeleteSelected count={selected.length} busy={remove.isPending} onConfirm={() => remove.mutate(selected)} />
+          </>
+        )}
       </Group>
       {notice && (
         <Alert color={notice.color} role="status" withCloseButton closeButtonLabel="Dismiss" onClose={() => setNotice(undefined)}>
@@ -105,6 +136,7 @@ export function TemplatesPage() {
                 </Table.Th>
               )}
               <Table.Th>Name</Table.Th>
+              <Table.Th>Folder</Table.Th>
               <Table.Th>Formats</Table.Th>
               <Table.Th>State</Table.Th>
               <Table.Th>Updated</Table.Th>
@@ -122,6 +154,7 @@ export function TemplatesPage() {
                 <Table.Td>
                   <Link to={`/templates/${t.id}`}>{t.name}</Link>
                 </Table.Td>
+                <Table.Td>{t.folderId ?? ''}</Table.Td>
                 <Table.Td>{t.outputFormats.join(', ')}</Table.Td>
                 <Table.Td>{t.isPublished ? <Badge color="green">published v{t.latestVersion}</Badge> : <Badge color="gray">draft</Badge>}</Table.Td>
                 <Table.Td>{new Date(t.updatedAt).toLocaleString()}</Table.Td>
@@ -151,6 +184,43 @@ async function exportTemplate(id: string): Promise<void> {
   const { data, error, response } = await api.GET('/api/templates/{id}/export', { params: { path: { id } }, parseAs: 'blob' });
   if (error !== undefined || !data) throw new Error(errorText(error));
   saveAnswer(data as unknown as Blob, response, 'template.json');
+}
+
+/** Moves the selected templates into a folder (one in use or a new name), or out of theirs. */
+function MoveSelected({ count, folders, busy, onConfirm }: { count: number; folders: string[]; busy: boolean; onConfirm: (to: string | null) => void }) {
+  const [opened, { open, close }] = useDisclosure(false);
+  const [name, setName] = useState('');
+  const done = (to: string | null) => {
+    onConfirm(to);
+    close();
+  };
+  return (
+    <>
+      <Button variant="default" onClick={open}>
+        Move to a folder
+      </Button>
+      <Modal opened={opened} onClose={close} title={`Move ${count} template${count === 1 ? '' : 's'}`}>
+        <form
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            if (name.trim()) done(name.trim());
+          }}
+        >
+          <Stack>
+            <Autocomplete label="Folder name" description="A folder in use, or a new one" data={folders} value={name} onChange={setName} maxLength={100} data-autofocus />
+            <Group>
+              <Button type="submit" loading={busy} disabled={!name.trim()}>
+                Move
+              </Button>
+              <Button variant="subtle" onClick={() => done(null)}>
+                Take out of their folder
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  );
 }
 
 function DeleteSelected({ count, busy, onConfirm }: { count: number; busy: boolean; onConfirm: () => void }) {

@@ -1,4 +1,4 @@
-import { Alert, Code, Group, JsonInput, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Code, Group, JsonInput, Loader, Paper, SegmentedControl, Stack, Table, Text, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useState } from 'react';
@@ -13,6 +13,7 @@ import { api, errorText, must } from '../api';
 
 // pdf.js and its styles load with the first preview, not with the app.
 const PdfPreview = lazy(() => import('../preview/PdfPreview'));
+const WorkbookGrid = lazy(() => import('../preview/WorkbookGrid'));
 
 /** A 429 from the preview budget (ERR_LIMIT_014): the preview waits and asks again. */
 class PreviewPaused extends Error {
@@ -134,26 +135,51 @@ function CalculatedValues({ id, revision, variables, names }: { id: string; revi
   );
 }
 
-/** The preview of the template's saved draft (`revision` is its `updatedAt`: a new draft, a new preview). */
+/** Retries a preview the budget paused, as often and as late as the answers say. */
+const previewRetry = {
+  retry: (failures: number, error: Error) => error instanceof PreviewPaused && failures < 5,
+  retryDelay: (_failures: number, error: Error) => (error instanceof PreviewPaused ? error.retryAfterSeconds * 1000 : 0),
+};
+
+/** A 429 from the preview budget as PreviewPaused; any other refusal as an Error with the API's message. */
+function previewError(response: Response, error: unknown): Error {
+  if (response.status === 429) return new PreviewPaused(errorText(error), Number(response.headers.get('Retry-After')) || 10);
+  return new Error(errorText(error));
+}
+
+/**
+ * The preview of the template's saved draft (`revision` is its `updatedAt`: a new draft, a new
+ * preview): the PDF page by page, or for `excel` the workbook as a grid; a template with both
+ * formats offers "PDF" and "Workbook".
+ */
 export function PreviewPanel({ id, formats, revision, variables }: { id: string; formats: string[]; revision: string; variables?: Record<string, unknown> }) {
-  const pdf = formats.includes('pdf');
-  const preview = useQuery({
+  const [chosen, choose] = useState<string>(formats.includes('pdf') ? 'pdf' : 'excel');
+  const shown = formats.includes(chosen) ? chosen : formats[0];
+  const pdf = useQuery({
     queryKey: ['preview', id, revision, variables],
     queryFn: async () => {
       const { data, error, response } = await api.POST('/api/templates/{id}/preview', { params: { path: { id } }, body: { variables: variables!, format: 'pdf' }, parseAs: 'arrayBuffer' });
-      if (response.status === 429) {
-        throw new PreviewPaused(errorText(error), Number(response.headers.get('Retry-After')) || 10);
-      }
-      if (error !== undefined || !data) throw new Error(errorText(error));
+      if (error !== undefined || !data) throw previewError(response, error);
       // The client types the body as the document describes it (a string); parseAs gives the bytes.
       return data as unknown as ArrayBuffer;
     },
-    enabled: pdf && !!variables,
+    enabled: shown === 'pdf' && !!variables,
     placeholderData: keepPreviousData,
     // The project's preview budget (PREVIEW_RATE_LIMIT_PER_MINUTE) ran out: wait as the answer says, then ask again.
-    retry: (failures, error) => error instanceof PreviewPaused && failures < 5,
-    retryDelay: (_failures, error) => (error instanceof PreviewPaused ? error.retryAfterSeconds * 1000 : 0),
+    ...previewRetry,
   });
+  const grid = useQuery({
+    queryKey: ['preview-grid', id, revision, variables],
+    queryFn: async () => {
+      const { data, error, response } = await api.POST('/api/templates/{id}/preview/grid', { params: { path: { id } }, body: { variables: variables! } });
+      if (error !== undefined || !data) throw previewError(response, error);
+      return data;
+    },
+    enabled: shown === 'excel' && !!variables,
+    placeholderData: keepPreviousData,
+    ...previewRetry,
+  });
+  const preview = shown === 'pdf' ? pdf : grid;
   const paused = preview.failureReason instanceof PreviewPaused ? preview.failureReason : undefined;
   return (
     <Paper withBorder component="section" aria-label="Preview" aria-busy={preview.isFetching}>
@@ -161,9 +187,22 @@ export function PreviewPanel({ id, formats, revision, variables }: { id: string;
         <Title order={3} size="h4">
           Preview
         </Title>
-        {preview.isFetching && <Loader size="sm" aria-label="Updating the preview" />}
+        <Group gap="sm">
+          {preview.isFetching && <Loader size="sm" aria-label="Updating the preview" />}
+          {formats.length > 1 && (
+            <SegmentedControl
+              size="xs"
+              aria-label="Preview format"
+              value={shown}
+              onChange={choose}
+              data={[
+                { value: 'pdf', label: 'PDF' },
+                { value: 'excel', label: 'Workbook' },
+              ]}
+            />
+          )}
+        </Group>
       </Group>
-      {!pdf && <Text p="sm" c="dimmed">This template makes workbooks only.</Text>}
       {paused && !preview.error && (
         <Alert color="yellow" role="status" m="sm" title="The preview is paused">
           {paused.message}. It updates again in about {paused.retryAfterSeconds} s.
@@ -174,11 +213,10 @@ export function PreviewPanel({ id, formats, revision, variables }: { id: string;
           {preview.error.message}
         </Alert>
       )}
-      {preview.data && (
-        <Suspense fallback={<Loader m="sm" aria-label="Loading the preview" />}>
-          <PdfPreview pdf={preview.data} />
-        </Suspense>
-      )}
+      <Suspense fallback={<Loader m="sm" aria-label="Loading the preview" />}>
+        {shown === 'pdf' && pdf.data && <PdfPreview pdf={pdf.data} />}
+        {shown === 'excel' && grid.data && <WorkbookGrid grid={grid.data} />}
+      </Suspense>
     </Paper>
   );
 }
