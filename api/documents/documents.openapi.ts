@@ -28,7 +28,17 @@ export function documentOperations(batchMaxDocuments: number): Operation[] {
       op('post', `${prefix}/jobs/:jobId/retry`, 'Retry a failed job as a new job', { security: 'project', idempotent: true, request: { params: jobId }, responses: { 201: ok('The new job', accepted) } }),
       op('post', `${prefix}/jobs/:jobId/cancel`, 'Cancel a queued or running job', { security: 'project', request: { params: jobId }, responses: { 200: ok('Cancelled') } }),
       op('delete', `${prefix}/jobs/:jobId`, 'Delete a job and its file', { security: 'project', request: { params: jobId }, responses: { 204: noContent } }),
-      op('get', `${prefix}/analytics`, 'Document generation analytics', { security: 'project', request: { query: schema.analyticsSchema }, responses: { 200: ok('Counts and timings') } }),
+      op('get', `${prefix}/analytics`, 'Document generation analytics', {
+        description: 'Documents requested between `startDate` and `endDate` (default the last 30 days): totals, per status, format, UTC day and template.',
+        security: 'project',
+        request: { query: schema.analyticsSchema },
+        responses: { 200: ok('Counts and timings', resource('DocumentAnalytics')) },
+      }),
+      op('get', `${prefix}/quota`, 'Free documents this month and credits left', {
+        security: 'project',
+        request: { query: schema.noQuerySchema },
+        responses: { 200: ok('The quota and the credit balance', resource('DocumentQuota')) },
+      }),
     ]),
   );
 }

@@ -7,7 +7,7 @@ import { requireProject, type ProjectRequirement, type Scope } from '../middlewa
 import { sendExport } from '../export-file';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
-import { documentAnalytics, periodOf } from './analytics.service';
+import { documentAnalytics, documentQuota, periodOf } from './analytics.service';
 import { generateBatch, getBatch, type AcceptedBatch } from './batches.service';
 import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from '../../domain/documents/presenter';
 import * as schema from './documents.schema';
@@ -127,6 +127,11 @@ export function documentRoutes(services: Services, prefix: string): Router {
   router.get('/analytics', canRead, async (ctx) => {
     const q = validate(schema.analyticsSchema, ctx.query);
     ctx.body = await documentAnalytics(services, projectId(ctx), periodOf(q));
+  });
+
+  router.get('/quota', canRead, async (ctx) => {
+    validate(schema.noQuerySchema, ctx.query);
+    ctx.body = await documentQuota(services, projectId(ctx));
   });
 
   return router;

@@ -50,3 +50,5 @@ export const exportJobsSchema = Joi.object({
 export const jobIdsSchema = Joi.object({ jobIds: Joi.array().items(Joi.string().uuid()).min(1).max(1000).unique().required() });
 
 export const analyticsSchema = Joi.object({ startDate: Joi.date().iso(), endDate: Joi.date().iso() });
+
+export const noQuerySchema = Joi.object({});

@@ -206,6 +206,83 @@ const subscriptionFields = {
 const webhookSubscription = object(subscriptionFields, {}, 'A webhook subscription (never its secret)');
 const createdWebhookSubscription = object({ ...subscriptionFields, secret: { type: 'string', description: 'The signing secret; only this answer shows it' } }, {}, 'A subscription as created, with its signing secret');
 
+const deliveryAttempt = object(
+  {
+    number: { type: 'integer', description: 'Counts every attempt of the delivery, manual retries included' },
+    at: { ...time, description: 'When the attempt started' },
+    statusCode: nullable({ type: 'integer', description: 'The HTTP status answered; null when no answer came back' }),
+    error: nullable({ type: 'string', description: 'Why it did not succeed; null on success' }),
+    durationMs: { type: 'integer' },
+  },
+  {},
+  'One attempt of a delivery',
+);
+
+const webhookDelivery = object(
+  {
+    id: uuid,
+    subscriptionId: nullable(uuid),
+    url: { type: 'string', format: 'uri' },
+    eventId: str,
+    eventType: str,
+    status: { type: 'string', enum: ['pending', 'delivering', 'completed', 'failed'] },
+    attempts: { type: 'array', items: deliveryAttempt },
+    nextAttemptAt: nullable({ ...time, description: 'When the next automatic attempt is due, while one waits' }),
+    payload: { ...open, description: 'The exact body sent on every attempt' },
+    createdAt: time,
+    completedAt: nullable(time),
+  },
+  {},
+  'An event sent to a subscription, with every attempt (api/webhooks/webhooks.presenter.ts presentDelivery)',
+);
+
+const templateUsage = object(
+  {
+    templateId: uuid,
+    templateName: nullable({ type: 'string', description: 'The template\'s name now; null when it no longer exists' }),
+    total: { type: 'integer' },
+    completed: { type: 'integer' },
+    failed: { type: 'integer' },
+    successRate: { type: 'number', description: 'Percentage of the ended ones that completed; 0 when none ended' },
+  },
+  {},
+  'One template\'s documents over the period',
+);
+
+const count = { type: 'integer' };
+const documentAnalytics = object(
+  {
+    totalDocuments: count,
+    completedDocuments: count,
+    failedDocuments: count,
+    byFormat: { type: 'object', additionalProperties: count },
+    byDate: {
+      type: 'array',
+      description: 'Per UTC day (`YYYY-MM-DD`) with documents; days without any are left out',
+      items: object({ date: str, count, completed: count, failed: count }),
+    },
+    byTemplate: { type: 'array', description: 'Per template, most documents first', items: templateUsage },
+    summary: object({ totalDocuments: count, successfulDocuments: count, failedDocuments: count, successRate: { type: 'number' } }),
+    byStatus: { type: 'object', additionalProperties: count },
+    period: object({ startDate: time, endDate: time }),
+    successRate: { type: 'number', description: 'Percentage of the ended documents that completed, two decimals' },
+    avgGenerationTimeMs: { type: 'integer' },
+  },
+  {},
+  'Documents requested in the period (api/documents/analytics.service.ts), in both published forms',
+);
+
+const documentQuota = object(
+  {
+    month: { type: 'string', description: 'The calendar month (UTC), `YYYY-MM`' },
+    resetsAt: { ...time, description: 'When the free quota starts again' },
+    freeDocuments: object({ limit: count, used: count, remaining: count }, {}, 'This month\'s free (watermarked) documents; failed and cancelled ones are given back'),
+    credits: object({ balance: count }, {}, 'Credits left: one per document without a watermark'),
+  },
+  {},
+  'The project\'s free quota this month and its credits',
+);
+
 const reportRun = object(
   {
     id: uuid,
@@ -264,6 +341,9 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   CreatedApiKey: createdApiKey,
   WebhookSubscription: webhookSubscription,
   CreatedWebhookSubscription: createdWebhookSubscription,
+  WebhookDelivery: webhookDelivery,
+  DocumentAnalytics: documentAnalytics,
+  DocumentQuota: documentQuota,
   ReportRun: reportRun,
   AcceptedRun: acceptedRun,
 };

@@ -2251,8 +2251,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Document generation analytics */
+        /**
+         * Document generation analytics
+         * @description Documents requested between `startDate` and `endDate` (default the last 30 days): totals, per status, format, UTC day and template.
+         */
         get: operations["getDocumentsAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/documents/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Free documents this month and credits left */
+        get: operations["getDocumentsQuota"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2442,8 +2462,28 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Document generation analytics */
+        /**
+         * Document generation analytics
+         * @description Documents requested between `startDate` and `endDate` (default the last 30 days): totals, per status, format, UTC day and template.
+         */
         get: operations["getV1DocumentsAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Free documents this month and credits left */
+        get: operations["getV1DocumentsQuota"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2478,7 +2518,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver again */
+        /**
+         * Deliver again
+         * @description A failed delivery only, to the subscription's current URL and secret, with a full new retry schedule.
+         */
         post: operations["postWebhooksDeliveriesByDeliveryIdRetry"];
         delete?: never;
         options?: never;
@@ -4773,6 +4816,112 @@ export interface components {
             updatedAt: string;
             /** @description The signing secret; only this answer shows it */
             secret: string;
+        };
+        /** @description An event sent to a subscription, with every attempt (api/webhooks/webhooks.presenter.ts presentDelivery) */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            subscriptionId: string | null;
+            /** Format: uri */
+            url: string;
+            eventId: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "delivering" | "completed" | "failed";
+            attempts: {
+                /** @description Counts every attempt of the delivery, manual retries included */
+                number: number;
+                /**
+                 * Format: date-time
+                 * @description When the attempt started
+                 */
+                at: string;
+                /** @description The HTTP status answered; null when no answer came back */
+                statusCode: number | null;
+                /** @description Why it did not succeed; null on success */
+                error: string | null;
+                durationMs: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the next automatic attempt is due, while one waits
+             */
+            nextAttemptAt: string | null;
+            /** @description The exact body sent on every attempt */
+            payload: {
+                [key: string]: unknown;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        /** @description Documents requested in the period (api/documents/analytics.service.ts), in both published forms */
+        DocumentAnalytics: {
+            totalDocuments: number;
+            completedDocuments: number;
+            failedDocuments: number;
+            byFormat: {
+                [key: string]: number;
+            };
+            /** @description Per UTC day (`YYYY-MM-DD`) with documents; days without any are left out */
+            byDate: {
+                date: string;
+                count: number;
+                completed: number;
+                failed: number;
+            }[];
+            /** @description Per template, most documents first */
+            byTemplate: {
+                /** Format: uuid */
+                templateId: string;
+                /** @description The template's name now; null when it no longer exists */
+                templateName: string | null;
+                total: number;
+                completed: number;
+                failed: number;
+                /** @description Percentage of the ended ones that completed; 0 when none ended */
+                successRate: number;
+            }[];
+            summary: {
+                totalDocuments: number;
+                successfulDocuments: number;
+                failedDocuments: number;
+                successRate: number;
+            };
+            byStatus: {
+                [key: string]: number;
+            };
+            period: {
+                /** Format: date-time */
+                startDate: string;
+                /** Format: date-time */
+                endDate: string;
+            };
+            /** @description Percentage of the ended documents that completed, two decimals */
+            successRate: number;
+            avgGenerationTimeMs: number;
+        };
+        /** @description The project's free quota this month and its credits */
+        DocumentQuota: {
+            /** @description The calendar month (UTC), `YYYY-MM` */
+            month: string;
+            /**
+             * Format: date-time
+             * @description When the free quota starts again
+             */
+            resetsAt: string;
+            /** @description This month's free (watermarked) documents; failed and cancelled ones are given back */
+            freeDocuments: {
+                limit: number;
+                used: number;
+                remaining: number;
+            };
+            /** @description Credits left: one per document without a watermark */
+            credits: {
+                balance: number;
+            };
         };
         /** @description A report run with its datasets and outputs (api/reporting/runs.presenter.ts) */
         ReportRun: {
@@ -11192,9 +11341,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentAnalytics"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getDocumentsQuota: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quota and the credit balance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentQuota"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11662,9 +11837,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DocumentAnalytics"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getV1DocumentsQuota: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The quota and the credit balance */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DocumentQuota"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11695,9 +11896,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11730,7 +11929,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        deliveryId: string;
+                        message: string;
                     };
                 };
             };
@@ -11946,16 +12149,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of deliveries */
+            /** @description A page of deliveries, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -11983,14 +12184,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The test delivery */
+            /** @description The test delivery, sent in the background */
             201: {
                 headers: {
+                    /** @description The delivery's URL */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        deliveryId: string;
+                        /** Format: uuid */
+                        eventId: string;
+                        /** @enum {string} */
+                        status: "pending";
                     };
                 };
             };

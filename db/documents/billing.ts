@@ -42,7 +42,8 @@ export async function freeDocumentsUsed(db: Queryable, projectId: string, at = n
   return rows[0]?.free_used ?? 0;
 }
 
-function nextMonthStart(at: Date): Date {
+/** When this month's free quota starts again: the first instant of the next calendar month (UTC). */
+export function nextMonthStart(at: Date): Date {
   return new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
 }
 

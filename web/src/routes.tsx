@@ -8,7 +8,7 @@ import { SignInPage, SignUpPage } from './pages/SignIn';
 import { TeamPage } from './pages/Team';
 import { TemplatePage } from './pages/Template';
 import { TemplatesPage } from './pages/Templates';
-import { UsagePage } from './pages/Usage';
+import { WebhooksPage } from './pages/Webhooks';
 import { useSession } from './session';
 import { Shell } from './Shell';
 
@@ -30,6 +30,8 @@ function SignedIn({ children }: { children: ReactNode }) {
 
 // The designer (Puck and its fields) is a chunk of its own, loaded when it is opened.
 const Designer = lazy(() => import('./designer/Designer'));
+// The Usage page's charts (recharts) likewise, loaded when the page is opened.
+const UsagePage = lazy(() => import('./pages/Usage'));
 
 function Loading() {
   return (
@@ -62,9 +64,17 @@ export const router = createBrowserRouter([
         ),
       },
       { path: 'documents', element: <DocumentsPage /> },
+      { path: 'documents/webhooks', element: <WebhooksPage /> },
       { path: 'api-keys', element: <ApiKeysPage /> },
       { path: 'team', element: <TeamPage /> },
-      { path: 'usage', element: <UsagePage /> },
+      {
+        path: 'usage',
+        element: (
+          <Suspense fallback={<Loading />}>
+            <UsagePage />
+          </Suspense>
+        ),
+      },
       { path: 'settings', element: <SettingsPage /> },
       { path: '*', element: <Navigate to="/templates" replace /> },
     ],

@@ -6,6 +6,7 @@ import { setupDocumentProject, waitForJob, type DocumentProject } from '../../su
 import { createTestDatasource } from '../../support/reporting';
 import { buildTemplate } from '../../support/templates';
 import { waitFor } from '../../support/wait';
+import { startWebhookReceiver } from '../../support/webhook-receiver';
 
 /**
  * Real answers against the document's response schemas (api/openapi/resources.ts): a job generated,
@@ -82,6 +83,42 @@ test('API keys and webhook subscriptions answer as documented', async () => {
   expectDocumented(sub, 'post', '/api/webhooks', 201);
   expectDocumented(await t.request('GET', `/api/webhooks/${sub.body.id}`, { token: key.body.plainKey }), 'get', '/api/webhooks/{id}', 200);
   expectDocumented(await t.request('GET', '/api/webhooks', { token: key.body.plainKey }), 'get', '/api/webhooks', 200);
+
+  // A delivery refused by its receiver (400: failed at once), read, listed and sent again.
+  const receiver = await startWebhookReceiver();
+  try {
+    receiver.respondWith([400], 204);
+    const hooked = await t.request('POST', '/api/webhooks', { token: key.body.plainKey, body: { url: `${receiver.url}/hook`, events: ['document.failed'] } });
+    const test = await t.request('POST', `/api/webhooks/${hooked.body.id}/test`, { token: key.body.plainKey });
+    expectDocumented(test, 'post', '/api/webhooks/{id}/test', 201);
+    const delivery = `/api/webhooks/deliveries/${test.body.deliveryId}`;
+    const failed = await waitFor(async () => {
+      const res = await t.request('GET', delivery, { token: key.body.plainKey });
+      return res.body.status === 'failed' ? res : undefined;
+    }, { what: 'the refused delivery' });
+    expectDocumented(failed, 'get', '/api/webhooks/deliveries/{deliveryId}', 200);
+    expectDocumented(await t.request('GET', `/api/webhooks/${hooked.body.id}/deliveries`, { token: key.body.plainKey }), 'get', '/api/webhooks/{id}/deliveries', 200);
+    expectDocumented(await t.request('POST', `${delivery}/retry`, { token: key.body.plainKey }), 'post', '/api/webhooks/deliveries/{deliveryId}/retry', 200);
+    const completed = await waitFor(async () => {
+      const res = await t.request('GET', delivery, { token: key.body.plainKey });
+      return res.body.status === 'completed' ? res : undefined;
+    }, { what: 'the delivery sent again' });
+    expectDocumented(completed, 'get', '/api/webhooks/deliveries/{deliveryId}', 200);
+    expect(completed.body.attempts.map((a: { statusCode: number }) => a.statusCode)).toEqual([400, 204]);
+  } finally {
+    await receiver.stop();
+  }
+});
+
+test('document analytics and the quota answer as documented', async () => {
+  const done = await t.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', variables: { customer: 'Ada' } } });
+  await waitForJob(t, p.apiKey, done.body.jobId);
+  const analytics = await t.request('GET', '/api/documents/analytics', { token: p.apiKey });
+  expectDocumented(analytics, 'get', '/api/documents/analytics', 200);
+  expect(analytics.body.byTemplate.length).toBeGreaterThan(0);
+  expect(analytics.body.byDate.length).toBeGreaterThan(0);
+  expectDocumented(await t.request('GET', '/api/v1/documents/analytics', { token: p.apiKey }), 'get', '/api/v1/documents/analytics', 200);
+  expectDocumented(await t.request('GET', '/api/documents/quota', { token: p.apiKey }), 'get', '/api/documents/quota', 200);
 });
 
 test('Flow gates and runs answer as documented', async () => {

@@ -1,6 +1,7 @@
 import { Alert, Anchor, Badge, Button, Code, Group, Modal, Pagination, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { api, errorText, must, type Job } from '../api';
 import { saveAnswer } from '../download';
 import { useSession } from '../session';
@@ -25,17 +26,22 @@ export function DocumentsPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Documents</Title>
-        <Button
-          variant="default"
-          onClick={() =>
-            void exportJobs(status).then(
-              () => setExportError(undefined),
-              (e: Error) => setExportError(e.message),
-            )
-          }
-        >
-          Export the list (CSV)
-        </Button>
+        <Group>
+          <Button component={Link} to="/documents/webhooks" variant="default">
+            Webhooks
+          </Button>
+          <Button
+            variant="default"
+            onClick={() =>
+              void exportJobs(status).then(
+                () => setExportError(undefined),
+                (e: Error) => setExportError(e.message),
+              )
+            }
+          >
+            Export the list (CSV)
+          </Button>
+        </Group>
       </Group>
       {exportError && <Alert color="red" role="alert">{exportError}</Alert>}
       <Group>
