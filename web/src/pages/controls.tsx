@@ -15,7 +15,7 @@ export function ShownOnce({ label, value, copyLabel }: { label: string; value: s
       <TextInput label={label} readOnly value={value} flex={1} onFocus={(e) => e.currentTarget.select()} spellCheck={false} />
       <CopyButton value={value}>
         {({ copied, copy }) => (
-          <Button color={copied ? 'teal' : 'blue'} onClick={copy} aria-label={copyLabel}>
+          <Button color={copied ? 'teal' : 'blue'} onClick={copy} aria-label={copyLabel} miw={96}>
             {copied ? 'Copied' : 'Copy'}
           </Button>
         )}
