@@ -45,21 +45,6 @@ const sessionExample = {
 
 const id = { id: 'The id (UUID)' };
 
-/** GET /api/teams (api/identity/teams.presenter.ts presentProject). */
-const teamList = listOf({
-  type: 'object',
-  required: ['id', 'name', 'slug', 'isPersonal', 'role', 'memberCount', 'createdAt'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    name: { type: 'string' },
-    slug: { type: 'string' },
-    isPersonal: { type: 'boolean' },
-    role: { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] },
-    memberCount: { type: 'integer' },
-    createdAt: { type: 'string', format: 'date-time' },
-  },
-});
-
 /** GET and PATCH /api/users/me/email-preferences. */
 const EMAIL_PREFERENCES: JsonSchema = {
   type: 'object',
@@ -128,31 +113,50 @@ export const identityOperations = [
     op('get', '/api/api-keys', 'List API keys', { security: 'team', request: { query: apiKeys.listApiKeysSchema }, responses: { 200: ok('A page of keys', pageOf(resource('ApiKey'))) } }),
     op('get', '/api/api-keys/:id', 'Get an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The key', resource('ApiKey')) } }),
     op('patch', '/api/api-keys/:id', 'Rename, re-permission or (de)activate an API key', { security: 'team', request: { params: id, body: apiKeys.updateApiKeySchema }, responses: { 200: ok('The key', resource('ApiKey')) } }),
-    op('post', '/api/api-keys/:id/revoke', 'Revoke an API key', { security: 'team', request: { params: id }, responses: { 200: ok('The revoked key') } }),
-    op('get', '/api/api-keys/:id/stats', 'Usage of an API key', { security: 'team', request: { params: id }, responses: { 200: ok('Request counts') } }),
+    op('post', '/api/api-keys/:id/revoke', 'Revoke an API key', {
+      description: 'The next request with the key is refused (401 `ERR_AKEY_003`). `PATCH` with `isActive: true` reactivates it.',
+      security: 'team',
+      request: { params: id },
+      responses: { 200: ok('The revoked key', resource('RevokedApiKey')) },
+    }),
+    op('get', '/api/api-keys/:id/stats', 'Usage of an API key', { security: 'team', request: { params: id }, responses: { 200: ok('Request counts', resource('ApiKeyStats')) } }),
     op('delete', '/api/api-keys/:id', 'Delete an API key', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
   ]),
   ...operationTable('Teams', (op) => [
-    op('get', '/api/teams/members', 'Members of the team', { security: 'team', responses: { 200: ok('The members') } }),
-    op('post', '/api/teams/members/invite', 'Invite someone by email', { security: 'team', request: { body: teams.inviteSchema }, responses: { 201: ok('The invitation') } }),
-    op('delete', '/api/teams/members/:id/invitation', 'Withdraw an invitation', { security: 'team', request: { params: id }, responses: { 200: ok('Withdrawn') } }),
-    op('delete', '/api/teams/members/:id', 'Remove a member', { security: 'team', request: { params: id }, responses: { 200: ok('Removed') } }),
-    op('patch', '/api/teams/members/:id/role', 'Change a member\'s role', { security: 'team', request: { params: id, body: teams.roleSchema }, responses: { 200: ok('The member') } }),
-    op('get', '/api/teams/invitations', 'Open invitations of the team', { security: 'team', responses: { 200: ok('The invitations') } }),
-    op('get', '/api/teams/invitations/my', 'Invitations addressed to the signed-in user', { security: 'user', responses: { 200: ok('The invitations') } }),
+    op('get', '/api/teams/members', 'Members of the team', { description: 'Any member, viewers included; the oldest member (the owner) first.', security: 'team', responses: { 200: ok('The members', listOf(resource('Member'))) } }),
+    op('post', '/api/teams/members/invite', 'Invite someone by email', { description: 'Owners and admins.', security: 'team', request: { body: teams.inviteSchema }, responses: { 201: ok('The invitation', resource('Invitation')) } }),
+    op('delete', '/api/teams/members/:id/invitation', 'Withdraw an invitation', { description: 'The owner; `:id` is the invitation\'s id.', security: 'team', request: { params: id }, responses: { 200: ok('Withdrawn', message) } }),
+    op('delete', '/api/teams/members/:id', 'Remove a member', { description: 'The owner; `:id` is the member\'s user id.', security: 'team', request: { params: id }, responses: { 200: ok('Removed', message) } }),
+    op('patch', '/api/teams/members/:id/role', 'Change a member\'s role', { description: 'The owner; `:id` is the member\'s user id.', security: 'team', request: { params: id, body: teams.roleSchema }, responses: { 200: ok('The member', resource('Member')) } }),
+    op('get', '/api/teams/invitations', 'Open invitations of the team', { description: 'Owners and admins: pending, unexpired, newest first.', security: 'team', responses: { 200: ok('The invitations', listOf(resource('Invitation'))) } }),
+    op('get', '/api/teams/invitations/my', 'Invitations addressed to the signed-in user', {
+      description: 'Pending, unexpired invitations to the caller\'s address; a verified address only (403 `ERR_AUTH_006`).',
+      security: 'user',
+      responses: { 200: ok('The invitations', listOf(resource('MyInvitation'))) },
+    }),
     op('post', '/api/teams/invitations/:id/accept', 'Accept an invitation', {
       description: 'Needs a verified account with the invited address and `token`, the token of the e-mailed link (missing or wrong: 400 `ERR_AUTH_007`).',
       security: 'user',
       request: { params: id, body: teams.decideInvitationSchema },
-      responses: { 200: ok('Joined') },
+      responses: { 200: ok('Joined', message) },
     }),
-    op('post', '/api/teams/invitations/:id/reject', 'Decline an invitation', { security: 'user', request: { params: id, body: teams.decideInvitationSchema }, responses: { 200: ok('Declined') } }),
-    op('get', '/api/teams/activity', 'Recent activity in the team', { security: 'team', request: { query: teams.activityQuerySchema }, responses: { 200: ok('Activity entries') } }),
-    op('post', '/api/teams', 'Create a team', { security: 'user', request: { body: teams.createTeamSchema }, responses: { 201: ok('The team') } }),
-    op('get', '/api/teams', 'Teams of the signed-in user', { security: 'user', responses: { 200: ok('The teams, with the user\'s role in each', teamList) } }),
-    op('get', '/api/teams/:id', 'Get a team', { security: 'user', request: { params: id }, responses: { 200: ok('The team') } }),
-    op('put', '/api/teams/:id', 'Rename a team (owner)', { security: 'user', request: { params: id, body: teams.updateTeamSchema }, responses: { 200: ok('The team') } }),
-    op('delete', '/api/teams/:id', 'Delete a team (owner)', { security: 'user', request: { params: id }, responses: { 200: ok('Deleted') } }),
+    op('post', '/api/teams/invitations/:id/reject', 'Decline an invitation', {
+      description: 'With the e-mailed `token`, or without it from a verified account with the invited address.',
+      security: 'user',
+      request: { params: id, body: teams.decideInvitationSchema },
+      responses: { 200: ok('Declined', message) },
+    }),
+    op('get', '/api/teams/activity', 'Recent activity in the team', {
+      description: 'Newest first, paged with `page` and `limit` (default 50, at most 100); every member reads it.',
+      security: 'team',
+      request: { query: teams.activityQuerySchema },
+      responses: { 200: ok('A page of activity entries', pageOf(resource('ActivityEntry'))) },
+    }),
+    op('post', '/api/teams', 'Create a team', { security: 'user', request: { body: teams.createTeamSchema }, responses: { 201: ok('The team', resource('CreatedProject')) } }),
+    op('get', '/api/teams', 'Teams of the signed-in user', { security: 'user', responses: { 200: ok('The teams, with the user\'s role in each', listOf(resource('Project'))) } }),
+    op('get', '/api/teams/:id', 'Get a team', { security: 'user', request: { params: id }, responses: { 200: ok('The team', resource('Project')) } }),
+    op('put', '/api/teams/:id', 'Rename a team (owner)', { security: 'user', request: { params: id, body: teams.updateTeamSchema }, responses: { 200: ok('The team', resource('Project')) } }),
+    op('delete', '/api/teams/:id', 'Delete a team (owner)', { security: 'user', request: { params: id }, responses: { 200: ok('Deleted', message) } }),
   ]),
   ...operationTable('Pages', (op) => [
     op('get', '/invitations/:id', 'Invitation page (HTML)', { security: 'public', request: { params: { id: 'Invitation id' } }, responses: { 200: html('The page to accept or decline') } }),

@@ -1,4 +1,5 @@
 import { noContent, ok, operationTable, pageOf, type JsonSchema } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as schema from './oauth-clients.schema';
 
 /** OpenAPI operations of OAuth client credentials (api/identity/oauth-*.routes.ts, docs/oauth.md). */
@@ -28,21 +29,21 @@ export const oauthOperations = operationTable('OAuth', (op) => [
     description: 'Project admins only, with a user session. The secret (`fmocs_…`) is shown once.',
     security: 'team',
     request: { body: schema.createOAuthClientSchema, example: { name: 'billing sync', permissions: { read_documents: true } } },
-    responses: { 201: ok('The client, with its secret shown this once') },
+    responses: { 201: ok('The client, with its secret shown this once', resource('OAuthClientWithSecret')) },
   }),
-  op('get', '/api/oauth/clients', 'List OAuth clients', { security: 'team', request: { query: schema.listOAuthClientsSchema }, responses: { 200: ok('A page of clients', pageOf()) } }),
-  op('get', '/api/oauth/clients/:id', 'Get an OAuth client', { security: 'team', request: { params: id }, responses: { 200: ok('The client') } }),
+  op('get', '/api/oauth/clients', 'List OAuth clients', { security: 'team', request: { query: schema.listOAuthClientsSchema }, responses: { 200: ok('A page of clients', pageOf(resource('OAuthClient'))) } }),
+  op('get', '/api/oauth/clients/:id', 'Get an OAuth client', { security: 'team', request: { params: id }, responses: { 200: ok('The client', resource('OAuthClient')) } }),
   op('patch', '/api/oauth/clients/:id', 'Rename, re-permission or (de)activate an OAuth client', {
     description: 'Deactivating deletes its tokens; narrowing its flags narrows its live tokens.',
     security: 'team',
     request: { params: id, body: schema.updateOAuthClientSchema },
-    responses: { 200: ok('The client') },
+    responses: { 200: ok('The client', resource('OAuthClient')) },
   }),
   op('post', '/api/oauth/clients/:id/rotate-secret', 'Rotate the secret of an OAuth client', {
     description: 'The old secret and every token issued under it stop working at once.',
     security: 'team',
     request: { params: id },
-    responses: { 200: ok('The client, with its new secret shown this once') },
+    responses: { 200: ok('The client, with its new secret shown this once', resource('OAuthClientWithSecret')) },
   }),
   op('delete', '/api/oauth/clients/:id', 'Delete an OAuth client', { description: 'Its tokens stop working at once.', security: 'team', request: { params: id }, responses: { 204: noContent } }),
 ]);

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import { listActivities } from '../../db/identity/activity';
 import type { Services } from '../../platform/services';
 import { loadUser, requireMembership, requireProject, type Scope } from '../middleware/guards';
+import { pageMeta } from '../page-meta';
 import { validate } from '../validation';
 import { invitationRoutes } from './invitations.routes';
 import { memberRoutes } from './members.routes';
@@ -26,9 +27,9 @@ export function teamRoutes(services: Services): Router {
   invitationRoutes(router, services);
 
   router.get('/activity', requireProject(db, { role: 'viewer' }), async (ctx) => {
-    const { limit } = validate(schema.activityQuerySchema, ctx.query);
-    const rows = await listActivities(db, scope(ctx).projectId, limit);
-    ctx.body = { data: rows.map(presenter.presentActivity) };
+    const { limit, page } = validate(schema.activityQuerySchema, ctx.query);
+    const { rows, total } = await listActivities(db, scope(ctx).projectId, limit, (page - 1) * limit);
+    ctx.body = { data: rows.map(presenter.presentActivity), meta: pageMeta(total, page, limit) };
   });
 
   router.post('/', async (ctx) => {

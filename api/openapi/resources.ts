@@ -1,3 +1,4 @@
+import { API_KEY_INACTIVE_REASONS } from '../../domain/identity/api-key-state';
 import type { JsonSchema } from './operation';
 
 /**
@@ -182,7 +183,7 @@ const apiKeyFields = {
   keyPrefix: { type: 'string', description: 'The only part of the key shown after creation' },
   permissions: { type: 'object', additionalProperties: { type: 'boolean' } },
   isActive: { type: 'boolean' },
-  inactiveReason: nullable({ type: 'string', description: 'Why the key does not work right now; null when it does' }),
+  inactiveReason: { type: ['string', 'null'], enum: [...API_KEY_INACTIVE_REASONS, null], description: 'Why the key does not work right now; null when it does' },
   expiresAt: nullable(time),
   lastUsedAt: nullable(time),
   createdAt: time,
@@ -190,6 +191,77 @@ const apiKeyFields = {
 };
 
 const apiKey = object(apiKeyFields, {}, 'An API key (never its secret)');
+const apiKeyStats = object(
+  {
+    totalRequests: { type: 'integer', description: 'Requests made with the key, ever' },
+    requestsToday: { type: 'integer', description: 'Requests made with the key this UTC day' },
+    documentsGenerated: { type: 'integer' },
+    lastUsedAt: nullable(time),
+  },
+  {},
+  'Usage of an API key, as last written (it trails live traffic by at most API_KEY_USAGE_FLUSH_MS)',
+);
+const revokedApiKey = object({ id: uuid, name: str, isActive: { type: 'boolean' }, updatedAt: time }, {}, 'An API key as revoked');
+
+const oauthClientFields = {
+  id: uuid,
+  teamId: uuid,
+  clientId: { type: 'string', description: '`fmoc_…`: the client_id of the token request' },
+  name: str,
+  secretPrefix: { type: 'string', description: 'The only part of the secret shown after creation or rotation' },
+  permissions: { type: 'object', additionalProperties: { type: 'boolean' } },
+  isActive: { type: 'boolean' },
+  inactiveReason: { type: ['string', 'null'], enum: [...API_KEY_INACTIVE_REASONS, null], description: 'Why the client cannot get or use tokens now; null when it can' },
+  secretRotatedAt: nullable(time),
+  lastUsedAt: nullable({ type: 'string', format: 'date-time', description: 'When the client last obtained a token' }),
+  createdAt: time,
+  updatedAt: time,
+};
+const oauthClient = object(oauthClientFields, {}, 'An OAuth client (never its secret; docs/oauth.md)');
+const oauthClientWithSecret = object({ ...oauthClientFields, clientSecret: { type: 'string', description: 'The secret (`fmocs_…`); only this answer shows it' } }, {}, 'An OAuth client as created or rotated, with its secret shown this once');
+
+const role = { type: 'string', enum: ['owner', 'admin', 'member', 'viewer'] };
+const invitableRole = { type: 'string', enum: ['admin', 'member', 'viewer'] };
+const project = object(
+  { id: uuid, name: str, slug: str, isPersonal: { type: 'boolean' }, role: { ...role, description: "The caller's role in it" }, memberCount: { type: 'integer' }, createdAt: time },
+  {},
+  'A project (team) as one member sees it (api/identity/teams.presenter.ts)',
+);
+const createdProject = object({ id: uuid, name: str, slug: str, createdAt: time }, {}, 'A project as created');
+const member = object({ id: { ...uuid, description: "The member's user id" }, email: str, name: str, role, joinedAt: time }, {}, 'A member of a project');
+const invitation = object(
+  { id: uuid, email: str, role: invitableRole, status: { type: 'string', enum: ['pending', 'accepted', 'rejected', 'cancelled'] }, expiresAt: time },
+  {},
+  'An invitation into a project',
+);
+const myInvitation = object(
+  { id: uuid, teamId: uuid, teamName: str, role: invitableRole, invitedBy: nullable({ type: 'string', description: "The inviter's name; null once that account is gone" }), expiresAt: time },
+  {},
+  'An invitation addressed to the signed-in user',
+);
+const named = (fields: Record<string, JsonSchema>) => object(fields);
+const activityEntry: JsonSchema = {
+  type: 'object',
+  description: 'An entry of the activity feed: who did what, when; the fields beyond `type`, `user` and `timestamp` depend on the type (docs/identity.md "Activity")',
+  required: ['type', 'user', 'timestamp'],
+  properties: {
+    type: { type: 'string', description: '`project_created`, `member_joined`, `template_published`, …' },
+    user: { oneOf: [named({ id: uuid, name: str, email: str }), { type: 'null' }], description: 'Who acted; null once that account is purged' },
+    timestamp: time,
+    project: { type: 'object', properties: { name: str, slug: str } },
+    changes: { description: '`project_updated`: the new `{name?, slug?}`; `template_updated`: the names of the changed fields' },
+    invitation: named({ id: uuid, email: str, role: str }),
+    member: named({ id: uuid, name: str, email: str }),
+    role: str,
+    invitationId: uuid,
+    from: str,
+    to: str,
+    version: { type: 'integer' },
+    template: { type: 'object', properties: { id: str, name: str }, additionalProperties: true },
+  },
+  additionalProperties: true,
+};
+
 const createdApiKey = object({ ...apiKeyFields, plainKey: { type: 'string', description: 'The key (`fm_…`); only this answer shows it' } }, {}, 'An API key as created, with its secret shown this once');
 
 const subscriptionFields = {
@@ -339,6 +411,16 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   Asset: asset,
   ApiKey: apiKey,
   CreatedApiKey: createdApiKey,
+  ApiKeyStats: apiKeyStats,
+  RevokedApiKey: revokedApiKey,
+  OAuthClient: oauthClient,
+  OAuthClientWithSecret: oauthClientWithSecret,
+  Project: project,
+  CreatedProject: createdProject,
+  Member: member,
+  Invitation: invitation,
+  MyInvitation: myInvitation,
+  ActivityEntry: activityEntry,
   WebhookSubscription: webhookSubscription,
   CreatedWebhookSubscription: createdWebhookSubscription,
   WebhookDelivery: webhookDelivery,

@@ -454,7 +454,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an API key */
+        /**
+         * Revoke an API key
+         * @description The next request with the key is refused (401 `ERR_AKEY_003`). `PATCH` with `isActive: true` reactivates it.
+         */
         post: operations["postApiKeysByIdRevoke"];
         delete?: never;
         options?: never;
@@ -486,7 +489,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Members of the team */
+        /**
+         * Members of the team
+         * @description Any member, viewers included; the oldest member (the owner) first.
+         */
         get: operations["getTeamsMembers"];
         put?: never;
         post?: never;
@@ -505,7 +511,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Invite someone by email */
+        /**
+         * Invite someone by email
+         * @description Owners and admins.
+         */
         post: operations["postTeamsMembersInvite"];
         delete?: never;
         options?: never;
@@ -523,7 +532,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Withdraw an invitation */
+        /**
+         * Withdraw an invitation
+         * @description The owner; `:id` is the invitation's id.
+         */
         delete: operations["deleteTeamsMembersByIdInvitation"];
         options?: never;
         head?: never;
@@ -540,7 +552,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member */
+        /**
+         * Remove a member
+         * @description The owner; `:id` is the member's user id.
+         */
         delete: operations["deleteTeamsMembersById"];
         options?: never;
         head?: never;
@@ -560,7 +575,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a member's role */
+        /**
+         * Change a member's role
+         * @description The owner; `:id` is the member's user id.
+         */
         patch: operations["patchTeamsMembersByIdRole"];
         trace?: never;
     };
@@ -571,7 +589,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open invitations of the team */
+        /**
+         * Open invitations of the team
+         * @description Owners and admins: pending, unexpired, newest first.
+         */
         get: operations["getTeamsInvitations"];
         put?: never;
         post?: never;
@@ -588,7 +609,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Invitations addressed to the signed-in user */
+        /**
+         * Invitations addressed to the signed-in user
+         * @description Pending, unexpired invitations to the caller's address; a verified address only (403 `ERR_AUTH_006`).
+         */
         get: operations["getTeamsInvitationsMy"];
         put?: never;
         post?: never;
@@ -627,7 +651,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decline an invitation */
+        /**
+         * Decline an invitation
+         * @description With the e-mailed `token`, or without it from a verified account with the invited address.
+         */
         post: operations["postTeamsInvitationsByIdReject"];
         delete?: never;
         options?: never;
@@ -642,7 +669,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent activity in the team */
+        /**
+         * Recent activity in the team
+         * @description Newest first, paged with `page` and `limit` (default 50, at most 100); every member reads it.
+         */
         get: operations["getTeamsActivity"];
         put?: never;
         post?: never;
@@ -4745,8 +4775,11 @@ export interface components {
                 [key: string]: boolean;
             };
             isActive: boolean;
-            /** @description Why the key does not work right now; null when it does */
-            inactiveReason: string | null;
+            /**
+             * @description Why the key does not work right now; null when it does
+             * @enum {string|null}
+             */
+            inactiveReason: "revoked" | "expired" | "creator_pending_deletion" | "creator_left_project" | null;
             /** Format: date-time */
             expiresAt: string | null;
             /** Format: date-time */
@@ -4770,8 +4803,11 @@ export interface components {
                 [key: string]: boolean;
             };
             isActive: boolean;
-            /** @description Why the key does not work right now; null when it does */
-            inactiveReason: string | null;
+            /**
+             * @description Why the key does not work right now; null when it does
+             * @enum {string|null}
+             */
+            inactiveReason: "revoked" | "expired" | "creator_pending_deletion" | "creator_left_project" | null;
             /** Format: date-time */
             expiresAt: string | null;
             /** Format: date-time */
@@ -4782,6 +4818,202 @@ export interface components {
             updatedAt: string;
             /** @description The key (`fm_…`); only this answer shows it */
             plainKey: string;
+        };
+        /** @description Usage of an API key, as last written (it trails live traffic by at most API_KEY_USAGE_FLUSH_MS) */
+        ApiKeyStats: {
+            /** @description Requests made with the key, ever */
+            totalRequests: number;
+            /** @description Requests made with the key this UTC day */
+            requestsToday: number;
+            documentsGenerated: number;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+        };
+        /** @description An API key as revoked */
+        RevokedApiKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            isActive: boolean;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An OAuth client (never its secret; docs/oauth.md) */
+        OAuthClient: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            /** @description `fmoc_…`: the client_id of the token request */
+            clientId: string;
+            name: string;
+            /** @description The only part of the secret shown after creation or rotation */
+            secretPrefix: string;
+            permissions: {
+                [key: string]: boolean;
+            };
+            isActive: boolean;
+            /**
+             * @description Why the client cannot get or use tokens now; null when it can
+             * @enum {string|null}
+             */
+            inactiveReason: "revoked" | "expired" | "creator_pending_deletion" | "creator_left_project" | null;
+            /** Format: date-time */
+            secretRotatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the client last obtained a token
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An OAuth client as created or rotated, with its secret shown this once */
+        OAuthClientWithSecret: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            /** @description `fmoc_…`: the client_id of the token request */
+            clientId: string;
+            name: string;
+            /** @description The only part of the secret shown after creation or rotation */
+            secretPrefix: string;
+            permissions: {
+                [key: string]: boolean;
+            };
+            isActive: boolean;
+            /**
+             * @description Why the client cannot get or use tokens now; null when it can
+             * @enum {string|null}
+             */
+            inactiveReason: "revoked" | "expired" | "creator_pending_deletion" | "creator_left_project" | null;
+            /** Format: date-time */
+            secretRotatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the client last obtained a token
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The secret (`fmocs_…`); only this answer shows it */
+            clientSecret: string;
+        };
+        /** @description A project (team) as one member sees it (api/identity/teams.presenter.ts) */
+        Project: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            isPersonal: boolean;
+            /**
+             * @description The caller's role in it
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member" | "viewer";
+            memberCount: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A project as created */
+        CreatedProject: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            slug: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A member of a project */
+        Member: {
+            /**
+             * Format: uuid
+             * @description The member's user id
+             */
+            id: string;
+            email: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** Format: date-time */
+            joinedAt: string;
+        };
+        /** @description An invitation into a project */
+        Invitation: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            /** @enum {string} */
+            role: "admin" | "member" | "viewer";
+            /** @enum {string} */
+            status: "pending" | "accepted" | "rejected" | "cancelled";
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** @description An invitation addressed to the signed-in user */
+        MyInvitation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            teamName: string;
+            /** @enum {string} */
+            role: "admin" | "member" | "viewer";
+            /** @description The inviter's name; null once that account is gone */
+            invitedBy: string | null;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        /** @description An entry of the activity feed: who did what, when; the fields beyond `type`, `user` and `timestamp` depend on the type (docs/identity.md "Activity") */
+        ActivityEntry: {
+            /** @description `project_created`, `member_joined`, `template_published`, … */
+            type: string;
+            /** @description Who acted; null once that account is purged */
+            user: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                email: string;
+            } | null;
+            /** Format: date-time */
+            timestamp: string;
+            project?: {
+                name?: string;
+                slug?: string;
+            };
+            /** @description `project_updated`: the new `{name?, slug?}`; `template_updated`: the names of the changed fields */
+            changes?: unknown;
+            invitation?: {
+                /** Format: uuid */
+                id: string;
+                email: string;
+                role: string;
+            };
+            member?: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                email: string;
+            };
+            role?: string;
+            /** Format: uuid */
+            invitationId?: string;
+            from?: string;
+            to?: string;
+            version?: number;
+            template?: {
+                id?: string;
+                name?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
         };
         /** @description A webhook subscription (never its secret) */
         WebhookSubscription: {
@@ -6364,9 +6596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RevokedApiKey"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6398,9 +6628,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ApiKeyStats"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6430,7 +6658,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["Member"][];
                     };
                 };
             };
@@ -6471,9 +6699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Invitation"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6505,7 +6731,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
                     };
                 };
             };
@@ -6539,7 +6765,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
                     };
                 };
             };
@@ -6579,9 +6805,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Member"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6611,7 +6835,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["Invitation"][];
                     };
                 };
             };
@@ -6638,7 +6862,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["MyInvitation"][];
                     };
                 };
             };
@@ -6674,7 +6898,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
                     };
                 };
             };
@@ -6711,7 +6935,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
                     };
                 };
             };
@@ -6727,6 +6951,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                page?: number;
             };
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
@@ -6737,14 +6962,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Activity entries */
+            /** @description A page of activity entries */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["ActivityEntry"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -6771,18 +6997,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            slug: string;
-                            isPersonal: boolean;
-                            /** @enum {string} */
-                            role: "owner" | "admin" | "member" | "viewer";
-                            memberCount: number;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
+                        data: components["schemas"]["Project"][];
                     };
                 };
             };
@@ -6815,9 +7030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CreatedProject"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6845,9 +7058,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Project"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6883,9 +7094,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Project"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -6915,7 +7124,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
                     };
                 };
             };
@@ -7182,9 +7391,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["OAuthClient"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -7238,9 +7445,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OAuthClientWithSecret"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7271,9 +7476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OAuthClient"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7352,9 +7555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OAuthClient"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -7386,9 +7587,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["OAuthClientWithSecret"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -47,21 +47,25 @@ export interface ActivityRow {
   user: { id: string; name: string; email: string } | null;
 }
 
-/** Newest first. */
-export async function listActivities(db: Queryable, projectId: string, limit: number): Promise<ActivityRow[]> {
+/** Newest first: `limit` entries from the `offset`-th on, and how many the project has. */
+export async function listActivities(db: Queryable, projectId: string, limit: number, offset = 0): Promise<{ rows: ActivityRow[]; total: number }> {
   const rows: Array<{ type: string; data: Record<string, unknown>; created_at: Date; user_id: string | null; name: string | null; email: string | null }> =
     await db.query(
       `SELECT a.type, a.data, a.created_at, u.id AS user_id, u.name, u.email
          FROM activities a LEFT JOIN users u ON u.id = a.user_id
         WHERE a.project_id = $1
         ORDER BY a.created_at DESC, a.id
-        LIMIT $2`,
-      [projectId, limit],
+        LIMIT $2 OFFSET $3`,
+      [projectId, limit, offset],
     );
-  return rows.map((r) => ({
-    type: r.type,
-    data: r.data,
-    createdAt: r.created_at,
-    user: r.user_id ? { id: r.user_id, name: r.name!, email: r.email! } : null,
-  }));
+  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM activities WHERE project_id = $1`, [projectId]);
+  return {
+    rows: rows.map((r) => ({
+      type: r.type,
+      data: r.data,
+      createdAt: r.created_at,
+      user: r.user_id ? { id: r.user_id, name: r.name!, email: r.email! } : null,
+    })),
+    total: n as number,
+  };
 }

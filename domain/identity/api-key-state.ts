@@ -5,7 +5,8 @@
  * The creator conditions are read live on every call, so a creator who is invited back, or who
  * restores their account, finds their keys working again.
  */
-export type ApiKeyInactiveReason = 'revoked' | 'expired' | 'creator_pending_deletion' | 'creator_left_project';
+export const API_KEY_INACTIVE_REASONS = ['revoked', 'expired', 'creator_pending_deletion', 'creator_left_project'] as const;
+export type ApiKeyInactiveReason = (typeof API_KEY_INACTIVE_REASONS)[number];
 
 export interface ApiKeyState {
   isActive: boolean;

@@ -47,3 +47,9 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown }>): Pro
   if (error !== undefined || data === undefined) throw new Error(errorText(error));
   return data;
 }
+
+/** For a call whose answer has no body (204): throws an Error with the API's message when it failed. */
+export async function mustSucceed(call: Promise<{ error?: unknown; response: Response }>): Promise<void> {
+  const { error, response } = await call;
+  if (error !== undefined || !response.ok) throw new Error(errorText(error));
+}

@@ -17,6 +17,12 @@ interface SessionState {
   signOut(): Promise<void>;
   /** Reads the signed-in user again (after a change to the account, such as turning 2FA off). */
   reloadUser(): Promise<void>;
+  /**
+   * Reads the person's projects and roles again (after joining, creating, renaming or deleting one, or
+   * to see a role changed by the owner); `select` switches to that project. The chosen one stays
+   * chosen while it is still on the list, else the first one is.
+   */
+  reloadTeams(select?: string): Promise<void>;
   /** True once the person signed out here (not when the session ran out): the sign-in page then starts afresh. */
   signedOutHere: boolean;
 }
@@ -50,19 +56,29 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [expiresIn, setExpiresIn] = useState<number | undefined>(undefined);
   const [signedOutHere, setSignedOutHere] = useState(false);
 
-  const signedIn = useCallback(async (next: User, accessToken: string, lifetime: number) => {
-    setAccessToken(accessToken);
-    setSignedOutHere(false);
+  /** The person's projects; the one named by `select`, else the remembered one, else the first, is chosen. */
+  const loadTeams = useCallback(async (select?: string) => {
     const { data } = await api.GET('/api/teams');
-    const list = (data?.data ?? []).map(({ id, name, role }) => ({ id, name, role }));
-    const remembered = sessionStorage.getItem(TEAM_KEY);
-    const chosen = list.find((t) => t.id === remembered) ?? list[0];
+    if (!data) return;
+    const list = data.data.map(({ id, name, role }) => ({ id, name, role }));
+    const wanted = select ?? sessionStorage.getItem(TEAM_KEY);
+    const chosen = list.find((t) => t.id === wanted) ?? list[0];
+    if (chosen && select) sessionStorage.setItem(TEAM_KEY, chosen.id);
     setTeamId(chosen?.id);
     setTeams(list);
     setTeam(chosen?.id);
-    setExpiresIn(lifetime);
-    setUser(next);
   }, []);
+
+  const signedIn = useCallback(
+    async (next: User, accessToken: string, lifetime: number) => {
+      setAccessToken(accessToken);
+      setSignedOutHere(false);
+      await loadTeams();
+      setExpiresIn(lifetime);
+      setUser(next);
+    },
+    [loadTeams],
+  );
 
   // A page load asks the cookie for a session; none means the sign-in page.
   useEffect(() => {
@@ -118,8 +134,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         const { data } = await api.GET('/api/users/me');
         if (data) setUser(data as User);
       },
+      reloadTeams: loadTeams,
     }),
-    [user, teams, teamId, signedIn, signedOutHere],
+    [user, teams, teamId, signedIn, signedOutHere, loadTeams],
   );
   return <Session.Provider value={value}>{children}</Session.Provider>;
 }

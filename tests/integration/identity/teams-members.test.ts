@@ -155,8 +155,21 @@ describe('project members and activity', () => {
     const stamps = res.body.data.map((e: { timestamp: string }) => Date.parse(e.timestamp));
     expect([...stamps].sort((a, b) => b - a)).toEqual(stamps);
 
+    expect(res.body.meta).toEqual({ total: 6, page: 1, limit: 50, totalPages: 1, hasNextPage: false, hasPreviousPage: false });
     const limited = await app.request('GET', '/api/teams/activity?limit=2', { token: owner.accessToken, headers: inTeam(team.id) });
     expect(limited.body.data.map((e: { type: string }) => e.type)).toEqual(['member_removed', 'template_created']);
+    // Paged like the other lists: each page goes on where the one before ended, and the pages together are the feed.
+    const pages = [];
+    for (let page = 1; page <= 3; page++) {
+      const answer = await app.request('GET', `/api/teams/activity?limit=2&page=${page}`, { token: owner.accessToken, headers: inTeam(team.id) });
+      expect(answer.body.meta).toEqual({ total: 6, page, limit: 2, totalPages: 3, hasNextPage: page < 3, hasPreviousPage: page > 1 });
+      pages.push(...answer.body.data);
+    }
+    expect(pages).toEqual(res.body.data);
+    const beyond = await app.request('GET', '/api/teams/activity?limit=2&page=4', { token: owner.accessToken, headers: inTeam(team.id) });
+    expect(beyond.body).toEqual({ data: [], meta: { total: 6, page: 4, limit: 2, totalPages: 3, hasNextPage: false, hasPreviousPage: true } });
+    const zero = await app.request('GET', '/api/teams/activity?page=0', { token: owner.accessToken, headers: inTeam(team.id) });
+    expect(zero.body).toMatchObject({ statusCode: 400, relatedInfo: { field: 'page' } });
     const bad = await app.request('GET', '/api/teams/activity?limit=1000', { token: owner.accessToken, headers: inTeam(team.id) });
     expect(bad.body).toMatchObject({ statusCode: 400, relatedInfo: { field: 'limit' } });
     // A removed member no longer reads the feed; every current member (viewers included) does.

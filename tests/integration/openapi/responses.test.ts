@@ -3,7 +3,9 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
+import { signUp } from '../../support/factories';
 import { createTestDatasource } from '../../support/reporting';
+import { invitationMail } from '../../support/teams';
 import { buildTemplate } from '../../support/templates';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver } from '../../support/webhook-receiver';
@@ -71,6 +73,50 @@ test('templates answer as documented', async () => {
   expectDocumented(await t.request('GET', `/api/templates/${created.body.id}`, { token: p.user.accessToken }), 'get', '/api/templates/{id}', 200);
   expectDocumented(await t.request('GET', '/api/templates', { token: p.user.accessToken }), 'get', '/api/templates', 200);
   expectDocumented(await t.request('POST', `/api/templates/${created.body.id}/duplicate`, { token: p.user.accessToken }), 'post', '/api/templates/{id}/duplicate', 201);
+});
+
+test('projects, members, invitations, activity, API key revoke and stats and OAuth clients answer as documented (the dashboard reads them typed)', async () => {
+  const token = p.user.accessToken;
+  const team = await t.request('POST', '/api/teams', { token, body: { name: `Docs ${randomBytes(3).toString('hex')}` } });
+  expectDocumented(team, 'post', '/api/teams', 201);
+  const inTeam = { 'X-Team-Id': team.body.id };
+  expectDocumented(await t.request('GET', '/api/teams', { token }), 'get', '/api/teams', 200);
+  expectDocumented(await t.request('GET', `/api/teams/${team.body.id}`, { token }), 'get', '/api/teams/{id}', 200);
+  expectDocumented(await t.request('PUT', `/api/teams/${team.body.id}`, { token, body: { name: 'Docs renamed' } }), 'put', '/api/teams/{id}', 200);
+
+  const invitee = await signUp(t, { verified: true });
+  const sent = await t.request('POST', '/api/teams/members/invite', { token, headers: inTeam, body: { email: invitee.email, role: 'viewer' } });
+  expectDocumented(sent, 'post', '/api/teams/members/invite', 201);
+  expectDocumented(await t.request('GET', '/api/teams/invitations', { token, headers: inTeam }), 'get', '/api/teams/invitations', 200);
+  const mine = await t.request('GET', '/api/teams/invitations/my', { token: invitee.accessToken });
+  expectDocumented(mine, 'get', '/api/teams/invitations/my', 200);
+  expect(mine.body.data).toHaveLength(1);
+  const { token: mailed } = await invitationMail(t, sent.body.id);
+  expectDocumented(await t.request('POST', `/api/teams/invitations/${sent.body.id}/accept`, { token: invitee.accessToken, body: { token: mailed } }), 'post', '/api/teams/invitations/{id}/accept', 200);
+  expectDocumented(await t.request('GET', '/api/teams/members', { token, headers: inTeam }), 'get', '/api/teams/members', 200);
+  expectDocumented(await t.request('PATCH', `/api/teams/members/${invitee.id}/role`, { token, headers: inTeam, body: { role: 'member' } }), 'patch', '/api/teams/members/{id}/role', 200);
+  const other = await t.request('POST', '/api/teams/members/invite', { token, headers: inTeam, body: { email: `later-${randomBytes(3).toString('hex')}@example.com` } });
+  expectDocumented(await t.request('DELETE', `/api/teams/members/${other.body.id}/invitation`, { token, headers: inTeam }), 'delete', '/api/teams/members/{id}/invitation', 200);
+  const decliner = await signUp(t, { verified: true });
+  const declined = await t.request('POST', '/api/teams/members/invite', { token, headers: inTeam, body: { email: decliner.email } });
+  expectDocumented(await t.request('POST', `/api/teams/invitations/${declined.body.id}/reject`, { token: decliner.accessToken, body: {} }), 'post', '/api/teams/invitations/{id}/reject', 200);
+  expectDocumented(await t.request('DELETE', `/api/teams/members/${invitee.id}`, { token, headers: inTeam }), 'delete', '/api/teams/members/{id}', 200);
+  const activity = await t.request('GET', '/api/teams/activity?limit=5', { token, headers: inTeam });
+  expectDocumented(activity, 'get', '/api/teams/activity', 200);
+  expect(activity.body.meta).toMatchObject({ limit: 5, hasNextPage: true });
+  expectDocumented(await t.request('DELETE', `/api/teams/${team.body.id}`, { token }), 'delete', '/api/teams/{id}', 200);
+
+  const key = await t.request('POST', '/api/api-keys', { token, body: { name: 'stats' } });
+  expectDocumented(await t.request('GET', `/api/api-keys/${key.body.id}/stats`, { token }), 'get', '/api/api-keys/{id}/stats', 200);
+  expectDocumented(await t.request('POST', `/api/api-keys/${key.body.id}/revoke`, { token }), 'post', '/api/api-keys/{id}/revoke', 200);
+  expectDocumented(await t.request('PATCH', `/api/api-keys/${key.body.id}`, { token, body: { isActive: true } }), 'patch', '/api/api-keys/{id}', 200);
+
+  const client = await t.request('POST', '/api/oauth/clients', { token, body: { name: 'docs', permissions: { read_documents: true } } });
+  expectDocumented(client, 'post', '/api/oauth/clients', 201);
+  expectDocumented(await t.request('GET', `/api/oauth/clients/${client.body.id}`, { token }), 'get', '/api/oauth/clients/{id}', 200);
+  expectDocumented(await t.request('GET', '/api/oauth/clients', { token }), 'get', '/api/oauth/clients', 200);
+  expectDocumented(await t.request('PATCH', `/api/oauth/clients/${client.body.id}`, { token, body: { isActive: false } }), 'patch', '/api/oauth/clients/{id}', 200);
+  expectDocumented(await t.request('POST', `/api/oauth/clients/${client.body.id}/rotate-secret`, { token }), 'post', '/api/oauth/clients/{id}/rotate-secret', 200);
 });
 
 test('API keys and webhook subscriptions answer as documented', async () => {

@@ -142,29 +142,6 @@ describe('the web dashboard in a browser', () => {
     });
   });
 
-  it('creates an API key that is shown once and works against the API', async () => {
-    const owner = await signUp(app, { verified: true });
-    await withAppPage(browser, 'api-key', async (tab) => {
-      const { page } = tab;
-      await signIn(page, owner.email, owner.password);
-      await byRole(page, 'heading', 'Templates').wait();
-      await byRole(page, 'link', 'API keys').click();
-      await byRole(page, 'button', 'Create API key').click();
-      await byRole(page, 'textbox', 'Name').fill('CI');
-      await byRole(page, 'button', 'Create').click();
-      await byRole(page, 'button', 'Copy').wait();
-      const key = await page.$eval('aria/New API key[role="textbox"]', (input) => (input as HTMLInputElement).value);
-      expect(key).toMatch(/^fm_/);
-      await expectWellBehaved(tab, 'api key shown');
-      await keepScreenshot(page, 'api-key-created');
-      const res = await app.request('GET', '/api/templates', { token: key });
-      expect(res.status).toBe(200);
-      await byRole(page, 'button', 'Done').click();
-      await byRole(page, 'button', 'Revoke CI').wait();
-      expect(await page.evaluate((shown) => document.body.textContent?.includes(shown), key)).toBe(false);
-    });
-  });
-
   it('asks for the authentication code when two-factor authentication is on', async () => {
     const user = await signUp(app, { verified: true });
     const setup = await app.request('POST', '/api/users/me/2fa/enable', { token: user.accessToken });
