@@ -95,6 +95,19 @@ function forkOptions(maxHeapMb: number, lane: Lane): { execPath?: string; execAr
 /** Whether a task runs tenant expressions (rules, calculated variables, JSONata over query data) rather than only our checks. */
 const evaluatesTenantCode = (work: EvalWork) => work.kind !== 'check' || BUDGETED_CHECKS.has(work.name);
 
+/**
+ * Checks whose wall-clock backstop is the evaluations' one (wallBackstopMs(EVAL_TIMEOUT_MS), 30 s by
+ * default), not that of their tenfold CPU budget: a document's visibleIf conditions, evaluated on every
+ * render over the document's data, as its calculated variables are. A runaway condition demoted to
+ * nice 19 on a saturated machine gets 1-3 % of a core, so its 10 s of CPU may not come for many
+ * minutes, and the checks' backstop (30 x 10 s) left a render without an answer for five of them (a
+ * loaded CI run of layout.test.ts). The other checks keep the long one: our own code, which ends, or
+ * (httpRows) parsing a query's answer of up to REPORTING_RESULT_MAX_BYTES before its JSONata runs.
+ */
+const EVALUATION_BACKSTOP_CHECKS: ReadonlySet<CheckName> = new Set(['hiddenComponents']);
+const backstopBudgetMs = (work: EvalWork, budgetMs: number, evaluationBudgetMs: number) =>
+  work.kind === 'check' && EVALUATION_BACKSTOP_CHECKS.has(work.name) ? evaluationBudgetMs : budgetMs;
+
 /** How long a task may wait for a worker to load its code and start it (a safety net, not a budget). */
 const START_TIMEOUT_MS = 30_000;
 
@@ -186,7 +199,7 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
               schedulers[lane].chargeRunning(tenant, cpuMs - charged);
               charged = Math.max(charged, cpuMs);
             };
-            const wallLimitMs = clock === 'wall' ? budgetMs + KILL_GRACE_MS : wallBackstopMs(budgetMs);
+            const wallLimitMs = clock === 'wall' ? budgetMs + KILL_GRACE_MS : wallBackstopMs(backstopBudgetMs(work, budgetMs, options.timeoutMs));
             if (pid) watch = watchCpu(pid, p.cpuMs, budgetMs + KILL_GRACE_MS, wallLimitMs, () => void task.cancel(), onUsage);
             if (pid && lane === 'interactive') {
               demoteTimer = setTimeout(() => {
@@ -200,6 +213,8 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
         },
       });
       try {
+        // A safety net from dispatch, for a worker that never starts the task: a check's budget keeps it
+        // long, as a cold worker first loads the checks' module (slow on a loaded machine, and not the tenant's work).
         return (await task.timeout(wallBackstopMs(budgetMs) + START_TIMEOUT_MS)) as EvalResult;
       } catch (err) {
         const cpuMs = watch?.usedMs();

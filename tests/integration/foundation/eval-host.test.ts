@@ -4,6 +4,7 @@ import { AppError } from '../../../domain/errors';
 import { useEvaluator } from '../../support/evaluation';
 import { waitFor } from '../../support/wait';
 import type { GateValidationDefinition } from '../../../domain/flow/gate.types';
+import type { TemplateSchema } from '../../../domain/templates/template.types';
 
 /** Scheduling policy and nice value of a process (/proc/<pid>/stat fields 41 and 19); SCHED_IDLE is 5. */
 function schedulingOf(pid: number): { policy: number; nice: number } | undefined {
@@ -33,6 +34,13 @@ function childrenOf(parent: number, pattern: string): number[] {
     return []; // pgrep exits 1 when nothing matches
   }
 }
+
+/** CPU milliseconds the processes used (/proc/<pid>/stat utime + stime, in 10 ms ticks). */
+const cpuOf = (pids: number[]) =>
+  pids.reduce((sum, pid) => {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return sum + (Number(fields[11]) + Number(fields[12])) * 10;
+  }, 0);
 
 const gate = (expression: string): GateValidationDefinition => ({
   validationMode: 'variables',
@@ -124,12 +132,6 @@ describe('evaluation budgets count CPU time, not waiting', () => {
   // A 3 s budget: the calculation below needs about 400 ms of CPU on an idle core, and on a machine
   // that other test runs saturate the same work was measured at more than 1 s of CPU time.
   const evaluator = useEvaluator({ poolSize: 1, timeoutMs: 3000 });
-  /** CPU milliseconds the processes used (/proc/<pid>/stat utime + stime, in 10 ms ticks). */
-  const cpuOf = (pids: number[]) =>
-    pids.reduce((sum, pid) => {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return sum + (Number(fields[11]) + Number(fields[12])) * 10;
-    }, 0);
 
   it('answers a calculation whose worker was held (SIGSTOP) well past its budget, as a starved process on a busy machine is', async () => {
     // About 400 ms of CPU on an idle core: within the 3 s budget, however long it has to wait.
@@ -160,5 +162,32 @@ describe('evaluation budgets stop work that uses them in CPU time', () => {
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { field: 'spin', limitMs: 1000 } });
     expect((err as Error).message).toMatch(/Calculated variable 'spin' exceeded the evaluation budget/);
+  });
+});
+
+describe('a document\'s visibleIf conditions end at the evaluations\' wall-clock backstop, however little CPU they get', () => {
+  const evaluator = useEvaluator({ poolSize: 1, timeoutMs: 1000 });
+  const visibility = (visibleIf: string) => ({
+    schema: { pageSize: 'A4', sections: [{ id: 's', components: [{ id: 'c', type: 'text', props: { text: 'x', visibleIf } }] }] } as unknown as TemplateSchema,
+    data: {},
+    maxLoopIterations: 100,
+  });
+
+  it('answers ERR_LIMIT_008 for a runaway visibleIf whose worker is held (SIGSTOP), as a demoted worker on a saturated machine is', async () => {
+    // An honest condition first: the worker loads the checks' module (before a task's clock starts) and is warm.
+    expect(await evaluator.check('starved', 'hiddenComponents', visibility('false'))).toEqual(['c']);
+    const workers = childrenOf(process.pid, 'eval-host-main').flatMap((host) => childrenOf(host, 'eval-worker'));
+    const before = cpuOf(workers);
+    const answer = evaluator.check('starved', 'hiddenComponents', visibility('($f := function($n){ $f($n + 1) }; $f(0))')).catch((e: unknown) => e);
+    // The runaway is under way (its worker reported the start before JSONata's first step), then gets no CPU at all:
+    // its 10 s CPU budget (the checks' one) is never spent, so only the wall-clock backstop can end it. That of the
+    // checks (30 x 10 s) outlasted Jest's 180 s; conditions get the evaluations' one (30 s, eval-pool.ts).
+    await waitFor(() => cpuOf(workers) - before >= 50, { what: 'the worker running the condition' });
+    workers.forEach((pid) => process.kill(pid, 'SIGSTOP'));
+    try {
+      expect(await answer).toMatchObject({ code: 'ERR_LIMIT_008', relatedInfo: { check: 'hiddenComponents' } });
+    } finally {
+      workers.forEach((pid) => process.kill(pid, 'SIGCONT'));
+    }
   });
 });
