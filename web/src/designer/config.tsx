@@ -1,6 +1,7 @@
 import type { ComponentConfig, Config, Field, Fields, Slot } from '@puckeditor/core';
 import { createContext, useContext, type ReactNode } from 'react';
-import { fieldFor, fieldsFor, JsonField, labelOf, pictureField } from './fields';
+import { JsonField } from '../JsonField';
+import { fieldFor, fieldsFor, labelOf, pictureField } from './fields';
 import { COLUMN, SECTION, type ComponentTypeInfo, type JsonSchema } from './model';
 
 /**

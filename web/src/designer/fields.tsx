@@ -1,7 +1,8 @@
-import { Button, Checkbox, ColorInput, Fieldset, FileButton, Group, JsonInput, NumberInput, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Checkbox, ColorInput, Fieldset, FileButton, Group, NumberInput, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { api, errorText } from '../api';
 import type { Field, Fields } from '@puckeditor/core';
 import { useState } from 'react';
+import { JsonField } from '../JsonField';
 import type { JsonSchema } from './model';
 
 /**
@@ -55,48 +56,6 @@ function lengthValue(text: string): string | number | undefined {
   return /^\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : trimmed;
 }
 
-/** A JSON value edited as text: applied when it parses, else the mistake is shown and nothing changes. */
-function JsonField({ label, value, onChange, readOnly, description, required }: { label: string; value: unknown; onChange: (v: unknown) => void; readOnly?: boolean; description?: string; required?: boolean }) {
-  const shown = value === undefined ? '' : JSON.stringify(value, null, 2);
-  const [text, setText] = useState(shown);
-  const [error, setError] = useState<string>();
-  const [last, setLast] = useState(shown);
-  // Undo, redo or another field changed the value: show it (React's pattern for state from props).
-  if (shown !== last) {
-    setLast(shown);
-    setText(shown);
-    setError(undefined);
-  }
-  return (
-    <JsonInput
-      label={label}
-      withAsterisk={required}
-      description={description}
-      value={text}
-      readOnly={readOnly}
-      autosize
-      minRows={2}
-      maxRows={12}
-      error={error}
-      onChange={(next) => {
-        setText(next);
-        if (!next.trim()) {
-          setError(undefined);
-          onChange(undefined);
-          return;
-        }
-        try {
-          const parsed: unknown = JSON.parse(next);
-          setError(undefined);
-          setLast(JSON.stringify(parsed, null, 2));
-          onChange(parsed);
-        } catch {
-          setError('Not valid JSON yet: the last valid value is kept');
-        }
-      }}
-    />
-  );
-}
 
 function customField(label: string, render: (props: { value: unknown; onChange: (v: unknown) => void; readOnly?: boolean }) => React.ReactElement): Field {
   return { type: 'custom', label, render: ({ value, onChange, readOnly }) => render({ value, onChange, readOnly }) };
@@ -273,7 +232,6 @@ function defaultsFor(schema: JsonSchema): Record<string, unknown> {
   return values;
 }
 
-export { JsonField };
 
 /**
  * An image's `src`: its text (a data: URL, an allowed http(s) URL, a placeholder, `asset:<id>`) and

@@ -1,9 +1,10 @@
-import { Alert, Anchor, Button, Checkbox, FileButton, Group, JsonInput, NumberInput, Paper, Progress, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Checkbox, FileButton, Group, NumberInput, Paper, Progress, SegmentedControl, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import Papa from 'papaparse';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, must } from '../api';
+import { JsonField } from '../JsonField';
 
 /**
  * Generating from a template (docs/web.md "Generate"): one document from a form built from the
@@ -97,34 +98,12 @@ function VariableInput({ variable, value, onChange }: { variable: DeclaredVariab
       return <Checkbox label={variable.name} description={variable.description} checked={value === true || value === 'true'} onChange={(e) => onChange(e.currentTarget.checked)} />;
     case 'array':
     case 'object':
-      return <JsonValue {...common} value={value} onChange={onChange} />;
+      return <JsonField label={variable.name} description={variable.description} required={variable.required} value={value} onChange={onChange} />;
     default:
       return <TextInput {...common} placeholder={variable.type === 'date' ? 'YYYY-MM-DD' : undefined} value={value === undefined || value === null ? '' : String(value)} onChange={(e) => onChange(e.currentTarget.value === '' ? undefined : e.currentTarget.value)} />;
   }
 }
 
-function JsonValue({ value, onChange, ...common }: { label: string; description?: string; withAsterisk?: boolean; value: unknown; onChange: (value: unknown) => void }) {
-  const [text, setText] = useState(() => (value === undefined ? '' : JSON.stringify(value, null, 2)));
-  const [error, setError] = useState<string>();
-  return (
-    <JsonInput
-      {...common}
-      autosize
-      maxRows={10}
-      value={text}
-      error={error}
-      onChange={(next) => {
-        setText(next);
-        try {
-          onChange(next.trim() ? JSON.parse(next) : undefined);
-          setError(undefined);
-        } catch {
-          setError('Not valid JSON');
-        }
-      }}
-    />
-  );
-}
 
 /** The documents of a batch file: CSV rows (a header of variable names) or a JSON array. */
 function documentsFrom(text: string, name: string, declared: DeclaredVariable[]): Array<{ variables: Record<string, unknown>; filename?: string }> {
