@@ -1,10 +1,11 @@
-import { Alert, Anchor, Badge, Button, Checkbox, Code, CopyButton, Group, Modal, Pagination, Paper, Select, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Modal, Pagination, Paper, Select, SimpleGrid, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import type { components } from '../../../clients/ts';
 import { api, errorText, must } from '../api';
 import { useSession } from '../session';
+import { ShownOnce } from './controls';
 
 type Subscription = components['schemas']['WebhookSubscription'];
 type Delivery = components['schemas']['WebhookDelivery'];
@@ -203,15 +204,8 @@ function CreateSubscription({ onCreated }: { onCreated: (id: string) => void }) 
               Your endpoint checks each request&apos;s <Code>X-Service-Signature</Code> with this signing secret. This is the only time it is shown:
               copy it now and keep it with the endpoint.
             </Text>
-            <TextInput label="Signing secret" readOnly value={create.data.secret} />
+            <ShownOnce label="Signing secret" value={create.data.secret} />
             <Group>
-              <CopyButton value={create.data.secret}>
-                {({ copied, copy }) => (
-                  <Button color={copied ? 'teal' : 'blue'} onClick={copy}>
-                    {copied ? 'Copied' : 'Copy'}
-                  </Button>
-                )}
-              </CopyButton>
               <Button variant="default" onClick={done}>
                 Done
               </Button>
