@@ -359,6 +359,28 @@ describe('hostile input never stalls the service', () => {
     expect([200, 400]).toContain(markup.status);
     if (markup.status === 400) expect(['ERR_TMPL_008', 'ERR_LIMIT_009']).toContain(markup.body.code);
 
+    // The workbook grid (POST /:id/preview/grid): a 20,000-character text and a table's 100 columns come back cut to its limits.
+    const columns = Array.from({ length: 100 }, (_, i) => ({ header: `c${i}`, field: `f${i}` }));
+    const sheet = await app.request('POST', '/api/templates', {
+      token,
+      body: buildTemplate({
+        outputFormats: ['excel'],
+        schema: { pageSize: 'A4', sections: [{ id: 'main', components: [{ id: 'long', type: 'text', props: { text: 'x'.repeat(20_000) } }, { id: 'wide', type: 'table', props: { dataSource: 'rows', columns } }] }] },
+        variables: [{ name: 'rows', type: 'array', required: true, items: { type: 'object' } }],
+        calculatedVariables: [],
+      }),
+    });
+    expect(sheet.status).toBe(201);
+    const row = Object.fromEntries(columns.map((c, i) => [c.field, i]));
+    const grid = await timed(ANSWER_MS * 2, () => app.request('POST', `/api/templates/${sheet.body.id}/preview/grid`, { token, body: { variables: { rows: [row, row] } } }));
+    expect(grid.status).toBe(200);
+    const [first] = grid.body.sheets;
+    expect(first).toMatchObject({ truncated: true, columnCount: 100 });
+    expect(first.columns).toHaveLength(50);
+    const texts = first.rows.flatMap((r: { cells: Array<{ column: number; text: string }> }) => r.cells);
+    expect(Math.max(...texts.map((c: { column: number }) => c.column))).toBeLessThanOrEqual(50);
+    expect(Math.max(...texts.map((c: { text: string }) => c.text.length))).toBe(1000);
+
     const points = await preview(
       [{ id: 'chart', type: 'chart', props: { chartType: 'line', dataSource: 'points', x: 'x', series: [{ field: 'y' }] } }],
       {},

@@ -57,6 +57,15 @@ export function byRole(page: Page, role: string, name: string) {
   return page.locator(`aria/${name}[role="${role}"]`);
 }
 
+/**
+ * Closes the open dialog with its "Close" button and waits until no dialog is left: a click while its
+ * overlay still covers the page lands on the overlay and does nothing (seen in a loaded CI run).
+ */
+export async function closeDialog(page: Page): Promise<void> {
+  await byRole(page, 'button', 'Close').click();
+  await page.waitForFunction(() => !document.querySelector('[role="dialog"]'));
+}
+
 /** Edits a text box as a person does: selects the first `from` in it and types `to` over it. */
 export async function typeOver(page: Page, name: string, from: string, to: string): Promise<void> {
   const box = await byRole(page, 'textbox', name).waitHandle();

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer';
 import type { TestApp } from '../../support/app';
-import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, regionText, signInThroughApp, startAppWithBrowser, waitForRegionText, waitForText, withAppPage } from '../../support/browser';
+import { byRole, closeAppWithBrowser, closeDialog, expectWellBehaved, keepScreenshot, regionText, signInThroughApp, startAppWithBrowser, waitForRegionText, waitForText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { tokenByForm } from '../../support/oauth';
 import { waitFor } from '../../support/wait';
@@ -76,7 +76,7 @@ describe('API keys and OAuth clients in the dashboard', () => {
       await byRole(page, 'button', 'Save changes').click();
       await waitForText(page, 'Saved: the key is allowed this from its next call');
       expect((await call(key, 'GET', '/api/documents/jobs')).status).toBe(200);
-      await byRole(page, 'button', 'Close').click();
+      await closeDialog(page);
       await waitForRegionText(page, 'API keys', 'Read documents');
 
       await byRole(page, 'button', 'Revoke CI reader').click();

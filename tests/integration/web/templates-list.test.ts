@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer';
 import type { TestApp } from '../../support/app';
-import { byRole, closeAppWithBrowser, expectWellBehaved, signInThroughApp, startAppWithBrowser, waitForRegionText, withAppPage } from '../../support/browser';
+import { byRole, closeAppWithBrowser, closeDialog, expectWellBehaved, signInThroughApp, startAppWithBrowser, waitForRegionText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { waitForJob } from '../../support/documents';
 import { waitFor } from '../../support/wait';
@@ -93,7 +93,7 @@ describe('templates in the dashboard: copies, files, bulk delete, versions', () 
       await click(page, 'button', 'View version 1');
       const definition = await byRole(page, 'textbox', 'Definition of this version').waitHandle();
       expect(await definition.evaluate((el) => (el as HTMLTextAreaElement).value)).toContain('First wording');
-      await click(page, 'button', 'Close');
+      await closeDialog(page);
       await click(page, 'button', 'Restore version 1');
       await click(page, 'button', 'Restore and publish');
       await waitForRegionText(page, 'Versions', 'Version 1 restored and published as version 3');
