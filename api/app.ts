@@ -88,14 +88,16 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
 
   const secondFactor = createSecondFactorCheck(db);
   const flow = createFlowApi(services);
+  // The dashboard; the links in e-mails open its pages (docs/web.md).
+  const web = webApp();
   const routers: Router[] = [
     healthRoutes(services),
     openApiRoutes(services),
     // identity
     authRoutes(services, secondFactor),
-    invitationPageRoutes(services, secondFactor),
+    invitationPageRoutes(services, secondFactor, web.page),
     accountRestoreRoutes(services),
-    accountPageRoutes(services),
+    accountPageRoutes(services, web.page),
     userRoutes(services),
     twoFactorRoutes(services),
     apiKeyRoutes(services),
@@ -169,7 +171,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   app.use(jsonDepthLimit);
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   // The dashboard, for what no route took (docs/web.md).
-  app.use(webApp());
+  app.use(web.middleware);
   return Object.assign(app, {
     syncCredentials: () => credentials.fence(),
     shutdown: async () => {

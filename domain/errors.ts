@@ -161,6 +161,8 @@ export const ERRORS = {
   ERR_USER_008: { status: 400, retryable: false, message: 'Image must be a JPEG, PNG or WebP file' },
   /** Avatar larger than AVATAR_MAX_BYTES once decoded. */
   ERR_USER_009: { status: 413, retryable: false, message: 'Image is too large' },
+  /** GET /api/users/me/avatar without a picture (new code). */
+  ERR_USER_010: { status: 404, retryable: false, message: 'No profile picture' },
 
   // --- Flow ---
   'FLOW.GATE_NOT_FOUND': { status: 404, retryable: false, message: 'Gate not found' },

@@ -3,28 +3,44 @@ import type { Context } from 'koa';
 import { consumableEmailToken } from '../../db/identity/email-tokens';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../platform/services';
+import type { WebApp } from '../web/web-app';
 import { resetPassword, verifyEmail } from './auth.service';
 import { messagePage, resetPasswordForm, verifyEmailForm } from './account-pages.html';
 
 const EXPIRED_LINK = 'This link is invalid, has already been used or has expired.';
 
 /**
- * The pages behind the links in account e-mails (`PUBLIC_URL/verify-email?token=…`,
- * `/reset-password?token=…`). They call the same service functions as the JSON endpoints.
+ * The links in account e-mails (`PUBLIC_URL/verify-email?token=…`, `/reset-password?token=…`) open
+ * the dashboard's pages (docs/web.md "Links in e-mails"), which call the JSON endpoints; the pages
+ * here work without script: under `/no-script/…` (the app's `<noscript>` links there), and at the
+ * links themselves when the app is not built. Their forms POST to the links' paths. They call the
+ * same service functions as the JSON endpoints.
  */
-export function accountPageRoutes(services: Services): Router {
+export function accountPageRoutes(services: Services, appPage?: WebApp['page']): Router {
   const router = new Router();
   const { db } = services;
 
-  // Looked at, not used up: mail scanners follow links, so only the page's button (a POST) confirms.
+  // Neither opening the app's page nor the one without script uses the token: mail scanners follow links too.
   router.get('/verify-email', async (ctx) => {
+    if (appPage) return appPage(ctx, { href: `/no-script/verify-email${search(ctx)}`, text: 'Confirm your address on a page that works without it.' });
+    await verifyEmailPage(ctx);
+  });
+  router.get('/no-script/verify-email', (ctx) => verifyEmailPage(ctx));
+  router.get('/reset-password', async (ctx) => {
+    if (appPage) return appPage(ctx, { href: `/no-script/reset-password${search(ctx)}`, text: 'Choose a new password on a page that works without it.' });
+    await resetPasswordPage(ctx);
+  });
+  router.get('/no-script/reset-password', (ctx) => resetPasswordPage(ctx));
+
+  // Looked at, not used up: only the page's button (a POST) confirms.
+  async function verifyEmailPage(ctx: Context): Promise<void> {
     const token = queryToken(ctx);
     if (!token || !(await consumableEmailToken(db, token, 'verify_email'))) {
       html(ctx, 400, messagePage('Could not confirm your e-mail address', `${EXPIRED_LINK} Sign in and ask for a new confirmation e-mail.`, 'error'));
       return;
     }
     html(ctx, 200, verifyEmailForm(token));
-  });
+  }
 
   router.post('/verify-email', async (ctx) => {
     const form = (ctx.request.body ?? {}) as Record<string, unknown>;
@@ -39,7 +55,7 @@ export function accountPageRoutes(services: Services): Router {
     }
   });
 
-  router.get('/reset-password', async (ctx) => {
+  async function resetPasswordPage(ctx: Context): Promise<void> {
     const token = queryToken(ctx);
     // Looked at, not used up: the token is spent only when the form is sent.
     if (!token || !(await consumableEmailToken(db, token, 'reset_password'))) {
@@ -47,7 +63,7 @@ export function accountPageRoutes(services: Services): Router {
       return;
     }
     html(ctx, 200, resetPasswordForm(token));
-  });
+  }
 
   router.post('/reset-password', async (ctx) => {
     const form = (ctx.request.body ?? {}) as Record<string, unknown>;
@@ -74,6 +90,12 @@ export function accountPageRoutes(services: Services): Router {
   });
 
   return router;
+}
+
+/** The link's token again, for the page without script. */
+export function search(ctx: Context): string {
+  const token = queryToken(ctx);
+  return token ? `?token=${encodeURIComponent(token)}` : '';
 }
 
 function queryToken(ctx: Context): string | undefined {

@@ -59,6 +59,24 @@ const EMAIL_PREFERENCES: JsonSchema = {
   },
 };
 
+/** GET /api/users/me/avatar/requirements. */
+const AVATAR_REQUIREMENTS: JsonSchema = {
+  type: 'object',
+  required: ['formats', 'maxBytes'],
+  properties: {
+    formats: { type: 'array', items: { type: 'string', enum: ['image/jpeg', 'image/png', 'image/webp'] }, description: 'Accepted formats, judged by the file\'s content' },
+    maxBytes: { type: 'integer', description: 'The largest picture accepted, in bytes (AVATAR_MAX_BYTES)' },
+  },
+  additionalProperties: false,
+};
+
+const AVATAR_UPLOADED: JsonSchema = {
+  type: 'object',
+  required: ['message', 'avatarUrl'],
+  properties: { message: { type: 'string' }, avatarUrl: { type: 'string', description: 'A signed link to the picture, expiring after DOWNLOAD_URL_TTL_SECONDS' } },
+  additionalProperties: false,
+};
+
 export const identityOperations = [
   ...operationTable('Auth', (op) => [
     op('post', '/api/auth/signup', 'Create an account', {
@@ -80,7 +98,12 @@ export const identityOperations = [
     op('post', '/api/auth/resend-verification', 'Send the verification email again', { security: 'user', responses: { 200: ok('Sent, or already verified', message) } }),
     op('post', '/api/auth/forgot-password', 'Email a password reset link', { security: 'public', request: { body: auth.emailOnlySchema }, responses: { 200: ok('Answered alike whether or not the account exists', message) } }),
     op('post', '/api/auth/reset-password', 'Set a new password with the emailed token', { security: 'public', request: { body: auth.resetPasswordSchema }, responses: { 200: ok('Password updated', message) } }),
-    op('post', '/api/auth/restore-account', 'Cancel a pending account deletion', { security: 'public', request: { body: users.restoreAccountSchema }, responses: { 200: ok('Restored', message) } }),
+    op('post', '/api/auth/restore-account', 'Cancel a pending account deletion', {
+      description: 'During the grace period, with the account\'s e-mail and password (login answers 403 `ERR_USER_004` then). Signs nobody in: log in afterwards.',
+      security: 'public',
+      request: { body: users.restoreAccountSchema },
+      responses: { 200: ok('Restored', message) },
+    }),
   ]),
   ...operationTable('Users', (op) => [
     op('get', '/api/users/me', 'The signed-in user', { security: 'user', responses: { 200: ok('The user', user) } }),
@@ -88,8 +111,19 @@ export const identityOperations = [
     op('post', '/api/users/me/change-password', 'Change the password (other sessions end)', { security: 'user', browserSession: true, request: { body: users.changePasswordSchema }, responses: { 200: ok('New tokens for this session', session) } }),
     op('get', '/api/users/me/email-preferences', 'Which emails the user gets', { security: 'user', responses: { 200: ok('The preferences', EMAIL_PREFERENCES) } }),
     op('patch', '/api/users/me/email-preferences', 'Set which emails the user gets', { security: 'user', request: { body: users.emailPreferencesSchema }, responses: { 200: ok('The preferences', EMAIL_PREFERENCES) } }),
-    op('post', '/api/users/me/avatar', 'Upload a profile picture (data URL)', { security: 'user', request: { body: users.avatarSchema }, responses: { 200: ok('The picture\'s URL') } }),
-    op('delete', '/api/users/me/avatar', 'Remove the profile picture', { security: 'user', responses: { 200: ok('Removed') } }),
+    op('get', '/api/users/me/avatar', 'The profile picture itself', {
+      description: 'The stored image (JPEG, PNG or WebP), from this origin whatever the storage; none: 404 `ERR_USER_010`.',
+      security: 'user',
+      responses: { 200: { description: 'The picture, with its media type', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+    }),
+    op('get', '/api/users/me/avatar/requirements', 'What a profile picture may be', { security: 'user', responses: { 200: ok('The accepted formats and the size limit', AVATAR_REQUIREMENTS) } }),
+    op('post', '/api/users/me/avatar', 'Upload a profile picture (base64 or a data URL)', {
+      description: 'JPEG, PNG or WebP judged by the bytes (else 400 `ERR_USER_008`), at most `AVATAR_MAX_BYTES` decoded (else 413 `ERR_USER_009`).',
+      security: 'user',
+      request: { body: users.avatarSchema },
+      responses: { 200: ok('The picture\'s URL', AVATAR_UPLOADED) },
+    }),
+    op('delete', '/api/users/me/avatar', 'Remove the profile picture', { security: 'user', responses: { 200: ok('Removed', message) } }),
     op('get', '/api/users/me/export', 'Export the user\'s data', { security: 'user', responses: { 200: ok('Everything stored about the user') } }),
     op('delete', '/api/users/me', 'Request account deletion (after a grace period)', { security: 'user', request: { body: users.deleteAccountSchema }, responses: { 200: ok('When the account will be purged') } }),
     op('get', '/api/users/me/2fa/status', 'Whether two-factor authentication is on', { security: 'user', responses: { 200: ok('The status') } }),
@@ -129,6 +163,13 @@ export const identityOperations = [
     op('delete', '/api/teams/members/:id', 'Remove a member', { description: 'The owner; `:id` is the member\'s user id.', security: 'team', request: { params: id }, responses: { 200: ok('Removed', message) } }),
     op('patch', '/api/teams/members/:id/role', 'Change a member\'s role', { description: 'The owner; `:id` is the member\'s user id.', security: 'team', request: { params: id, body: teams.roleSchema }, responses: { 200: ok('The member', resource('Member')) } }),
     op('get', '/api/teams/invitations', 'Open invitations of the team', { description: 'Owners and admins: pending, unexpired, newest first.', security: 'team', responses: { 200: ok('The invitations', listOf(resource('Invitation'))) } }),
+    op('get', '/api/teams/invitations/:id', 'The invitation behind an e-mailed link', {
+      description:
+        'For whoever holds the link, signed in or not: `token` is the token of the e-mailed link. Changes nothing. A wrong token, or an invitation unknown, answered, withdrawn or of a deleted project: 404 `ERR_TEAM_009`; expired: 410 `ERR_TEAM_010`.',
+      security: 'public',
+      request: { params: id, query: teams.invitationLinkQuerySchema },
+      responses: { 200: ok('The invitation', resource('InvitationByLink')) },
+    }),
     op('get', '/api/teams/invitations/my', 'Invitations addressed to the signed-in user', {
       description: 'Pending, unexpired invitations to the caller\'s address; a verified address only (403 `ERR_AUTH_006`).',
       security: 'user',
@@ -159,11 +200,27 @@ export const identityOperations = [
     op('delete', '/api/teams/:id', 'Delete a team (owner)', { security: 'user', request: { params: id }, responses: { 200: ok('Deleted', message) } }),
   ]),
   ...operationTable('Pages', (op) => [
-    op('get', '/invitations/:id', 'Invitation page (HTML)', { security: 'public', request: { params: { id: 'Invitation id' } }, responses: { 200: html('The page to accept or decline') } }),
-    op('post', '/invitations/:id', 'Answer an invitation from its page (form post)', { security: 'public', request: { params: { id: 'Invitation id' }, bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
-    op('get', '/verify-email', 'Email verification page (HTML)', { security: 'public', responses: { 200: html('The page') } }),
-    op('post', '/verify-email', 'Verify an email address from its page (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
-    op('get', '/reset-password', 'Password reset page (HTML)', { security: 'public', responses: { 200: html('The page') } }),
-    op('post', '/reset-password', 'Reset a password from its page (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
+    op('get', '/invitations/:id', 'Invitation link: the dashboard\'s page', {
+      description: 'The link in invitation e-mails. The dashboard\'s page (HTML) when it is built, which links to `/no-script/invitations/:id` for browsers without script; else that page itself. Opening it changes nothing.',
+      security: 'public',
+      request: { params: { id: 'Invitation id' } },
+      responses: { 200: html('The page to accept or decline') },
+    }),
+    op('get', '/no-script/invitations/:id', 'Invitation page without script (HTML)', { security: 'public', request: { params: { id: 'Invitation id' } }, responses: { 200: html('The page to accept or decline') } }),
+    op('post', '/invitations/:id', 'Answer an invitation from its page without script (form post)', { security: 'public', request: { params: { id: 'Invitation id' }, bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
+    op('get', '/verify-email', 'Verification link: the dashboard\'s page', {
+      description: 'The link in verification e-mails. The dashboard\'s page (HTML) when it is built, which links to `/no-script/verify-email`; else that page itself. Opening it changes nothing.',
+      security: 'public',
+      responses: { 200: html('The page') },
+    }),
+    op('get', '/no-script/verify-email', 'Email verification page without script (HTML)', { security: 'public', responses: { 200: html('The page') } }),
+    op('post', '/verify-email', 'Verify an email address from its page without script (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
+    op('get', '/reset-password', 'Password reset link: the dashboard\'s page', {
+      description: 'The link in password-reset e-mails. The dashboard\'s page (HTML) when it is built, which links to `/no-script/reset-password`; else that page itself. Opening it changes nothing.',
+      security: 'public',
+      responses: { 200: html('The page') },
+    }),
+    op('get', '/no-script/reset-password', 'Password reset page without script (HTML)', { security: 'public', responses: { 200: html('The page') } }),
+    op('post', '/reset-password', 'Reset a password from its page without script (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: 'The page\'s form fields' }, responses: { 200: html('The outcome') } }),
   ]),
 ];

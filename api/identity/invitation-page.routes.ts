@@ -1,7 +1,9 @@
 import Router from '@koa/router';
+import type { Context } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../platform/services';
-import { html } from './account-pages.routes';
+import type { WebApp } from '../web/web-app';
+import { html, search } from './account-pages.routes';
 import { invitationForm, messagePage } from './account-pages.html';
 import { login, type SecondFactorCheck } from './auth.service';
 import { acceptInvitation, invitationForPage, rejectInvitation } from './invitations.service';
@@ -9,18 +11,28 @@ import { acceptInvitation, invitationForPage, rejectInvitation } from './invitat
 const GONE = 'This invitation link is invalid, has expired, or the invitation was already answered or withdrawn.';
 
 /**
- * `PUBLIC_URL/invitations/<id>?token=…`, the link in invitation e-mails: shows the invitation and
- * lets the invitee sign in and accept or decline it (no JavaScript; the token proves the mailbox).
+ * `PUBLIC_URL/invitations/<id>?token=…`, the link in invitation e-mails, opens the dashboard's page
+ * (docs/web.md "Links in e-mails"). The page here shows the invitation and lets the invitee sign in
+ * and accept or decline it without JavaScript (the token proves the mailbox): under
+ * `/no-script/invitations/<id>` (the app's `<noscript>` links there), and at the link itself when
+ * the app is not built. Its form POSTs to the link's path.
  */
-export function invitationPageRoutes(services: Services, checkSecondFactor: SecondFactorCheck): Router {
+export function invitationPageRoutes(services: Services, checkSecondFactor: SecondFactorCheck, appPage?: WebApp['page']): Router {
   const router = new Router();
 
+  // Neither page decides anything on GET: mail scanners open links too.
   router.get('/invitations/:id', async (ctx) => {
+    if (appPage) return appPage(ctx, { href: `/no-script/invitations/${encodeURIComponent(ctx.params.id)}${search(ctx)}`, text: 'Answer the invitation on a page that works without it.' });
+    await invitationPage(ctx);
+  });
+  router.get('/no-script/invitations/:id', (ctx) => invitationPage(ctx));
+
+  async function invitationPage(ctx: Context & { params: Record<string, string> }): Promise<void> {
     const token = field(ctx.query.token);
     const inv = token ? await invitationForPage(services.db, ctx.params.id, token) : undefined;
     if (!inv) return html(ctx, 404, messagePage('Invitation not found', GONE, 'error'));
     html(ctx, 200, invitationForm(inv, token));
-  });
+  }
 
   router.post('/invitations/:id', async (ctx) => {
     const form = (ctx.request.body ?? {}) as Record<string, unknown>;

@@ -25,6 +25,14 @@ export function invitationRoutes(router: Router, services: Services): void {
     ctx.body = { data: rows.map(presenter.presentMyInvitation) };
   });
 
+  // For whoever holds the e-mailed link, signed in or not (the invitation page shows it before sign-in); changes nothing.
+  router.get('/invitations/:id', async (ctx) => {
+    const { token } = validate(schema.invitationLinkQuerySchema, ctx.query);
+    const invitation = await invitations.invitationByLink(db, ctx.params.id, token);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = presenter.presentInvitationByLink(invitation);
+  });
+
   router.post('/invitations/:id/accept', async (ctx) => {
     const user = await loadUser(db, ctx);
     const { token } = validate(schema.decideInvitationSchema, ctx.request.body);

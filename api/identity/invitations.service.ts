@@ -184,15 +184,40 @@ async function decide(db: DataSource, input: DecideInput, decision: 'accepted' |
 
 /** A pending, unexpired invitation whose e-mailed token matches, as the invitation page shows it. */
 export async function invitationForPage(db: Queryable, invitationId: string, token: string): Promise<InvitationView | undefined> {
+  const inv = await pendingByLink(db, invitationId, token);
+  return inv && inv.expiresAt.getTime() > Date.now() ? inv : undefined;
+}
+
+export interface InvitationByLink extends InvitationView {
+  teamId: string;
+  invitedBy: string | null;
+}
+
+/**
+ * `GET /api/teams/invitations/:id?token=…`: the invitation behind an e-mailed link, for whoever holds
+ * the link (signed in or not), as the invitation page shows it; nothing changes. Unknown, answered,
+ * withdrawn, of a deleted project or a token that does not match: ERR_TEAM_009 alike; expired (with the
+ * right token): ERR_TEAM_010.
+ */
+export async function invitationByLink(db: Queryable, invitationId: string, token: string): Promise<InvitationByLink> {
+  const inv = await pendingByLink(db, invitationId, token);
+  if (!inv) throw new AppError('ERR_TEAM_009');
+  if (inv.expiresAt.getTime() <= Date.now()) throw new AppError('ERR_TEAM_010');
+  return inv;
+}
+
+async function pendingByLink(db: Queryable, invitationId: string, token: string): Promise<InvitationByLink | undefined> {
   if (!UUID.test(invitationId)) return undefined;
   const [row] = await db.query(
-    `SELECT i.id, i.email, i.role, i.token_hash, i.expires_at, p.name AS team_name
-       FROM invitations i JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
-      WHERE i.id = $1 AND i.status = 'pending' AND i.expires_at > now()`,
+    `SELECT i.id, i.project_id, i.email, i.role, i.token_hash, i.expires_at, p.name AS team_name, u.name AS invited_by
+       FROM invitations i
+       JOIN projects p ON p.id = i.project_id AND p.deleted_at IS NULL
+       LEFT JOIN users u ON u.id = i.invited_by
+      WHERE i.id = $1 AND i.status = 'pending'`,
     [invitationId],
   );
   if (!row || !sameToken(token, row.token_hash)) return undefined;
-  return { id: row.id, email: row.email, role: row.role, teamName: row.team_name, expiresAt: new Date(row.expires_at) };
+  return { id: row.id, teamId: row.project_id, email: row.email, role: row.role, teamName: row.team_name, invitedBy: row.invited_by ?? null, expiresAt: new Date(row.expires_at) };
 }
 
 export const acceptInvitation = (db: DataSource, input: DecideInput) => decide(db, input, 'accepted');

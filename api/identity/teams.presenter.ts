@@ -1,6 +1,7 @@
 import type { ActivityRow } from '../../db/identity/activity';
 import type { InvitationEntity } from '../../db/identity/invitation.entity';
 import type { Role } from '../../domain/identity/roles';
+import type { InvitationByLink } from './invitations.service';
 
 /** A project as one member sees it. */
 export interface ProjectRow {
@@ -51,6 +52,11 @@ export function presentInvitation(i: Pick<InvitationEntity, 'id' | 'email' | 'ro
 /** The invitee's view; `invitedBy` is the inviter's display name (null once that account is gone). */
 export function presentMyInvitation(i: MyInvitationRow) {
   return { id: i.id, teamId: i.teamId, teamName: i.teamName, role: i.role, invitedBy: i.invitedBy, expiresAt: i.expiresAt.toISOString() };
+}
+
+/** The invitation behind an e-mailed link (GET /api/teams/invitations/:id?token=…). */
+export function presentInvitationByLink(i: InvitationByLink) {
+  return { id: i.id, teamId: i.teamId, teamName: i.teamName, role: i.role, email: i.email, invitedBy: i.invitedBy, expiresAt: i.expiresAt.toISOString() };
 }
 
 const RESERVED = new Set(['type', 'user', 'timestamp']);

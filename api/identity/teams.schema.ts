@@ -23,6 +23,9 @@ export const roleSchema = Joi.object({ role: invitableRole.required() });
 /** The token from the e-mailed link; optional when the caller's address is verified. */
 export const decideInvitationSchema = Joi.object({ token: Joi.string().max(200) });
 
+/** `GET /api/teams/invitations/:id?token=…`: the token of the e-mailed link is the credential. */
+export const invitationLinkQuerySchema = Joi.object({ token: Joi.string().max(200).required() });
+
 /** Newest first, paged like the other lists (`page` from 1); `limit` keeps its default of 50. */
 export const activityQuerySchema = Joi.object({
   limit: Joi.number().integer().min(1).max(100).default(50),

@@ -42,6 +42,21 @@ export function userRoutes(services: Services): Router {
     ctx.body = { message: 'Email preferences updated', preferences };
   });
 
+  // The picture's bytes, for a page of this origin (the signed link may be a bucket's); an image, never run.
+  router.get('/avatar', async (ctx) => {
+    const picture = await users.readAvatar(services, await loadUser(db, ctx));
+    ctx.type = picture.contentType;
+    ctx.length = picture.size;
+    ctx.set('Cache-Control', 'private, no-cache');
+    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+    ctx.body = picture.body;
+  });
+
+  router.get('/avatar/requirements', async (ctx) => {
+    await loadUser(db, ctx);
+    ctx.body = { formats: ['image/jpeg', 'image/png', 'image/webp'], maxBytes: services.config.users.avatarMaxBytes };
+  });
+
   router.post('/avatar', async (ctx) => {
     const user = await loadUser(db, ctx);
     const { imageData } = validate(schema.avatarSchema, ctx.request.body);

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { voidEmailTokens } from '../../db/identity/email-tokens';
 import { UserEntity } from '../../db/identity/user.entity';
 import type { EmailPreferences } from '../../domain/identity/account.types';
@@ -71,6 +72,24 @@ export async function setAvatar(deps: UserDeps, user: UserEntity, imageData: str
   const previous = await swapAvatarKey(deps, user.id, key);
   if (previous) await deleteQuietly(deps, previous);
   return (await avatarUrl(deps, { avatarKey: key }))!;
+}
+
+const AVATAR_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png', webp: 'image/webp' };
+
+/**
+ * The stored picture itself (`GET /api/users/me/avatar`), so a page of this origin shows it whatever
+ * the storage (an S3 link is another origin). None, or replaced meanwhile: ERR_USER_010.
+ */
+export async function readAvatar(deps: UserDeps, user: Pick<UserEntity, 'avatarKey'>): Promise<{ body: Readable; contentType: string; size: number }> {
+  const type = user.avatarKey && AVATAR_TYPES[user.avatarKey.slice(user.avatarKey.lastIndexOf('.') + 1)];
+  if (!user.avatarKey || !type) throw new AppError('ERR_USER_010');
+  try {
+    const stored = await deps.storage.get(user.avatarKey);
+    return { body: stored.body, contentType: type, size: stored.size };
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'ERR_FILE_001') throw new AppError('ERR_USER_010');
+    throw err;
+  }
 }
 
 export async function removeAvatar(deps: UserDeps, user: UserEntity): Promise<void> {

@@ -239,6 +239,19 @@ const myInvitation = object(
   {},
   'An invitation addressed to the signed-in user',
 );
+const invitationByLink = object(
+  {
+    id: uuid,
+    teamId: uuid,
+    teamName: str,
+    role: invitableRole,
+    email: { type: 'string', description: 'The invited address' },
+    invitedBy: nullable({ type: 'string', description: "The inviter's name; null once that account is gone" }),
+    expiresAt: time,
+  },
+  {},
+  'The invitation behind an e-mailed link, shown to whoever holds the link',
+);
 const named = (fields: Record<string, JsonSchema>) => object(fields);
 const activityEntry: JsonSchema = {
   type: 'object',
@@ -420,6 +433,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   Member: member,
   Invitation: invitation,
   MyInvitation: myInvitation,
+  InvitationByLink: invitationByLink,
   ActivityEntry: activityEntry,
   WebhookSubscription: webhookSubscription,
   CreatedWebhookSubscription: createdWebhookSubscription,

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { send } from '@koa/send';
 import type { Context, Middleware, Next } from 'koa';
+import { escapeHtml } from '../identity/account-pages.html';
 import { projectRootHolding } from '../project-root';
 
 /**
@@ -14,8 +15,14 @@ import { projectRootHolding } from '../project-root';
  * Every page has its own nonce: the only inline thing the policy allows is the component library's
  * one <style> element, which carries it (web/src/main.tsx getStyleNonce). No script runs but the
  * bundle's own files; nothing loads from another origin.
+ *
+ * `page` answers a request with the app's page from a route of its own: the links in account e-mails
+ * (`/verify-email`, `/reset-password`, `/invitations/:id`) open the app, whose `<noscript>` then
+ * names the page that works without script (api/identity/account-pages.routes.ts).
  */
 const NONCE_PLACEHOLDER = '__FORMWORK_CSP_NONCE__';
+/** Inside index.html's <noscript>: where a page adds its link for browsers without script. */
+const NOSCRIPT_PLACEHOLDER = '<!--formwork:noscript-->';
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
 function pagePolicy(nonce: string): string {
@@ -43,11 +50,36 @@ function webDist(): string | undefined {
   return built && existsSync(join(built, 'index.html')) ? built : undefined;
 }
 
-export function webApp(): Middleware {
+/** A link a browser without script is offered instead of the app's page (escaped here). */
+export interface NoScriptLink {
+  href: string;
+  text: string;
+}
+
+export interface WebApp {
+  /** Serves what no route took: files of the build, and the app's page for a browser's navigation. */
+  middleware: Middleware;
+  /** Answers with the app's page (and `noscript`'s link for browsers without script); absent when the app is not built. */
+  page?: (ctx: Context, noscript?: NoScriptLink) => void;
+}
+
+export function webApp(): WebApp {
   const root = webDist();
   const index = root ? readFileSync(join(root, 'index.html'), 'utf8') : undefined;
-  return async function serveWebApp(ctx: Context, next: Next): Promise<void> {
-    if (!root || !index || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/api' || ctx.path.startsWith('/api/')) return next();
+  if (!root || !index) return { middleware: (_ctx, next) => next() };
+
+  function page(ctx: Context, noscript?: NoScriptLink): void {
+    const nonce = randomBytes(16).toString('base64');
+    ctx.status = 200;
+    ctx.set('Content-Security-Policy', pagePolicy(nonce));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/html; charset=utf-8';
+    const link = noscript ? ` <a href="${escapeHtml(noscript.href)}">${escapeHtml(noscript.text)}</a>` : '';
+    ctx.body = index!.replaceAll(NONCE_PLACEHOLDER, nonce).replace(NOSCRIPT_PLACEHOLDER, link);
+  }
+
+  async function serveWebApp(ctx: Context, next: Next): Promise<void> {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/api' || ctx.path.startsWith('/api/')) return next();
     if (/\.[a-z0-9]+$/i.test(ctx.path) && ctx.path !== '/index.html') {
       const hashed = ctx.path.startsWith('/assets/');
       try {
@@ -62,10 +94,7 @@ export function webApp(): Middleware {
       }
     }
     if (!ctx.get('Accept').includes('text/html')) return next();
-    const nonce = randomBytes(16).toString('base64');
-    ctx.set('Content-Security-Policy', pagePolicy(nonce));
-    ctx.set('Cache-Control', 'no-store');
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = index.replaceAll(NONCE_PLACEHOLDER, nonce);
-  };
+    page(ctx);
+  }
+  return { middleware: serveWebApp, page };
 }

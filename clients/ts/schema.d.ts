@@ -223,7 +223,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a pending account deletion */
+        /**
+         * Cancel a pending account deletion
+         * @description During the grace period, with the account's e-mail and password (login answers 403 `ERR_USER_004` then). Signs nobody in: log in afterwards.
+         */
         post: operations["postAuthRestoreAccount"];
         delete?: never;
         options?: never;
@@ -292,12 +295,36 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The profile picture itself
+         * @description The stored image (JPEG, PNG or WebP), from this origin whatever the storage; none: 404 `ERR_USER_010`.
+         */
+        get: operations["getUsersMeAvatar"];
         put?: never;
-        /** Upload a profile picture (data URL) */
+        /**
+         * Upload a profile picture (base64 or a data URL)
+         * @description JPEG, PNG or WebP judged by the bytes (else 400 `ERR_USER_008`), at most `AVATAR_MAX_BYTES` decoded (else 413 `ERR_USER_009`).
+         */
         post: operations["postUsersMeAvatar"];
         /** Remove the profile picture */
         delete: operations["deleteUsersMeAvatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/avatar/requirements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a profile picture may be */
+        get: operations["getUsersMeAvatarRequirements"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -602,6 +629,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/teams/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The invitation behind an e-mailed link
+         * @description For whoever holds the link, signed in or not: `token` is the token of the e-mailed link. Changes nothing. A wrong token, or an invitation unknown, answered, withdrawn or of a deleted project: 404 `ERR_TEAM_009`; expired: 410 `ERR_TEAM_010`.
+         */
+        get: operations["getTeamsInvitationsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/teams/invitations/my": {
         parameters: {
             query?: never;
@@ -726,11 +773,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Invitation page (HTML) */
+        /**
+         * Invitation link: the dashboard's page
+         * @description The link in invitation e-mails. The dashboard's page (HTML) when it is built, which links to `/no-script/invitations/:id` for browsers without script; else that page itself. Opening it changes nothing.
+         */
         get: operations["getInvitationsById"];
         put?: never;
-        /** Answer an invitation from its page (form post) */
+        /** Answer an invitation from its page without script (form post) */
         post: operations["postInvitationsById"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/no-script/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Invitation page without script (HTML) */
+        get: operations["getNoScriptInvitationsById"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -744,11 +811,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Email verification page (HTML) */
+        /**
+         * Verification link: the dashboard's page
+         * @description The link in verification e-mails. The dashboard's page (HTML) when it is built, which links to `/no-script/verify-email`; else that page itself. Opening it changes nothing.
+         */
         get: operations["getVerifyEmail"];
         put?: never;
-        /** Verify an email address from its page (form post) */
+        /** Verify an email address from its page without script (form post) */
         post: operations["postVerifyEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/no-script/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Email verification page without script (HTML) */
+        get: operations["getNoScriptVerifyEmail"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -762,11 +849,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Password reset page (HTML) */
+        /**
+         * Password reset link: the dashboard's page
+         * @description The link in password-reset e-mails. The dashboard's page (HTML) when it is built, which links to `/no-script/reset-password`; else that page itself. Opening it changes nothing.
+         */
         get: operations["getResetPassword"];
         put?: never;
-        /** Reset a password from its page (form post) */
+        /** Reset a password from its page without script (form post) */
         post: operations["postResetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/no-script/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Password reset page without script (HTML) */
+        get: operations["getNoScriptResetPassword"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4969,6 +5076,22 @@ export interface components {
             /** Format: date-time */
             expiresAt: string;
         };
+        /** @description The invitation behind an e-mailed link, shown to whoever holds the link */
+        InvitationByLink: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            teamId: string;
+            teamName: string;
+            /** @enum {string} */
+            role: "admin" | "member" | "viewer";
+            /** @description The invited address */
+            email: string;
+            /** @description The inviter's name; null once that account is gone */
+            invitedBy: string | null;
+            /** Format: date-time */
+            expiresAt: string;
+        };
         /** @description An entry of the activity feed: who did what, when; the fields beyond `type`, `user` and `timestamp` depend on the type (docs/identity.md "Activity") */
         ActivityEntry: {
             /** @description `project_created`, `member_joined`, `template_published`, … */
@@ -6126,6 +6249,31 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getUsersMeAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The picture, with its media type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     postUsersMeAvatar: {
         parameters: {
             query?: never;
@@ -6148,7 +6296,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
+                        /** @description A signed link to the picture, expiring after DOWNLOAD_URL_TTL_SECONDS */
+                        avatarUrl: string;
                     };
                 };
             };
@@ -6175,7 +6325,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getUsersMeAvatarRequirements: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accepted formats and the size limit */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Accepted formats, judged by the file's content */
+                        formats: ("image/jpeg" | "image/png" | "image/webp")[];
+                        /** @description The largest picture accepted, in bytes (AVATAR_MAX_BYTES) */
+                        maxBytes: number;
                     };
                 };
             };
@@ -6846,6 +7026,35 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getTeamsInvitationsById: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path: {
+                /** @description The id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invitation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationByLink"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getTeamsInvitationsMy: {
         parameters: {
             query?: never;
@@ -7197,6 +7406,33 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getNoScriptInvitationsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Invitation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page to accept or decline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getVerifyEmail: {
         parameters: {
             query?: never;
@@ -7250,6 +7486,29 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getNoScriptVerifyEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getResetPassword: {
         parameters: {
             query?: never;
@@ -7290,6 +7549,29 @@ export interface operations {
         };
         responses: {
             /** @description The outcome */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getNoScriptResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -28,6 +28,14 @@ export function sniffImageFormat(bytes: Buffer): AvatarFormat | undefined {
   return undefined;
 }
 
+/** 2097152 → "2 MB", 4096 → "4 KB", 1500 → "1500 bytes" (binary units, as file managers count). */
+function readableSize(bytes: number): string {
+  const round = (n: number) => String(Math.round(n * 10) / 10);
+  if (bytes >= 1024 * 1024) return `${round(bytes / (1024 * 1024))} MB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
 /**
  * Decodes and checks an uploaded avatar. Throws ERR_USER_009 when it would exceed `maxBytes`
  * decoded (judged from the text length first, so an oversized upload is never decoded) and
@@ -41,7 +49,7 @@ export function parseAvatarImage(imageData: string, maxBytes: number): AvatarIma
   const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
   const decodedLength = Math.floor((base64.length * 3) / 4) - padding;
   if (decodedLength > maxBytes) {
-    throw new AppError('ERR_USER_009', `Image is larger than ${maxBytes} bytes`, { field: 'imageData', maxBytes });
+    throw new AppError('ERR_USER_009', `Image is larger than ${readableSize(maxBytes)}, the most a profile picture may be`, { field: 'imageData', maxBytes });
   }
   const bytes = Buffer.from(base64, 'base64');
   const format = sniffImageFormat(bytes);

@@ -1,6 +1,7 @@
 import { AppShell, Burger, Button, Group, NavLink, Select, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useLocation } from 'react-router';
+import { UserAvatar } from './avatar';
 import { useSession } from './session';
 
 const SECTIONS: Array<[string, string]> = [
@@ -36,9 +37,12 @@ export function Shell() {
               allowDeselect={false}
               w={220}
             />
-            <Text size="sm" c="dimmed">
-              {user?.email}
-            </Text>
+            <Group gap="xs" wrap="nowrap">
+              <UserAvatar size="sm" alt="Your picture" />
+              <Text size="sm" c="dimmed">
+                {user?.email}
+              </Text>
+            </Group>
             <Button variant="subtle" onClick={() => void signOut()}>
               Sign out
             </Button>

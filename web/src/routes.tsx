@@ -1,6 +1,7 @@
 import { Center, Loader } from '@mantine/core';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, useLocation } from 'react-router';
+import { ForgotPasswordPage, InvitationPage, ResetPasswordPage, VerifyEmailPage } from './pages/AccountLinks';
 import { ApiKeysPage } from './pages/ApiKeys';
 import { DocumentsPage } from './pages/Documents';
 import { SettingsPage } from './pages/Settings';
@@ -24,7 +25,7 @@ function SignedIn({ children }: { children: ReactNode }) {
     );
   }
   // A session that ran out comes back to where the person was; one they ended starts afresh.
-  if (!user) return <Navigate to="/sign-in" replace state={signedOutHere ? undefined : { from: location.pathname }} />;
+  if (!user) return <Navigate to="/sign-in" replace state={signedOutHere ? undefined : { from: `${location.pathname}${location.search}` }} />;
   return <>{children}</>;
 }
 
@@ -44,6 +45,11 @@ function Loading() {
 export const router = createBrowserRouter([
   { path: '/sign-in', element: <SignInPage /> },
   { path: '/sign-up', element: <SignUpPage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  // The pages of the links in e-mails (docs/web.md "Links in e-mails"), signed in or not.
+  { path: '/verify-email', element: <VerifyEmailPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/invitations/:id', element: <InvitationPage /> },
   {
     path: '/',
     element: (

@@ -208,6 +208,40 @@ describe('project invitations', () => {
     expect(mail.text).toContain(`${adminRow.name} invited you`);
   });
 
+  it('shows the invitation behind an e-mailed link to whoever holds its token, signed in or not, and changes nothing', async () => {
+    const team = await createTeam(app, owner, { name: 'Link Readers' });
+    const invitee = await signUp(app, { verified: true });
+    const inv = await invite(app, owner, team.id, invitee.email, 'admin');
+    const { token } = await invitationMail(app, inv.id);
+    const read = (id: string, query: string, as?: SignedUpUser) => app.request('GET', `/api/teams/invitations/${id}${query}`, as ? { token: as.accessToken } : {});
+    const shown = { id: inv.id, teamId: team.id, teamName: 'Link Readers', role: 'admin', email: invitee.email, invitedBy: ownerName, expiresAt: inv.expiresAt };
+
+    const anonymous = await read(inv.id, `?token=${encodeURIComponent(token)}`);
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.body).toEqual(shown);
+    expect(anonymous.headers.get('cache-control')).toBe('no-store');
+    // Signed in as someone else, the link still shows what it is (answering it is refused: the test above).
+    expect((await read(inv.id, `?token=${encodeURIComponent(token)}`, await signUp(app))).body).toEqual(shown);
+
+    // A wrong token, another invitation's id or a malformed one: not found, alike; no token: a validation error.
+    for (const [id, query] of [[inv.id, '?token=guess'], [UNKNOWN_ID, `?token=${token}`], ['nope', `?token=${token}`]]) {
+      const res = await read(id, query);
+      expect([id, query, res.status, res.body.code]).toEqual([id, query, 404, 'ERR_TEAM_009']);
+    }
+    expect((await read(inv.id, '')).body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'token' } });
+    const [row] = await app.services.db.query(`SELECT status, decided_at FROM invitations WHERE id = $1`, [inv.id]);
+    expect(row).toEqual({ status: 'pending', decided_at: null });
+
+    // Expired: 410 with the right token (the wrong one still learns nothing); answered: 404.
+    await expire(inv.id);
+    expect((await read(inv.id, `?token=${token}`)).body.code).toBe('ERR_TEAM_010');
+    expect((await read(inv.id, '?token=guess')).body.code).toBe('ERR_TEAM_009');
+    const other = await invite(app, owner, team.id, (await signUp(app, { verified: true })).email);
+    const { token: otherToken } = await invitationMail(app, other.id);
+    await app.request('DELETE', `/api/teams/members/${other.id}/invitation`, { token: owner.accessToken, headers: inTeam(team.id) });
+    expect((await read(other.id, `?token=${otherToken}`)).body.code).toBe('ERR_TEAM_009');
+  });
+
   it('lets the owner cancel a pending invitation; its link stops working', async () => {
     const team = await createTeam(app, owner);
     const admin = await addMember(app, owner, team.id, 'admin');

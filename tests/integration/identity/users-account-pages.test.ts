@@ -1,8 +1,13 @@
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 
-/** The pages behind the links in account e-mails: fetched as a browser would, forms posted urlencoded. */
-describe('account pages: /verify-email and /reset-password (links in e-mails)', () => {
+/**
+ * The pages for the links in account e-mails that work without script: fetched as a browser would,
+ * forms posted urlencoded. The links themselves open the dashboard's pages when the app is built (and
+ * these pages when it is not); their `<noscript>` leads here, to the same path under `/no-script`
+ * (docs/web.md "Links in e-mails"; the app's pages: tests/integration/web/account-links.test.ts).
+ */
+describe('account pages without script: /no-script/verify-email and /no-script/reset-password', () => {
   let app: TestApp;
   beforeAll(async () => {
     app = await startTestApp();
@@ -16,6 +21,9 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
     if (!link) throw new Error(`no ${path} link in ${mail.text}`);
     return link;
   }
+
+  /** The page without script for an e-mailed link. */
+  const noScript = (link: string) => link.replace(app.url, `${app.url}/no-script`);
 
   const postForm = (fields: Record<string, string>) =>
     app.request('POST', '/reset-password', { rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
@@ -35,9 +43,9 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
     const token = new URL(link).searchParams.get('token')!;
     const emailVerified = async () => (await app.request('GET', '/api/users/me', { token: user.accessToken })).body.emailVerified;
 
-    // Opening the link (as a mail scanner does, even several times) only shows a form that POSTs the token.
+    // Opening the page (as a mail scanner does, even several times) only shows a form that POSTs the token.
     for (let i = 0; i < 2; i++) {
-      const page = await fetch(link);
+      const page = await fetch(noScript(link));
       const text = await page.text();
       expect(page.status).toBe(200);
       expectSafeHtml({ status: page.status, headers: page.headers, text });
@@ -58,7 +66,7 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
     const again = await confirm();
     expect(again.status).toBe(400);
     expect(again.text).toContain('Could not confirm your e-mail address');
-    const reopened = await fetch(link);
+    const reopened = await fetch(noScript(link));
     expect(reopened.status).toBe(400);
     expect(await reopened.text()).toContain('Could not confirm your e-mail address');
   });
@@ -72,7 +80,7 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
   });
 
   it('shows a failure page for a missing or unknown verification token', async () => {
-    for (const path of ['/verify-email', '/verify-email?token=nope', `/verify-email?token=${encodeURIComponent('<b>x</b>')}`]) {
+    for (const path of ['/no-script/verify-email', '/no-script/verify-email?token=nope', `/no-script/verify-email?token=${encodeURIComponent('<b>x</b>')}`]) {
       const res = await app.request('GET', path);
       expect(res.status).toBe(400);
       expectSafeHtml(res);
@@ -87,15 +95,16 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
     const link = await emailedLink(user, 'Reset your password', '/reset-password');
     const token = new URL(link).searchParams.get('token')!;
 
-    const form = await fetch(link);
+    const form = await fetch(noScript(link));
     const html = await form.text();
     expect(form.status).toBe(200);
     expectSafeHtml({ status: form.status, headers: form.headers, text: html });
     expect(html).toContain('<form method="post" action="/reset-password">');
     expect(html).toContain(`<input type="hidden" name="token" value="${token}">`);
     expect(html).toMatch(/name="newPassword"/);
-    // Showing the form does not use the token up.
+    // Showing the form, or opening the link itself, does not use the token up.
     expect((await fetch(link)).status).toBe(200);
+    expect((await fetch(noScript(link))).status).toBe(200);
 
     const mismatch = await postForm({ token, newPassword: 'a fresh password', confirmPassword: 'another one' });
     expect(mismatch.status).toBe(400);
@@ -116,7 +125,7 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
     const reused = await postForm({ token, newPassword: 'yet another one', confirmPassword: 'yet another one' });
     expect(reused.status).toBe(400);
     expect(reused.text).toContain('Could not reset your password');
-    const stale = await fetch(link);
+    const stale = await fetch(noScript(link));
     expect(stale.status).toBe(400);
     expect(await stale.text()).not.toContain('<form');
   });
@@ -130,6 +139,10 @@ describe('account pages: /verify-email and /reset-password (links in e-mails)', 
     const unknown = await postForm({ token: evil, newPassword: 'long enough pw', confirmPassword: 'long enough pw' });
     expect(unknown.status).toBe(400);
     expect(unknown.text).toContain('Could not reset your password');
-    expect((await app.request('GET', `/reset-password?token=${encodeURIComponent(evil)}`)).text).not.toContain('<script>');
+    // Neither the page without script nor the link's own page (the app's, whose <noscript> repeats the token) writes it unescaped.
+    for (const path of ['/no-script/reset-password', '/reset-password', '/verify-email']) {
+      const page = await app.request('GET', `${path}?token=${encodeURIComponent(evil)}`);
+      expect({ path, raw: page.text.includes('"><script>alert(1)') }).toEqual({ path, raw: false });
+    }
   });
 });

@@ -64,6 +64,9 @@ describe('users: avatar upload (spec "Users (JWT only)", POST/DELETE /api/users/
     const user = await signUp(app);
     const bodies = [
       `data:image/png;base64,${Buffer.from('I am a text file, honestly.').toString('base64')}`,
+      // An SVG is a document that can run script: refused whatever it claims to be.
+      `data:image/svg+xml;base64,${Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.cookie)</script></svg>').toString('base64')}`,
+      `data:image/png;base64,${Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').toString('base64')}`,
       'not base64 at all!',
       Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;').toString('base64'),
     ];
@@ -82,9 +85,30 @@ describe('users: avatar upload (spec "Users (JWT only)", POST/DELETE /api/users/
     const big = Buffer.concat([PNG, Buffer.alloc(MAX_BYTES + 1 - PNG.length)]);
     const res = await app.request('POST', '/api/users/me/avatar', { token: user.accessToken, body: { imageData: big.toString('base64') } });
     expect(res.status).toBe(413);
-    expect(res.body.code).toBe('ERR_USER_009');
+    expect(res.body).toMatchObject({ code: 'ERR_USER_009', message: 'Image is larger than 4 KB, the most a profile picture may be', relatedInfo: { maxBytes: MAX_BYTES } });
+    expect(await avatarKey(user.id)).toBeNull();
+    // What the dashboard shows before an upload: the formats and this limit.
+    const limits = await app.request('GET', '/api/users/me/avatar/requirements', { token: user.accessToken });
+    expect(limits.body).toEqual({ formats: ['image/jpeg', 'image/png', 'image/webp'], maxBytes: MAX_BYTES });
     const exact = Buffer.concat([PNG, Buffer.alloc(MAX_BYTES - PNG.length)]);
     expect((await app.request('POST', '/api/users/me/avatar', { token: user.accessToken, body: { imageData: exact.toString('base64') } })).status).toBe(200);
+  });
+
+  it('answers the picture itself at GET /api/users/me/avatar (this origin, whatever the storage), as an image that runs nothing', async () => {
+    const user = await signUp(app);
+    const none = await app.request('GET', '/api/users/me/avatar', { token: user.accessToken });
+    expect([none.status, none.body.code]).toEqual([404, 'ERR_USER_010']);
+    await app.request('POST', '/api/users/me/avatar', { token: user.accessToken, body: { imageData: `data:image/jpeg;base64,${PNG.toString('base64')}` } });
+    const res = await fetch(`${app.url}/api/users/me/avatar`, { headers: { authorization: `Bearer ${user.accessToken}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(Buffer.from(await res.arrayBuffer())).toEqual(PNG);
+    // Only the signed-in user's own: no credential, none.
+    expect((await fetch(`${app.url}/api/users/me/avatar`)).status).toBe(401);
+    await app.request('DELETE', '/api/users/me/avatar', { token: user.accessToken });
+    expect((await app.request('GET', '/api/users/me/avatar', { token: user.accessToken })).body.code).toBe('ERR_USER_010');
   });
 
   it('deletes the replaced file, and the file itself on DELETE', async () => {

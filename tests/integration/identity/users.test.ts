@@ -37,6 +37,8 @@ describe('users: profile, password, e-mail preferences, export (spec "Users (JWT
       ['PATCH', '/api/users/me', { name: 'x' }],
       ['POST', '/api/users/me/change-password', { currentPassword: user.password, newPassword: 'another password' }],
       ['PATCH', '/api/users/me/email-preferences', { weeklyDigest: true }],
+      ['GET', '/api/users/me/avatar'],
+      ['GET', '/api/users/me/avatar/requirements'],
       ['POST', '/api/users/me/avatar', { imageData: 'AAAA' }],
       ['DELETE', '/api/users/me/avatar'],
       ['GET', '/api/users/me/export'],

@@ -92,6 +92,8 @@ test('projects, members, invitations, activity, API key revoke and stats and OAu
   expectDocumented(mine, 'get', '/api/teams/invitations/my', 200);
   expect(mine.body.data).toHaveLength(1);
   const { token: mailed } = await invitationMail(t, sent.body.id);
+  // The invitation behind the link, read without signing in.
+  expectDocumented(await t.request('GET', `/api/teams/invitations/${sent.body.id}?token=${encodeURIComponent(mailed)}`), 'get', '/api/teams/invitations/{id}', 200);
   expectDocumented(await t.request('POST', `/api/teams/invitations/${sent.body.id}/accept`, { token: invitee.accessToken, body: { token: mailed } }), 'post', '/api/teams/invitations/{id}/accept', 200);
   expectDocumented(await t.request('GET', '/api/teams/members', { token, headers: inTeam }), 'get', '/api/teams/members', 200);
   expectDocumented(await t.request('PATCH', `/api/teams/members/${invitee.id}/role`, { token, headers: inTeam, body: { role: 'member' } }), 'patch', '/api/teams/members/{id}/role', 200);
@@ -117,6 +119,14 @@ test('projects, members, invitations, activity, API key revoke and stats and OAu
   expectDocumented(await t.request('GET', '/api/oauth/clients', { token }), 'get', '/api/oauth/clients', 200);
   expectDocumented(await t.request('PATCH', `/api/oauth/clients/${client.body.id}`, { token, body: { isActive: false } }), 'patch', '/api/oauth/clients/{id}', 200);
   expectDocumented(await t.request('POST', `/api/oauth/clients/${client.body.id}/rotate-secret`, { token }), 'post', '/api/oauth/clients/{id}/rotate-secret', 200);
+});
+
+test('the profile picture and its requirements answer as documented', async () => {
+  const user = await signUp(t);
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+  expectDocumented(await t.request('GET', '/api/users/me/avatar/requirements', { token: user.accessToken }), 'get', '/api/users/me/avatar/requirements', 200);
+  expectDocumented(await t.request('POST', '/api/users/me/avatar', { token: user.accessToken, body: { imageData: png } }), 'post', '/api/users/me/avatar', 200);
+  expectDocumented(await t.request('DELETE', '/api/users/me/avatar', { token: user.accessToken }), 'delete', '/api/users/me/avatar', 200);
 });
 
 test('API keys and webhook subscriptions answer as documented', async () => {

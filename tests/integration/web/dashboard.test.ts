@@ -83,7 +83,7 @@ describe('the web dashboard in a browser', () => {
       }
       await expectWellBehaved(tab, 'templates');
 
-      // The e-mailed link opens a page of this service; its button confirms.
+      // The e-mailed link opens the app's page (docs/web.md "Links in e-mails"); its button confirms.
       const mail = await app.smtp!.waitForMessage((m) => m.to.includes(person.email) && m.subject === 'Confirm your e-mail address');
       const link = /(https?:\/\/\S+\/verify-email\?token=[\w-]+)/.exec(mail.text)![1];
       await page.goto(link);

@@ -44,4 +44,20 @@ describe('avatar images are judged by content', () => {
     expect(parseAvatarImage(big.toString('base64'), 100).bytes.length).toBe(100);
     expect(codeOf(() => parseAvatarImage(big.toString('base64'), 99))).toBe('ERR_USER_009');
   });
+
+  it('says the limit in words a person reads', () => {
+    const message = (maxBytes: number) => {
+      try {
+        parseAvatarImage(Buffer.alloc(maxBytes + 4, 1).toString('base64'), maxBytes);
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect([message(2 * 1024 * 1024), message(1536 * 1024), message(4096), message(1500)]).toEqual([
+      'Image is larger than 2 MB, the most a profile picture may be',
+      'Image is larger than 1.5 MB, the most a profile picture may be',
+      'Image is larger than 4 KB, the most a profile picture may be',
+      'Image is larger than 1500 bytes, the most a profile picture may be',
+    ]);
+  });
 });

@@ -1,8 +1,9 @@
-import { Alert, Button, Checkbox, Code, Group, List, Modal, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Checkbox, Code, FileButton, Group, List, Modal, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, errorText, must } from '../api';
+import { UserAvatar } from '../avatar';
 import { saveAnswer } from '../download';
 import { useSession } from '../session';
 
@@ -14,35 +15,128 @@ import { useSession } from '../session';
 export function Profile() {
   const { user, reloadUser } = useSession();
   const [name, setName] = useState(user?.name ?? '');
-  const [timezone, setTimezone] = useState<string>((user as { timezone?: string | null } | null)?.timezone ?? '');
+  const [timezone, setTimezone] = useState<string>(user?.timezone ?? '');
   const save = useMutation({
     mutationFn: () => must(api.PATCH('/api/users/me', { body: { name, timezone: timezone || null } })),
     onSuccess: () => reloadUser(),
   });
   return (
     <Paper withBorder p="md" component="section" aria-label="Profile">
-      <form
-        onSubmit={(e: FormEvent) => {
-          e.preventDefault();
-          save.mutate();
-        }}
-      >
-        <Stack>
-          <Title order={3} size="h4">
-            Profile
-          </Title>
-          <TextInput label="Name" required maxLength={200} value={name} onChange={(e) => setName(e.currentTarget.value)} maw={360} />
-          <TextInput label="Time zone" description="An IANA name such as Europe/Berlin; dates in e-mails use it" value={timezone} onChange={(e) => setTimezone(e.currentTarget.value)} maw={360} />
-          {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
-          {save.isSuccess && <Text role="status" c="green">Profile saved</Text>}
-          <Group>
-            <Button type="submit" loading={save.isPending}>
-              Save profile
-            </Button>
-          </Group>
-        </Stack>
-      </form>
+      <Stack>
+        <Title order={3} size="h4">
+          Profile
+        </Title>
+        <ProfilePicture />
+        <form
+          onSubmit={(e: FormEvent) => {
+            e.preventDefault();
+            save.mutate();
+          }}
+        >
+          <Stack>
+            <TextInput label="Name" required maxLength={200} value={name} onChange={(e) => setName(e.currentTarget.value)} maw={360} />
+            <TextInput label="Time zone" description="An IANA name such as Europe/Berlin; dates in e-mails use it" value={timezone} onChange={(e) => setTimezone(e.currentTarget.value)} maw={360} />
+            {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+            {save.isSuccess && <Text role="status" c="green">Profile saved</Text>}
+            <Group>
+              <Button type="submit" loading={save.isPending}>
+                Save profile
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Stack>
     </Paper>
+  );
+}
+
+const FORMAT_NAMES: Record<string, string> = { 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/webp': 'WebP' };
+
+/** 2097152 → "2 MB": binary units, as the API's message and file managers count. */
+function size(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+  if (bytes >= 1024) return `${Math.round((bytes / 1024) * 10) / 10} KB`;
+  return `${bytes} bytes`;
+}
+
+function dataUrl(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result as string);
+    reader.onerror = () => reject(new Error(`Could not read ${file.name}.`));
+    reader.readAsDataURL(file);
+  });
+}
+
+/**
+ * The picture shown beside one's address: upload a new one (the API's formats and size limit, from
+ * `GET /api/users/me/avatar/requirements`; the API judges the format by the file's content), or remove it.
+ */
+function ProfilePicture() {
+  const { user, reloadUser } = useSession();
+  const limits = useQuery({ queryKey: ['avatar-requirements'], queryFn: () => must(api.GET('/api/users/me/avatar/requirements')), staleTime: Infinity });
+  const upload = useMutation({
+    mutationFn: async (file: File) => {
+      const maxBytes = limits.data?.maxBytes;
+      // Not sent when it cannot be accepted: the API would refuse it after the whole upload.
+      if (maxBytes !== undefined && file.size > maxBytes) throw new Error(`${file.name} is ${size(file.size)}; a picture may be at most ${size(maxBytes)}.`);
+      return must(api.POST('/api/users/me/avatar', { body: { imageData: await dataUrl(file) } }));
+    },
+    onSuccess: () => reloadUser(),
+  });
+  const remove = useMutation({ mutationFn: () => must(api.DELETE('/api/users/me/avatar')), onSuccess: () => reloadUser() });
+  const formats = limits.data?.formats.map((f) => FORMAT_NAMES[f] ?? f);
+  const error = upload.error ?? remove.error ?? limits.error;
+  return (
+    <Group align="center" wrap="nowrap" role="group" aria-label="Picture">
+      <UserAvatar size={72} alt="Your profile picture" initialsLabel={`No picture yet: the initials of ${user?.name || user?.email}`} />
+      <Stack gap={6}>
+        <Group gap="xs">
+          <FileButton
+            onChange={(file) => {
+              remove.reset();
+              if (file) upload.mutate(file);
+            }}
+            accept={limits.data?.formats.join(',') ?? 'image/jpeg,image/png,image/webp'}
+          >
+            {(props) => (
+              <Button {...props} size="xs" variant="light" loading={upload.isPending}>
+                Upload a picture
+              </Button>
+            )}
+          </FileButton>
+          {user?.profilePictureUrl && (
+            <Button
+              size="xs"
+              variant="subtle"
+              color="red"
+              loading={remove.isPending}
+              onClick={() => {
+                upload.reset();
+                remove.mutate();
+              }}
+            >
+              Remove the picture
+            </Button>
+          )}
+        </Group>
+        {limits.data && formats && (
+          <Text size="xs" c="dimmed">
+            {formats.slice(0, -1).join(', ')} or {formats.at(-1)}, at most {size(limits.data.maxBytes)}.
+          </Text>
+        )}
+        {error && (
+          <Text size="sm" c="red" role="alert">
+            {error.message}
+          </Text>
+        )}
+        {upload.isSuccess && (
+          <Text size="sm" c="green" role="status">
+            Picture saved
+          </Text>
+        )}
+      </Stack>
+    </Group>
   );
 }
 

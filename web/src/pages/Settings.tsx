@@ -14,6 +14,7 @@ export function SettingsPage() {
       <Text>
         Signed in as {user?.name} ({user?.email}){user?.emailVerified ? '' : ': your e-mail address is not confirmed yet; the link is in your inbox.'}
       </Text>
+      {user && !user.emailVerified && <ResendConfirmation />}
       <Profile />
       <TwoFactor />
       <TwoFactorManagement />
@@ -21,6 +22,28 @@ export function SettingsPage() {
       <EmailPreferences />
       <YourData />
     </Stack>
+  );
+}
+
+/** The confirmation e-mail once more (POST /api/auth/resend-verification; the API limits how often). */
+function ResendConfirmation() {
+  const resend = useMutation({ mutationFn: () => must(api.POST('/api/auth/resend-verification')) });
+  return (
+    <Group>
+      <Button size="xs" variant="light" onClick={() => resend.mutate()} loading={resend.isPending}>
+        Send the confirmation e-mail again
+      </Button>
+      {resend.isSuccess && (
+        <Text size="sm" c="green" role="status">
+          Sent: the new link is in your inbox.
+        </Text>
+      )}
+      {resend.error && (
+        <Text size="sm" c="red" role="alert">
+          {resend.error.message}
+        </Text>
+      )}
+    </Group>
   );
 }
 

@@ -357,8 +357,9 @@ function PendingInvitations() {
 
 /**
  * Invitations addressed to the signed-in person, from any project. Accepting takes the token of the
- * e-mailed link (the API's rule, docs/identity.md "Proving the address"), so the person pastes the
- * link; declining needs only the verified address.
+ * e-mailed link (the API's rule, docs/identity.md "Proving the address"): the link opens the app's
+ * invitation page (pages/AccountLinks.tsx), and here the person may paste it instead; declining needs
+ * only the verified address.
  */
 function InvitationsToYou() {
   const { user } = useSession();
@@ -432,7 +433,8 @@ function InvitationToYou({ invitation: i }: { invitation: MyInvitation }) {
         <form onSubmit={submit}>
           <Stack>
             <Text size="sm">
-              Paste the link from the invitation e-mail sent to {user?.email}: it proves the message reached you, and only then does the invitation let you in.
+              Opening the link in the invitation e-mail sent to {user?.email} answers it in one click. Or paste the link here: it proves the message reached you, and only then does the
+              invitation let you in.
             </Text>
             <TextInput label="Invitation link" required value={link} onChange={(e) => setLink(e.currentTarget.value)} placeholder="https://…/invitations/…?token=…" data-autofocus />
             {(problem ?? accept.error) && <Alert color="red" role="alert">{problem ?? accept.error?.message}</Alert>}
