@@ -13,6 +13,7 @@ import { calculatedBudgetMessage } from '../../domain/templates/variables';
 import { threadFile } from '../threads';
 import { watchCpu, type CpuWatch } from './cpu-watch';
 import { pack, STARTED, type EvalProgress, type EvalResult, type EvalWork, type Packed } from './eval-task';
+import { processPool } from './process-pool';
 
 export interface EvalPoolOptions {
   /** Worker processes (EVAL_POOL_SIZE). */
@@ -108,7 +109,7 @@ const EVALUATION_BACKSTOP_CHECKS: ReadonlySet<CheckName> = new Set(['hiddenCompo
 const backstopBudgetMs = (work: EvalWork, budgetMs: number, evaluationBudgetMs: number) =>
   work.kind === 'check' && EVALUATION_BACKSTOP_CHECKS.has(work.name) ? evaluationBudgetMs : budgetMs;
 
-/** How long a task may wait for a worker to load its code and start it (a safety net, not a budget). */
+/** How long a task may wait for a worker to take it, load its code and start it (a safety net, not a budget). */
 const START_TIMEOUT_MS = 30_000;
 
 /**
@@ -136,16 +137,18 @@ export interface PackedEvaluator {
  * `resourceLimits` does not survive one allocation larger than the limit (V8 aborts the whole
  * process: `$uppercase($pad("", 200000000))` brought the API down in a thread), while a child
  * process that runs out of heap dies alone. A killed or crashed worker is replaced by workerpool;
- * the caller still gets a precise answer, rebuilt from the progress the worker reported.
+ * the caller still gets a precise answer, rebuilt from the progress the worker reported. A worker
+ * that dies on its own while workerpool is ending it is not waited for (process-pool.ts), and every
+ * task ends at a deadline counted from dispatch, whether or not a worker ever took it.
  */
 export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
   const workers = (lane: Lane, minWorkers: number, maxWorkers: number) =>
-    workerpool.pool(threadFile('evaluation/eval-worker'), {
-      workerType: 'process',
+    processPool(threadFile('evaluation/eval-worker'), {
       minWorkers,
       maxWorkers,
       maxQueueSize: Infinity,
-      // The V8 report of a worker that ran out of heap goes to our log, not to the service's stderr.
+      // The V8 report of a worker that ran out of heap is captured, not written to the service's stderr:
+      // workerpool hands what a worker writes to the running task's `on` (below), which drops it.
       emitStdStreams: true,
       forkOpts: forkOptions(options.maxHeapMb, lane),
       // A killed task's worker is asked to clean up and, busy as it is, terminated this soon after.
@@ -190,7 +193,10 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
       // Known-expensive work waits for idle CPU, and its wait counts (domain/cpu-budget.ts, startWallBudget).
       const clock = lane === 'background' ? 'wall' : 'cpu';
       const task = pool.exec('evaluate', [{ ...work, budgetMs, clock }], {
-        on: (p: EvalProgress) => {
+        on: (p: EvalProgress | { stdout?: string; stderr?: string }) => {
+          // With emitStdStreams the worker's output comes here too, as { stdout } or { stderr }: not
+          // progress. Taken for it, a chunk written before the first report kept the CPU watch from starting.
+          if (!('at' in p) || typeof p.at !== 'number') return;
           if (p.at === STARTED && progress.length === 0) {
             const pid = p.pid;
             // cancel() rejects `task` itself, which the await below turns into an interruption.
@@ -212,10 +218,13 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
           progress.push(p);
         },
       });
+      // A safety net from dispatch, for a worker that never starts the task: a check's budget keeps it
+      // long, as a cold worker first loads the checks' module (slow on a loaded machine, and not the
+      // tenant's work). Our own timer, not task.timeout(): workerpool starts that one only when a
+      // worker takes the task, so a task queued behind a worker that never frees up would never end.
+      const deadline = setTimeout(() => void task.cancel(), wallBackstopMs(budgetMs) + START_TIMEOUT_MS);
       try {
-        // A safety net from dispatch, for a worker that never starts the task: a check's budget keeps it
-        // long, as a cold worker first loads the checks' module (slow on a loaded machine, and not the tenant's work).
-        return (await task.timeout(wallBackstopMs(budgetMs) + START_TIMEOUT_MS)) as EvalResult;
+        return (await task) as EvalResult;
       } catch (err) {
         const cpuMs = watch?.usedMs();
         if (err instanceof workerpool.Promise.CancellationError || err instanceof workerpool.Promise.TimeoutError) {
@@ -224,6 +233,7 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
         if (/terminated unexpectedly/i.test(String((err as Error).message))) return { interrupted: true, memory: true, progress, cpuMs };
         throw err;
       } finally {
+        clearTimeout(deadline);
         watch?.stop();
         // Its whole cost is charged when it ends (below), in place of what it charged while running.
         schedulers[lane].settleRunning(tenant, charged);
@@ -292,8 +302,7 @@ export function createEvalPool(options: EvalPoolOptions): PackedEvaluator {
     },
 
     async close() {
-      // workerpool waits for an 'exit' that a worker which already died on its own never sends
-      // again: give it a moment, then make sure no worker process outlives the pool.
+      // Give workerpool a moment to end its workers, then make sure no worker process outlives the pool.
       const all = Object.values(pools);
       const children = all.flatMap((pool) => (pool as unknown as { workers?: Array<{ worker?: ChildProcess | null }> }).workers?.map((w) => w.worker) ?? []);
       const terminated = Promise.all(all.map((pool) => pool.terminate(true).catch(() => undefined)));

@@ -1,9 +1,10 @@
-import workerpool from 'workerpool';
+import type workerpool from 'workerpool';
 import { AppError, type ErrorCode } from '../../domain/errors';
 import type { ImportFormat } from '../../domain/reporting/imports/model';
 import type { ParsedFile } from '../../domain/reporting/imports/parse';
 import type { ZipCaps } from '../../domain/reporting/imports/zip';
 import { threadFile } from '../threads';
+import { processPool } from './process-pool';
 
 /**
  * Reads model files for imports (docs/security.md "Reporting: caps while reading") in worker
@@ -36,8 +37,8 @@ export function createImportPool(options: ImportPoolOptions): ImportPool {
   let pool: ReturnType<typeof workerpool.pool> | undefined;
   /** Started with the first import: most replicas never read one. */
   const started = () =>
-    (pool ??= workerpool.pool(threadFile('evaluation/import-worker'), {
-      workerType: 'process',
+    // A worker that dies on its own while workerpool ends it (a timed-out read) is not waited for: process-pool.ts.
+    (pool ??= processPool(threadFile('evaluation/import-worker'), {
       minWorkers: 0,
       maxWorkers: options.concurrency,
       maxQueueSize: options.queue,
