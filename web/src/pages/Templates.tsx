@@ -18,6 +18,8 @@ export function TemplatesPage() {
   const [search, setSearch] = useState('');
   const [folder, setFolder] = useState<string | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
+  // The box's state is read in the handler: React may run an updater after the event, when currentTarget is null.
+  const toggle = (id: string, checked: boolean) => setSelected((now) => (checked ? [...now, id] : now.filter((x) => x !== id)));
   const [notice, setNotice] = useState<{ color: string; text: string }>();
   const queries = useQueryClient();
   const navigate = useNavigate();
@@ -148,7 +150,7 @@ export function TemplatesPage() {
               <Table.Tr key={t.id}>
                 {canEdit && (
                   <Table.Td>
-                    <Checkbox aria-label={`Select ${t.name}`} checked={selected.includes(t.id)} onChange={(e) => setSelected((now) => (e.currentTarget.checked ? [...now, t.id] : now.filter((x) => x !== t.id)))} />
+                    <Checkbox aria-label={`Select ${t.name}`} checked={selected.includes(t.id)} onChange={(e) => toggle(t.id, e.currentTarget.checked)} />
                   </Table.Td>
                 )}
                 <Table.Td>
