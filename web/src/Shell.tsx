@@ -7,6 +7,9 @@ import { useSession } from './session';
 const SECTIONS: Array<[string, string]> = [
   ['Templates', '/templates'],
   ['Documents', '/documents'],
+  ['Flow', '/flow'],
+  ['Approvals', '/approvals'],
+  ['Reporting', '/reporting'],
   ['API keys', '/api-keys'],
   ['Team', '/team'],
   ['Usage', '/usage'],

@@ -33,6 +33,15 @@ function SignedIn({ children }: { children: ReactNode }) {
 const Designer = lazy(() => import('./designer/Designer'));
 // The Usage page's charts (recharts) likewise, loaded when the page is opened.
 const UsagePage = lazy(() => import('./pages/Usage'));
+// Flow, Reporting, the reviewer's page and the embedded designer: a chunk per area, each with its own sub-routes.
+const GatesArea = lazy(() => import('./pages/flow/gates'));
+const RunsArea = lazy(() => import('./pages/flow/runs'));
+const ApprovalsArea = lazy(() => import('./pages/flow/approvals'));
+const FlowAnalyticsArea = lazy(() => import('./pages/flow/analytics'));
+const SourcesArea = lazy(() => import('./pages/reporting/sources'));
+const ReportsArea = lazy(() => import('./pages/reporting/reports'));
+const ReviewArea = lazy(() => import('./pages/review'));
+const EmbeddedDesigner = lazy(() => import('./embed'));
 
 function Loading() {
   return (
@@ -40,6 +49,11 @@ function Loading() {
       <Loader aria-label="Loading" />
     </Center>
   );
+}
+
+/** A lazily loaded page, with the loader while its chunk arrives. */
+function later(page: ReactNode): ReactNode {
+  return <Suspense fallback={<Loading />}>{page}</Suspense>;
 }
 
 export const router = createBrowserRouter([
@@ -50,6 +64,10 @@ export const router = createBrowserRouter([
   { path: '/verify-email', element: <VerifyEmailPage /> },
   { path: '/reset-password', element: <ResetPasswordPage /> },
   { path: '/invitations/:id', element: <InvitationPage /> },
+  // The approver's magic link (docs/web.md "The reviewer's page"): no account, no frame.
+  { path: '/review/*', element: later(<ReviewArea />) },
+  // The designer in a customer's own app (docs/embedding.md): an embed token, no account, no frame.
+  { path: '/embed/designer/:templateId', element: later(<EmbeddedDesigner />) },
   {
     path: '/',
     element: (
@@ -63,25 +81,27 @@ export const router = createBrowserRouter([
       { path: 'templates/:id', element: <TemplatePage /> },
       {
         path: 'templates/:id/design',
-        element: (
-          <Suspense fallback={<Loading />}>
-            <Designer />
-          </Suspense>
-        ),
+        element: later(<Designer />),
       },
       { path: 'documents', element: <DocumentsPage /> },
       { path: 'documents/webhooks', element: <WebhooksPage /> },
       { path: 'api-keys', element: <ApiKeysPage /> },
       { path: 'team', element: <TeamPage /> },
-      {
-        path: 'usage',
-        element: (
-          <Suspense fallback={<Loading />}>
-            <UsagePage />
-          </Suspense>
-        ),
-      },
+      { path: 'usage', element: later(<UsagePage />) },
       { path: 'settings', element: <SettingsPage /> },
+      { path: 'flow', element: <Navigate to="/flow/gates" replace /> },
+      { path: 'flow/gates/*', element: later(<GatesArea />) },
+      { path: 'flow/runs/*', element: later(<RunsArea />) },
+      { path: 'flow/analytics/*', element: later(<FlowAnalyticsArea />) },
+      { path: 'approvals/*', element: later(<ApprovalsArea />) },
+      { path: 'reporting', element: <Navigate to="/reporting/datasources" replace /> },
+      { path: 'reporting/datasources/*', element: later(<SourcesArea area="datasources" />) },
+      { path: 'reporting/queries/*', element: later(<SourcesArea area="queries" />) },
+      { path: 'reporting/reports/*', element: later(<ReportsArea area="reports" />) },
+      { path: 'reporting/schedules/*', element: later(<ReportsArea area="schedules" />) },
+      { path: 'reporting/runs/*', element: later(<ReportsArea area="runs" />) },
+      { path: 'reporting/channels/*', element: later(<ReportsArea area="channels" />) },
+      { path: 'reporting/imports/*', element: later(<ReportsArea area="imports" />) },
       { path: '*', element: <Navigate to="/templates" replace /> },
     ],
   },

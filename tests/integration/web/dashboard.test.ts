@@ -78,7 +78,7 @@ describe('the web dashboard in a browser', () => {
       await byRole(page, 'heading', 'Templates').wait();
       const nav = await page.$('aria/Main[role="navigation"]');
       expect(nav).not.toBeNull();
-      for (const link of ['Templates', 'Documents', 'API keys', 'Team', 'Usage', 'Settings']) {
+      for (const link of ['Templates', 'Documents', 'Flow', 'Approvals', 'Reporting', 'API keys', 'Team', 'Usage', 'Settings']) {
         expect(await nav!.$(`aria/${link}[role="link"]`)).not.toBeNull();
       }
       await expectWellBehaved(tab, 'templates');
