@@ -3097,7 +3097,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs, approvals and deliveries over time */
+        /** Document jobs and runs over time */
         get: operations["getFlowAnalyticsCombinedTimeline"];
         put?: never;
         post?: never;
@@ -3114,7 +3114,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Activity per member */
+        /** Members, keys and gates now; runs and documents of the period */
         get: operations["getFlowAnalyticsTeamOverview"];
         put?: never;
         post?: never;
@@ -13461,7 +13461,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        totals: {
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                            inProgress: number;
+                            inReview: number;
+                            approved: number;
+                            rejected: number;
+                            expired: number;
+                        };
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        successRate: number | null;
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        validationPassRate: number | null;
+                        /** @description Average completedAt − createdAt of completed runs; null without any */
+                        avgTimeToCompleteMs: number | null;
+                        activeGates: number;
                     };
                 };
             };
@@ -13494,7 +13528,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        total: number;
+                        byStatus: {
+                            validation_failed: number;
+                            validated: number;
+                            rendering: number;
+                            review_required: number;
+                            approved: number;
+                            rejected: number;
+                            expired: number;
+                            delivering: number;
+                            completed: number;
+                            failed: number;
+                        };
+                        bySource: {
+                            rest: number;
+                            mcp: number;
+                        };
                     };
                 };
             };
@@ -13528,7 +13595,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        /** @description Every bucket of the period, empty ones with zeros */
+                        buckets: {
+                            /**
+                             * Format: date
+                             * @description The bucket's first UTC day (a Monday for weeks, the 1st for months)
+                             */
+                            start: string;
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                        }[];
                     };
                 };
             };
@@ -13561,7 +13658,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        failedRuns: number;
+                        totalErrors: number;
+                        /** @description Every error code, most frequent first */
+                        byCode: {
+                            code: string | null;
+                            count: number;
+                        }[];
+                        /** @description The 20 most frequent fields (a business rule's is its id), most frequent first */
+                        byField: {
+                            field: string | null;
+                            count: number;
+                        }[];
+                        byLayer: {
+                            schema: number;
+                            business_rules: number;
+                        };
                     };
                 };
             };
@@ -13594,7 +13723,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        requested: number;
+                        approved: number;
+                        rejected: number;
+                        expired: number;
+                        pending: number;
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        approvalRate: number | null;
+                        /** @description Median decidedAt − createdAt of approved and rejected requests */
+                        medianDecisionMs: number | null;
+                        /** @description 90th percentile of the same */
+                        p90DecisionMs: number | null;
                     };
                 };
             };
@@ -13627,7 +13783,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        deliveries: {
+                            total: number;
+                            completed: number;
+                            failed: number;
+                            pending: number;
+                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            successRate: number | null;
+                            avgAttempts: number | null;
+                        };
+                        /** @description Each live gate's circuit as it is now, open and half-open first */
+                        circuitBreakers: {
+                            /** Format: uuid */
+                            gateId: string;
+                            name: string;
+                            enabled: boolean;
+                            /** @enum {string} */
+                            state: "closed" | "open" | "half_open";
+                            consecutiveFailures: number;
+                            /** Format: date-time */
+                            openUntil: string | null;
+                        }[];
+                        renderFailures: number;
                     };
                 };
             };
@@ -13660,7 +13854,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        /** @description Every live gate, busiest first */
+                        gates: {
+                            /** Format: uuid */
+                            gateId: string;
+                            shortId: string;
+                            name: string;
+                            slug: string;
+                            status: string;
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            successRate: number | null;
+                            /** Format: date-time */
+                            lastRunAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -13690,7 +13917,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "growth" | "scale";
+                        planName: string;
+                        /** @description The UTC calendar month, `YYYY-MM` */
+                        month: string;
+                        /** Format: date-time */
+                        periodStart: string;
+                        runsThisMonth: number;
+                        runsIncluded: number;
+                        runsRemaining: number;
+                        overageRuns: number;
+                        /** @description Null: no overage, runs past the allowance are refused */
+                        overagePerRunUsd: number | null;
+                        /** @description US dollars */
+                        overageCostUsd: number;
+                        /** @description US dollars */
+                        monthlyPriceUsd: number;
+                        /** @description US dollars */
+                        estimatedTotalUsd: number;
+                        limits: {
+                            /** @description Gates; null: unlimited */
+                            maxGates: number | null;
+                            /** @description Approvers per gate; null: unlimited */
+                            maxApproversPerGate: number | null;
+                            contentLimitChars: number;
+                            retentionDays: number;
+                        };
+                        gates: {
+                            used: number;
+                            /** @description Gates; null: unlimited */
+                            max: number | null;
+                        };
                     };
                 };
             };
@@ -13716,14 +13974,41 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Runs, approvals and deliveries over time */
+            /** @description Document jobs and runs over time */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        totals: {
+                            documents: number;
+                            runs: number;
+                        };
+                        /** @description Every bucket of the period, empty ones with zeros */
+                        buckets: {
+                            /**
+                             * Format: date
+                             * @description The bucket's first UTC day (a Monday for weeks, the 1st for months)
+                             */
+                            start: string;
+                            documents: number;
+                            runs: number;
+                        }[];
                     };
                 };
             };
@@ -13748,14 +14033,32 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Activity per member */
+            /** @description Members, keys and gates now; runs and documents of the period */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        members: number;
+                        pendingInvitations: number;
+                        apiKeys: number;
+                        gates: number;
+                        activeGates: number;
+                        runs: number;
+                        documents: number;
                     };
                 };
             };
@@ -13785,7 +14088,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        plans: {
+                            /** @enum {string} */
+                            id: "free" | "starter" | "growth" | "scale";
+                            name: string;
+                            /** @description US dollars */
+                            monthlyPriceUsd: number;
+                            /** @description US dollars */
+                            annualPriceUsd: number;
+                            runsPerMonth: number;
+                            /** @description Gates; null: unlimited */
+                            maxGates: number | null;
+                            /** @description Approvers per gate; null: unlimited */
+                            maxApproversPerGate: number | null;
+                            retentionDays: number;
+                            contentLimitChars: number;
+                            /** @description Null: no overage */
+                            overagePerRunUsd: number | null;
+                        }[];
                     };
                 };
             };
@@ -13815,7 +14135,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description One-time packs */
+                        packs: {
+                            documents: number;
+                            /** @description US dollars */
+                            priceUsd: number;
+                            /** @description US dollars */
+                            pricePerDocumentUsd: number;
+                            expires: boolean;
+                        }[];
+                        /** @description Recurring document add-ons */
+                        addOns: {
+                            documentsPerMonth: number;
+                            /** @description US dollars */
+                            priceUsdPerMonth: number;
+                        }[];
                     };
                 };
             };
