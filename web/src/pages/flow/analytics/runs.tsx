@@ -57,6 +57,7 @@ export function Throughput({ filters }: { filters: Filters }) {
       {(t) => {
         const data = t.buckets.map((b) => ({ ...b, label: bucketLabel(b.start, t.granularity), other: b.runs - b.completed - b.failed - b.validationFailed }));
         const total = data.reduce((n, b) => n + b.runs, 0);
+        const others = data.some((b) => b.other > 0);
         const [one, many] = BUCKET_WORDS[t.granularity];
         return (
           <Chart
@@ -71,7 +72,7 @@ export function Throughput({ filters }: { filters: Filters }) {
               />
             }
           >
-            <BarChart data={data} height={260} responsive style={{ width: '100%' }} accessibilityLayer={false}>
+            <BarChart data={data} height={260} maxBarSize={56} responsive style={{ width: '100%' }} accessibilityLayer={false}>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
               <XAxis dataKey="label" tick={{ fontSize: 12 }} minTickGap={8} />
               <YAxis allowDecimals={false} width={36} tick={{ fontSize: 12 }} />
@@ -80,7 +81,7 @@ export function Throughput({ filters }: { filters: Filters }) {
               <Bar dataKey="completed" name="Completed" stackId="b" fill={COLOURS.completed} isAnimationActive={false} />
               <Bar dataKey="failed" name="Failed" stackId="b" fill={COLOURS.failed} isAnimationActive={false} />
               <Bar dataKey="validationFailed" name="Failed validation" stackId="b" fill={COLOURS.invalid} isAnimationActive={false} />
-              <Bar dataKey="other" name="Other (on the way, in review, rejected, expired)" stackId="b" fill={COLOURS.other} isAnimationActive={false} />
+              {others && <Bar dataKey="other" name="Other (on the way, in review, rejected, expired)" stackId="b" fill={COLOURS.other} isAnimationActive={false} />}
             </BarChart>
           </Chart>
         );

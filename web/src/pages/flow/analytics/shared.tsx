@@ -80,7 +80,8 @@ export function duration(ms: number | null | undefined): string {
 /** US dollars: "$29", "$0.02", "$0.005" (a price per run keeps its third decimal). */
 export function usd(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
-  return `$${Number.isInteger(n) ? n : n < 0.01 ? n.toString() : n.toFixed(2)}`;
+  if (n < 0.01 && n > 0) return `$${n}`;
+  return `$${n.toLocaleString('en', Number.isInteger(n) ? {} : { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
 /** A count or "Unlimited" (null limits). */

@@ -29,7 +29,7 @@ export function Approvals({ filters }: { filters: Filters }) {
               }
               table={<FiguresTable label="Approval requests (figures)" head={['Outcome', 'Requests']} rows={[['Requested', a.requested], ...outcomes.map((o) => [o.name, o.count])]} />}
             >
-              <BarChart data={outcomes} height={200} responsive style={{ width: '100%' }} accessibilityLayer={false}>
+              <BarChart data={outcomes} height={200} maxBarSize={56} responsive style={{ width: '100%' }} accessibilityLayer={false}>
                 <CartesianGrid strokeDasharray="3 3" vertical={false} />
                 <XAxis dataKey="name" tick={{ fontSize: 12 }} />
                 <YAxis allowDecimals={false} width={36} tick={{ fontSize: 12 }} />
