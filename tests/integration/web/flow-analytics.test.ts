@@ -222,6 +222,29 @@ describe('Flow analytics in the dashboard', () => {
       expect(asked(requests, 'overview')).toEqual({ period: '7d', gateId: contracts.id });
       const gateRows = await tableRows(page, 'Runs per gate');
       expect(gateRows.map((r) => r[0])).toEqual(['Contracts']);
+      // The whole page on a phone's width, to be looked at.
+      await page.setViewport({ width: 375, height: 6000 });
+      await waitForRegionText(page, 'Run outcomes', 'Completed');
+      await keepScreenshot(page, 'flow-analytics-phone-whole');
+    });
+  });
+  it('a workspace without runs, on a phone: every view says so, nothing breaks', async () => {
+    const empty = await flowWorkspace(app);
+    await withAppPage(browser, 'flow-analytics-empty', async (tab) => {
+      const { page } = tab;
+      await page.setViewport({ width: 375, height: 900 });
+      await signInThroughApp(page, app.url, empty.user.email, empty.user.password);
+      await page.waitForFunction(() => location.pathname !== '/sign-in');
+      await page.goto(`${app.url}/flow/analytics?period=90d&granularity=month`);
+      await waitForRegionText(page, 'Run outcomes', 'No run in this period.');
+      expect((await regionOf(page, 'Total runs')).startsWith('Total runs0')).toBe(true);
+      expect((await regionOf(page, 'Success rate')).startsWith('Success rate—')).toBe(true);
+      await waitForRegionText(page, 'Gate metrics', 'No gate yet.');
+      const months = (await flow('throughput', 'period=90d&granularity=month')).buckets;
+      await waitForRows(page, 'Runs over time (figures)', months.map((b: any) => [b.start, 0, 0, 0, 0]));
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+      await expectWellBehaved(tab, app.url, 'flow analytics, empty, phone');
+      await keepScreenshot(page, 'flow-analytics-empty-phone');
     });
   });
 });

@@ -1,4 +1,4 @@
-import { Group, SegmentedControl, Select, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Group, SegmentedControl, Select, SimpleGrid, Stack, Text, Title, useMatches } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
@@ -69,6 +69,8 @@ export default function AnalyticsArea() {
     enabled: !!team,
   });
   const billing = useAnswer(['billing-summary'], () => api.GET('/api/flow/analytics/billing-summary'));
+  // On a phone the controls take the whole width, in smaller type, so "Last 90 days" is not cut.
+  const phone = useMatches({ base: true, sm: false });
   const gateName = gates.data?.data.find((g) => g.id === filters.gateId)?.name;
   const scope = filters.gateId ? `the gate ${gateName ?? ''}`.trim() : 'every gate';
 
@@ -77,11 +79,11 @@ export default function AnalyticsArea() {
       <SectionTabs label="Flow" tabs={FLOW_TABS} />
       <Title order={2}>Analytics</Title>
       <Group component="section" aria-label="What to show" align="end" gap="lg">
-        <SegmentedControl aria-label="Period" data={PERIODS} value={filters.period} onChange={(v) => set('period', v)} />
-        <SegmentedControl aria-label="Granularity" data={GRANULARITIES} value={filters.granularity} onChange={(v) => set('granularity', v)} />
+        <SegmentedControl aria-label="Period" data={PERIODS} value={filters.period} onChange={(v) => set('period', v)} fullWidth={phone} size={phone ? 'xs' : 'sm'} w={phone ? '100%' : undefined} />
+        <SegmentedControl aria-label="Granularity" data={GRANULARITIES} value={filters.granularity} onChange={(v) => set('granularity', v)} fullWidth={phone} size={phone ? 'xs' : 'sm'} w={phone ? '100%' : undefined} />
         <Select
           label="Gate"
-          w={240}
+          w={phone ? '100%' : 240}
           data={[{ value: ALL_GATES, label: 'All gates' }, ...(gates.data?.data ?? []).map((g) => ({ value: g.id, label: g.name }))]}
           value={filters.gateId ?? ALL_GATES}
           onChange={(v) => set('gate', v === null || v === ALL_GATES ? null : v)}

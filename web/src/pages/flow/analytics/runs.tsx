@@ -2,10 +2,10 @@ import { Badge, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/co
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../../../api';
 import { Chart, COLOURS, Figure, FiguresTable, legendText } from '../../../charts';
-import { BUCKET_WORDS, bucketLabel, busiest, duration, fraction, Shown, useAnswer, when, type Answer, type Filters } from './shared';
+import { WHOLE, BUCKET_WORDS, bucketLabel, busiest, duration, fraction, Shown, useAnswer, when, type Answer, type Filters } from './shared';
 
 /** Run statuses in words, in the order a run moves through them (domain/flow/run-status.ts). */
-export const STATUS_WORDS = {
+const STATUS_WORDS = {
   validated: 'Validated',
   rendering: 'Rendering',
   review_required: 'In review',
@@ -157,13 +157,17 @@ export function ValidationErrors({ filters }: { filters: Filters }) {
               }
               table={<FiguresTable label="Validation errors by field (figures)" head={['Field', 'Errors']} rows={fields.map((f) => [f.name, f.count])} />}
             >
-              <BarChart data={fields} layout="vertical" height={Math.max(140, 34 * fields.length + 50)} responsive style={{ width: '100%' }} accessibilityLayer={false}>
-                <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-                <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12 }} />
-                <YAxis type="category" dataKey="name" width={140} tick={{ fontSize: 12 }} />
-                <Tooltip />
-                <Bar dataKey="count" name="Errors" fill={COLOURS.invalid} isAnimationActive={false} />
-              </BarChart>
+              {fields.length === 0 ? (
+                <Text c="dimmed">No run failed validation in this period.</Text>
+              ) : (
+                <BarChart data={fields} layout="vertical" height={Math.max(140, 34 * fields.length + 50)} responsive style={{ width: '100%' }} accessibilityLayer={false}>
+                  <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+                  <XAxis type="number" allowDecimals={false} tick={{ fontSize: 12 }} />
+                  <YAxis type="category" dataKey="name" width={140} tick={{ fontSize: 12 }} />
+                  <Tooltip />
+                  <Bar dataKey="count" name="Errors" fill={COLOURS.invalid} isAnimationActive={false} />
+                </BarChart>
+              )}
             </Chart>
             <Paper withBorder p="md" component="section" aria-label="Validation errors by code">
               <Title order={4} size="h5" mb="sm">
@@ -235,7 +239,7 @@ export function GateMetrics({ filters }: { filters: Filters }) {
                     <Table.Tr key={gate.gateId}>
                       <Table.Td>{gate.name}</Table.Td>
                       <Table.Td>
-                        <Badge variant="light" color={GATE_STATUS_COLOUR[gate.status] ?? 'gray'}>
+                        <Badge style={WHOLE} variant="light" color={GATE_STATUS_COLOUR[gate.status] ?? 'gray'}>
                           {gate.status}
                         </Badge>
                       </Table.Td>

@@ -105,3 +105,6 @@ export function busiest<T extends { start: string }>(buckets: T[], of: (b: T) =>
 
 /** Words for a bucket size, for summaries. */
 export const BUCKET_WORDS: Record<Granularity, [string, string]> = { day: ['day', 'days'], week: ['week', 'weeks'], month: ['month', 'months'] };
+
+/** A badge in a table cell keeps its whole word on a narrow screen (the cell grows; the table scrolls). */
+export const WHOLE = { minWidth: 'max-content' };

@@ -1,8 +1,8 @@
-import { Badge, Group, Paper, Progress, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Group, Paper, Progress, SimpleGrid, Stack, Table, Text, Title, useMatches } from '@mantine/core';
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../../../api';
 import { Chart, COLOURS, Figure, FiguresTable, legendText } from '../../../charts';
-import { BUCKET_WORDS, bucketLabel, busiest, duration, fraction, limit, percentage, PERIOD_DAYS, Shown, usd, useAnswer, when, type Filters } from './shared';
+import { WHOLE, BUCKET_WORDS, bucketLabel, busiest, duration, fraction, limit, percentage, PERIOD_DAYS, Shown, usd, useAnswer, when, type Filters } from './shared';
 
 const periodQuery = ({ period, gateId }: Filters) => ({ params: { query: { period, gateId } } });
 
@@ -94,7 +94,7 @@ export function InfraHealth({ filters }: { filters: Filters }) {
                         <Table.Td>{c.name}</Table.Td>
                         <Table.Td>{c.enabled ? 'On' : 'Off'}</Table.Td>
                         <Table.Td>
-                          <Badge variant="light" color={CIRCUIT_COLOUR[c.state]}>
+                          <Badge style={WHOLE} variant="light" color={CIRCUIT_COLOUR[c.state]}>
                             {CIRCUIT_WORDS[c.state]}
                           </Badge>
                         </Table.Td>
@@ -221,6 +221,8 @@ export function Team({ filters }: { filters: Filters }) {
 
 /** GET /api/flow/analytics/billing-summary: this month's runs against the plan. */
 export function Billing() {
+  // Two columns of three for the runs beside the bill, one on a small screen.
+  const phone = useMatches({ base: true, md: false });
   const answer = useAnswer(['billing-summary'], () => api.GET('/api/flow/analytics/billing-summary'));
   return (
     <Shown answer={answer}>
@@ -228,7 +230,7 @@ export function Billing() {
         const share = b.runsIncluded === 0 ? 100 : Math.min(100, (b.runsThisMonth / b.runsIncluded) * 100);
         return (
           <SimpleGrid cols={{ base: 1, md: 3 }}>
-            <Paper withBorder p="md" component="section" aria-label="Runs this month" style={{ gridColumn: 'span 2' }}>
+            <Paper withBorder p="md" component="section" aria-label="Runs this month" style={phone ? undefined : { gridColumn: 'span 2' }}>
               <Stack gap="xs">
                 <Group justify="space-between">
                   <Text size="sm" c="dimmed">
@@ -314,7 +316,7 @@ export function Plans({ current }: { current?: string }) {
                     <Table.Td>
                       {plan.name}{' '}
                       {plan.id === current && (
-                        <Badge size="sm" variant="light">
+                        <Badge style={WHOLE} size="sm" variant="light">
                           Your plan
                         </Badge>
                       )}
