@@ -40,7 +40,7 @@ function columnSource(schema: DiscoveredSchema | undefined) {
     for (const c of t.columns) {
       if (seen.has(c.name)) continue;
       seen.add(c.name);
-      options.push({ label: c.name, type: 'property', detail: `${t.name} · ${c.dataType}`, boost: -1 });
+      options.push({ label: c.name, type: 'property', detail: `${t.name} · ${c.dataType}` });
     }
   }
   return (context: CompletionContext): CompletionResult | null => {

@@ -25,7 +25,7 @@ export default function SourcesArea({ area }: { area: 'datasources' | 'queries' 
       ) : (
         <Routes>
           <Route index element={<QueriesPage />} />
-          <Route path="new" element={<QueryEditorPage />} />
+          {/* "new" too: the page stays mounted when a new query's first save moves it to its id. */}
           <Route path=":id" element={<QueryEditorPage />} />
         </Routes>
       )}
