@@ -17,7 +17,7 @@ const STATUS: Record<Agent['status'], { word: string; colour: string }> = {
 /** An agent's status as a badge. */
 export function AgentStatus({ status }: { status: Agent['status'] }) {
   const s = STATUS[status];
-  return <Badge color={s.colour}>{s.word}</Badge>;
+  return <Badge color={s.colour} miw="max-content">{s.word}</Badge>;
 }
 
 /** The token of a new agent or of a rotation, shown this once. */
@@ -127,7 +127,8 @@ export function AgentsSection() {
                   <Table.Td>
                     <Text size="sm">{a.name}</Text>
                     <Text size="xs" c="dimmed" ff="monospace">
-                      {a.tokenPrefix}…{!a.isActive && ' (stopped)'}
+                      {a.tokenPrefix}
+                      {!a.isActive && ' (stopped)'}
                     </Text>
                   </Table.Td>
                   <Table.Td>
@@ -135,7 +136,7 @@ export function AgentsSection() {
                   </Table.Td>
                   <Table.Td>{when(a.lastSeenAt)}</Table.Td>
                   <Table.Td>{a.load ? `${a.load.running} of ${a.load.capacity} running, ${a.load.queued} queued` : '—'}</Table.Td>
-                  <Table.Td>{a.keyStatus === 'pending' ? <Badge color="yellow">to confirm</Badge> : a.keyStatus === 'confirmed' ? <Badge color="green">confirmed</Badge> : <Badge color="gray">none</Badge>}</Table.Td>
+                  <Table.Td>{a.keyStatus === 'pending' ? <Badge color="yellow" miw="max-content">to confirm</Badge> : a.keyStatus === 'confirmed' ? <Badge color="green">confirmed</Badge> : <Badge color="gray">none</Badge>}</Table.Td>
                   <Table.Td>{a.datasourceCount}</Table.Td>
                   {admin && (
                     <Table.Td>

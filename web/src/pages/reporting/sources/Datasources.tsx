@@ -12,8 +12,8 @@ export const isAdmin = (role: string | undefined) => role === 'admin' || role ==
 
 /** A datasource's last connection test as a badge. */
 export function TestBadge({ test }: { test: Datasource['lastTest'] }) {
-  if (!test) return <Badge color="gray">not tested</Badge>;
-  return test.ok ? <Badge color="green">connected</Badge> : <Badge color="red">failing</Badge>;
+  if (!test) return <Badge color="gray" miw="max-content">not tested</Badge>;
+  return test.ok ? <Badge color="green" miw="max-content">connected</Badge> : <Badge color="red" miw="max-content">failing</Badge>;
 }
 
 /** Where a datasource reads from, in a line. */

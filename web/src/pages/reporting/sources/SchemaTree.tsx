@@ -1,5 +1,6 @@
 import { Badge, Box, Group, Text, TextInput } from '@mantine/core';
 import { useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import './sources.css';
 import type { DiscoveredSchema } from './shared';
 
 type Table = DiscoveredSchema['tables'][number];
@@ -138,9 +139,8 @@ export function SchemaTree({ schema, label, onPick }: { schema: DiscoveredSchema
           if (n.children) toggle(n.id);
           else if (n.pick) onPick?.(n.pick);
         }}
-        style={{ listStyle: 'none', outlineOffset: 2 }}
       >
-        <Box px={4} py={2} style={{ cursor: 'pointer', borderRadius: 4 }}>
+        <Box px={4} py={2} className="schema-tree-row">
           <Group gap={6} wrap="nowrap" pl={(n.level - 1) * 18}>
             <Text component="span" size="xs" w={12} c="dimmed">
               {n.children ? (expanded ? '▾' : '▸') : ''}
@@ -175,7 +175,7 @@ export function SchemaTree({ schema, label, onPick }: { schema: DiscoveredSchema
           {needle ? 'No table matches.' : 'No tables found.'}
         </Text>
       ) : (
-        <ul role="tree" aria-label={label} ref={tree} style={{ margin: 0, padding: 0 }}>
+        <ul role="tree" aria-label={label} ref={tree} className="schema-tree" style={{ margin: 0, padding: 0 }}>
           {nodes.map(item)}
         </ul>
       )}

@@ -105,7 +105,7 @@ export const SqlEditor = forwardRef<SqlEditorHandle, { label: string; text: stri
       EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true' }),
       EditorView.lineWrapping,
       EditorState.readOnly.of(readOnly),
-      EditorView.theme({ '&': { minHeight: '180px', border: '1px solid var(--mantine-color-default-border)', borderRadius: '4px' }, '.cm-scroller': { minHeight: '180px' } }),
+      EditorView.theme({ '&': { border: '1px solid var(--mantine-color-default-border)', borderRadius: '4px' }, '.cm-scroller': { minHeight: '120px', maxHeight: '420px' } }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) latest.current.onText(update.state.doc.toString());
       }),
