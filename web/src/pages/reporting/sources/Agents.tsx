@@ -15,7 +15,7 @@ const STATUS: Record<Agent['status'], { word: string; colour: string }> = {
 };
 
 /** An agent's status as a badge. */
-export function AgentStatus({ status }: { status: Agent['status'] }) {
+function AgentStatus({ status }: { status: Agent['status'] }) {
   const s = STATUS[status];
   return <Badge color={s.colour} miw="max-content">{s.word}</Badge>;
 }

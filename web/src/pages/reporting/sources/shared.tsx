@@ -6,7 +6,6 @@ export type Datasource = components['schemas']['Datasource'];
 export type DatasourceTest = components['schemas']['DatasourceTest'];
 export type DiscoveredSchema = components['schemas']['DiscoveredSchema'];
 export type Query = components['schemas']['Query'];
-export type QueryPreview = components['schemas']['QueryPreview'];
 export type QueryVersion = components['schemas']['QueryVersion'];
 export type Agent = components['schemas']['Agent'];
 export type ParameterDef = Query['parameters'][number];
