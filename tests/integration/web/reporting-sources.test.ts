@@ -97,6 +97,19 @@ describe('reporting datasources and queries in the dashboard', () => {
       expect(JSON.stringify(ds)).not.toContain('orchard-secret');
       await waitForRegionText(page, 'Connection', 'password set');
 
+      // "Edit": a description and a new password, which replaces the stored one and is shown nowhere either.
+      await byRole(page, 'button', 'Edit').click();
+      await byRole(page, 'textbox', 'Description').fill('The fruit yard');
+      await byRole(page, 'textbox', 'New password').fill('orchard-secret-2');
+      await byRole(page, 'button', 'Save').click();
+      await page.waitForFunction(() => !document.querySelector('[role="dialog"]'));
+      await waitForText(page, 'The fruit yard');
+      const edited = (await api('GET', `/api/reporting/datasources/${ds.id}`)).body;
+      expect(edited).toMatchObject({ description: 'The fruit yard', config: ds.config, secrets: { password: { set: true } } });
+      expect(Date.parse(edited.secrets.password.updatedAt)).toBeGreaterThan(Date.parse(ds.secrets.password.updatedAt));
+      expect(JSON.stringify(edited)).not.toContain('orchard-secret-2');
+      expect(await page.evaluate(() => document.body.innerText + Array.from(document.querySelectorAll('input, textarea')).map((i) => (i as HTMLInputElement).value).join(' '))).not.toContain('orchard-secret');
+
       // "Test connection" on the saved datasource: its last test, as the API keeps it.
       await byRole(page, 'button', 'Test connection').click();
       await waitForRegionText(page, 'Connection test', 'Connected');

@@ -1,12 +1,13 @@
-import { Alert, Anchor, Badge, Button, Code, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Group, Loader, Modal, Paper, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, mustSucceed } from '../../../api';
 import { useSession } from '../../../session';
 import { ConfirmButton, when } from '../../controls';
 import { isAdmin, targetOf, TestBadge } from './Datasources';
 import { SchemaTree } from './SchemaTree';
-import { ApiRefusal, call, KIND_NAMES, type DiscoveredSchema } from './shared';
+import { ApiRefusal, call, ErrorAlert, KIND_NAMES, problemsAt, type Datasource, type DiscoveredSchema } from './shared';
 import { TestOutcome } from './TestOutcome';
 
 /** The discovered schema of a datasource, or null before the first read (404 ERR_DS_008). */
@@ -23,6 +24,58 @@ export function useDiscoveredSchema(id: string | undefined, teamId: string | und
     },
     enabled: !!id && !!teamId,
   });
+}
+
+/**
+ * "Edit": the name, the description and a new password (write-only: left empty, the stored one stays).
+ * Where it connects is not changed here: the API drops the secrets when the target changes
+ * (docs/reporting.md "Secrets are tied to their target").
+ */
+function EditDatasource({ datasource, onClose }: { datasource: Datasource; onClose: () => void }) {
+  const queries = useQueryClient();
+  const [name, setName] = useState(datasource.name);
+  const [description, setDescription] = useState(datasource.description ?? '');
+  const [password, setPassword] = useState('');
+  const secretName = datasource.kind === 'postgres' || datasource.kind === 'mysql' ? 'password' : undefined;
+  const save = useMutation({
+    mutationFn: () =>
+      call(
+        api.PATCH('/api/reporting/datasources/{id}', {
+          params: { path: { id: datasource.id } },
+          body: { name: name.trim(), description: description.trim() || null, ...(secretName && password ? { secrets: { [secretName]: password } } : {}) },
+        }),
+      ),
+    onSuccess: () => {
+      void queries.invalidateQueries({ queryKey: ['reporting-datasource'] });
+      void queries.invalidateQueries({ queryKey: ['reporting-datasources'] });
+      onClose();
+    },
+  });
+  const at = (path: string) => problemsAt(save.error, path).map((p) => p.message).join('; ') || undefined;
+  return (
+    <Modal opened onClose={onClose} title={`Edit ${datasource.name}`}>
+      <form
+        onSubmit={(e: FormEvent) => {
+          e.preventDefault();
+          save.mutate();
+        }}
+      >
+        <Stack>
+          <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} error={at('name')} />
+          <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} error={at('description')} />
+          {secretName && (
+            <PasswordInput label="New password" description="Write-only; left empty, the stored password stays" value={password} onChange={(e) => setPassword(e.currentTarget.value)} error={at(`secrets.${secretName}`)} autoComplete="new-password" />
+          )}
+          <ErrorAlert error={save.error} shown={['name', 'description', 'secrets']} />
+          <Group justify="flex-end">
+            <Button type="submit" loading={save.isPending}>
+              Save
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
 }
 
 const HEALTH: Record<string, string> = { ok: 'green', failing: 'red', unknown: 'gray', offline: 'red' };
@@ -76,6 +129,7 @@ export function DatasourcePage() {
     },
   });
 
+  const [editing, setEditing] = useState(false);
   const d = datasource.data;
   const back = (
     <Anchor component={Link} to="/reporting/datasources" size="sm">
@@ -109,6 +163,11 @@ export function DatasourcePage() {
               </Button>
             )}
             {admin && (
+              <Button variant="default" onClick={() => setEditing(true)}>
+                Edit
+              </Button>
+            )}
+            {admin && (
               <ConfirmButton label="Delete" name={`Delete ${d.name}`} title={`Delete ${d.name}?`} confirm="Delete datasource" onConfirm={() => remove.mutate()} size="sm">
                 Its credentials and discovered schema are deleted. A datasource that queries still use cannot be deleted: delete those queries first.
               </ConfirmButton>
@@ -117,6 +176,7 @@ export function DatasourcePage() {
         </Group>
         {d.description && <Text c="dimmed">{d.description}</Text>}
       </div>
+      {editing && <EditDatasource datasource={d} onClose={() => setEditing(false)} />}
       {remove.error && (
         <Alert color="red" role="alert">
           {remove.error.message}
