@@ -5339,6 +5339,361 @@ export interface components {
             status: string;
             statusUrl: string;
         };
+        /** @description A reporting datasource (api/reporting/datasources.presenter.ts); secrets never shown */
+        Datasource: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            kind: "postgres" | "mysql" | "sqlite" | "http_json" | "csv";
+            /** @enum {string} */
+            connectionMode: "direct" | "agent";
+            /** Format: uuid */
+            agentId: string | null;
+            /** @description Per kind (docs/reporting.md "Datasources"); http_json `defaultHeaders` values as `{"set": true}` */
+            config: {
+                [key: string]: unknown;
+            };
+            /** @description Write-only: which secrets are set and when, never their values */
+            secrets: {
+                [key: string]: {
+                    /** @enum {boolean} */
+                    set: true;
+                    /** Format: date-time */
+                    updatedAt: string;
+                };
+            };
+            /** @enum {string} */
+            secretMode: "stored" | "sealed" | "agent_local";
+            pool: {
+                max: number;
+                idleTimeoutSeconds: number;
+            };
+            defaults: {
+                timeoutSeconds: number;
+                maxRows: number;
+            };
+            lastTest: ({
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                latencyMs?: number | null;
+                serverVersion?: string | null;
+                error?: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** Format: date-time */
+            schemaRefreshedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The outcome of a connection test (200 whether it connected or not) */
+        DatasourceTest: {
+            ok: boolean;
+            latencyMs: number | null;
+            serverVersion: string | null;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+            /** Format: date-time */
+            at: string;
+            error?: {
+                code: string;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The recent health of a datasource */
+        DatasourceHealth: {
+            /** @enum {string} */
+            status: "ok" | "failing" | "unknown" | "offline";
+            pool: {
+                size: number;
+                max: number;
+                idle: number;
+                waiting: number;
+            };
+            lastTest: ({
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                latencyMs?: number | null;
+                serverVersion?: string | null;
+                error?: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            lastError: {
+                code: string;
+                message: string;
+                at?: string | null;
+            } | null;
+            reportedAt: string | null;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+        };
+        /** @description The tables and columns discovered in a datasource */
+        DiscoveredSchema: {
+            /** Format: date-time */
+            refreshedAt: string;
+            tables: {
+                schema: string;
+                name: string;
+                /** @enum {string} */
+                type: "table" | "view";
+                columns: {
+                    name: string;
+                    dataType: string;
+                    nullable: boolean;
+                    ordinal: number;
+                }[];
+            }[];
+            /** @description More than 2,000 tables or 50,000 columns: the list was cut there */
+            truncated: boolean;
+        };
+        /** @description A request to a datasource behind an agent that did not answer within `wait`: read the task later */
+        PendingAgentTask: {
+            taskId: string;
+            status: string;
+        };
+        /** @description A query object with its draft (api/reporting/queries.presenter.ts) */
+        Query: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            folderId: string | null;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @enum {string} */
+            language: "sql" | "http" | "table";
+            parameters: {
+                name: string;
+                /** @enum {string} */
+                type: "string" | "number" | "integer" | "boolean" | "date" | "datetime";
+                label?: string;
+                required?: boolean;
+                default?: unknown;
+                multiple?: boolean;
+                options?: unknown[];
+            }[];
+            expectedColumns: {
+                name: string;
+                type?: string;
+            }[] | null;
+            maxRows: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            onRowLimit: "fail" | "truncate";
+            isPublished: boolean;
+            /** @description 0 until the first publish */
+            latestVersion: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            text: string;
+            request: {
+                [key: string]: unknown;
+            } | null;
+            transform: string | null;
+        };
+        /** @description A query object as lists show it: without its text, request and transform */
+        QuerySummary: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            folderId: string | null;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @enum {string} */
+            language: "sql" | "http" | "table";
+            parameters: {
+                name: string;
+                /** @enum {string} */
+                type: "string" | "number" | "integer" | "boolean" | "date" | "datetime";
+                label?: string;
+                required?: boolean;
+                default?: unknown;
+                multiple?: boolean;
+                options?: unknown[];
+            }[];
+            expectedColumns: {
+                name: string;
+                type?: string;
+            }[] | null;
+            maxRows: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            onRowLimit: "fail" | "truncate";
+            isPublished: boolean;
+            /** @description 0 until the first publish */
+            latestVersion: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A published version of a query */
+        QueryVersion: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description The publisher's name; null once their account is gone */
+            publishedBy: string | null;
+        };
+        /** @description A published version of a query with its frozen definition */
+        QueryVersionDetail: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description The publisher's name; null once their account is gone */
+            publishedBy: string | null;
+            /** Format: uuid */
+            queryId: string;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @description {language, text, parameters, expectedColumns, maxRows, timeoutSeconds, onRowLimit} as published */
+            definition: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The version just published */
+        PublishedQuery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            queryId: string;
+            version: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+        };
+        /** @description The checks of a query, without saving it */
+        QueryCheck: {
+            valid: boolean;
+            errors: {
+                path: string;
+                code: string;
+                message: string;
+            }[];
+        };
+        /** @description The first rows of a query run once on its draft */
+        QueryPreview: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+            rows: {
+                [key: string]: unknown;
+            }[];
+            rowCount: number;
+            truncated: boolean;
+            durationMs: number;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+        };
+        /** @description A reporting agent (api/agents/agents.presenter.ts); never its token */
+        Agent: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            isActive: boolean;
+            tokenPrefix: string;
+            publicKey: string | null;
+            keyFingerprint: string | null;
+            keyStatus: string;
+            /** Format: date-time */
+            keyConfirmedAt: string | null;
+            /** @enum {string} */
+            status: "online" | "degraded" | "offline" | "never_connected";
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            session: {
+                [key: string]: unknown;
+            } | null;
+            load: {
+                running: number;
+                capacity: number;
+                queued: number;
+            } | null;
+            pools: {
+                [key: string]: unknown;
+            }[];
+            datasourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An agent with its token, shown once */
+        AgentWithToken: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            isActive: boolean;
+            tokenPrefix: string;
+            publicKey: string | null;
+            keyFingerprint: string | null;
+            keyStatus: string;
+            /** Format: date-time */
+            keyConfirmedAt: string | null;
+            /** @enum {string} */
+            status: "online" | "degraded" | "offline" | "never_connected";
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            session: {
+                [key: string]: unknown;
+            } | null;
+            load: {
+                running: number;
+                capacity: number;
+                queued: number;
+            } | null;
+            pools: {
+                [key: string]: unknown;
+            }[];
+            datasourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The agent token (`fmag_…`), shown in this answer only */
+            token: string;
+        };
         PageMeta: {
             total: number;
             page: number;
@@ -14700,9 +15055,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["Datasource"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -14767,9 +15120,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14832,9 +15183,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceTest"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14865,9 +15214,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14962,9 +15309,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15002,9 +15347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceTest"];
                 };
             };
             /** @description Pending: the task to poll */
@@ -15013,9 +15356,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15055,9 +15396,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15095,9 +15434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DiscoveredSchema"];
                 };
             };
             /** @description Pending: the task to poll */
@@ -15106,9 +15443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15140,9 +15475,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceHealth"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15176,9 +15509,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DiscoveredSchema"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15266,15 +15597,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problems found, and the parameters */
+            /** @description Problems found */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryCheck"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15308,9 +15637,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["QuerySummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -15382,9 +15709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15415,9 +15740,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15518,9 +15841,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15558,9 +15879,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PublishedQuery"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15586,15 +15905,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The versions */
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryVersion"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15628,9 +15945,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryVersionDetail"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15715,9 +16030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryPreview"];
                 };
             };
             /** @description Pending on an agent: the task to poll */
@@ -15726,9 +16039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17847,7 +18158,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["Agent"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17883,9 +18195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AgentWithToken"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17916,9 +18226,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17988,9 +18296,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18016,14 +18322,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The agent with its new token */
+            /** @description The new token, shown in this answer only, and its prefix */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        token: string;
+                        tokenPrefix: string;
                     };
                 };
             };
