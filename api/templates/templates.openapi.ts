@@ -185,6 +185,9 @@ const BULK_DELETED: JsonSchema = {
   },
 };
 
+/** The embedded designer's calls, which also take an embed token under /api/templates (docs/embedding.md, api/templates/embed-fence.ts). */
+const DESIGNER_CALLS = new Set(['get /api/templates/component-types', 'get /api/templates/:id', 'put /api/templates/:id', 'get /api/templates/:id/sample-data', 'put /api/templates/:id/sample-data', 'post /api/templates/:id/preview', 'post /api/templates/:id/preview/grid', 'post /api/templates/:id/calculate', 'post /api/templates/:id/publish']);
+
 export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
   operationTable(tag, (op) => {
     const id = { id: 'The template id or slug' };
@@ -255,4 +258,4 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       op('get', `${prefix}/:id/automation-fields`, 'Fields an automation can fill', { security: 'project', request: { params: id }, responses: { 200: ok('The fields of the newest published version (the draft before the first publish)', AUTOMATION_FIELDS) } }),
     ];
   }),
-);
+).map((o) => (DESIGNER_CALLS.has(`${o.method} ${o.path}`) ? { ...o, embedToken: true } : o));
