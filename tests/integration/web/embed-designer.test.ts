@@ -1,7 +1,7 @@
 import type { Browser, Frame, Page } from 'puppeteer';
 import type { TestApp } from '../../support/app';
 import { createKey } from '../../support/api-keys';
-import { closeAppWithBrowser, expectWellBehaved, keepScreenshot, startAppWithBrowser, withAppPage } from '../../support/browser';
+import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, signInThroughApp, startAppWithBrowser, waitForText, withAppPage } from '../../support/browser';
 import { criticalAxeViolationsIn, startExampleSite, startFramingSite, type Site } from '../../support/embedding';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { personalProjectId } from '../../support/templates';
@@ -60,7 +60,22 @@ describe('the designer embedded in another site', () => {
     const { user, projectId, templateId, key } = await workspace();
     const site = await startExampleSite({ FORMWORK_URL: app.url, FORMWORK_API_KEY: key, TEMPLATE_ID: templateId });
     sites.push(site);
-    await allowOrigins(user, projectId, [site.origin]);
+    // The project's list, set on the Team page: a wildcard refused with the API's message, then the site's origin.
+    await withAppPage(browser, 'embed-origins', async (tab) => {
+      const { page } = tab;
+      await signInThroughApp(page, app.url, user.email, user.password);
+      await byRole(page, 'link', 'Team').click();
+      const field = byRole(page, 'textbox', 'Sites that may embed the designer');
+      await field.fill('https://*.customer.example');
+      await byRole(page, 'button', 'Save the sites').click();
+      await waitForText(page, 'must name one host: no wildcard (ERR_VALID_001)');
+      expect((await app.request('GET', `/api/teams/${projectId}/embed-origins`, { token: user.accessToken })).body).toEqual({ origins: [] });
+      await field.fill(site.origin);
+      await byRole(page, 'button', 'Save the sites').click();
+      await waitForText(page, 'Sites saved');
+      expect((await app.request('GET', `/api/teams/${projectId}/embed-origins`, { token: user.accessToken })).body).toEqual({ origins: [site.origin] });
+      await expectWellBehaved(tab, app.url, 'team page, embedded designer sites');
+    });
     const versionsBefore = (await app.request('GET', `/api/templates/${templateId}/versions`, { token: user.accessToken })).body as unknown[];
 
     await withAppPage(browser, 'embed-designer', async (tab) => {
