@@ -34,7 +34,9 @@ const origin = Joi.string()
   .custom((value: string, helpers) => {
     const problem = originProblem(value);
     return problem ? helpers.message({ custom: `{{#label}} ${problem}` }) : value;
-  });
+  })
+  // The same rule in the words of JSON Schema, for the OpenAPI document (the check above decides first).
+  .pattern(/^https?:\/\/(?:(?:[a-z0-9-]+\.)*[a-z0-9-]+|\[[0-9a-f:.]+\])(?::[0-9]{1,5})?$/, 'origin');
 
 export interface EmbedOriginsInput {
   origins: string[];

@@ -15,7 +15,7 @@ import type { MintEmbedTokenInput } from './embed.schema';
  */
 const EMBED_TOKEN_PREFIX = 'fmed_';
 
-export function looksLikeEmbedToken(token: string): boolean {
+function looksLikeEmbedToken(token: string): boolean {
   return token.startsWith(EMBED_TOKEN_PREFIX);
 }
 
@@ -90,7 +90,7 @@ async function tokenRow(db: DataSource, token: string): Promise<TokenRow | undef
 }
 
 /** `Authorization: Bearer fmed_…` → the `embed` principal; unknown, expired or no longer allowed: 401 ERR_EMBED_001. */
-export async function resolveEmbedToken(db: DataSource, token: string): Promise<EmbedPrincipal> {
+async function resolveEmbedToken(db: DataSource, token: string): Promise<EmbedPrincipal> {
   const row = await tokenRow(db, token);
   if (!row || !row.live || !row.allowed) throw new AppError('ERR_EMBED_001');
   return { kind: 'embed', tokenId: row.id, projectId: row.project_id, templateId: row.template_id, mode: row.mode, origin: row.origin, userId: row.created_by_user ?? undefined };

@@ -50,7 +50,7 @@ describe('API key management', () => {
     expect(key.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: true, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false });
     expect(key.expiresAt).toBe(expiresAt);
     const none = await createKey(app, user.accessToken, { name: 'none', permissions: {} });
-    expect(Object.values(none.permissions)).toEqual([false, false, false, false, false, false, false, false]);
+    expect(Object.values(none.permissions)).toEqual([false, false, false, false, false, false, false, false, false]);
   });
 
   it.each([

@@ -73,6 +73,8 @@ describe('the designer embedded in another site', () => {
       await field.fill(site.origin);
       await byRole(page, 'button', 'Save the sites').click();
       await waitForText(page, 'Sites saved');
+      await (await byRole(page, 'region', 'Embedded designer').waitHandle()).scrollIntoView();
+      await keepScreenshot(page, 'embed-origins');
       expect((await app.request('GET', `/api/teams/${projectId}/embed-origins`, { token: user.accessToken })).body).toEqual({ origins: [site.origin] });
       await expectWellBehaved(tab, app.url, 'team page, embedded designer sites');
     });
@@ -246,6 +248,7 @@ describe('the designer embedded in another site', () => {
       expect(page.url()).toBe(`${app.url}/embed/designer/${templateId}`);
       expect(await page.$('aria/Components[role="region"]')).toBeNull();
       expect(await page.$('aria/Publish[role="button"]')).toBeNull();
+      await keepScreenshot(page, 'embedded-designer-view');
       await expectWellBehaved(tab, app.url, 'embedded designer, view mode');
 
       // Without a token, and with an expired one, the page says so.
