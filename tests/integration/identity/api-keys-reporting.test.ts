@@ -40,6 +40,7 @@ describe('API key reporting flags (read_reports, run_reports)', () => {
       read_runs: false,
       read_reports: true,
       run_reports: true,
+      embed_designer: false,
     });
     const read = await app.request('GET', `/api/api-keys/${key.id}`, { token: user.accessToken });
     expect(read.body.permissions).toMatchObject({ read_reports: true, run_reports: true });
