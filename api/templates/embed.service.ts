@@ -76,12 +76,18 @@ interface TokenRow {
   created_by_user: string | null;
   live: boolean;
   allowed: boolean;
+  minter_ok: boolean;
 }
 
 async function tokenRow(db: DataSource, token: string): Promise<TokenRow | undefined> {
   if (!looksLikeEmbedToken(token) || token.length > 100) return undefined;
   const [row]: TokenRow[] = await db.query(
-    `SELECT t.id, t.project_id, t.template_id, t.mode, t.origin, t.created_by_user, t.expires_at > now() AS live, t.origin = ANY (p.embed_origins) AS allowed
+    `SELECT t.id, t.project_id, t.template_id, t.mode, t.origin, t.created_by_user, t.expires_at > now() AS live, t.origin = ANY (p.embed_origins) AS allowed,
+            CASE WHEN t.created_by_user IS NOT NULL
+                 THEN EXISTS (SELECT 1 FROM memberships m WHERE m.project_id = t.project_id AND m.user_id = t.created_by_user AND m.role IN ('owner', 'admin'))
+                 WHEN t.created_by_key IS NOT NULL
+                 THEN EXISTS (SELECT 1 FROM api_keys k WHERE k.id = t.created_by_key AND k.is_active AND (k.expires_at IS NULL OR k.expires_at > now()))
+                 ELSE true END AS minter_ok
        FROM embed_tokens t JOIN projects p ON p.id = t.project_id AND p.deleted_at IS NULL
       WHERE t.token_hash = $1`,
     [sha256Hex(token)],
@@ -89,10 +95,14 @@ async function tokenRow(db: DataSource, token: string): Promise<TokenRow | undef
   return row;
 }
 
-/** `Authorization: Bearer fmed_…` → the `embed` principal; unknown, expired or no longer allowed: 401 ERR_EMBED_001. */
+/**
+ * `Authorization: Bearer fmed_…` → the `embed` principal. Unknown, expired, its origin off the list, or
+ * its minter no longer able to mint (the person no longer an admin of the project, the key revoked or
+ * expired): 401 ERR_EMBED_001.
+ */
 async function resolveEmbedToken(db: DataSource, token: string): Promise<EmbedPrincipal> {
   const row = await tokenRow(db, token);
-  if (!row || !row.live || !row.allowed) throw new AppError('ERR_EMBED_001');
+  if (!row || !row.live || !row.allowed || !row.minter_ok) throw new AppError('ERR_EMBED_001');
   return { kind: 'embed', tokenId: row.id, projectId: row.project_id, templateId: row.template_id, mode: row.mode, origin: row.origin, userId: row.created_by_user ?? undefined };
 }
 

@@ -25,13 +25,13 @@ describe('the designer embedded in another site', () => {
   });
 
   /** A verified user, their personal project, the invoice example as a template, and a key that may mint embed tokens. */
-  async function workspace(): Promise<{ user: SignedUpUser; projectId: string; templateId: string; key: string }> {
+  async function workspace(): Promise<{ user: SignedUpUser; projectId: string; templateId: string; key: string; keyId: string }> {
     const user = await signUp(app, { verified: true });
     const projectId = await personalProjectId(app, user.id);
     const example = await app.request('POST', '/api/templates/examples/invoice', { token: user.accessToken });
     expect(example.status).toBe(201);
     const key = await createKey(app, user.accessToken, { name: 'embedding', permissions: { embed_designer: true } });
-    return { user, projectId, templateId: example.body.templateId, key: key.plainKey };
+    return { user, projectId, templateId: example.body.templateId, key: key.plainKey, keyId: key.id };
   }
 
   async function allowOrigins(user: SignedUpUser, projectId: string, origins: string[]): Promise<void> {
@@ -183,7 +183,7 @@ describe('the designer embedded in another site', () => {
   });
 
   it('keeps the token to its own template and the designer: every other route refuses it, view mode cannot save, an expired one is refused', async () => {
-    const { user, projectId, templateId } = await workspace();
+    const { user, projectId, templateId, key, keyId } = await workspace();
     const other = await app.request('POST', '/api/templates/examples/quote', { token: user.accessToken });
     await allowOrigins(user, projectId, ['https://app.customer.example']);
     const mint = async (mode: 'edit' | 'view', body: Record<string, unknown> = {}) => {
@@ -266,6 +266,11 @@ describe('the designer embedded in another site', () => {
       const res = await app.request('GET', path, as(edit.token));
       expect([path, res.status, res.body.code]).toEqual([path, 401, 'ERR_EMBED_001']);
     }
+    // A token lives no longer than its minter's right to mint: a key's token ends when the key is revoked.
+    const byKey = await app.request('POST', `/api/templates/${templateId}/embed-tokens`, { token: key, body: { mode: 'edit' } });
+    expect((await app.request('GET', `/api/templates/${templateId}`, as(byKey.body.token))).status).toBe(200);
+    expect((await app.request('PATCH', `/api/api-keys/${keyId}`, as(user.accessToken, { isActive: false }))).status).toBe(200);
+    expect((await app.request('GET', `/api/templates/${templateId}`, as(byKey.body.token))).body.code).toBe('ERR_EMBED_001');
     // Taking the origin off the list ends the live view token at once.
     expect((await app.request('GET', `/api/templates/${templateId}`, as(view.token))).status).toBe(200);
     await allowOrigins(user, projectId, []);
