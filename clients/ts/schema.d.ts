@@ -2154,6 +2154,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/teams/{id}/embed-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Origins allowed to embed the designer */
+        get: operations["getTeamsByIdEmbedOrigins"];
+        /**
+         * Set the origins allowed to embed the designer (admins)
+         * @description Replaces the list. Each entry is an origin exactly as a browser writes it (`https://app.example.com`, `http://localhost:8080`): no path, no trailing slash, no wildcard, lower case, no default port; at most 20. Tokens minted for an origin taken off the list stop working at once.
+         */
+        put: operations["putTeamsByIdEmbedOrigins"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{id}/embed-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint an embed token for the designer of one template
+         * @description A project admin, or an API key (or OAuth client) with `embed_designer`. `ttlSeconds`: 60 to 86400, default 3600. `origin`: one of the project's embed origins (needed when it has several). The token opens the designer of this template only, and reaches no other route (403 ERR_EMBED_002).
+         */
+        post: operations["postTemplatesByIdEmbedTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/embed/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an embed token opens */
+        get: operations["getEmbedSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed/designer/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The embedded designer (HTML)
+         * @description The dashboard's designer without its navigation, for an `<iframe>`: `frame-ancestors` names the token's origin (when it is still on the project's list), every other page of the service says `'none'`. The page takes the token out of its address at once and keeps it in memory.
+         */
+        get: operations["getEmbedDesignerByTemplateId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assets": {
         parameters: {
             query?: never;
@@ -6976,6 +7054,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                     /** Format: date-time */
                     expiresAt?: string;
@@ -7087,6 +7166,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                     isActive?: boolean;
                 };
@@ -8071,6 +8151,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                 };
             };
@@ -8180,6 +8261,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                     isActive?: boolean;
                 };
@@ -8642,7 +8724,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        templateId: string;
+                        version: number;
+                        /** Format: date-time */
+                        publishedAt: string;
                     };
                 };
             };
@@ -9747,7 +9835,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        templateId: string;
+                        version: number;
+                        /** Format: date-time */
+                        publishedAt: string;
                     };
                 };
             };
@@ -10852,7 +10946,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        templateId: string;
+                        version: number;
+                        /** Format: date-time */
+                        publishedAt: string;
                     };
                 };
             };
@@ -11545,6 +11645,192 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getTeamsByIdEmbedOrigins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project (team) id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list (any member reads it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        origins: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    putTeamsByIdEmbedOrigins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project (team) id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    origins: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The list as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        origins: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postTemplatesByIdEmbedTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "edit" | "view";
+                    /** @default 3600 */
+                    ttlSeconds?: number;
+                    origin?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The token, shown once, and the page to frame */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The embed token (`fmed_…`), shown this once: only its hash is stored */
+                        token: string;
+                        /** @description The designer page to put in the `<iframe>`: PUBLIC_URL/embed/designer/<templateId>?token=… */
+                        url: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        mode: "edit" | "view";
+                        /** @description The one origin whose page may frame the designer, and to which it posts its messages */
+                        origin: string;
+                        /** Format: uuid */
+                        templateId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getEmbedSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, the mode, the origin the page reports to, the expiry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        templateId: string;
+                        /** @enum {string} */
+                        mode: "edit" | "view";
+                        origin: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getEmbedDesignerByTemplateId: {
+        parameters: {
+            query?: {
+                /** @description The embed token (`fmed_…`) the page was minted with */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The template id */
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The designer page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
