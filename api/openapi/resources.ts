@@ -207,7 +207,7 @@ const gateTestResult = object(
     valid: { type: 'boolean' },
     durationMs: { type: 'number' },
     layers: object({ schema: layerStatus, business_rules: layerStatus }),
-    failedLayer: nullable(enumOf(['schema', 'business_rules'])),
+    failedLayer: { type: ['string', 'null'], enum: ['schema', 'business_rules', null], description: 'The layer that failed first; null when valid' },
     steps: {
       type: 'array',
       items: object(

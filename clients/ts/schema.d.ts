@@ -4902,7 +4902,10 @@ export interface components {
                 /** @enum {string} */
                 business_rules: "pass" | "fail" | "skipped";
             };
-            /** @enum {string|null} */
+            /**
+             * @description The layer that failed first; null when valid
+             * @enum {string|null}
+             */
             failedLayer: "schema" | "business_rules" | null;
             steps: {
                 name: string;
