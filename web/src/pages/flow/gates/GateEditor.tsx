@@ -185,11 +185,11 @@ export function GateEditor({ gate }: { gate?: Gate }) {
               </Button>
             )}
             {gate.status !== 'archived' && (
-              <ConfirmButton size="sm" color="gray" label="Archive" name="Archive" title="Archive the gate?" confirm="Archive" onConfirm={() => setStatus.mutate('archived')}>
+              <ConfirmButton size="sm" color="gray" label="Archive" name="Archive the gate" title="Archive the gate?" confirm="Archive" onConfirm={() => setStatus.mutate('archived')}>
                 An archived gate refuses submissions (409) until it is restored. Its runs and versions stay.
               </ConfirmButton>
             )}
-            <ConfirmButton size="sm" label="Delete" name="Delete" title="Delete the gate?" confirm="Delete" onConfirm={() => remove.mutate()}>
+            <ConfirmButton size="sm" label="Delete" name="Delete the gate" title="Delete the gate?" confirm="Delete" onConfirm={() => remove.mutate()}>
               {gate.name} stops taking submissions and leaves the list. Its runs stay readable under Runs.
             </ConfirmButton>
           </Group>
