@@ -4,6 +4,7 @@ import { byRole, closeAppWithBrowser, closeDialog, expectWellBehaved, keepScreen
 import { flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { choose, codeEditorText, tableRows, typeInCodeEditor } from '../../support/gates-web';
 import { addMember } from '../../support/teams';
+import { createTemplate } from '../../support/templates';
 import { waitFor } from '../../support/wait';
 
 /**
@@ -64,6 +65,9 @@ describe('Flow gates in the dashboard', () => {
       await typeInCodeEditor(page, 'Rule 1 expression', 'total < 1000');
       await byRole(page, 'textbox', 'Rule 1 message').fill(ruleMessage);
       await expectWellBehaved(tab, app.url, 'the schema builder');
+      // A taller window for the pictures: the builder beside its JSON, the console with its result.
+      await page.setViewport({ width: 1280, height: 1400 });
+      await page.evaluate(() => window.scrollTo(0, 0));
       await keepScreenshot(page, 'gate-builder');
 
       await byRole(page, 'button', 'Create gate').click();
@@ -111,6 +115,7 @@ describe('Flow gates in the dashboard', () => {
       const apiSays = await dryRun(gateId, samples[1][1]);
       expect(apiSays).toMatchObject({ valid: false, failedLayer: 'business_rules', steps: [{ status: 'pass' }, { ruleId: 'under-1000', status: 'fail', errors: [{ field: 'under-1000', code: 'RULE', message: ruleMessage }] }] });
       await expectWellBehaved(tab, app.url, 'the test console');
+      await page.evaluate(() => window.scrollTo(0, 0));
       await keepScreenshot(page, 'gate-console');
 
       await typeInCodeEditor(page, 'Sample payload', samples[2][0], { replace: true });
@@ -171,6 +176,20 @@ describe('Flow gates in the dashboard', () => {
       expect(shownSchema).not.toContain('"email"');
       await expectWellBehaved(tab, app.url, 'a schema version');
       await closeDialog(page);
+
+      // Import from a template: its draft variables become version 3; the rule stays.
+      await createTemplate(app, w.user.accessToken, { name: 'Letter to import' });
+      await choose(page, 'Template to import', 'Letter to import');
+      await byRole(page, 'button', 'Import its variables').click();
+      await waitForRegionText(page, 'Import from a template', 'Imported: schema version 3');
+      await waitForRegionText(page, 'Schema versions', 'Imported from a template');
+      const imported = await gateOf(gateId);
+      expect(imported).toMatchObject({ schemaVersion: 3, businessRules: [{ id: 'under-1000' }] });
+      expect(Object.keys(imported.schema.properties).sort()).toEqual(['customer', 'dueDate', 'items']);
+      await byRole(page, 'tab', 'Schema and rules').click();
+      expect(await regionText(page, 'Schema builder')).toContain('Each item of items');
+      expect(JSON.parse(await codeEditorText(page, 'Schema (JSON)'))).toEqual(imported.schema);
+      await byRole(page, 'tab', 'Versions').click();
 
       // Pause: submissions refused, the console still answers; resume; archive.
       await byRole(page, 'button', 'Pause').click();

@@ -161,7 +161,7 @@ export function GateEditor({ gate }: { gate?: Gate }) {
           <Group gap="sm">
             <Title order={2}>{gate ? gate.name : 'New gate'}</Title>
             {status && gate && (
-              <Badge color={status.colour} variant="light" aria-label={`Status: ${status.word}`}>
+              <Badge color={status.colour} variant="light">
                 {status.word}
               </Badge>
             )}
@@ -277,7 +277,7 @@ export function GateEditor({ gate }: { gate?: Gate }) {
               <FreetextChecks form={form} onChange={setForm} readOnly={readOnly} />
             ) : (
               <Grid>
-                <Grid.Col span={{ base: 12, lg: 7 }}>
+                <Grid.Col span={{ base: 12, lg: 8 }}>
                   <Paper withBorder p="md" component="section" aria-label="Schema builder">
                     <Stack gap="sm">
                       <Title order={3} size="h4">
@@ -292,7 +292,7 @@ export function GateEditor({ gate }: { gate?: Gate }) {
                     </Stack>
                   </Paper>
                 </Grid.Col>
-                <Grid.Col span={{ base: 12, lg: 5 }}>
+                <Grid.Col span={{ base: 12, lg: 4 }}>
                   <Paper withBorder p="md" component="section" aria-label="Schema JSON">
                     <Stack gap="sm">
                       <Title order={3} size="h4">

@@ -116,8 +116,8 @@ function FieldRow({
   return (
     <Paper withBorder p="xs" pl="sm" className={depth === 0 ? 'gate-field' : 'gate-field-nested'} role="group" aria-label={`${label}: ${name}`}>
       <Stack gap={6}>
-        <Group gap="xs" align="flex-start" wrap="wrap">
-          <Badge variant="light" mt={28} aria-hidden>
+        <Group gap="xs" align="flex-start" wrap="nowrap">
+          <Badge variant="light" mt={30} aria-hidden style={{ flexShrink: 0 }}>
             {label.replace(/^Field /, '')}
           </Badge>
           <TextInput
@@ -126,7 +126,8 @@ function FieldRow({
             value={text}
             readOnly={readOnly}
             error={nameProblem}
-            w={180}
+            flex={1}
+            miw={110}
             onChange={(e) => {
               const next = e.currentTarget.value;
               setText(next);
@@ -141,12 +142,13 @@ function FieldRow({
             value={prop.type}
             readOnly={readOnly}
             allowDeselect={false}
-            w={150}
+            w={140}
+            style={{ flexShrink: 0 }}
             onChange={(t) => t && onChange(retype(prop, t as PropertyType))}
           />
-          <Checkbox mt={30} label="Required" aria-label={`${label} required`} checked={prop.required === true} disabled={readOnly} onChange={(e) => onChange(withKey(prop, 'required', e.currentTarget.checked))} />
+          <Checkbox mt={32} label="Required" aria-label={`${label} required`} checked={prop.required === true} disabled={readOnly} onChange={(e) => onChange(withKey(prop, 'required', e.currentTarget.checked))} style={{ flexShrink: 0 }} />
           {!readOnly && (
-            <Group gap={4} mt={26} ml="auto">
+            <Group gap={2} mt={28} wrap="nowrap" style={{ flexShrink: 0 }}>
               <ActionIcon variant="subtle" aria-label={`Move ${label} up`} disabled={first} onClick={() => onMove(-1)}>
                 ↑
               </ActionIcon>
@@ -263,7 +265,7 @@ function Constraints({ label, prop, onChange, readOnly }: { label: string; prop:
           <TextInput
             label="Pattern"
             aria-label={`${label} pattern`}
-            description="RE2 regular expression; anchor with ^…$"
+            description="RE2; anchor with ^…$"
             size="xs"
             w={220}
             ff="monospace"

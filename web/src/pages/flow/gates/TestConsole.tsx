@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Group, Input, Paper, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Badge, Button, Grid, Group, Input, Paper, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../../api';
@@ -46,29 +46,49 @@ export function TestConsole({ gateId, freetext, initialSample, savedVersion, uns
               Runs the saved gate{savedVersion ? ` (schema version ${savedVersion})` : ''} on a sample, recording nothing.
               {unsaved ? ' Save your changes to test them.' : ''}
             </Text>
-            {freetext ? (
-              <Textarea label="Sample text" autosize minRows={4} maxRows={12} value={sample} onChange={(e) => setSample(e.currentTarget.value)} />
-            ) : (
-              <Input.Wrapper label="Sample payload" labelElement="div" description="JSON, as a submitter would send it">
-                <CodeEditor label="Sample payload" language="json" text={sample} onText={setSample} minHeight={120} />
-              </Input.Wrapper>
-            )}
-            {parseError && (
-              <Alert color="red" role="alert">
-                {parseError}
-              </Alert>
-            )}
-            <Group>
-              <Button onClick={run} loading={test.isPending}>
-                Test
-              </Button>
-            </Group>
-            {test.error && (
-              <Alert color="red" role="alert">
-                {test.error.message}
-              </Alert>
-            )}
-            {test.data && <Outcome result={test.data} />}
+            <Grid>
+              <Grid.Col span={{ base: 12, md: 5 }}>
+                <Stack gap="sm">
+                  {freetext ? (
+                    <Textarea label="Sample text" autosize minRows={4} maxRows={12} value={sample} onChange={(e) => setSample(e.currentTarget.value)} />
+                  ) : (
+                    <Input.Wrapper label="Sample payload" labelElement="div" description="JSON, as a submitter would send it">
+                      <CodeEditor label="Sample payload" language="json" text={sample} onText={setSample} minHeight={160} />
+                    </Input.Wrapper>
+                  )}
+                  {parseError && (
+                    <Alert color="red" role="alert">
+                      {parseError}
+                    </Alert>
+                  )}
+                  <Group>
+                    <Button onClick={run} loading={test.isPending}>
+                      Test
+                    </Button>
+                  </Group>
+                  {test.error && (
+                    <Alert color="red" role="alert">
+                      {test.error.message}
+                    </Alert>
+                  )}
+                </Stack>
+              </Grid.Col>
+              <Grid.Col span={{ base: 12, md: 7 }}>
+                <Stack gap="sm" component="section" aria-label="Test result" aria-live="polite" aria-busy={test.isPending}>
+                  {test.isPending ? (
+                    <Text size="sm" c="dimmed">
+                      Testing…
+                    </Text>
+                  ) : test.data ? (
+                    <Outcome result={test.data} />
+                  ) : (
+                    <Text size="sm" c="dimmed">
+                      No test yet: the verdict, each layer and each step appear here.
+                    </Text>
+                  )}
+                </Stack>
+              </Grid.Col>
+            </Grid>
           </>
         )}
       </Stack>
@@ -79,7 +99,7 @@ export function TestConsole({ gateId, freetext, initialSample, savedVersion, uns
 function Outcome({ result }: { result: TestResult }) {
   const layerOf = (step: TestResult['steps'][number]) => (step.ruleId !== undefined ? 'business_rules' : 'schema');
   return (
-    <Stack gap="sm" component="section" aria-label="Test result">
+    <>
       <Group gap="xs">
         <Badge size="lg" color={result.valid ? 'green' : 'red'}>
           {result.valid ? 'Valid' : 'Invalid'}
@@ -157,6 +177,6 @@ function Outcome({ result }: { result: TestResult }) {
           ))}
         </Table.Tbody>
       </Table>
-    </Stack>
+    </>
   );
 }
