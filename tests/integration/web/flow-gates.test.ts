@@ -115,6 +115,7 @@ describe('Flow gates in the dashboard', () => {
       const apiSays = await dryRun(gateId, samples[1][1]);
       expect(apiSays).toMatchObject({ valid: false, failedLayer: 'business_rules', steps: [{ status: 'pass' }, { ruleId: 'under-1000', status: 'fail', errors: [{ field: 'under-1000', code: 'RULE', message: ruleMessage }] }] });
       await expectWellBehaved(tab, app.url, 'the test console');
+      await page.setViewport({ width: 1280, height: 860 });
       await page.evaluate(() => window.scrollTo(0, 0));
       await keepScreenshot(page, 'gate-console');
 

@@ -60,7 +60,9 @@ export function GateSettings({ form, onChange, readOnly, gate }: { form: Setting
               w={320}
               searchable
               readOnly={readOnly}
+              nothingFoundMessage={templates.isFetching ? 'Loading…' : 'No template'}
               data={(templates.data?.data ?? []).map((t) => ({ value: t.id, label: t.name }))}
+              onDropdownOpen={() => void templates.refetch()}
               value={form.renderTemplateId}
               onChange={(v) => set({ renderTemplateId: v })}
             />

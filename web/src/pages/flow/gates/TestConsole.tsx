@@ -113,7 +113,7 @@ function Outcome({ result }: { result: TestResult }) {
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Layer</Table.Th>
-            <Table.Th>Result</Table.Th>
+            <Table.Th w={84}>Result</Table.Th>
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
@@ -134,7 +134,7 @@ function Outcome({ result }: { result: TestResult }) {
           <Table.Tr>
             <Table.Th>Step</Table.Th>
             <Table.Th>Layer</Table.Th>
-            <Table.Th>Result</Table.Th>
+            <Table.Th w={84}>Result</Table.Th>
             <Table.Th>Errors</Table.Th>
           </Table.Tr>
         </Table.Thead>
@@ -150,8 +150,8 @@ function Outcome({ result }: { result: TestResult }) {
                 )}
               </Table.Td>
               <Table.Td>{LAYER_WORDS[layerOf(step)]}</Table.Td>
-              <Table.Td>
-                <Badge variant="light" color={STATUS_COLOURS[step.status]}>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                <Badge variant="light" color={STATUS_COLOURS[step.status]} style={{ overflow: 'visible' }}>
                   {step.status}
                 </Badge>
               </Table.Td>

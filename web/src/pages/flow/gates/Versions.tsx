@@ -133,7 +133,16 @@ export function ImportFromTemplate({ gate, onImported }: { gate: Gate; onImporte
           The template&apos;s draft variables become the next schema version (dates and pictures as text); the rules stay. Unsaved schema changes here are replaced.
         </Text>
         <Group align="flex-end">
-          <Select label="Template to import" searchable w={320} data={(templates.data?.data ?? []).map((t) => ({ value: t.id, label: t.name }))} value={templateId} onChange={setTemplateId} />
+          <Select
+            label="Template to import"
+            searchable
+            w={320}
+            nothingFoundMessage={templates.isFetching ? 'Loading…' : 'No template'}
+            data={(templates.data?.data ?? []).map((t) => ({ value: t.id, label: t.name }))}
+            value={templateId}
+            onChange={setTemplateId}
+            onDropdownOpen={() => void templates.refetch()}
+          />
           <Button variant="default" disabled={!templateId} loading={importSchema.isPending} onClick={() => importSchema.mutate()}>
             Import its variables
           </Button>
