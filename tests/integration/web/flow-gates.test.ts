@@ -144,6 +144,7 @@ describe('Flow gates in the dashboard', () => {
       await byRole(page, 'textbox', 'Submissions per minute').fill('60');
       await waitForText(page, 'saving makes schema version 2');
       await expectWellBehaved(tab, app.url, 'the gate settings');
+      await keepScreenshot(page, 'gate-settings');
       await byRole(page, 'button', 'Save changes').click();
       await waitForText(page, 'All changes saved');
       await waitForText(page, 'schema version 2');
@@ -187,6 +188,7 @@ describe('Flow gates in the dashboard', () => {
       const imported = await gateOf(gateId);
       expect(imported).toMatchObject({ schemaVersion: 3, businessRules: [{ id: 'under-1000' }] });
       expect(Object.keys(imported.schema.properties).sort()).toEqual(['customer', 'dueDate', 'items']);
+      await keepScreenshot(page, 'gate-versions');
       await byRole(page, 'tab', 'Schema and rules').click();
       expect(await regionText(page, 'Schema builder')).toContain('Each item of items');
       expect(JSON.parse(await codeEditorText(page, 'Schema (JSON)'))).toEqual(imported.schema);
