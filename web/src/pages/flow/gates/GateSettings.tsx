@@ -172,7 +172,7 @@ export function GateSettings({ form, onChange, readOnly, gate }: { form: Setting
 
       <Section label="Delivery">
         <Text size="sm" c="dimmed">
-          Each approved, rendered run is POSTed to every channel, signed with the channel&apos;s secret. Secrets and header values are write-only: once saved they are never shown.
+          Each valid run (once rendered and approved, where the gate asks for that) is POSTed to every channel, signed with the channel&apos;s secret. Secrets and header values are write-only: once saved they are never shown.
         </Text>
         {form.channels.length === 0 && (
           <Text size="sm" c="dimmed">
