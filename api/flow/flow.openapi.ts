@@ -1,4 +1,4 @@
-import { html, noContent, ok, operationTable, pageOf, redirect } from '../openapi/operation';
+import { html, listOf, noContent, ok, operationTable, pageOf, redirect } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import { analyticsOperations } from './analytics.openapi';
 import * as approvals from './approvals.schema';
@@ -19,12 +19,12 @@ const gateOperations = operationTable('Flow gates', (op) => [
   op('put', '/api/flow/gates/:id', 'Update a gate', { security: 'project', request: { params: gateId, body: gates.updateGateSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
   op('delete', '/api/flow/gates/:id', 'Delete a gate', { security: 'project', request: { params: gateId }, responses: { 204: noContent } }),
   op('put', '/api/flow/gates/:id/schema', 'Replace the gate\'s payload schema (a new version)', { security: 'project', request: { params: gateId, body: gates.putSchemaSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
-  op('post', '/api/flow/gates/:id/import-schema', 'Take the payload schema from a template\'s variables', { security: 'project', request: { params: gateId, body: gates.importSchemaSchema }, responses: { 200: ok('The gate') } }),
-  op('get', '/api/flow/gates/:id/versions', 'Schema versions of a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('`{ data: [...] }`') } }),
+  op('post', '/api/flow/gates/:id/import-schema', 'Take the payload schema from a template\'s variables', { security: 'project', request: { params: gateId, body: gates.importSchemaSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
+  op('get', '/api/flow/gates/:id/versions', 'Schema versions of a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('Every version, oldest first', listOf(resource('GateSchemaVersion'))) } }),
   op('post', '/api/flow/gates/:id/test', 'Check a payload against the gate without recording anything', {
     security: 'project',
     request: { params: gateId, bodyDescription: 'The payload itself: a JSON object (variables mode) or text (freetext mode), at most 1 MB' },
-    responses: { 200: ok('What the gate would say') },
+    responses: { 200: ok('What the gate would say: the verdict, each layer and each step with its errors', resource('GateTestResult')) },
   }),
   op('post', '/api/flow/gates/:id/validate', 'Submit a payload as a run and answer with the verdict', {
     security: 'project',

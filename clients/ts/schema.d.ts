@@ -4841,28 +4841,57 @@ export interface components {
             slug: string;
             name: string;
             description: string | null;
-            status: string;
-            validationMode: string;
-            schema: unknown;
-            businessRules: unknown;
-            freetextConfig: unknown;
+            /** @enum {string} */
+            status: "active" | "paused" | "archived";
+            /** @enum {string} */
+            validationMode: "variables" | "freetext";
+            schema: components["schemas"]["GateObjectSchema"] | null;
+            businessRules: components["schemas"]["BusinessRule"][];
+            freetextConfig: components["schemas"]["FreetextConfig"] | null;
             schemaVersion: number;
-            renderMode: string;
+            /** @enum {string} */
+            renderMode: "none" | "native" | "custom_api";
             renderTemplateId: string | null;
-            renderConfig: unknown;
-            approvalMode: string;
-            approvalConfig: unknown;
-            deliveryChannels: {
+            renderConfig: ({
+                format?: string;
+                url?: string;
+                secret?: components["schemas"]["StoredSecret"];
+            } & {
                 [key: string]: unknown;
+            }) | null;
+            /** @enum {string} */
+            approvalMode: "auto" | "manual";
+            approvalConfig: {
+                approvers: {
+                    email: string;
+                    name?: string;
+                }[];
+                timeoutMinutes: number;
+                /** @enum {string} */
+                onTimeout: "reject" | "approve";
+                /** @description N of the M approvers (default 1) */
+                requiredApprovals?: number;
+            } | null;
+            deliveryChannels: {
+                /** @enum {string} */
+                type: "webhook";
+                url: string;
+                secret: components["schemas"]["StoredSecret"];
+                /** @description Header names; their values are write-only */
+                headers?: {
+                    [key: string]: components["schemas"]["StoredSecret"];
+                };
             }[];
             maxSubmissionsPerMinute: number | null;
-            notificationMode: string;
+            /** @enum {string} */
+            notificationMode: "immediate" | "digest";
             notificationDigestMinutes: number | null;
             circuitBreakerEnabled: boolean;
             maxFailures: number;
             cooldownSeconds: number;
             circuit: {
-                state: string;
+                /** @enum {string} */
+                state: "closed" | "open" | "half_open";
                 consecutiveFailures: number;
                 /** Format: date-time */
                 openUntil: string | null;
@@ -4871,6 +4900,106 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description A field of a gate's payload schema: the keys that apply to its type */
+        GateProperty: {
+            /** @enum {string} */
+            type: "string" | "number" | "integer" | "boolean" | "array" | "object";
+            required?: boolean;
+            /** @description number, integer: the smallest value; array: the fewest items */
+            min?: number;
+            /** @description number, integer: the largest value; array: the most items */
+            max?: number;
+            /** @description string: the fewest characters; array: the fewest items */
+            minLength?: number;
+            /** @description string: the most characters; array: the most items */
+            maxLength?: number;
+            /** @description string: an RE2 regular expression searched in the value */
+            pattern?: string;
+            enum?: (string | number | boolean | null)[];
+            /** @enum {string} */
+            format?: "email" | "url" | "date" | "date-time" | "uuid";
+            items?: components["schemas"]["GateProperty"];
+            properties?: {
+                [key: string]: components["schemas"]["GateProperty"];
+            };
+            additionalProperties?: boolean;
+            description?: string;
+        };
+        /** @description A gate's payload schema (docs/flow.md "ObjectSchema") */
+        GateObjectSchema: {
+            /** @enum {string} */
+            type: "object";
+            properties: {
+                [key: string]: components["schemas"]["GateProperty"];
+            };
+            /** @description `false` refuses fields not listed */
+            additionalProperties?: boolean;
+        };
+        /** @description A business rule of a gate */
+        BusinessRule: {
+            id: string;
+            /** @description JSONata over the payload; passes only when it yields `true` */
+            expression: string;
+            message: string;
+            name?: string;
+        };
+        /** @description What a freetext gate checks in the text */
+        FreetextConfig: {
+            minLength?: number;
+            maxLength?: number;
+            requiredPatterns?: string[];
+            forbiddenPatterns?: string[];
+        };
+        /** @description A write-only secret is stored (its value is never shown) */
+        StoredSecret: {
+            /** @enum {boolean} */
+            set: true;
+        };
+        /** @description A schema version of a gate, as written once (api/flow/gates.presenter.ts presentVersion) */
+        GateSchemaVersion: {
+            version: number;
+            /** @enum {string} */
+            validationMode: "variables" | "freetext";
+            schema: components["schemas"]["GateObjectSchema"] | null;
+            businessRules: components["schemas"]["BusinessRule"][];
+            freetextConfig: components["schemas"]["FreetextConfig"] | null;
+            /** @enum {string} */
+            source: "create" | "schema" | "import" | "settings";
+            sourceTemplateId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A dry run: the verdict, each layer and each step (the schema or freetext layer, then every rule) with its errors */
+        GateTestResult: {
+            valid: boolean;
+            durationMs: number;
+            layers: {
+                /** @enum {string} */
+                schema: "pass" | "fail" | "skipped";
+                /** @enum {string} */
+                business_rules: "pass" | "fail" | "skipped";
+            };
+            /**
+             * @description The layer that failed first; null when valid
+             * @enum {string|null}
+             */
+            failedLayer: "schema" | "business_rules" | null;
+            steps: {
+                name: string;
+                /** @enum {string} */
+                status: "pass" | "fail" | "error" | "skipped";
+                durationMs: number;
+                errors: {
+                    field: string;
+                    message: string;
+                    /** @enum {string} */
+                    code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
+                    ruleId?: string;
+                }[];
+                ruleId?: string;
+                expression?: string;
+            }[];
         };
         /** @description A template with its draft definition */
         Template: {
@@ -13700,9 +13829,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Gate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13728,14 +13855,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ data: [...] }` */
+            /** @description Every version, oldest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["GateSchemaVersion"][];
                     };
                 };
             };
@@ -13769,15 +13896,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What the gate would say */
+            /** @description What the gate would say: the verdict, each layer and each step with its errors */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GateTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
