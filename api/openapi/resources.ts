@@ -1,4 +1,5 @@
 import { API_KEY_INACTIVE_REASONS } from '../../domain/identity/api-key-state';
+import { REPORTING_RESOURCE_SCHEMAS } from '../reporting/reporting.resources';
 import type { JsonSchema } from './operation';
 
 /**
@@ -442,6 +443,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   DocumentQuota: documentQuota,
   ReportRun: reportRun,
   AcceptedRun: acceptedRun,
+  ...REPORTING_RESOURCE_SCHEMAS,
 };
 
 export type ResourceName = keyof typeof RESOURCE_SCHEMAS;
