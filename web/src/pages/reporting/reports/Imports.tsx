@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Checkbox, FileInput, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Checkbox, FileInput, Group, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
@@ -9,11 +9,11 @@ import { call, ProblemAlert } from './problems';
 import { useCanWrite, useDatasources, type ReportImport } from './shared';
 
 const ACTIONS: Record<string, { word: string; colour: string }> = {
-  created: { word: 'imported', colour: 'green' },
-  overwritten: { word: 'imported (replaced the draft)', colour: 'green' },
-  skipped: { word: 'skipped', colour: 'gray' },
-  needs_attention: { word: 'needs attention', colour: 'yellow' },
-  unsupported: { word: 'failed: not supported', colour: 'red' },
+  created: { word: 'imported', colour: 'green.8' },
+  overwritten: { word: 'imported (replaced the draft)', colour: 'green.8' },
+  skipped: { word: 'skipped', colour: 'gray.7' },
+  needs_attention: { word: 'needs attention', colour: 'orange.9' },
+  unsupported: { word: 'failed: not supported', colour: 'red.8' },
 };
 
 const STATUS: Record<string, string> = { completed: 'Imported', completed_with_warnings: 'Imported, with items to look at', failed: 'Nothing could be imported' };
@@ -76,7 +76,7 @@ export function ImportsPage() {
             <Stack>
               <ProblemAlert error={upload.error} title="Not imported" />
               <SimpleGrid cols={{ base: 1, md: 2 }}>
-                <FileInput label="Export file" required clearable placeholder="Choose a file" accept=".json,.yaml,.yml,.zip,.jrxml,.xml" value={file} onChange={setFile} />
+                <FileInput label="Export file" required clearable clearButtonProps={{ 'aria-label': 'Remove the file' }} placeholder="Choose a file" accept=".json,.yaml,.yml,.zip,.jrxml,.xml" value={file} onChange={setFile} />
                 <Select
                   label="Format"
                   placeholder="Recognised from the file"
@@ -186,9 +186,9 @@ function Outcome({ result }: { result: ReportImport }) {
                     </Text>
                   </Table.Td>
                   <Table.Td>
-                    <Badge color={action.colour} variant="light">
+                    <Text size="sm" fw={600} c={action.colour}>
                       {action.word}
-                    </Badge>
+                    </Text>
                   </Table.Td>
                   <Table.Td>
                     {item.warnings.length === 0 ? (

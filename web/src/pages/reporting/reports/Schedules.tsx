@@ -458,7 +458,7 @@ function ScheduleForm({ schedule }: { schedule: Schedule | undefined }) {
                 {builder.preset === 'hourly' && <NumberInput label="At minute" min={0} max={59} value={builder.minute} onChange={(v) => build({ minute: Math.min(59, Math.max(0, Number(v) || 0)) })} readOnly={!canWrite} w={140} />}
                 <TextInput
                   label="Cron expression"
-                  description="minute hour day-of-month month day-of-week"
+                  description="minute hour day month weekday"
                   required
                   value={cron}
                   onChange={(e) => type(e.currentTarget.value)}
