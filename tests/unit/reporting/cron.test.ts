@@ -129,6 +129,12 @@ describe('cron expressions of schedules', () => {
       expect(result.warnings.map((w) => w.code)).toEqual(['DST_GAP', 'DST_OVERLAP']);
       expect(cpuMs).toBeLessThan(2000);
     });
+
+    it('lists the next fire times of the rarest and the busiest expressions quickly (the check answers them unsaved)', () => {
+      const { result, cpuMs } = cpuMsOf(() => [nextFireTimes('0 0 29 2 *', 'Europe/Berlin', now, 20), nextFireTimes('* * * * *', 'Europe/Berlin', now, 20), nextFireTimes('59 23 31 12 *', 'Pacific/Kiritimati', now, 20)]);
+      expect(result.map((times) => times.length)).toEqual([2, 20, 8]);
+      expect(cpuMs).toBeLessThan(1000);
+    });
   });
 
   it('lists the next fire times in the zone: weekdays in Berlin, a daylight-saving gap skipped and an overlap once', () => {

@@ -97,7 +97,7 @@ export function ReportsPage() {
                     )}
                     {canWrite && (
                       <ConfirmButton label="Delete" name={`Delete ${r.name}`} title="Delete the report?" confirm="Delete" onConfirm={() => remove.mutate(r.id)}>
-                        {r.name} and its schedule-less history go; its past runs stay listed. A report with a schedule cannot be deleted.
+                        {r.name} goes; its past runs stay listed. A report a schedule runs cannot be deleted.
                       </ConfirmButton>
                     )}
                   </Group>

@@ -2,7 +2,7 @@ import { Alert, List } from '@mantine/core';
 import { errorText } from '../../../api';
 
 /** An API refusal with the problems it lists (`relatedInfo.errors: [{path, message}]`), each shown where it is. */
-export class ApiProblem extends Error {
+class ApiProblem extends Error {
   constructor(
     message: string,
     readonly problems: Array<{ path: string; message: string }>,
