@@ -222,9 +222,11 @@ describe('reporting: reports, schedules, runs, channels and imports in the dashb
       const rows = await db.query<{ label: string; amount: string }>('SELECT label, amount FROM orders ORDER BY id');
       expect(await file.text()).toBe(['label,amount', ...rows.map((r) => `${r.label},${r.amount}`)].map((line) => `${line}\r\n`).join(''));
       await expectWellBehaved(tab, app.url, 'a completed run');
-      await (await byRole(page, 'region', 'Outputs').waitHandle()).scrollIntoView();
+      await (await byRole(page, 'region', 'Deliveries').waitHandle()).scrollIntoView();
       await keepScreenshot(page, 'report-run');
 
+      // Back at the top: the page's sticky header would cover the area's navigation.
+      await page.evaluate(() => window.scrollTo(0, 0));
       await byRole(page, 'link', 'Runs').click();
       await byRole(page, 'link', `Run ${runs[0].shortId}`).wait();
       await expectWellBehaved(tab, app.url, 'the runs list');

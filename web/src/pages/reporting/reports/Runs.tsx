@@ -1,4 +1,4 @@
-import { Alert, Anchor, Button, Code, Group, Loader, Pagination, Paper, Select, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Code, Group, Loader, Pagination, Paper, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
@@ -137,31 +137,47 @@ export function RunDetail() {
               {error}
             </Alert>
           )}
-          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs" component="dl">
-            <Text component="dt" fw={500}>Report</Text>
-            <Text component="dd" size="sm">
-              {report ? <Anchor component={Link} to={`/reporting/reports/${report.id}`}>{report.name}</Anchor> : 'a deleted report'}, version {r.reportVersion}
-            </Text>
-            <Text component="dt" fw={500}>Started by</Text>
-            <Text component="dd" size="sm">
-              {r.trigger}
-              {r.scheduleId && (
-                <>
-                  {' '}(<Anchor component={Link} to={`/reporting/schedules/${r.scheduleId}`}>its schedule</Anchor>)
-                </>
-              )}
-            </Text>
-            <Text component="dt" fw={500}>For</Text>
-            <Text component="dd" size="sm">
-              {inZone(r.scheduledFor, r.timezone)} ({r.timezone})
-            </Text>
-            <Text component="dt" fw={500}>Ended</Text>
-            <Text component="dd" size="sm">{when(r.completedAt, '—')}</Text>
-            <Text component="dt" fw={500}>Parameters</Text>
-            <Text component="dd" size="sm"><Code>{JSON.stringify(r.parameters)}</Code></Text>
-            <Text component="dt" fw={500}>Documents charged</Text>
-            <Text component="dd" size="sm">{r.documentsCharged}</Text>
-          </SimpleGrid>
+          <Table variant="vertical" layout="fixed" aria-label="About the run" withTableBorder={false}>
+            <Table.Tbody>
+              <Table.Tr>
+                <Table.Th w={200}>Report</Table.Th>
+                <Table.Td>
+                  {report ? <Anchor component={Link} to={`/reporting/reports/${report.id}`} size="sm">{report.name}</Anchor> : 'a deleted report'}, version {r.reportVersion}
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Started by</Table.Th>
+                <Table.Td>
+                  {r.trigger}
+                  {r.scheduleId && (
+                    <>
+                      {' '}(<Anchor component={Link} to={`/reporting/schedules/${r.scheduleId}`} size="sm">its schedule</Anchor>)
+                    </>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>For</Table.Th>
+                <Table.Td>
+                  {inZone(r.scheduledFor, r.timezone)} ({r.timezone})
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Ended</Table.Th>
+                <Table.Td>{when(r.completedAt, '—')}</Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Parameters</Table.Th>
+                <Table.Td>
+                  <Code>{JSON.stringify(r.parameters)}</Code>
+                </Table.Td>
+              </Table.Tr>
+              <Table.Tr>
+                <Table.Th>Documents charged</Table.Th>
+                <Table.Td>{r.documentsCharged}</Table.Td>
+              </Table.Tr>
+            </Table.Tbody>
+          </Table>
           {canWrite && (
             <Group>
               {['queued', 'running', 'rendering'].includes(r.status) && (
