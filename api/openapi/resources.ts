@@ -1,6 +1,7 @@
 import { API_KEY_INACTIVE_REASONS } from '../../domain/identity/api-key-state';
 import { REPORTING_RESOURCE_SCHEMAS } from '../reporting/reporting.resources';
 import type { JsonSchema } from './operation';
+import { REPORTING_SOURCE_SCHEMAS } from '../reporting/sources.resources';
 
 /**
  * JSON Schemas of the main resources as the presenters write them (domain/documents/presenter.ts,
@@ -443,6 +444,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   DocumentQuota: documentQuota,
   ReportRun: reportRun,
   AcceptedRun: acceptedRun,
+  ...REPORTING_SOURCE_SCHEMAS,
   ...REPORTING_RESOURCE_SCHEMAS,
 };
 

@@ -3097,7 +3097,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs, approvals and deliveries over time */
+        /** Document jobs and runs over time */
         get: operations["getFlowAnalyticsCombinedTimeline"];
         put?: never;
         post?: never;
@@ -3114,7 +3114,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Activity per member */
+        /** Members, keys and gates now; runs and documents of the period */
         get: operations["getFlowAnalyticsTeamOverview"];
         put?: never;
         post?: never;
@@ -5338,6 +5338,361 @@ export interface components {
             shortId: string;
             status: string;
             statusUrl: string;
+        };
+        /** @description A reporting datasource (api/reporting/datasources.presenter.ts); secrets never shown */
+        Datasource: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            kind: "postgres" | "mysql" | "sqlite" | "http_json" | "csv";
+            /** @enum {string} */
+            connectionMode: "direct" | "agent";
+            /** Format: uuid */
+            agentId: string | null;
+            /** @description Per kind (docs/reporting.md "Datasources"); http_json `defaultHeaders` values as `{"set": true}` */
+            config: {
+                [key: string]: unknown;
+            };
+            /** @description Write-only: which secrets are set and when, never their values */
+            secrets: {
+                [key: string]: {
+                    /** @enum {boolean} */
+                    set: true;
+                    /** Format: date-time */
+                    updatedAt: string;
+                };
+            };
+            /** @enum {string} */
+            secretMode: "stored" | "sealed" | "agent_local";
+            pool: {
+                max: number;
+                idleTimeoutSeconds: number;
+            };
+            defaults: {
+                timeoutSeconds: number;
+                maxRows: number;
+            };
+            lastTest: ({
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                latencyMs?: number | null;
+                serverVersion?: string | null;
+                error?: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** Format: date-time */
+            schemaRefreshedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The outcome of a connection test (200 whether it connected or not) */
+        DatasourceTest: {
+            ok: boolean;
+            latencyMs: number | null;
+            serverVersion: string | null;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+            /** Format: date-time */
+            at: string;
+            error?: {
+                code: string;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The recent health of a datasource */
+        DatasourceHealth: {
+            /** @enum {string} */
+            status: "ok" | "failing" | "unknown" | "offline";
+            pool: {
+                size: number;
+                max: number;
+                idle: number;
+                waiting: number;
+            };
+            lastTest: ({
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                latencyMs?: number | null;
+                serverVersion?: string | null;
+                error?: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            lastError: {
+                code: string;
+                message: string;
+                at?: string | null;
+            } | null;
+            reportedAt: string | null;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+        };
+        /** @description The tables and columns discovered in a datasource */
+        DiscoveredSchema: {
+            /** Format: date-time */
+            refreshedAt: string;
+            tables: {
+                schema: string;
+                name: string;
+                /** @enum {string} */
+                type: "table" | "view";
+                columns: {
+                    name: string;
+                    dataType: string;
+                    nullable: boolean;
+                    ordinal: number;
+                }[];
+            }[];
+            /** @description More than 2,000 tables or 50,000 columns: the list was cut there */
+            truncated: boolean;
+        };
+        /** @description A request to a datasource behind an agent that did not answer within `wait`: read the task later */
+        PendingAgentTask: {
+            taskId: string;
+            status: string;
+        };
+        /** @description A query object with its draft (api/reporting/queries.presenter.ts) */
+        Query: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            folderId: string | null;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @enum {string} */
+            language: "sql" | "http" | "table";
+            parameters: {
+                name: string;
+                /** @enum {string} */
+                type: "string" | "number" | "integer" | "boolean" | "date" | "datetime";
+                label?: string;
+                required?: boolean;
+                default?: unknown;
+                multiple?: boolean;
+                options?: unknown[];
+            }[];
+            expectedColumns: {
+                name: string;
+                type?: string;
+            }[] | null;
+            maxRows: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            onRowLimit: "fail" | "truncate";
+            isPublished: boolean;
+            /** @description 0 until the first publish */
+            latestVersion: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            text: string;
+            request: {
+                [key: string]: unknown;
+            } | null;
+            transform: string | null;
+        };
+        /** @description A query object as lists show it: without its text, request and transform */
+        QuerySummary: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            folderId: string | null;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @enum {string} */
+            language: "sql" | "http" | "table";
+            parameters: {
+                name: string;
+                /** @enum {string} */
+                type: "string" | "number" | "integer" | "boolean" | "date" | "datetime";
+                label?: string;
+                required?: boolean;
+                default?: unknown;
+                multiple?: boolean;
+                options?: unknown[];
+            }[];
+            expectedColumns: {
+                name: string;
+                type?: string;
+            }[] | null;
+            maxRows: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            onRowLimit: "fail" | "truncate";
+            isPublished: boolean;
+            /** @description 0 until the first publish */
+            latestVersion: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A published version of a query */
+        QueryVersion: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description The publisher's name; null once their account is gone */
+            publishedBy: string | null;
+        };
+        /** @description A published version of a query with its frozen definition */
+        QueryVersionDetail: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description The publisher's name; null once their account is gone */
+            publishedBy: string | null;
+            /** Format: uuid */
+            queryId: string;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @description {language, text, parameters, expectedColumns, maxRows, timeoutSeconds, onRowLimit} as published */
+            definition: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The version just published */
+        PublishedQuery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            queryId: string;
+            version: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+        };
+        /** @description The checks of a query, without saving it */
+        QueryCheck: {
+            valid: boolean;
+            errors: {
+                path: string;
+                code: string;
+                message: string;
+            }[];
+        };
+        /** @description The first rows of a query run once on its draft */
+        QueryPreview: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+            rows: {
+                [key: string]: unknown;
+            }[];
+            rowCount: number;
+            truncated: boolean;
+            durationMs: number;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+        };
+        /** @description A reporting agent (api/agents/agents.presenter.ts); never its token */
+        Agent: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            isActive: boolean;
+            tokenPrefix: string;
+            publicKey: string | null;
+            keyFingerprint: string | null;
+            keyStatus: string;
+            /** Format: date-time */
+            keyConfirmedAt: string | null;
+            /** @enum {string} */
+            status: "online" | "degraded" | "offline" | "never_connected";
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            session: {
+                [key: string]: unknown;
+            } | null;
+            load: {
+                running: number;
+                capacity: number;
+                queued: number;
+            } | null;
+            pools: {
+                [key: string]: unknown;
+            }[];
+            datasourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An agent with its token, shown once */
+        AgentWithToken: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            isActive: boolean;
+            tokenPrefix: string;
+            publicKey: string | null;
+            keyFingerprint: string | null;
+            keyStatus: string;
+            /** Format: date-time */
+            keyConfirmedAt: string | null;
+            /** @enum {string} */
+            status: "online" | "degraded" | "offline" | "never_connected";
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            session: {
+                [key: string]: unknown;
+            } | null;
+            load: {
+                running: number;
+                capacity: number;
+                queued: number;
+            } | null;
+            pools: {
+                [key: string]: unknown;
+            }[];
+            datasourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The agent token (`fmag_…`), shown in this answer only */
+            token: string;
         };
         /** @description A report: its draft and where publishing has got to (api/reporting/reports.presenter.ts) */
         Report: {
@@ -13888,7 +14243,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        totals: {
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                            inProgress: number;
+                            inReview: number;
+                            approved: number;
+                            rejected: number;
+                            expired: number;
+                        };
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        successRate: number | null;
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        validationPassRate: number | null;
+                        /** @description Average completedAt − createdAt of completed runs; null without any */
+                        avgTimeToCompleteMs: number | null;
+                        activeGates: number;
                     };
                 };
             };
@@ -13921,7 +14310,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        total: number;
+                        byStatus: {
+                            validation_failed: number;
+                            validated: number;
+                            rendering: number;
+                            review_required: number;
+                            approved: number;
+                            rejected: number;
+                            expired: number;
+                            delivering: number;
+                            completed: number;
+                            failed: number;
+                        };
+                        bySource: {
+                            rest: number;
+                            mcp: number;
+                        };
                     };
                 };
             };
@@ -13955,7 +14377,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        /** @description Every bucket of the period, empty ones with zeros */
+                        buckets: {
+                            /**
+                             * Format: date
+                             * @description The bucket's first UTC day (a Monday for weeks, the 1st for months)
+                             */
+                            start: string;
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                        }[];
                     };
                 };
             };
@@ -13988,7 +14440,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        failedRuns: number;
+                        totalErrors: number;
+                        /** @description Every error code, most frequent first */
+                        byCode: {
+                            code: string | null;
+                            count: number;
+                        }[];
+                        /** @description The 20 most frequent fields (a business rule's is its id), most frequent first */
+                        byField: {
+                            field: string | null;
+                            count: number;
+                        }[];
+                        byLayer: {
+                            schema: number;
+                            business_rules: number;
+                        };
                     };
                 };
             };
@@ -14021,7 +14505,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        requested: number;
+                        approved: number;
+                        rejected: number;
+                        expired: number;
+                        pending: number;
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        approvalRate: number | null;
+                        /** @description Median decidedAt − createdAt of approved and rejected requests */
+                        medianDecisionMs: number | null;
+                        /** @description 90th percentile of the same */
+                        p90DecisionMs: number | null;
                     };
                 };
             };
@@ -14054,7 +14565,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        deliveries: {
+                            total: number;
+                            completed: number;
+                            failed: number;
+                            pending: number;
+                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            successRate: number | null;
+                            avgAttempts: number | null;
+                        };
+                        /** @description Each live gate's circuit as it is now, open and half-open first */
+                        circuitBreakers: {
+                            /** Format: uuid */
+                            gateId: string;
+                            name: string;
+                            enabled: boolean;
+                            /** @enum {string} */
+                            state: "closed" | "open" | "half_open";
+                            consecutiveFailures: number;
+                            /** Format: date-time */
+                            openUntil: string | null;
+                        }[];
+                        renderFailures: number;
                     };
                 };
             };
@@ -14087,7 +14636,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        /** @description Every live gate, busiest first */
+                        gates: {
+                            /** Format: uuid */
+                            gateId: string;
+                            shortId: string;
+                            name: string;
+                            slug: string;
+                            status: string;
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            successRate: number | null;
+                            /** Format: date-time */
+                            lastRunAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -14117,7 +14699,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "growth" | "scale";
+                        planName: string;
+                        /** @description The UTC calendar month, `YYYY-MM` */
+                        month: string;
+                        /** Format: date-time */
+                        periodStart: string;
+                        runsThisMonth: number;
+                        runsIncluded: number;
+                        runsRemaining: number;
+                        overageRuns: number;
+                        /** @description Null: no overage, runs past the allowance are refused */
+                        overagePerRunUsd: number | null;
+                        /** @description US dollars */
+                        overageCostUsd: number;
+                        /** @description US dollars */
+                        monthlyPriceUsd: number;
+                        /** @description US dollars */
+                        estimatedTotalUsd: number;
+                        limits: {
+                            /** @description Gates; null: unlimited */
+                            maxGates: number | null;
+                            /** @description Approvers per gate; null: unlimited */
+                            maxApproversPerGate: number | null;
+                            contentLimitChars: number;
+                            retentionDays: number;
+                        };
+                        gates: {
+                            used: number;
+                            /** @description Gates; null: unlimited */
+                            max: number | null;
+                        };
                     };
                 };
             };
@@ -14143,14 +14756,41 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Runs, approvals and deliveries over time */
+            /** @description Document jobs and runs over time */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        totals: {
+                            documents: number;
+                            runs: number;
+                        };
+                        /** @description Every bucket of the period, empty ones with zeros */
+                        buckets: {
+                            /**
+                             * Format: date
+                             * @description The bucket's first UTC day (a Monday for weeks, the 1st for months)
+                             */
+                            start: string;
+                            documents: number;
+                            runs: number;
+                        }[];
                     };
                 };
             };
@@ -14175,14 +14815,32 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Activity per member */
+            /** @description Members, keys and gates now; runs and documents of the period */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        members: number;
+                        pendingInvitations: number;
+                        apiKeys: number;
+                        gates: number;
+                        activeGates: number;
+                        runs: number;
+                        documents: number;
                     };
                 };
             };
@@ -14212,7 +14870,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        plans: {
+                            /** @enum {string} */
+                            id: "free" | "starter" | "growth" | "scale";
+                            name: string;
+                            /** @description US dollars */
+                            monthlyPriceUsd: number;
+                            /** @description US dollars */
+                            annualPriceUsd: number;
+                            runsPerMonth: number;
+                            /** @description Gates; null: unlimited */
+                            maxGates: number | null;
+                            /** @description Approvers per gate; null: unlimited */
+                            maxApproversPerGate: number | null;
+                            retentionDays: number;
+                            contentLimitChars: number;
+                            /** @description Null: no overage */
+                            overagePerRunUsd: number | null;
+                        }[];
                     };
                 };
             };
@@ -14242,7 +14917,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description One-time packs */
+                        packs: {
+                            documents: number;
+                            /** @description US dollars */
+                            priceUsd: number;
+                            /** @description US dollars */
+                            pricePerDocumentUsd: number;
+                            expires: boolean;
+                        }[];
+                        /** @description Recurring document add-ons */
+                        addOns: {
+                            documentsPerMonth: number;
+                            /** @description US dollars */
+                            priceUsdPerMonth: number;
+                        }[];
                     };
                 };
             };
@@ -14793,9 +15482,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["Datasource"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -14860,9 +15547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14925,9 +15610,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceTest"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14958,9 +15641,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15055,9 +15736,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15095,9 +15774,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceTest"];
                 };
             };
             /** @description Pending: the task to poll */
@@ -15106,9 +15783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15148,9 +15823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15188,9 +15861,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DiscoveredSchema"];
                 };
             };
             /** @description Pending: the task to poll */
@@ -15199,9 +15870,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15233,9 +15902,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceHealth"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15269,9 +15936,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DiscoveredSchema"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15359,15 +16024,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problems found, and the parameters */
+            /** @description Problems found */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryCheck"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15401,9 +16064,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["QuerySummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -15475,9 +16136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15508,9 +16167,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15611,9 +16268,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15651,9 +16306,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PublishedQuery"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15679,15 +16332,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The versions */
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryVersion"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15721,9 +16372,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryVersionDetail"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15808,9 +16457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryPreview"];
                 };
             };
             /** @description Pending on an agent: the task to poll */
@@ -15819,9 +16466,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17863,7 +18508,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["Agent"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17899,9 +18545,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AgentWithToken"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17932,9 +18576,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18004,9 +18646,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18032,14 +18672,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The agent with its new token */
+            /** @description The new token, shown in this answer only, and its prefix */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        token: string;
+                        tokenPrefix: string;
                     };
                 };
             };
