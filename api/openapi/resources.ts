@@ -1,4 +1,5 @@
 import { API_KEY_INACTIVE_REASONS } from '../../domain/identity/api-key-state';
+import { REPORTING_RESOURCE_SCHEMAS } from '../reporting/reporting.resources';
 import type { JsonSchema } from './operation';
 import { REPORTING_SOURCE_SCHEMAS } from '../reporting/sources.resources';
 
@@ -538,6 +539,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   ReportRun: reportRun,
   AcceptedRun: acceptedRun,
   ...REPORTING_SOURCE_SCHEMAS,
+  ...REPORTING_RESOURCE_SCHEMAS,
 };
 
 export type ResourceName = keyof typeof RESOURCE_SCHEMAS;

@@ -1,4 +1,4 @@
-import { noContent, ok, operationTable, pageOf, redirect, type Operation } from '../openapi/operation';
+import { listOf, noContent, ok, operationTable, pageOf, redirect, type Operation } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as channels from './channels.schema';
 import * as datasources from './datasources.schema';
@@ -48,15 +48,15 @@ const queryOperations = operationTable('Reporting queries', (op) => [
 ]);
 
 const reportOperations = operationTable('Reporting reports', (op) => [
-  op('post', '/api/reporting/reports', 'Create a report', { security: 'team', request: { body: reports.createReportSchema }, responses: { 201: ok('The draft report') } }),
-  op('get', '/api/reporting/reports', 'List reports', { security: 'project', request: { query: reports.listReportsSchema }, responses: { 200: ok('A page of reports', pageOf()) } }),
-  op('get', '/api/reporting/reports/:id', 'Get a report', { security: 'project', request: { params: id }, responses: { 200: ok('The report') } }),
-  op('put', '/api/reporting/reports/:id', 'Update a report\'s draft', { security: 'team', request: { params: id, body: reports.updateReportSchema }, responses: { 200: ok('The report') } }),
-  op('patch', '/api/reporting/reports/:id', 'Update a report\'s draft (the fields given)', { security: 'team', request: { params: id, body: reports.updateReportSchema }, responses: { 200: ok('The report') } }),
+  op('post', '/api/reporting/reports', 'Create a report', { security: 'team', request: { body: reports.createReportSchema }, responses: { 201: ok('The draft report', resource('Report')) } }),
+  op('get', '/api/reporting/reports', 'List reports', { security: 'project', request: { query: reports.listReportsSchema }, responses: { 200: ok('A page of reports', pageOf(resource('Report'))) } }),
+  op('get', '/api/reporting/reports/:id', 'Get a report', { security: 'project', request: { params: id }, responses: { 200: ok('The report', resource('Report')) } }),
+  op('put', '/api/reporting/reports/:id', 'Update a report\'s draft', { security: 'team', request: { params: id, body: reports.updateReportSchema }, responses: { 200: ok('The report', resource('Report')) } }),
+  op('patch', '/api/reporting/reports/:id', 'Update a report\'s draft (the fields given)', { security: 'team', request: { params: id, body: reports.updateReportSchema }, responses: { 200: ok('The report', resource('Report')) } }),
   op('delete', '/api/reporting/reports/:id', 'Delete a report', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
-  op('post', '/api/reporting/reports/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version') } }),
-  op('post', '/api/reporting/reports/:id/preview', 'Render a preview of a report', { security: 'team', request: { params: id, body: reports.previewReportSchema }, responses: { 200: ok('The preview'), 202: ok('Pending on an agent: the task to poll') } }),
-  op('get', '/api/reporting/reports/:id/versions', 'Versions of a report', { security: 'project', request: { params: id }, responses: { 200: ok('The versions') } }),
+  op('post', '/api/reporting/reports/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version', resource('PublishedReport')) } }),
+  op('post', '/api/reporting/reports/:id/preview', 'Render a preview of a report', { security: 'team', request: { params: id, body: reports.previewReportSchema }, responses: { 200: { description: 'The draft rendered as a file, inline: PDF (watermarked), XLSX or CSV', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),
+  op('get', '/api/reporting/reports/:id/versions', 'Versions of a report', { security: 'project', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: resource('ReportVersion') }) } }),
   op('get', '/api/reporting/reports/:id/versions/:version', 'Get a version of a report', { security: 'project', request: { params: version }, responses: { 200: ok('The version') } }),
   op('post', '/api/reporting/reports/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version') } }),
 ]);
@@ -68,55 +68,55 @@ const runOperations = operationTable('Reporting runs', (op) => [
   op('get', '/api/reporting/runs/:id', 'Get a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The run with its outputs', resource('ReportRun')) } }),
   op('post', '/api/reporting/runs/:id/cancel', 'Cancel a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The cancelled run', resource('ReportRun')) } }),
   op('post', '/api/reporting/runs/:id/retry', 'Run a failed report run again', { security: 'project', request: { params: id, body: runs.retryRunSchema }, responses: { 202: ok('The new run', resource('AcceptedRun')) } }),
-  op('get', '/api/reporting/runs/:id/deliveries', 'Deliveries of a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries') } }),
+  op('get', '/api/reporting/runs/:id/deliveries', 'Deliveries of a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries, with their attempts', listOf(resource('ReportDelivery'))) } }),
   op('post', '/api/reporting/deliveries/:deliveryId/retry', 'Deliver a report output again', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
   op('get', '/api/reporting/runs/:id/outputs/:outputId/download', 'Download an output of a run', { security: 'project', request: { params: { ...id, outputId: 'The output id' } }, responses: { 302: redirect('To a signed download link') } }),
 ]);
 
 const scheduleOperations = operationTable('Reporting schedules', (op) => [
-  op('post', '/api/reporting/schedules/validate', 'Check a cron expression and show its next times', { security: 'team', request: { body: schedules.validateCronSchema }, responses: { 200: ok('Valid or not, with the next times') } }),
-  op('post', '/api/reporting/schedules', 'Create a schedule', { security: 'team', request: { body: schedules.createScheduleSchema }, responses: { 201: ok('The schedule') } }),
-  op('get', '/api/reporting/schedules', 'List schedules', { security: 'project', request: { query: schedules.listSchedulesSchema }, responses: { 200: ok('A page of schedules', pageOf()) } }),
-  op('get', '/api/reporting/schedules/:id', 'Get a schedule', { security: 'project', request: { params: id }, responses: { 200: ok('The schedule') } }),
-  op('patch', '/api/reporting/schedules/:id', 'Update a schedule', { security: 'team', request: { params: id, body: schedules.updateScheduleSchema }, responses: { 200: ok('The schedule') } }),
+  op('post', '/api/reporting/schedules/validate', 'Check a cron expression and show its next times', { security: 'team', request: { body: schedules.validateCronSchema }, responses: { 200: ok('Valid or not, with the next fire times', resource('CronCheck')) } }),
+  op('post', '/api/reporting/schedules', 'Create a schedule', { security: 'team', request: { body: schedules.createScheduleSchema }, responses: { 201: ok('The schedule', resource('ReportSchedule')) } }),
+  op('get', '/api/reporting/schedules', 'List schedules', { security: 'project', request: { query: schedules.listSchedulesSchema }, responses: { 200: ok('A page of schedules', pageOf(resource('ReportSchedule'))) } }),
+  op('get', '/api/reporting/schedules/:id', 'Get a schedule', { security: 'project', request: { params: id }, responses: { 200: ok('The schedule', resource('ReportSchedule')) } }),
+  op('patch', '/api/reporting/schedules/:id', 'Update a schedule', { security: 'team', request: { params: id, body: schedules.updateScheduleSchema }, responses: { 200: ok('The schedule', resource('ReportSchedule')) } }),
   op('delete', '/api/reporting/schedules/:id', 'Delete a schedule', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
-  op('post', '/api/reporting/schedules/:id/pause', 'Pause a schedule', { security: 'team', request: { params: id, body: schedules.pauseScheduleSchema }, responses: { 200: ok('The schedule') } }),
-  op('post', '/api/reporting/schedules/:id/resume', 'Resume a schedule', { security: 'team', request: { params: id, body: schedules.resumeScheduleSchema }, responses: { 200: ok('The schedule') } }),
-  op('post', '/api/reporting/schedules/:id/trigger', 'Run a schedule now', { security: 'project', request: { params: id }, responses: { 202: ok('The run, queued') } }),
+  op('post', '/api/reporting/schedules/:id/pause', 'Pause a schedule', { security: 'team', request: { params: id, body: schedules.pauseScheduleSchema }, responses: { 200: ok('The schedule', resource('ReportSchedule')) } }),
+  op('post', '/api/reporting/schedules/:id/resume', 'Resume a schedule', { security: 'team', request: { params: id, body: schedules.resumeScheduleSchema }, responses: { 200: ok('The schedule', resource('ReportSchedule')) } }),
+  op('post', '/api/reporting/schedules/:id/trigger', 'Run a schedule now', { security: 'project', request: { params: id }, responses: { 202: ok('The run, queued', resource('TriggeredSchedule')) } }),
 ]);
 
 const jobOperations = operationTable('Reporting jobs', (op) => [
-  op('post', '/api/reporting/jobs', 'Create a job (several reports run together)', { security: 'team', request: { body: jobs.createJobSchema }, responses: { 201: ok('The job') } }),
-  op('get', '/api/reporting/jobs', 'List jobs', { security: 'project', request: { query: jobs.listJobsSchema }, responses: { 200: ok('A page of jobs', pageOf()) } }),
-  op('get', '/api/reporting/jobs/:id', 'Get a job', { security: 'project', request: { params: id }, responses: { 200: ok('The job') } }),
-  op('put', '/api/reporting/jobs/:id', 'Update a job', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job') } }),
-  op('patch', '/api/reporting/jobs/:id', 'Update a job (the fields given)', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job') } }),
+  op('post', '/api/reporting/jobs', 'Create a job (several reports run together)', { security: 'team', request: { body: jobs.createJobSchema }, responses: { 201: ok('The job', resource('ReportJob')) } }),
+  op('get', '/api/reporting/jobs', 'List jobs', { security: 'project', request: { query: jobs.listJobsSchema }, responses: { 200: ok('A page of jobs', pageOf(resource('ReportJob'))) } }),
+  op('get', '/api/reporting/jobs/:id', 'Get a job', { security: 'project', request: { params: id }, responses: { 200: ok('The job', resource('ReportJob')) } }),
+  op('put', '/api/reporting/jobs/:id', 'Update a job', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job', resource('ReportJob')) } }),
+  op('patch', '/api/reporting/jobs/:id', 'Update a job (the fields given)', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job', resource('ReportJob')) } }),
   op('delete', '/api/reporting/jobs/:id', 'Delete a job', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
-  op('post', '/api/reporting/jobs/:id/runs', 'Run a job', { security: 'project', idempotent: true, request: { params: id, body: jobs.startJobRunSchema }, responses: { 202: ok('The job run, queued') } }),
-  op('get', '/api/reporting/job-runs', 'List job runs', { security: 'project', request: { query: jobs.listJobRunsSchema }, responses: { 200: ok('A page of job runs', pageOf()) } }),
-  op('get', '/api/reporting/job-runs/:id', 'Get a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The job run') } }),
-  op('get', '/api/reporting/job-runs/:id/deliveries', 'Deliveries of a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries') } }),
+  op('post', '/api/reporting/jobs/:id/runs', 'Run a job', { security: 'project', idempotent: true, request: { params: id, body: jobs.startJobRunSchema }, responses: { 202: ok('The job run, queued', resource('AcceptedJobRun')) } }),
+  op('get', '/api/reporting/job-runs', 'List job runs', { security: 'project', request: { query: jobs.listJobRunsSchema }, responses: { 200: ok('A page of job runs', pageOf(resource('ReportJobRun'))) } }),
+  op('get', '/api/reporting/job-runs/:id', 'Get a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The job run', resource('ReportJobRun')) } }),
+  op('get', '/api/reporting/job-runs/:id/deliveries', 'Deliveries of a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries, with their attempts', listOf(resource('ReportDelivery'))) } }),
   op('post', '/api/reporting/job-runs/:id/cancel', 'Cancel a job run', { security: 'project', request: { params: id }, responses: { 200: ok('Cancelled') } }),
   op('post', '/api/reporting/job-runs/:id/retry-deliveries', 'Deliver a job run\'s failed deliveries again', { security: 'project', request: { params: id }, responses: { 202: ok('Re-enqueued') } }),
 ]);
 
 const channelOperations = operationTable('Reporting channels', (op) => [
-  op('post', '/api/reporting/channels', 'Create a delivery channel', { security: 'team', request: { body: channels.createChannelSchema }, responses: { 201: ok('The channel (secrets never shown)') } }),
-  op('get', '/api/reporting/channels', 'List channels', { security: 'project', request: { query: channels.listChannelsSchema }, responses: { 200: ok('A page of channels', pageOf()) } }),
-  op('get', '/api/reporting/channels/:id', 'Get a channel', { security: 'project', request: { params: id }, responses: { 200: ok('The channel') } }),
-  op('patch', '/api/reporting/channels/:id', 'Update a channel', { security: 'team', request: { params: id, body: channels.updateChannelSchema }, responses: { 200: ok('The channel') } }),
+  op('post', '/api/reporting/channels', 'Create a delivery channel', { security: 'team', request: { body: channels.createChannelSchema }, responses: { 201: ok('The channel (secrets never shown; a webhook\'s signing secret this once)', resource('CreatedReportChannel')) } }),
+  op('get', '/api/reporting/channels', 'List channels', { security: 'project', request: { query: channels.listChannelsSchema }, responses: { 200: ok('A page of channels', pageOf(resource('ReportChannel'))) } }),
+  op('get', '/api/reporting/channels/:id', 'Get a channel', { security: 'project', request: { params: id }, responses: { 200: ok('The channel', resource('ReportChannel')) } }),
+  op('patch', '/api/reporting/channels/:id', 'Update a channel', { security: 'team', request: { params: id, body: channels.updateChannelSchema }, responses: { 200: ok('The channel', resource('ReportChannel')) } }),
   op('delete', '/api/reporting/channels/:id', 'Delete a channel', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
-  op('post', '/api/reporting/channels/:id/test', 'Send a test through a channel (e-mail: one message to the caller only; verified sender; 429 ERR_LIMIT_012/013 past the re-send budgets)', { security: 'team', request: { params: id, body: channels.testChannelSchema }, responses: { 200: ok('The outcome') } }),
+  op('post', '/api/reporting/channels/:id/test', 'Send a test through a channel (e-mail: one message to the caller only; verified sender; 429 ERR_LIMIT_012/013 past the re-send budgets)', { security: 'team', request: { params: id, body: channels.testChannelSchema }, responses: { 200: ok('The outcome', resource('ChannelTestOutcome')) } }),
 ]);
 
 const importOperations = operationTable('Reporting imports', (op) => [
   op('post', '/api/reporting/imports', 'Import reports from another tool (JRXML, …)', {
     security: 'team',
     request: { body: imports.importSchema, bodyType: 'multipart' },
-    responses: { 201: ok('The import and what it created'), 200: ok('A dry run: what it would create') },
+    responses: { 201: ok('The import and what it created', resource('ReportImport')), 200: ok('A dry run: what it would create', resource('ReportImport')) },
   }),
-  op('get', '/api/reporting/imports', 'List imports', { security: 'team', request: { query: imports.listImportsSchema }, responses: { 200: ok('A page of imports', pageOf()) } }),
-  op('get', '/api/reporting/imports/:id', 'Get an import', { security: 'team', request: { params: id }, responses: { 200: ok('The import') } }),
+  op('get', '/api/reporting/imports', 'List imports', { security: 'team', request: { query: imports.listImportsSchema }, responses: { 200: ok('A page of imports', pageOf(resource('ReportImportSummary'))) } }),
+  op('get', '/api/reporting/imports/:id', 'Get an import', { security: 'team', request: { params: id }, responses: { 200: ok('The import', resource('ReportImport')) } }),
 ]);
 
 export const reportingOperations: Operation[] = [

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { nextFireTimes } from '../../domain/reporting/cron';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
@@ -34,7 +35,8 @@ export function scheduleRoutes(services: Services): Router {
   router.post('/validate', write, async (ctx) => {
     const input = validate(schema.validateCronSchema, ctx.request.body);
     const check = schedules.checkCron(deps, input.cron, input.timezone);
-    ctx.body = { valid: check.valid, errors: check.errors, warnings: check.warnings, description: check.description || null };
+    const nextRunTimes = check.valid ? nextFireTimes(input.cron, check.timezone, new Date(), input.count).map((d) => d.toISOString()) : [];
+    ctx.body = { valid: check.valid, errors: check.errors, warnings: check.warnings, description: check.description || null, timezone: check.valid ? check.timezone : null, nextRunTimes };
   });
 
   router.post('/', write, async (ctx) => {

@@ -79,6 +79,6 @@ export interface ValidateCronInput {
 export const validateCronSchema = Joi.object<ValidateCronInput>({
   cron: fields.cron.required(),
   timezone: fields.timezone.default('UTC'),
-  // Next times come from the created schedule (Temporal's computation); `count` is accepted for the design's shape.
+  // How many next fire times the answer lists (`nextRunTimes`).
   count: Joi.number().integer().min(1).max(20).default(5),
 });

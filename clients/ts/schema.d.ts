@@ -5901,6 +5901,433 @@ export interface components {
             /** @description The agent token (`fmag_…`), shown in this answer only */
             token: string;
         };
+        /** @description A report: its draft and where publishing has got to (api/reporting/reports.presenter.ts) */
+        Report: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            folderId: string | null;
+            /**
+             * Format: uuid
+             * @description null for a CSV-only report
+             */
+            templateId: string | null;
+            /** @description `latest`, a version number, or null without a template */
+            templateVersion: string | number | null;
+            datasets: {
+                name: string;
+                /** Format: uuid */
+                queryId: string;
+                /** @description `latest` or a version number */
+                queryVersion: string | number;
+                /** @description Query parameter → `"{{reportParameter}}"` or a literal */
+                parameters: {
+                    [key: string]: unknown;
+                };
+                /** @enum {string} */
+                shape: "rows" | "first_row" | "value";
+                /** @description The template variable; null: the dataset's name */
+                bindTo: string | null;
+            }[];
+            parameters: {
+                [key: string]: unknown;
+            }[];
+            outputs: {
+                /** @enum {string} */
+                format: "pdf" | "excel" | "csv";
+                datasets?: string[];
+            }[];
+            filenamePattern: string;
+            skipIfEmpty: boolean;
+            useCredit: boolean;
+            isPublished: boolean;
+            /** @description 0 before the first publish */
+            latestVersion: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+            outdatedDependencies: {
+                /** @enum {string} */
+                type: "template" | "query";
+                /** Format: uuid */
+                id: string;
+                name: string;
+                pinnedVersion: number;
+                latestVersion: number;
+                dataset?: string;
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A report version as published, with what it pins */
+        PublishedReport: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            reportId: string;
+            version: number;
+            /** Format: date-time */
+            publishedAt: string;
+            pinned: {
+                templateVersion: number | null;
+                datasets: {
+                    name: string;
+                    queryVersion: number;
+                }[];
+            };
+        };
+        /** @description A published version of a report */
+        ReportVersion: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string;
+            /** @description Who published it */
+            publishedBy: unknown;
+        };
+        /** @description A report schedule (api/reporting/schedules.presenter.ts) */
+        ReportSchedule: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            target: {
+                /** @enum {string} */
+                type: "report" | "job";
+                /** Format: uuid */
+                id: string;
+            };
+            cron: string;
+            timezone: string;
+            /** @description The cron in words ("At 07:30 on Monday–Friday (Europe/Berlin)") */
+            description: string | null;
+            parameters: {
+                [key: string]: unknown;
+            };
+            channelIds: string[];
+            outputs: ("pdf" | "excel" | "csv")[] | null;
+            skipIfEmpty: boolean | null;
+            /** @enum {string} */
+            status: "active" | "paused";
+            pauseNote: string | null;
+            catchupWindowMinutes: number;
+            /** Format: date-time */
+            startAt: string | null;
+            /** Format: date-time */
+            endAt: string | null;
+            /** @description Temporal's next five fire times; null in lists and while the Temporal Schedule is missing */
+            nextRunTimes: string[] | null;
+            lastRun: {
+                status: string;
+                /** Format: date-time */
+                scheduledFor: string | null;
+                /** Format: uuid */
+                runId?: string;
+                /** Format: uuid */
+                jobRunId?: string;
+            } | null;
+            missedRuns: number | null;
+            skippedOverlapRuns: number | null;
+            warnings: {
+                /** @enum {string} */
+                code: "DST_GAP" | "DST_OVERLAP";
+                message: string;
+                dates: string[];
+            }[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A cron expression and zone checked, with the next fire times */
+        CronCheck: {
+            valid: boolean;
+            errors: {
+                /** @enum {string} */
+                path: "cron" | "timezone";
+                code: string;
+                message: string;
+            }[];
+            warnings: {
+                /** @enum {string} */
+                code: "DST_GAP" | "DST_OVERLAP";
+                message: string;
+                dates: string[];
+            }[];
+            description: string | null;
+            /** @description The zone in its proper spelling; null when invalid */
+            timezone: string | null;
+            /** @description The next `count` fire times after now (empty when invalid): wall-clock time in the zone, a skipped time left out, a repeated one once */
+            nextRunTimes: string[];
+        };
+        /** @description A schedule run now: the run it opened, or `skipped: "overlap"` */
+        TriggeredSchedule: {
+            triggered: boolean;
+            skipped: string | null;
+            /** Format: uuid */
+            runId: string | null;
+            shortId: string | null;
+            status: string | null;
+            /** Format: date-time */
+            scheduledFor: string | null;
+            statusUrl: string | null;
+            /** Format: uuid */
+            jobRunId: string | null;
+        };
+        /** @description A delivery of a run (or job run) to one target of a channel, with its attempts */
+        ReportDelivery: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            /** Format: uuid */
+            runId: string | null;
+            /** Format: uuid */
+            jobRunId: string | null;
+            /** Format: uuid */
+            channelId: string | null;
+            kind: string;
+            target: string;
+            /** @enum {string} */
+            status: "pending" | "delivering" | "completed" | "failed" | "skipped";
+            attempts: {
+                number: number;
+                /** Format: date-time */
+                at: string;
+                error: string | null;
+                durationMs: number;
+                /** @description HTTP status, or the SMTP reply code of an e-mail */
+                statusCode?: number;
+            }[];
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            remoteRef: string | null;
+            note: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        /** @description A delivery channel; secrets never shown (api/reporting/channels.presenter.ts) */
+        ReportChannel: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            /** @enum {string} */
+            kind: "email" | "slack" | "teams" | "webhook" | "s3" | "sftp" | "webdav";
+            /** @description Per kind; a webhook's header values read `{"set": true}` */
+            config: {
+                [key: string]: unknown;
+            };
+            /** @description Write-only: only that each is set */
+            secrets: {
+                [key: string]: {
+                    /** @constant */
+                    set: true;
+                    /** Format: date-time */
+                    updatedAt: string;
+                };
+            };
+            isActive: boolean;
+            lastTest: {
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                durationMs: number;
+                error: string | null;
+                details: {
+                    [key: string]: unknown;
+                } | null;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A channel as created */
+        CreatedReportChannel: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            /** @enum {string} */
+            kind: "email" | "slack" | "teams" | "webhook" | "s3" | "sftp" | "webdav";
+            /** @description Per kind; a webhook's header values read `{"set": true}` */
+            config: {
+                [key: string]: unknown;
+            };
+            /** @description Write-only: only that each is set */
+            secrets: {
+                [key: string]: {
+                    /** @constant */
+                    set: true;
+                    /** Format: date-time */
+                    updatedAt: string;
+                };
+            };
+            isActive: boolean;
+            lastTest: {
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                durationMs: number;
+                error: string | null;
+                details: {
+                    [key: string]: unknown;
+                } | null;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description A webhook channel's signing secret (`whsec_…`): only this answer shows it */
+            secret?: string;
+        };
+        /** @description The outcome of a channel test (`ok: false` is an answer too) */
+        ChannelTestOutcome: {
+            ok: boolean;
+            durationMs: number;
+            /** @description In our words, never a remote body */
+            error?: string;
+            details?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description An import with what each item became */
+        ReportImport: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            /** @enum {string} */
+            format: "metabase" | "redash" | "jrxml";
+            filename: string;
+            /** @enum {string} */
+            status: "completed" | "completed_with_warnings" | "failed";
+            dryRun: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            items: {
+                source: {
+                    /** @enum {string} */
+                    type: "card" | "query" | "jrxml";
+                    name: string;
+                    ref: string | null;
+                };
+                /** @enum {string} */
+                action: "created" | "overwritten" | "skipped" | "needs_attention" | "unsupported";
+                warnings: {
+                    code: string;
+                    message: string;
+                    path: string;
+                }[];
+                /** Format: uuid */
+                queryId?: string;
+                /** Format: uuid */
+                reportId?: string;
+                /** Format: uuid */
+                templateId?: string;
+                suggestedSchedule?: {
+                    cron: string;
+                    timezone: string;
+                };
+            }[];
+        };
+        /** @description An import as listed */
+        ReportImportSummary: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            /** @enum {string} */
+            format: "metabase" | "redash" | "jrxml";
+            filename: string;
+            /** @enum {string} */
+            status: "completed" | "completed_with_warnings" | "failed";
+            dryRun: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            itemCount: number;
+        };
+        /** @description A report job: several reports run together (api/reporting/jobs.presenter.ts) */
+        ReportJob: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            items: {
+                /** Format: uuid */
+                reportId: string;
+                parameters: {
+                    [key: string]: unknown;
+                };
+                outputs?: ("pdf" | "excel" | "csv")[];
+            }[];
+            /** @enum {string} */
+            delivery: "bundle" | "separate";
+            concurrency: number;
+            stopOnFailure: boolean;
+            channelIds: string[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A run of a job */
+        ReportJobRun: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            /** Format: uuid */
+            jobId: string;
+            trigger: string;
+            /** Format: uuid */
+            scheduleId: string | null;
+            /** Format: date-time */
+            scheduledFor: string;
+            timezone: string;
+            status: string;
+            skipReason: string | null;
+            items: {
+                /** Format: uuid */
+                reportId: string;
+                /** Format: uuid */
+                runId: string | null;
+                status: string;
+                error?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            totalRuns: number;
+            completedRuns: number;
+            failedRuns: number;
+            deliveryStatus: string | null;
+            channelIds: string[];
+            deliveries: {
+                [key: string]: unknown;
+            }[];
+            error: unknown;
+            metadata: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            startedAt: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        /** @description A job run, queued; follow `statusUrl` */
+        AcceptedJobRun: {
+            /** Format: uuid */
+            jobRunId: string;
+            shortId: string;
+            status: string;
+            statusUrl: string;
+        };
         PageMeta: {
             total: number;
             page: number;
@@ -16488,9 +16915,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["Report"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -16561,9 +16986,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Report"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16594,9 +17017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Report"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16669,9 +17090,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Report"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16774,9 +17193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Report"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16814,9 +17231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PublishedReport"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16856,26 +17271,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The preview */
+            /** @description The draft rendered as a file, inline: PDF (watermarked), XLSX or CSV */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Pending on an agent: the task to poll */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16901,15 +17303,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The versions */
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportVersion"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17241,14 +17641,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deliveries */
+            /** @description The deliveries, with their attempts */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["ReportDelivery"][];
                     };
                 };
             };
@@ -17350,15 +17750,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Valid or not, with the next times */
+            /** @description Valid or not, with the next fire times */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CronCheck"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17393,9 +17791,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["ReportSchedule"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -17449,9 +17845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportSchedule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17482,9 +17876,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportSchedule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17570,9 +17962,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportSchedule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17610,9 +18000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportSchedule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17648,9 +18036,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportSchedule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17682,9 +18068,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TriggeredSchedule"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17718,9 +18102,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["ReportJob"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -17774,9 +18156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17807,9 +18187,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17859,9 +18237,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17945,9 +18321,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17990,9 +18364,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AcceptedJobRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18029,9 +18401,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["ReportJobRun"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -18064,9 +18434,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportJobRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18092,14 +18460,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deliveries */
+            /** @description The deliveries, with their attempts */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["ReportDelivery"][];
                     };
                 };
             };
@@ -18204,9 +18572,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["ReportChannel"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -18247,15 +18613,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The channel (secrets never shown) */
+            /** @description The channel (secrets never shown; a webhook's signing secret this once) */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CreatedReportChannel"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18286,9 +18650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportChannel"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18365,9 +18727,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportChannel"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18403,9 +18763,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ChannelTestOutcome"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18438,9 +18796,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["ReportImportSummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -18489,9 +18845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportImport"];
                 };
             };
             /** @description The import and what it created */
@@ -18500,9 +18854,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportImport"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -18533,9 +18885,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportImport"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -376,3 +376,39 @@ export function checkSchedule(expression: unknown, timezone: unknown, opts: { mi
   if (errors.length > 0 || !cron || !zone) return { valid: false, errors, warnings: [], description: '', timezone: zone ?? String(timezone) };
   return { valid: true, errors: [], warnings: dstWarnings(cron, zone, opts.now), description: describeCron(expression as string, cron, zone), timezone: zone };
 }
+
+/** Days looked through for the next fire times: eight years, enough for two 29 Februaries. */
+const NEXT_HORIZON_DAYS = 8 * 366;
+
+/**
+ * The next `count` fire times after `from` of a valid expression read as wall-clock time in `zone`,
+ * as Temporal fires them (docs/reporting.md "Time zones and daylight saving"): a time the clocks skip
+ * (DST_GAP) is not a fire time; a time they repeat (DST_OVERLAP) is listed once, at its first
+ * instant (the second fire is recorded as a skipped duplicate). At most eight years ahead; empty for
+ * an expression or zone the checks refuse.
+ */
+export function nextFireTimes(expression: unknown, zone: string, from: Date, count: number): Date[] {
+  const { cron } = parseCron(expression);
+  const name = normalizeTimeZone(zone);
+  if (!cron || !name) return [];
+  const found: Date[] = [];
+  const today = new Date(from.getTime() + offsetAt(name, from.getTime()));
+  const first = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+  const times = dayMinutes(cron);
+  for (let i = 0; i <= NEXT_HORIZON_DAYS && found.length < count; i++) {
+    const dayStart = first + i * 86_400_000;
+    const d = new Date(dayStart);
+    if (!dayMatches(cron, d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate())) continue;
+    const before = offsetAt(name, dayStart - 15 * 3_600_000);
+    const after = offsetAt(name, dayStart + 86_400_000 + 13 * 3_600_000);
+    for (const t of times) {
+      const wall = dayStart + t * 60_000;
+      const instants = (before === after ? [wall - before] : [before, after].filter((o) => offsetAt(name, wall - o) === o).map((o) => wall - o)).sort((a, b) => a - b);
+      const at = instants[0];
+      if (at === undefined || at <= from.getTime()) continue;
+      found.push(new Date(at));
+      if (found.length === count) break;
+    }
+  }
+  return found;
+}

@@ -236,6 +236,74 @@ test('report runs answer as documented, queued and completed', async () => {
   expectDocumented(await t.request('GET', '/api/reporting/runs', { token }), 'get', '/api/reporting/runs', 200);
 });
 
+test('reports, schedules, jobs, channels, deliveries and imports answer as documented (the dashboard reads them typed)', async () => {
+  const token = p.user.accessToken;
+  const rows = `${table}_more`;
+  await t.services.db.query(`CREATE TABLE ${rows} (id integer PRIMARY KEY, label text)`);
+  await t.services.db.query(`INSERT INTO ${rows} VALUES (1, 'Pear')`);
+  const receiver = await startWebhookReceiver();
+  try {
+    const datasource = await createTestDatasource(t, token, `More ${rows}`);
+    const query = await t.request('POST', '/api/reporting/queries', { token, body: { name: `Q ${rows}`, datasourceId: datasource.id, text: `SELECT label FROM ${rows}` } });
+    expect((await t.request('POST', `/api/reporting/queries/${query.body.id}/publish`, { token, body: {} })).status).toBe(201);
+    const report = await t.request('POST', '/api/reporting/reports', { token, body: { name: `R ${rows}`, datasets: [{ name: 'items', queryId: query.body.id }], outputs: [{ format: 'csv' }] } });
+    expectDocumented(report, 'post', '/api/reporting/reports', 201);
+    expectDocumented(await t.request('POST', `/api/reporting/reports/${report.body.id}/publish`, { token, body: {} }), 'post', '/api/reporting/reports/{id}/publish', 201);
+    expectDocumented(await t.request('GET', `/api/reporting/reports/${report.body.id}`, { token }), 'get', '/api/reporting/reports/{id}', 200);
+    expectDocumented(await t.request('PATCH', `/api/reporting/reports/${report.body.id}`, { token, body: { description: 'Rows' } }), 'patch', '/api/reporting/reports/{id}', 200);
+    expectDocumented(await t.request('GET', '/api/reporting/reports', { token }), 'get', '/api/reporting/reports', 200);
+    expectDocumented(await t.request('GET', `/api/reporting/reports/${report.body.id}/versions`, { token }), 'get', '/api/reporting/reports/{id}/versions', 200);
+
+    const channel = await t.request('POST', '/api/reporting/channels', { token, body: { name: `Hook ${rows}`, kind: 'webhook', config: { url: `${receiver.url}/r`, headers: { 'X-Tenant': 'acme' } } } });
+    expectDocumented(channel, 'post', '/api/reporting/channels', 201);
+    expectDocumented(await t.request('GET', `/api/reporting/channels/${channel.body.id}`, { token }), 'get', '/api/reporting/channels/{id}', 200);
+    expectDocumented(await t.request('POST', `/api/reporting/channels/${channel.body.id}/test`, { token, body: {} }), 'post', '/api/reporting/channels/{id}/test', 200);
+    expectDocumented(await t.request('GET', '/api/reporting/channels', { token }), 'get', '/api/reporting/channels', 200);
+
+    const check = await t.request('POST', '/api/reporting/schedules/validate', { token, body: { cron: '30 7 * * 1-5', timezone: 'Europe/Berlin' } });
+    expectDocumented(check, 'post', '/api/reporting/schedules/validate', 200);
+    expect(check.body.nextRunTimes).toHaveLength(5);
+    expectDocumented(await t.request('POST', '/api/reporting/schedules/validate', { token, body: { cron: '0 7 * * 7', timezone: 'UTC' } }), 'post', '/api/reporting/schedules/validate', 200);
+    const schedule = await t.request('POST', '/api/reporting/schedules', { token, body: { name: `S ${rows}`, target: { type: 'report', id: report.body.id }, cron: '30 7 * * 1-5', timezone: 'Europe/Berlin', channelIds: [channel.body.id] } });
+    expectDocumented(schedule, 'post', '/api/reporting/schedules', 201);
+    expectDocumented(await t.request('GET', `/api/reporting/schedules/${schedule.body.id}`, { token }), 'get', '/api/reporting/schedules/{id}', 200);
+    expectDocumented(await t.request('GET', '/api/reporting/schedules', { token }), 'get', '/api/reporting/schedules', 200);
+    const triggered = await t.request('POST', `/api/reporting/schedules/${schedule.body.id}/trigger`, { token });
+    expectDocumented(triggered, 'post', '/api/reporting/schedules/{id}/trigger', 202);
+    const delivered = await waitFor(
+      async () => {
+        const res = await t.request('GET', `/api/reporting/runs/${triggered.body.runId}/deliveries`, { token });
+        return res.body.data?.[0]?.status === 'completed' ? res : undefined;
+      },
+      { timeoutMs: 120_000, what: 'the scheduled run delivered' },
+    );
+    expectDocumented(delivered, 'get', '/api/reporting/runs/{id}/deliveries', 200);
+    expectDocumented(await t.request('POST', `/api/reporting/schedules/${schedule.body.id}/pause`, { token, body: {} }), 'post', '/api/reporting/schedules/{id}/pause', 200);
+
+    const job = await t.request('POST', '/api/reporting/jobs', { token, body: { name: `J ${rows}`, items: [{ reportId: report.body.id }] } });
+    expectDocumented(job, 'post', '/api/reporting/jobs', 201);
+    expectDocumented(await t.request('GET', '/api/reporting/jobs', { token }), 'get', '/api/reporting/jobs', 200);
+    const jobRun = await t.request('POST', `/api/reporting/jobs/${job.body.id}/runs`, { token, body: {} });
+    expectDocumented(jobRun, 'post', '/api/reporting/jobs/{id}/runs', 202);
+    expectDocumented(await t.request('GET', `/api/reporting/job-runs/${jobRun.body.jobRunId}`, { token }), 'get', '/api/reporting/job-runs/{id}', 200);
+    expectDocumented(await t.request('GET', '/api/reporting/job-runs', { token }), 'get', '/api/reporting/job-runs', 200);
+
+    const cards = JSON.stringify([{ id: 1, name: `Card ${rows}`, dataset_query: { type: 'native', database: 2, native: { query: 'SELECT 1 AS one', 'template-tags': {} } } }]);
+    const form = new FormData();
+    form.append('file', new Blob([cards]), 'cards.json');
+    form.append('datasourceId', datasource.id);
+    const answer = await fetch(`${t.url}/api/reporting/imports`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const imported = { status: answer.status, body: (await answer.json()) as Record<string, any> };
+    expect(imported.status).toBe(201);
+    expect(validatorOf('post', '/api/reporting/imports', 201)(imported.body)).toEqual({ valid: true, errors: null });
+    expectDocumented(await t.request('GET', `/api/reporting/imports/${imported.body.id}`, { token }), 'get', '/api/reporting/imports/{id}', 200);
+    expectDocumented(await t.request('GET', '/api/reporting/imports', { token }), 'get', '/api/reporting/imports', 200);
+  } finally {
+    await receiver.stop();
+    await t.services.db.query(`DROP TABLE IF EXISTS ${rows}`);
+  }
+});
+
 test('the twelve Flow analytics answers are as documented (the dashboard reads them typed)', async () => {
   const token = p.user.accessToken;
   const gate = await t.request('POST', '/api/flow/gates', { token, body: { name: `Analytics ${randomBytes(3).toString('hex')}`, schema: { type: 'object', properties: { customer: { type: 'string', required: true } } } } });

@@ -1,4 +1,4 @@
-import { checkSchedule, occurrenceKey, parseCron, shortestIntervalMinutes } from '../../../domain/reporting/cron';
+import { checkSchedule, nextFireTimes, occurrenceKey, parseCron, shortestIntervalMinutes } from '../../../domain/reporting/cron';
 import { cpuMsOf } from '../../support/cpu-time';
 
 const now = new Date('2026-01-10T12:00:00Z');
@@ -129,5 +129,28 @@ describe('cron expressions of schedules', () => {
       expect(result.warnings.map((w) => w.code)).toEqual(['DST_GAP', 'DST_OVERLAP']);
       expect(cpuMs).toBeLessThan(2000);
     });
+
+    it('lists the next fire times of the rarest and the busiest expressions quickly (the check answers them unsaved)', () => {
+      const { result, cpuMs } = cpuMsOf(() => [nextFireTimes('0 0 29 2 *', 'Europe/Berlin', now, 20), nextFireTimes('* * * * *', 'Europe/Berlin', now, 20), nextFireTimes('59 23 31 12 *', 'Pacific/Kiritimati', now, 20)]);
+      expect(result.map((times) => times.length)).toEqual([2, 20, 8]);
+      expect(cpuMs).toBeLessThan(1000);
+    });
+  });
+
+  it('lists the next fire times in the zone: weekdays in Berlin, a daylight-saving gap skipped and an overlap once', () => {
+    const iso = (dates: Date[]) => dates.map((d) => d.toISOString());
+    // Saturday 10 January 2026, 12:00 UTC (13:00 in Berlin): the next weekday mornings at 07:30 CET.
+    expect(iso(nextFireTimes('30 7 * * MON-FRI', 'Europe/Berlin', now, 5))).toEqual(['2026-01-12T06:30:00.000Z', '2026-01-13T06:30:00.000Z', '2026-01-14T06:30:00.000Z', '2026-01-15T06:30:00.000Z', '2026-01-16T06:30:00.000Z']);
+    // Later today still counts; earlier today does not.
+    expect(iso(nextFireTimes('0 14,9 * * *', 'Europe/Berlin', now, 2))).toEqual(['2026-01-10T13:00:00.000Z', '2026-01-11T08:00:00.000Z']);
+    // 02:30 does not exist on 29 March 2026 in Berlin (no fire that day) and happens twice on 25 October (listed once).
+    expect(iso(nextFireTimes('30 2 * * *', 'Europe/Berlin', new Date('2026-03-27T12:00:00Z'), 3))).toEqual(['2026-03-28T01:30:00.000Z', '2026-03-30T00:30:00.000Z', '2026-03-31T00:30:00.000Z']);
+    expect(iso(nextFireTimes('30 2 * * *', 'Europe/Berlin', new Date('2026-10-24T12:00:00Z'), 2))).toEqual(['2026-10-25T00:30:00.000Z', '2026-10-26T01:30:00.000Z']);
+    // Monthly in Tokyo, the @ macros, rare dates and refused expressions.
+    expect(iso(nextFireTimes('0 9 1 * *', 'Asia/Tokyo', now, 2))).toEqual(['2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z']);
+    expect(iso(nextFireTimes('@yearly', 'UTC', now, 1))).toEqual(['2027-01-01T00:00:00.000Z']);
+    expect(iso(nextFireTimes('0 0 29 2 *', 'UTC', now, 5))).toEqual(['2028-02-29T00:00:00.000Z', '2032-02-29T00:00:00.000Z']);
+    expect(nextFireTimes('0 7 * * 7', 'UTC', now, 5)).toEqual([]);
+    expect(nextFireTimes('0 7 * * *', 'Mars/Olympus', now, 5)).toEqual([]);
   });
 });
