@@ -40,7 +40,7 @@ describe('Flow review (external approvers)', () => {
     const { gate, runId, tokens } = await inReview([email], { deliveryChannels: [{ type: 'webhook', url: `${receiver.url}/hook`, secret: 'a-long-secret' }] }, payload);
     const auth = await authenticate(tokens[0], email.toUpperCase());
     expect(auth.status).toBe(200);
-    expect(auth.body).toEqual({ reviewToken: expect.stringMatching(/^fmrv_/), expiresIn: expect.any(Number) });
+    expect(auth.body).toEqual({ reviewToken: expect.stringMatching(/^fmrv_/), expiresIn: expect.any(Number), approvalId: expect.any(String) });
     // FLOW_REVIEW_TOKEN_TTL_SECONDS (1 h), capped by the approval window (120 "minutes" of 1 s here).
     expect(auth.body.expiresIn).toBeGreaterThan(100);
     expect(auth.body.expiresIn).toBeLessThanOrEqual(120);
@@ -183,7 +183,8 @@ describe('Flow review (external approvers)', () => {
       const gate = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 120, onTimeout: 'reject' });
       const runId = await submit(app, ws, gate, payload);
       const mail = await approvalMail(app, email);
-      const link = /https?:\/\/\S+\/review\?token=\S+/.exec(mail.text)![0];
+      // The link opens the dashboard's page when the app is built; the page without script is the same form.
+      const link = /https?:\/\/\S+\/review\?token=\S+/.exec(mail.text)![0].replace('/review?', '/no-script/review?');
 
       const page = await browser.newPage();
       try {
@@ -214,7 +215,7 @@ describe('Flow review (external approvers)', () => {
       const { tokens } = await inReview([email]);
       const page = await browser.newPage();
       try {
-        await page.goto(`${app.url}/review?token=${encodeURIComponent(tokens[0])}`);
+        await page.goto(`${app.url}/no-script/review?token=${encodeURIComponent(tokens[0])}`);
         await page.type('#email', approverEmail('someone-else'));
         const [res] = await Promise.all([page.waitForNavigation(), page.click('#continue')]);
         expect(res!.status()).toBe(401);
