@@ -11,6 +11,7 @@ import { asDate } from './dates';
 
 export interface FieldSchema {
   type?: string;
+  required?: boolean;
   title?: string;
   description?: string;
   format?: string;
@@ -40,13 +41,17 @@ function scalarText(value: unknown, schema?: FieldSchema): string {
   return JSON.stringify(value);
 }
 
-const kindOf = (value: unknown) => (Array.isArray(value) ? 2 : isRecord(value) ? 1 : 0);
+/**
+ * Where a field goes: simple values, then groups, then lists; within each, required fields, then
+ * titled ones (the stored schema keeps no author's order: jsonb gives keys shortest first).
+ */
+const rankOf = (value: unknown, schema?: FieldSchema) => (Array.isArray(value) ? 8 : isRecord(value) ? 4 : 0) + (schema?.required ? 0 : 2) + (schema?.title ? 0 : 1);
 
-/** The fields of an object: the schema's, then any other key of the value; simple ones first. */
+/** The fields of an object: the schema's, then any other key of the value. */
 function fieldsOf(value: Record<string, unknown>, schema?: FieldSchema): Array<[string, unknown, FieldSchema | undefined]> {
   const props = schema?.properties ?? {};
   const keys = [...new Set([...Object.keys(props).filter((k) => k in value), ...Object.keys(value)])];
-  return keys.map((k) => [k, value[k], props[k]] as [string, unknown, FieldSchema | undefined]).sort((a, b) => kindOf(a[1]) - kindOf(b[1]));
+  return keys.map((k) => [k, value[k], props[k]] as [string, unknown, FieldSchema | undefined]).sort((a, b) => rankOf(a[1], a[2]) - rankOf(b[1], b[2]));
 }
 
 function Label({ text, description }: { text: string; description?: string }) {

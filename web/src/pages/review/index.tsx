@@ -132,7 +132,7 @@ function LinkProblem({ token, status }: { token: string; status: LinkStatus }) {
   return (
     <Frame title={problem.title}>
       <Stack>
-        <Alert color={status.canResend ? 'yellow' : 'gray'} role="status" title={problem.title}>
+        <Alert color={status.canResend ? 'yellow' : 'gray'} role="status">
           {problem.text(status)}
         </Alert>
         {status.canResend && <Resend token={token} />}
