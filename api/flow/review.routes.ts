@@ -68,8 +68,10 @@ export function reviewRoutes(services: Services): Router {
 
   router.post('/authenticate', async (ctx) => {
     const input = validate(magicLinkSchema, ctx.request.body);
+    // Checked before the link is used: a refused browser session must not spend it.
+    const inCookie = cookieSession(ctx, config.publicUrl);
     const { reviewToken, expiresIn, approvalId } = await authenticateReviewer(services.db, config.flowApprovals.reviewTokenTtlSeconds, input);
-    if (cookieSession(ctx, config.publicUrl)) {
+    if (inCookie) {
       ctx.cookies.set(REVIEW_COOKIE, reviewToken, { httpOnly: true, sameSite: 'strict', path: REVIEW_COOKIE_PATH, secure: config.production, maxAge: expiresIn * 1000, overwrite: true });
       ctx.body = { expiresIn, approvalId };
       return;
