@@ -7,6 +7,7 @@ const nullable = (s: JsonSchema): JsonSchema => ({ ...s, type: [s.type as string
 
 export const authenticated: JsonSchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['expiresIn', 'approvalId'],
   properties: {
     reviewToken: { type: 'string', description: '`fmrv_…`; left out in a cookie session (X-Formwork-Session: cookie)' },
@@ -17,6 +18,7 @@ export const authenticated: JsonSchema = {
 
 export const linkStatus: JsonSchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['state', 'canResend', 'decision', 'decidedAt', 'expiresAt'],
   properties: {
     state: { type: 'string', enum: ['valid', 'used', 'replaced', 'expired', 'decided', 'invalid'] },
@@ -27,8 +29,8 @@ export const linkStatus: JsonSchema = {
   },
 };
 
-export const sent: JsonSchema = { type: 'object', required: ['success'], properties: { success: { type: 'boolean' } } };
-export const decided: JsonSchema = { type: 'object', required: ['success', 'decision'], properties: { success: { type: 'boolean' }, decision: { type: 'string', enum: ['approved', 'rejected'] } } };
+export const sent: JsonSchema = { type: 'object', additionalProperties: false, required: ['success'], properties: { success: { type: 'boolean' } } };
+export const decided: JsonSchema = { type: 'object', additionalProperties: false, required: ['success', 'decision'], properties: { success: { type: 'boolean' }, decision: { type: 'string', enum: ['approved', 'rejected'] } } };
 
 const approvalProperties = {
   id: str,
@@ -48,7 +50,7 @@ const approvalProperties = {
   createdAt: time,
 };
 
-export const approval: JsonSchema = { type: 'object', required: Object.keys(approvalProperties), properties: approvalProperties };
+export const approval: JsonSchema = { type: 'object', additionalProperties: false, required: Object.keys(approvalProperties), properties: approvalProperties };
 
 /** A field of a gate's ObjectSchema (docs/flow.md "ObjectSchema"), as far as the page reads it. */
 const property: JsonSchema = {
@@ -67,6 +69,7 @@ const property: JsonSchema = {
 
 export const detail: JsonSchema = {
   type: 'object',
+  additionalProperties: false,
   required: [...Object.keys(approvalProperties), 'payload', 'artefactUrl', 'schema', 'submittedAt', 'document'],
   properties: {
     ...approvalProperties,

@@ -21,7 +21,7 @@ import { authenticateReviewer, magicLinkStatus, resendMagicLink, resolveReviewTo
  * reviewer's page"): HttpOnly, so the page's script never holds it; SameSite=Strict and scoped to
  * the review API, so no other site's page sends it and no other route sees it.
  */
-export const REVIEW_COOKIE = 'formwork_review';
+const REVIEW_COOKIE = 'formwork_review';
 const REVIEW_COOKIE_PATH = '/api/flow/review';
 
 /** The review token's holder; anything else is refused (review endpoints take no API key or JWT). */

@@ -13,7 +13,7 @@ export function reviewLink(publicUrl: string, token: string): string {
 }
 
 /** The run's page in the dashboard (docs/web.md "Flow: runs and the approvals inbox"). */
-export function runLink(publicUrl: string, runId: string): string {
+function runLink(publicUrl: string, runId: string): string {
   return `${publicUrl}/flow/runs/${encodeURIComponent(runId)}`;
 }
 

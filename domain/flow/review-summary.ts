@@ -7,7 +7,7 @@ import type { ObjectSchema, Property } from './gate.types';
  */
 
 /** `invoiceNumber`, `invoice_number` → "Invoice number". */
-export function keyInWords(key: string): string {
+function keyInWords(key: string): string {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')
@@ -16,7 +16,7 @@ export function keyInWords(key: string): string {
   return words ? words[0].toUpperCase() + words.slice(1) : key;
 }
 
-export function fieldLabel(key: string, property?: Pick<Property, 'title'>): string {
+function fieldLabel(key: string, property?: Pick<Property, 'title'>): string {
   return property?.title?.trim() || keyInWords(key);
 }
 

@@ -22,7 +22,7 @@ export interface FieldSchema {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `invoiceNumber`, `invoice_number` → "Invoice number" (as the approval e-mail does, domain/flow/review-summary.ts). */
-export function keyInWords(key: string): string {
+function keyInWords(key: string): string {
   const words = key
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')

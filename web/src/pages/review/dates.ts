@@ -13,7 +13,7 @@ export function localDateTime(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : dateTime.format(d);
 }
 
-export function localDate(day: string): string {
+function localDate(day: string): string {
   const d = new Date(`${day}T00:00:00Z`);
   return Number.isNaN(d.getTime()) ? day : dateOnly.format(d);
 }
