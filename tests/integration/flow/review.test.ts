@@ -189,6 +189,17 @@ describe('Flow review (external approvers)', () => {
     expect(n).toBe(0);
   });
 
+  it('a link whose time to decide ran out says expired and offers no new link', async () => {
+    const email = approverEmail();
+    const gate = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 2, onTimeout: 'reject' });
+    const runId = await submit(app, ws, gate);
+    const token = magicToken(await approvalMail(app, email));
+    await waitForRunStatus(app, ws, runId, ['expired']);
+    const status = await app.request('POST', '/api/flow/review/link', { body: { token } });
+    expect(status.body).toMatchObject({ state: 'expired', canResend: false, decision: 'expired', expiresAt: expect.any(String) });
+    expect((await app.request('POST', '/api/flow/review/resend', { body: { token, email } })).body.code).toBe('FLOW.REVIEW_LINK_INVALID');
+  });
+
   it('a browser session keeps the review token in an HttpOnly cookie, read only with the session header from this origin', async () => {
     const email = approverEmail();
     const { tokens: [token] } = await inReview([email]);
