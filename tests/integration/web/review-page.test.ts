@@ -138,6 +138,7 @@ describe("the reviewer's page", () => {
       await byRole(page, 'button', 'Hide the raw JSON').click();
       expect(await noHorizontalScroll(page)).toBe(true);
       await expectWellBehaved(tab, app.url, "the reviewer's page");
+      await page.evaluate(() => window.scrollTo(0, 0));
       await keepScreenshot(page, 'review-phone');
       await page.screenshot({ path: `${process.env.FORMWORK_TEST_OUTPUT ?? 'test-output'}/pages/review-phone-full.png`, fullPage: true });
 
@@ -176,7 +177,7 @@ describe("the reviewer's page", () => {
     const runId = await submit(app, ws, gate);
     const first = linkIn((await approvalMail(app, email)).text);
 
-    // The link opens one session.
+    // The link opens one session; opened again in the same browser, it goes on with that session.
     await withAppPage(browser, 'review-first-open', async ({ page }) => {
       await onPhone(page);
       await page.goto(first);
@@ -184,6 +185,10 @@ describe("the reviewer's page", () => {
       await byRole(page, 'button', 'Continue').click();
       await byRole(page, 'region', 'Summary').wait();
       await waitForRegionText(page, 'Document', 'This run has no rendered document');
+      await page.goto(first);
+      await byRole(page, 'heading', 'This link was already used').wait();
+      await byRole(page, 'link', 'Continue the review opened in this browser').click();
+      await byRole(page, 'button', 'Approve').wait();
     });
 
     // Opened again (another device): used; a new link is sent on request.

@@ -129,12 +129,19 @@ const PROBLEM: Record<Exclude<LinkStatus['state'], 'valid'>, { title: string; te
 
 function LinkProblem({ token, status }: { token: string; status: LinkStatus }) {
   const problem = PROBLEM[status.state as Exclude<LinkStatus['state'], 'valid'>];
+  // The same browser may still hold the session this link opened (the cookie): then it goes on from there.
+  const session = useQuery({ queryKey: ['review-inbox'], queryFn: readInbox, retry: false, enabled: status.canResend });
   return (
     <Frame title={problem.title}>
       <Stack>
         <Alert color={status.canResend ? 'yellow' : 'gray'} role="status">
           {problem.text(status)}
         </Alert>
+        {session.data && session.data.length > 0 && (
+          <Anchor component={Link} to="/review">
+            Continue the review opened in this browser
+          </Anchor>
+        )}
         {status.canResend && <Resend token={token} />}
       </Stack>
     </Frame>
@@ -175,21 +182,19 @@ function Resend({ token }: { token: string }) {
   );
 }
 
+/** The session's pending approvals; null without a session (no cookie, or it ended). */
+async function readInbox(): Promise<ReviewApproval[] | null> {
+  const { data, error, response } = await reviewApi.GET('/api/flow/review/inbox', { params: { query: { limit: 100 } } });
+  if (response.status === 401) return null;
+  if (error !== undefined || !data) throw new Error(errorText(error));
+  return data.data;
+}
+
 /** `/review` with a review session (the cookie): the approval chosen, or the approvals waiting. */
 function Session() {
   const chosen = useSearchParams()[0].get('approval');
   const [decided, setDecided] = useState<Decided | undefined>();
-  const inbox = useQuery({
-    queryKey: ['review-inbox'],
-    queryFn: async () => {
-      const { data, error, response } = await reviewApi.GET('/api/flow/review/inbox', { params: { query: { limit: 100 } } });
-      if (response.status === 401) return null;
-      if (error !== undefined || !data) throw new Error(errorText(error));
-      return data.data;
-    },
-    retry: false,
-    enabled: !decided,
-  });
+  const inbox = useQuery({ queryKey: ['review-inbox'], queryFn: readInbox, retry: false, enabled: !decided });
   if (decided) return <Confirmation decided={decided} />;
   if (inbox.isPending) return <Waiting />;
   if (inbox.error) {
