@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * decided or its window over) and re-send from it while the approval is still pending. A link is
  * used once: exchanging it for a review session marks it (`used_at`).
  */
-export class FlowReviewLinks1732200012400 implements MigrationInterface {
-  name = 'FlowReviewLinks1732200012400';
+export class FlowReviewLinks1732200012800 implements MigrationInterface {
+  name = 'FlowReviewLinks1732200012800';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
