@@ -1,6 +1,6 @@
 import { html, noContent, ok, operationTable, pageOf, redirect } from '../openapi/operation';
 import { resource } from '../openapi/resources';
-import * as analytics from './analytics.schema';
+import { analyticsOperations } from './analytics.openapi';
 import * as approvals from './approvals.schema';
 import * as gates from './gates.schema';
 import * as runs from './runs.schema';
@@ -60,25 +60,6 @@ const runOperations = operationTable('Flow runs', (op) => [
   }),
   op('post', '/api/flow/deliveries/:id/retry', 'Deliver again', { security: 'project', request: { params: { id: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
 ]);
-
-const analyticsOperations = operationTable('Flow analytics', (op) => {
-  const get = (path: string, summary: string, query: typeof analytics.noQuery) =>
-    op('get', `/api/flow/analytics/${path}`, summary, { security: 'project', request: { query }, responses: { 200: ok(summary) } });
-  return [
-    get('overview', 'Runs, pass rate and timings over a period', analytics.periodGateQuery),
-    get('run-outcomes', 'Runs by outcome', analytics.periodGateQuery),
-    get('throughput', 'Runs over time', analytics.periodGranularityGateQuery),
-    get('validation-errors', 'Most frequent validation errors', analytics.periodGateQuery),
-    get('approval-metrics', 'Approval counts and times', analytics.periodGateQuery),
-    get('infra-health', 'Render and delivery health', analytics.periodGateQuery),
-    get('gate-metrics', 'Figures per gate', analytics.periodGateQuery),
-    get('billing-summary', 'Usage against the plan this month', analytics.noQuery),
-    get('combined-timeline', 'Runs, approvals and deliveries over time', analytics.periodGranularityQuery),
-    get('team-overview', 'Activity per member', analytics.periodQuery),
-    get('plans', 'The plans on offer', analytics.noQuery),
-    get('credit-packs', 'The credit packs on offer', analytics.noQuery),
-  ];
-});
 
 const approvalOperations = operationTable('Flow approvals', (op) => [
   op('get', '/api/flow/approvals', 'Approvals waiting in the project', { security: 'project', request: { query: approvals.listApprovalsSchema }, responses: { 200: ok('A page of approvals', pageOf()) } }),

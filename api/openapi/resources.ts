@@ -1,5 +1,6 @@
 import { API_KEY_INACTIVE_REASONS } from '../../domain/identity/api-key-state';
 import type { JsonSchema } from './operation';
+import { REPORTING_SOURCE_SCHEMAS } from '../reporting/sources.resources';
 
 /**
  * JSON Schemas of the main resources as the presenters write them (domain/documents/presenter.ts,
@@ -442,6 +443,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   DocumentQuota: documentQuota,
   ReportRun: reportRun,
   AcceptedRun: acceptedRun,
+  ...REPORTING_SOURCE_SCHEMAS,
 };
 
 export type ResourceName = keyof typeof RESOURCE_SCHEMAS;

@@ -212,3 +212,24 @@ test('report runs answer as documented, queued and completed', async () => {
   expect(completed.body.outputs).toHaveLength(1);
   expectDocumented(await t.request('GET', '/api/reporting/runs', { token }), 'get', '/api/reporting/runs', 200);
 });
+
+test('the twelve Flow analytics answers are as documented (the dashboard reads them typed)', async () => {
+  const token = p.user.accessToken;
+  const gate = await t.request('POST', '/api/flow/gates', { token, body: { name: `Analytics ${randomBytes(3).toString('hex')}`, schema: { type: 'object', properties: { customer: { type: 'string', required: true } } } } });
+  expect(gate.status).toBe(201);
+  expect((await t.request('POST', `/api/flow/gates/${gate.body.id}/runs`, { token, body: { payload: { customer: 'Ada' } } })).body.status).toBe('completed');
+  expect((await t.request('POST', `/api/flow/gates/${gate.body.id}/runs`, { token, body: { payload: {} } })).body.status).toBe('validation_failed');
+  const views = ['overview', 'run-outcomes', 'throughput', 'validation-errors', 'approval-metrics', 'infra-health', 'gate-metrics', 'billing-summary', 'combined-timeline', 'team-overview', 'plans', 'credit-packs'];
+  for (const view of views) {
+    const query = ['billing-summary', 'plans', 'credit-packs'].includes(view) ? '' : view === 'team-overview' ? '?period=7d' : `?period=7d${['throughput', 'combined-timeline'].includes(view) ? '&granularity=week' : `&gateId=${gate.body.id}`}`;
+    expectDocumented(await t.request('GET', `/api/flow/analytics/${view}${query}`, { token }), 'get', `/api/flow/analytics/${view}`, 200);
+  }
+  const errors = await t.request('GET', '/api/flow/analytics/validation-errors', { token });
+  expect(errors.body.byField).toEqual([{ field: 'customer', count: 1 }]);
+  expectDocumented(errors, 'get', '/api/flow/analytics/validation-errors', 200);
+  const gates = await t.request('GET', '/api/flow/analytics/gate-metrics', { token });
+  expect(gates.body.gates.length).toBeGreaterThan(0);
+  expectDocumented(gates, 'get', '/api/flow/analytics/gate-metrics', 200);
+  // The check has teeth here too: an undocumented field fails it.
+  expect(validatorOf('get', '/api/flow/analytics/overview', 200)({ ...(await t.request('GET', '/api/flow/analytics/overview', { token })).body, extra: 1 }).valid).toBe(false);
+});
