@@ -119,7 +119,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     ...flow.routers,
     approvalRoutes(services),
     reviewRoutes(services),
-    reviewPageRoutes(services),
+    reviewPageRoutes(services, web.page),
     // reporting
     datasourceRoutes(services),
     agentTaskRoutes(services),

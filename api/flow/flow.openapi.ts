@@ -4,6 +4,8 @@ import { analyticsOperations } from './analytics.openapi';
 import * as approvals from './approvals.schema';
 import * as gates from './gates.schema';
 import * as runs from './runs.schema';
+import * as review from './review.openapi-schemas';
+import * as reviewSchemas from './review.schema';
 
 /**
  * OpenAPI operations of Flow: gates, submissions, runs, deliveries, analytics, approvals and the
@@ -68,16 +70,22 @@ const approvalOperations = operationTable('Flow approvals', (op) => [
 
 const reviewOperations = operationTable('Flow review', (op) => [
   op('post', '/api/flow/review/authenticate', 'Exchange a magic link for a reviewer token', {
+    description: 'A link opens one session: the exchange uses it up. With `X-Formwork-Session: cookie` (the reviewer\'s page) the review token goes into an HttpOnly cookie scoped to `/api/flow/review` and is left out of the body.',
     security: 'public',
+    browserSession: true,
     request: { body: approvals.magicLinkSchema },
-    responses: { 200: ok('The token', { type: 'object', required: ['reviewToken', 'expiresIn'], properties: { reviewToken: { type: 'string' }, expiresIn: { type: 'integer' } } }) },
+    responses: { 200: ok('The token', review.authenticated) },
   }),
-  op('post', '/api/flow/review/resend', 'Email a fresh magic link', { security: 'public', request: { body: approvals.magicLinkSchema }, responses: { 200: ok('Sent (answered alike either way)') } }),
-  op('get', '/api/flow/review/inbox', 'Approvals waiting for this reviewer', { security: 'review', request: { query: approvals.listApprovalsSchema }, responses: { 200: ok('A page of approvals', pageOf()) } }),
-  op('get', '/api/flow/review/approvals/:id', 'An approval with its payload and document', { security: 'review', request: { params: { id: 'The approval id' } }, responses: { 200: ok('The approval') } }),
-  op('post', '/api/flow/review/approvals/:id/approve', 'Approve as the reviewer', { security: 'review', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
-  op('post', '/api/flow/review/approvals/:id/reject', 'Reject as the reviewer', { security: 'review', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
-  op('get', '/review', 'Reviewer sign-in page (HTML)', { security: 'public', responses: { 200: html('The page') } }),
+  op('post', '/api/flow/review/link', 'What became of a magic link (changes nothing)', { security: 'public', request: { body: reviewSchemas.linkStatusSchema }, responses: { 200: ok('The link\'s state', review.linkStatus) } }),
+  op('post', '/api/flow/review/sign-out', 'End the reviewer\'s cookie session', { security: 'public', browserSession: true, responses: { 204: noContent } }),
+  op('post', '/api/flow/review/resend', 'Email a fresh magic link', { description: 'From the newest link, a used one or one a newer link replaced, while the approval waits.', security: 'public', request: { body: approvals.magicLinkSchema }, responses: { 200: ok('Sent', review.sent) } }),
+  op('get', '/api/flow/review/inbox', 'Approvals waiting for this reviewer', { security: 'review', browserSession: true, request: { query: approvals.listApprovalsSchema }, responses: { 200: ok('A page of approvals', pageOf(review.approval)) } }),
+  op('get', '/api/flow/review/approvals/:id', 'An approval with its payload, schema and document', { security: 'review', browserSession: true, request: { params: { id: 'The approval id' } }, responses: { 200: ok('The approval', review.detail) } }),
+  op('get', '/api/flow/review/approvals/:id/document', 'The run\'s rendered document (its bytes)', { security: 'review', browserSession: true, request: { params: { id: 'The approval id' } }, responses: { 200: { description: 'The document', contentType: 'application/pdf', schema: { type: 'string', format: 'binary' } } } }),
+  op('post', '/api/flow/review/approvals/:id/approve', 'Approve as the reviewer', { security: 'review', browserSession: true, request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decision', review.decided) } }),
+  op('post', '/api/flow/review/approvals/:id/reject', 'Reject as the reviewer', { security: 'review', browserSession: true, request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decision', review.decided) } }),
+  op('get', '/review', 'The magic link: the reviewer\'s page (HTML)', { description: 'The dashboard\'s page when it is built, whose `<noscript>` links to `/no-script/review`; else that page itself. Opening it changes nothing.', security: 'public', responses: { 200: html('The page') } }),
+  op('get', '/no-script/review', 'Reviewer sign-in page without script (HTML)', { security: 'public', responses: { 200: html('The page') } }),
   op('post', '/review', 'Sign in from the review page (form post)', { security: 'public', request: { bodyType: 'form', bodyDescription: '`token` and `email` of the magic link' }, responses: { 303: redirect('To the reviewer\'s inbox'), 200: html('The page with what went wrong') } }),
   op('post', '/review/resend', 'Ask for a fresh magic link from the review page', { security: 'public', request: { bodyType: 'form', bodyDescription: '`token` and `email`' }, responses: { 200: html('The page') } }),
   op('get', '/review/approvals/:id', 'An approval\'s review page (HTML)', { security: 'public', request: { params: { id: 'The approval id' } }, responses: { 200: html('The page') } }),

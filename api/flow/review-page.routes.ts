@@ -10,6 +10,7 @@ import { approvalPage, confirmEmailPage, inboxPage, resultPage } from './review-
 import { authenticateReviewer, resendMagicLink, resolveReviewToken, reviewApprovalDetail } from './review.service';
 import { reviewResendLimiter } from './review.routes';
 import { resendLimiters } from '../rate-limits';
+import type { WebApp } from '../web/web-app';
 
 const COOKIE = 'fm_review';
 
@@ -18,13 +19,13 @@ const COOKIE = 'fm_review';
  * e-mail; the review token then lives in an HttpOnly, SameSite=Strict cookie scoped to /review,
  * so forms need no JavaScript and no other site can post decisions with it.
  */
-export function reviewPageRoutes(services: Services): Router {
+export function reviewPageRoutes(services: Services, appPage?: WebApp['page']): Router {
   const deps = approvalDeps(services);
   const { config, db } = services;
   const limiter = reviewResendLimiter(services);
   const detailDeps = { db, storage: services.storage, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds };
-  const router = new Router({ prefix: '/review' });
-  router.use(securityHeaders);
+  const router = new Router();
+  router.use(['/review', '/no-script/review'], securityHeaders);
 
   const session = async (ctx: Context) => {
     const token = ctx.cookies.get(COOKIE);
@@ -32,14 +33,25 @@ export function reviewPageRoutes(services: Services): Router {
     return resolveReviewToken(db, token);
   };
 
-  router.get('/', async (ctx) => {
+  // The e-mailed link opens the dashboard's reviewer's page (docs/web.md "The reviewer's page"), whose
+  // <noscript> names this page without script; opening either changes nothing (mail scanners follow links).
+  router.get('/review', async (ctx) => {
+    if (appPage) {
+      const search = ctx.querystring ? `?${ctx.querystring}` : '';
+      return appPage(ctx, { href: `/no-script/review${search}`, text: 'Review on a page that works without it.' });
+    }
+    await serverPage(ctx);
+  });
+  router.get('/no-script/review', (ctx) => serverPage(ctx));
+
+  async function serverPage(ctx: Context): Promise<void> {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     if (token) return void (ctx.body = confirmEmailPage(token));
     const { email, projectId } = await session(ctx);
     ctx.body = inboxPage((await listPendingApprovals(db, { email, projectId }, { page: 1, limit: 100 })).approvals);
-  });
+  }
 
-  router.post('/', async (ctx) => {
+  router.post('/review', async (ctx) => {
     const body = ctx.request.body as Record<string, unknown>;
     try {
       const input = validate(magicLinkSchema, { token: body.token, email: body.email });
@@ -54,20 +66,20 @@ export function reviewPageRoutes(services: Services): Router {
     }
   });
 
-  router.post('/resend', async (ctx) => {
+  router.post('/review/resend', async (ctx) => {
     const body = ctx.request.body as Record<string, unknown>;
     const input = validate(magicLinkSchema, { token: body.token, email: body.email });
     await resendMagicLink({ ...deps, limiter, limits: resendLimiters(services) }, input);
     ctx.body = resultPage('New link sent', 'A new review link is on its way; the previous one no longer works.', 'ok');
   });
 
-  router.get('/approvals/:id', async (ctx) => {
+  router.get('/review/approvals/:id', async (ctx) => {
     const { email, projectId } = await session(ctx);
     const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, { email, projectId }, ctx.params.id);
     ctx.body = approvalPage(approval, payload, artefactUrl);
   });
 
-  router.post('/approvals/:id/decision', async (ctx) => {
+  router.post('/review/approvals/:id/decision', async (ctx) => {
     const { email, projectId } = await session(ctx);
     const body = ctx.request.body as Record<string, unknown>;
     const decision = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : null;

@@ -1,16 +1,28 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { AppError } from '../../domain/errors';
+import { sha256Hex } from '../../domain/signing';
 import type { Principal } from '../../domain/identity/principal';
 import type { Services } from '../../platform/services';
+import { cookieSession } from '../identity/browser-session';
 import { createLimiterFactory, resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { presentPage } from './gates.presenter';
-import { presentApproval, presentReviewApproval } from './approvals.presenter';
+import { presentApproval } from './approvals.presenter';
 import { decisionSchema, listApprovalsSchema, magicLinkSchema } from './approvals.schema';
+import { presentReviewDetail } from './review.presenter';
+import { linkStatusSchema } from './review.schema';
 import { decideApproval, listPendingApprovals } from './approvals.service';
 import { approvalDeps } from './approvals.routes';
-import { authenticateReviewer, resendMagicLink, reviewApprovalDetail } from './review.service';
+import { authenticateReviewer, magicLinkStatus, resendMagicLink, resolveReviewToken, reviewApprovalDetail, reviewDocument } from './review.service';
+
+/**
+ * The reviewer's page in the dashboard keeps its review token in this cookie (docs/web.md "The
+ * reviewer's page"): HttpOnly, so the page's script never holds it; SameSite=Strict and scoped to
+ * the review API, so no other site's page sends it and no other route sees it.
+ */
+const REVIEW_COOKIE = 'formwork_review';
+const REVIEW_COOKIE_PATH = '/api/flow/review';
 
 /** The review token's holder; anything else is refused (review endpoints take no API key or JWT). */
 function reviewer(ctx: Context): Principal & { kind: 'review' } {
@@ -34,10 +46,52 @@ export function reviewRoutes(services: Services): Router {
   const detailDeps = { db: services.db, storage: services.storage, downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds };
   const router = new Router({ prefix: '/api/flow/review' });
 
+  /**
+   * A browser session (X-Formwork-Session: cookie, from this service's own pages only): the review
+   * token comes from the cookie when no Authorization header names a credential. The header is
+   * needed on every call, so a cross-site form cannot use the cookie even if a browser sent it.
+   */
+  router.use(async (ctx: Context, next: Next) => {
+    const principal = ctx.state.principal as Principal | undefined;
+    if (principal?.kind === 'anonymous' && !ctx.state.authError && !ctx.get('Authorization') && cookieSession(ctx, config.publicUrl)) {
+      const token = ctx.cookies.get(REVIEW_COOKIE);
+      if (token && token.length <= 200) {
+        try {
+          ctx.state.principal = await resolveReviewToken(services.db, token);
+        } catch (err) {
+          ctx.state.authError = err;
+        }
+      }
+    }
+    await next();
+  });
+
   router.post('/authenticate', async (ctx) => {
     const input = validate(magicLinkSchema, ctx.request.body);
-    const { reviewToken, expiresIn } = await authenticateReviewer(services.db, config.flowApprovals.reviewTokenTtlSeconds, input);
-    ctx.body = { reviewToken, expiresIn };
+    // Checked before the link is used: a refused browser session must not spend it.
+    const inCookie = cookieSession(ctx, config.publicUrl);
+    const { reviewToken, expiresIn, approvalId } = await authenticateReviewer(services.db, config.flowApprovals.reviewTokenTtlSeconds, input);
+    if (inCookie) {
+      ctx.cookies.set(REVIEW_COOKIE, reviewToken, { httpOnly: true, sameSite: 'strict', path: REVIEW_COOKIE_PATH, secure: config.production, maxAge: expiresIn * 1000, overwrite: true });
+      ctx.body = { expiresIn, approvalId };
+      return;
+    }
+    ctx.body = { reviewToken, expiresIn, approvalId };
+  });
+
+  router.post('/link', async (ctx) => {
+    const { token } = validate(linkStatusSchema, ctx.request.body);
+    ctx.body = await magicLinkStatus(services.db, token);
+  });
+
+  router.post('/sign-out', async (ctx) => {
+    // Ends the cookie's session: the token is revoked, the cookie cleared.
+    const token = ctx.cookies.get(REVIEW_COOKIE);
+    if (token && cookieSession(ctx, config.publicUrl)) {
+      await services.db.query(`UPDATE flow_review_tokens SET revoked_at = now() WHERE token_hash = $1 AND revoked_at IS NULL`, [sha256Hex(token)]);
+    }
+    ctx.cookies.set(REVIEW_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: REVIEW_COOKIE_PATH, secure: config.production, maxAge: 0, overwrite: true });
+    ctx.status = 204;
   });
 
   router.post('/resend', async (ctx) => {
@@ -54,8 +108,19 @@ export function reviewRoutes(services: Services): Router {
 
   router.get('/approvals/:id', async (ctx) => {
     const { email, projectId } = reviewer(ctx);
-    const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, { email, projectId }, ctx.params.id);
-    ctx.body = presentReviewApproval(approval, { payload, artefactUrl });
+    const detail = await reviewApprovalDetail(detailDeps, { email, projectId }, ctx.params.id);
+    ctx.body = presentReviewDetail(detail.approval, detail);
+  });
+
+  router.get('/approvals/:id/document', async (ctx) => {
+    const { email, projectId } = reviewer(ctx);
+    const stored = await reviewDocument(detailDeps, { email, projectId }, ctx.params.id);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Content-Disposition', 'inline');
+    ctx.type = stored.contentType;
+    ctx.length = stored.size;
+    ctx.body = stored.body;
   });
 
   for (const [action, decision] of [

@@ -3313,8 +3313,45 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a magic link for a reviewer token */
+        /**
+         * Exchange a magic link for a reviewer token
+         * @description A link opens one session: the exchange uses it up. With `X-Formwork-Session: cookie` (the reviewer's page) the review token goes into an HttpOnly cookie scoped to `/api/flow/review` and is left out of the body.
+         */
         post: operations["postFlowReviewAuthenticate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flow/review/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What became of a magic link (changes nothing) */
+        post: operations["postFlowReviewLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flow/review/sign-out": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End the reviewer's cookie session */
+        post: operations["postFlowReviewSignOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3330,7 +3367,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Email a fresh magic link */
+        /**
+         * Email a fresh magic link
+         * @description From the newest link, a used one or one a newer link replaced, while the approval waits.
+         */
         post: operations["postFlowReviewResend"];
         delete?: never;
         options?: never;
@@ -3362,8 +3402,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An approval with its payload and document */
+        /** An approval with its payload, schema and document */
         get: operations["getFlowReviewApprovalsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flow/review/approvals/{id}/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's rendered document (its bytes) */
+        get: operations["getFlowReviewApprovalsByIdDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3413,11 +3470,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reviewer sign-in page (HTML) */
+        /**
+         * The magic link: the reviewer's page (HTML)
+         * @description The dashboard's page when it is built, whose `<noscript>` links to `/no-script/review`; else that page itself. Opening it changes nothing.
+         */
         get: operations["getReview"];
         put?: never;
         /** Sign in from the review page (form post) */
         post: operations["postReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/no-script/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reviewer sign-in page without script (HTML) */
+        get: operations["getNoScriptReview"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -15506,7 +15583,10 @@ export interface operations {
     postFlowReviewAuthenticate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15526,10 +15606,81 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        reviewToken: string;
+                        /** @description `fmrv_…`; left out in a cookie session (X-Formwork-Session: cookie) */
+                        reviewToken?: string;
+                        /** @description Seconds */
                         expiresIn: number;
+                        /**
+                         * Format: uuid
+                         * @description The approval the link was sent for
+                         */
+                        approvalId: string;
                     };
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postFlowReviewLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The link's state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        state: "valid" | "used" | "replaced" | "expired" | "decided" | "invalid";
+                        /** @description Whether POST /api/flow/review/resend sends a new link from this one */
+                        canResend: boolean;
+                        /** @enum {string|null} */
+                        decision: "approved" | "rejected" | "expired" | null;
+                        /** Format: date-time */
+                        decidedAt: string | null;
+                        /** Format: date-time */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postFlowReviewSignOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];
@@ -15552,14 +15703,14 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Sent (answered alike either way) */
+            /** @description Sent */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
                     };
                 };
             };
@@ -15574,7 +15725,10 @@ export interface operations {
                 page?: number;
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15588,7 +15742,26 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            [key: string]: unknown;
+                            id: string;
+                            runId: string;
+                            runShortId: string;
+                            runStatus: string;
+                            gateId: string;
+                            gateName: string;
+                            approverEmail: string;
+                            approverName: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                            comment: string | null;
+                            /** Format: date-time */
+                            decidedAt: string | null;
+                            /** Format: date-time */
+                            expiresAt: string | null;
+                            sentCount: number;
+                            /** Format: date-time */
+                            lastSentAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
                         }[];
                         meta?: components["schemas"]["PageMeta"];
                     };
@@ -15604,7 +15777,10 @@ export interface operations {
     getFlowReviewApprovalsById: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path: {
                 /** @description The approval id */
                 id: string;
@@ -15620,8 +15796,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        id: string;
+                        runId: string;
+                        runShortId: string;
+                        runStatus: string;
+                        gateId: string;
+                        gateName: string;
+                        approverEmail: string;
+                        approverName: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "approved" | "rejected" | "expired";
+                        comment: string | null;
+                        /** Format: date-time */
+                        decidedAt: string | null;
+                        /** Format: date-time */
+                        expiresAt: string | null;
+                        sentCount: number;
+                        /** Format: date-time */
+                        lastSentAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** @description The submitted payload: an object (variables mode) or text (freetext mode) */
+                        payload: unknown;
+                        /** @description Signed URL of the rendered document (with S3, the bucket's origin) */
+                        artefactUrl: string | null;
+                        /** @description The ObjectSchema the payload was checked against (its version) */
+                        schema: ({
+                            type?: string;
+                            properties?: {
+                                [key: string]: {
+                                    type?: string;
+                                    title?: string;
+                                    description?: string;
+                                    format?: string;
+                                    enum?: unknown[];
+                                    items?: {
+                                        [key: string]: unknown;
+                                    };
+                                    properties?: {
+                                        [key: string]: {
+                                            [key: string]: unknown;
+                                        };
+                                    };
+                                } & {
+                                    [key: string]: unknown;
+                                };
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        /** Format: date-time */
+                        submittedAt: string | null;
+                        document: {
+                            contentType: string;
+                            /** @description This origin's path of the bytes (review token) */
+                            url: string;
+                        } | null;
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getFlowReviewApprovalsByIdDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
+            path: {
+                /** @description The approval id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15635,7 +15898,10 @@ export interface operations {
     postFlowReviewApprovalsByIdApprove: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path: {
                 /** @description The approval id */
                 id: string;
@@ -15650,14 +15916,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The decided approval */
+            /** @description The decision */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        /** @enum {string} */
+                        decision: "approved" | "rejected";
                     };
                 };
             };
@@ -15672,7 +15940,10 @@ export interface operations {
     postFlowReviewApprovalsByIdReject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description For a page of this service only (docs/web.md, "Sessions"): `cookie` keeps the refresh token in an HttpOnly, SameSite=Strict cookie scoped to /api/auth instead of the body; refresh and logout then read it from the cookie and need no body. Another Origin is refused (ERR_AUTH_005). */
+                "X-Formwork-Session"?: components["parameters"]["BrowserSession"];
+            };
             path: {
                 /** @description The approval id */
                 id: string;
@@ -15687,14 +15958,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The decided approval */
+            /** @description The decision */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        /** @enum {string} */
+                        decision: "approved" | "rejected";
                     };
                 };
             };
@@ -15762,6 +16035,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getNoScriptReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             400: components["responses"]["BadRequest"];
             429: components["responses"]["TooManyRequests"];

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { approvalRequestEmail, reviewLink, reviewNoticeEmail, type ApprovalEmailKind, type ReviewNoticeRun } from '../../domain/flow/approval-emails';
+import type { ObjectSchema } from '../../domain/flow/gate.types';
+import { summaryLine } from '../../domain/flow/review-summary';
 import type { EmailMessage } from '../../domain/identity/emails';
 import { randomToken, sha256Hex } from '../../domain/signing';
 import { modifyReturning } from '../sql';
@@ -21,6 +23,8 @@ interface Sendable {
   magic_token_expires_at: Date;
   gate_name: string;
   run_short_id: string;
+  payload: unknown;
+  schema: ObjectSchema | null;
 }
 
 /**
@@ -56,16 +60,21 @@ export async function sendApprovalLinks(
       `UPDATE flow_approvals a SET magic_token_hash = $2
          FROM flow_gates g, flow_runs r
         WHERE a.id = $1 AND a.status = 'pending' AND g.id = a.gate_id AND r.id = a.run_id
-        RETURNING a.id, a.approver_email, a.approver_name, a.magic_token_expires_at, g.name AS gate_name, r.short_id AS run_short_id`,
+        RETURNING a.id, a.approver_email, a.approver_name, a.magic_token_expires_at, g.name AS gate_name, r.short_id AS run_short_id,
+                  r.input_payload AS payload,
+                  (SELECT v.schema FROM flow_gate_schema_versions v WHERE v.gate_id = r.gate_id AND v.version = r.schema_version) AS schema`,
       [id, hash],
     );
     if (!row) continue;
+    // Every link's hash is kept, so the reviewer's page can tell an old link from a wrong one.
+    await deps.db.query(`INSERT INTO flow_review_links (token_hash, approval_id) VALUES ($1, $2)`, [hash, id]);
     await deps.mailer.send(
       approvalRequestEmail({
         kind,
         to: { email: row.approver_email, name: row.approver_name },
         gateName: row.gate_name,
         runShortId: row.run_short_id,
+        summary: summaryLine(row.payload, row.schema),
         link: reviewLink(deps.publicUrl, token),
         expiresAt: new Date(row.magic_token_expires_at),
       }),
@@ -107,7 +116,7 @@ export async function sendReviewNotices(deps: ApprovalMailDeps, where: { runId?:
       WHERE m.project_id = $1 AND m.role IN ('owner', 'admin') AND u.deletion_status IS NULL ORDER BY u.email`,
     [notices[0].project_id],
   );
-  for (const owner of owners) await deps.mailer.send(reviewNoticeEmail(owner, list));
+  for (const owner of owners) await deps.mailer.send(reviewNoticeEmail(owner, list, deps.publicUrl));
   await deps.db.query(`UPDATE flow_review_notices SET notified_at = now() WHERE notified_at IS NULL AND run_id = ANY($1::uuid[])`, [notices.map((n) => n.run_id)]);
   return list.length;
 }

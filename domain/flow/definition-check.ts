@@ -35,7 +35,7 @@ const KEYS_BY_TYPE: Record<Property['type'], string[]> = {
   array: ['items', 'min', 'max', 'minLength', 'maxLength'],
   object: ['properties', 'additionalProperties'],
 };
-const COMMON_KEYS = ['type', 'required', 'description'];
+const COMMON_KEYS = ['type', 'required', 'title', 'description'];
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
@@ -78,6 +78,9 @@ class Checker {
       if (!allowed.includes(key)) this.add(`${at}.${key}`, `does not apply to type '${type}'`);
     }
     if (prop.required !== undefined && typeof prop.required !== 'boolean') this.add(`${at}.required`, 'must be a boolean');
+    if (prop.title !== undefined && (typeof prop.title !== 'string' || prop.title.length > 200)) {
+      this.add(`${at}.title`, 'must be a string of at most 200 characters');
+    }
     if (prop.description !== undefined && (typeof prop.description !== 'string' || prop.description.length > 1000)) {
       this.add(`${at}.description`, 'must be a string of at most 1000 characters');
     }

@@ -13,6 +13,7 @@ const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
 
 function propertySchema(p: Property): JsonSchema {
   const out: JsonSchema = { type: p.type };
+  if (p.title) out.title = p.title;
   if (p.description) out.description = p.description;
   if (p.enum) out.enum = p.enum;
   if (p.format) out.format = p.format;

@@ -29,6 +29,8 @@ export interface Property {
   properties?: Record<string, Property>;
   /** object: false refuses fields not listed in `properties` (UNKNOWN_FIELD). Default true. */
   additionalProperties?: boolean;
+  /** A person's name for the field (the reviewer's page and the approval e-mail show it). */
+  title?: string;
   description?: string;
 }
 

@@ -299,7 +299,10 @@ describe('Flow approvals (API key)', () => {
     const api = await app.request('POST', `/api/flow/review/approvals/${id}/approve`, { token: auth.body.reviewToken, body: {} });
     expect([api.status, api.body.code, api.body.relatedInfo]).toEqual([409, 'FLOW.APPROVAL_ALREADY_DECIDED', { approvalId: id, status: 'expired' }]);
 
-    const signIn = await fetch(`${app.url}/review`, { method: 'POST', body: new URLSearchParams({ token, email }), redirect: 'manual' });
+    // A link opens one session: the review page signs in with a fresh one (asked for from the used link).
+    expect((await app.request('POST', '/api/flow/review/resend', { body: { token, email } })).status).toBe(200);
+    const fresh = magicToken(await approvalMail(app, email, 2, new RegExp(`^Approval needed for ${open.name}$`)));
+    const signIn = await fetch(`${app.url}/review`, { method: 'POST', body: new URLSearchParams({ token: fresh, email }), redirect: 'manual' });
     expect(signIn.status).toBe(303);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0];
     const page = await fetch(`${app.url}/review/approvals/${id}/decision`, { method: 'POST', body: new URLSearchParams({ decision: 'approve' }), headers: { cookie } });

@@ -40,7 +40,7 @@ describe('Flow review (external approvers)', () => {
     const { gate, runId, tokens } = await inReview([email], { deliveryChannels: [{ type: 'webhook', url: `${receiver.url}/hook`, secret: 'a-long-secret' }] }, payload);
     const auth = await authenticate(tokens[0], email.toUpperCase());
     expect(auth.status).toBe(200);
-    expect(auth.body).toEqual({ reviewToken: expect.stringMatching(/^fmrv_/), expiresIn: expect.any(Number) });
+    expect(auth.body).toEqual({ reviewToken: expect.stringMatching(/^fmrv_/), expiresIn: expect.any(Number), approvalId: expect.any(String) });
     // FLOW_REVIEW_TOKEN_TTL_SECONDS (1 h), capped by the approval window (120 "minutes" of 1 s here).
     expect(auth.body.expiresIn).toBeGreaterThan(100);
     expect(auth.body.expiresIn).toBeLessThanOrEqual(120);
@@ -152,6 +152,87 @@ describe('Flow review (external approvers)', () => {
     expect((await authenticate(token, email)).status).toBe(200);
   });
 
+  it('a link opens one session; what became of it is read without changing it; a used or replaced link sends a new one', async () => {
+    const email = approverEmail();
+    const { runId, tokens: [token] } = await inReview([email]);
+    const link = async (t: string) => (await app.request('POST', '/api/flow/review/link', { body: { token: t } })).body;
+    const resend = (t: string, e = email) => app.request('POST', '/api/flow/review/resend', { body: { token: t, email: e } });
+    expect(await link(token)).toEqual({ state: 'valid', canResend: true, decision: null, decidedAt: null, expiresAt: expect.any(String) });
+    expect(await link(token)).toMatchObject({ state: 'valid' });
+    expect(await link('not-a-token')).toEqual({ state: 'invalid', canResend: false, decision: null, decidedAt: null, expiresAt: null });
+    for (const body of [{}, { token: 'x'.repeat(201) }, { token: { $ne: null } }, { token: ['a'] }, { token, email }]) {
+      const refused = await app.request('POST', '/api/flow/review/link', { body });
+      expect([refused.status, refused.body.code]).toEqual([400, 'ERR_VALID_001']);
+    }
+
+    await signIn(token, email);
+    expect((await authenticate(token, email)).body.code).toBe('FLOW.REVIEW_LINK_INVALID');
+    expect(await link(token)).toMatchObject({ state: 'used', canResend: true });
+    // Another address cannot make a used link send anything.
+    expect((await resend(token, approverEmail())).body.code).toBe('FLOW.REVIEW_LINK_INVALID');
+    expect((await resend(token)).body).toEqual({ success: true });
+    const second = magicToken(await approvalMail(app, email, 2));
+    expect(await link(second)).toMatchObject({ state: 'valid' });
+    expect((await resend(second)).status).toBe(200);
+    const third = magicToken(await approvalMail(app, email, 3));
+    expect(await link(second)).toMatchObject({ state: 'replaced', canResend: true });
+    expect((await authenticate(second, email)).status).toBe(401);
+
+    const reviewToken = await signIn(third, email);
+    const [approval] = (await app.request('GET', '/api/flow/review/inbox', { token: reviewToken })).body.data;
+    await app.request('POST', `/api/flow/review/approvals/${approval.id}/reject`, { token: reviewToken, body: { comment: 'no' } });
+    await waitForRunStatus(app, ws, runId, ['rejected']);
+    for (const t of [token, second, third]) expect(await link(t)).toMatchObject({ state: 'decided', canResend: false, decision: 'rejected', decidedAt: expect.any(String) });
+    expect((await resend(third)).body.code).toBe('FLOW.REVIEW_LINK_INVALID');
+    // Only hashes of the links are kept.
+    const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM flow_review_links WHERE token_hash = ANY($1)`, [[token, second, third]]);
+    expect(n).toBe(0);
+  });
+
+  it('a link whose time to decide ran out says expired and offers no new link', async () => {
+    const email = approverEmail();
+    const gate = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 2, onTimeout: 'reject' });
+    const runId = await submit(app, ws, gate);
+    const token = magicToken(await approvalMail(app, email));
+    await waitForRunStatus(app, ws, runId, ['expired']);
+    const status = await app.request('POST', '/api/flow/review/link', { body: { token } });
+    expect(status.body).toMatchObject({ state: 'expired', canResend: false, decision: 'expired', expiresAt: expect.any(String) });
+    expect((await app.request('POST', '/api/flow/review/resend', { body: { token, email } })).body.code).toBe('FLOW.REVIEW_LINK_INVALID');
+  });
+
+  it('a browser session keeps the review token in an HttpOnly cookie, read only with the session header from this origin', async () => {
+    const email = approverEmail();
+    const { tokens: [token] } = await inReview([email]);
+    const post = (path: string, headers: Record<string, string>, body?: unknown) =>
+      fetch(`${app.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const session = { 'X-Formwork-Session': 'cookie' };
+    // Another site's page is refused before the link is spent.
+    const foreign = await post('/api/flow/review/authenticate', { ...session, Origin: 'https://elsewhere.example' }, { token, email });
+    expect(foreign.status).toBe(403);
+    const res = await post('/api/flow/review/authenticate', { ...session, Origin: app.url }, { token, email });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ expiresIn: expect.any(Number), approvalId: expect.any(String) });
+    const setCookie = res.headers.get('set-cookie')!.toLowerCase();
+    expect(setCookie).toMatch(/^formwork_review=fmrv_/);
+    for (const attribute of ['path=/api/flow/review', 'samesite=strict', 'httponly']) expect(setCookie).toContain(attribute);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0];
+
+    const inbox = (headers: Record<string, string>) => fetch(`${app.url}/api/flow/review/inbox`, { headers: { cookie, ...headers } });
+    const listed = await inbox(session);
+    expect(listed.status).toBe(200);
+    const [approval] = (await listed.json()).data;
+    expect((await inbox({})).status).toBe(401);
+    expect((await inbox({ ...session, Origin: 'https://elsewhere.example' })).status).toBe(403);
+    const detail = await (await fetch(`${app.url}/api/flow/review/approvals/${approval.id}`, { headers: { cookie, ...session } })).json();
+    expect(detail).toMatchObject({ id: approval.id, payload: { customer: 'Ada', amount: 42 }, schema: null, document: null, submittedAt: expect.any(String) });
+    const noDocument = await fetch(`${app.url}/api/flow/review/approvals/${approval.id}/document`, { headers: { cookie, ...session } });
+    expect(noDocument.status).toBe(404);
+
+    expect((await post('/api/flow/review/sign-out', { ...session, cookie })).status).toBe(204);
+    const after = await inbox(session);
+    expect([after.status, (await after.json()).code]).toEqual([401, 'FLOW.REVIEW_TOKEN_INVALID']);
+  });
+
   it('notifies the gate owners at once in immediate mode, and in a digest otherwise', async () => {
     const owner = ws.user.email;
     const immediate = await inReview([approverEmail()], { notificationMode: 'immediate' });
@@ -183,7 +264,8 @@ describe('Flow review (external approvers)', () => {
       const gate = await manualGate(app, ws, { approvers: [{ email }], timeoutMinutes: 120, onTimeout: 'reject' });
       const runId = await submit(app, ws, gate, payload);
       const mail = await approvalMail(app, email);
-      const link = /https?:\/\/\S+\/review\?token=\S+/.exec(mail.text)![0];
+      // The link opens the dashboard's page when the app is built; the page without script is the same form.
+      const link = /https?:\/\/\S+\/review\?token=\S+/.exec(mail.text)![0].replace('/review?', '/no-script/review?');
 
       const page = await browser.newPage();
       try {
@@ -214,7 +296,7 @@ describe('Flow review (external approvers)', () => {
       const { tokens } = await inReview([email]);
       const page = await browser.newPage();
       try {
-        await page.goto(`${app.url}/review?token=${encodeURIComponent(tokens[0])}`);
+        await page.goto(`${app.url}/no-script/review?token=${encodeURIComponent(tokens[0])}`);
         await page.type('#email', approverEmail('someone-else'));
         const [res] = await Promise.all([page.waitForNavigation(), page.click('#continue')]);
         expect(res!.status()).toBe(401);
