@@ -1,5 +1,5 @@
 import { Alert, Anchor, Badge, Button, Code, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, errorText, must } from '../../../api';
@@ -37,13 +37,30 @@ export function RunDetail() {
   const { id = '' } = useParams();
   const { team } = useSession();
   const gates = useGateNames();
+  // Deliveries are read beside the run: while one is on its way (a retry too) the run is followed as well.
+  const [status, setStatus] = useState<string>();
+  const deliveries = useQuery({
+    queryKey: ['flow-run-deliveries', team?.id, id, status],
+    queryFn: () => must(api.GET('/api/flow/runs/{id}/deliveries', { params: { path: { id } } })),
+    enabled: !!team && !!status,
+    placeholderData: keepPreviousData,
+    refetchInterval: (q) => (q.state.data?.data.some((d) => d.status === 'pending' || d.status === 'delivering') ? 1000 : false),
+  });
+  const sent = deliveries.data?.data ?? [];
+  const deliveriesMoving = sent.some((d) => d.status === 'pending' || d.status === 'delivering');
+  // A run failed by its deliveries becomes completed once a retry delivered the last one: a moment after the record says so.
+  const completing = sent.length > 0 && sent.every((d) => d.status === 'completed');
   const run = useQuery({
     queryKey: ['flow-run', team?.id, id],
     queryFn: () => must(api.GET('/api/flow/runs/{id}', { params: { path: { id } } })),
     enabled: !!team,
-    refetchInterval: (q) => (q.state.data && (MOVING.has(q.state.data.status) || q.state.data.status === 'review_required') ? 1000 : false),
+    refetchInterval: (q) => {
+      const s = q.state.data?.status;
+      return s && (MOVING.has(s) || s === 'review_required' || deliveriesMoving || (s === 'failed' && completing)) ? 1000 : false;
+    },
   });
   const r = run.data;
+  if (r && r.status !== status) setStatus(r.status);
   const shown = r && runStatus(r.status);
   return (
     <Stack>
@@ -96,7 +113,7 @@ export function RunDetail() {
           <Validation run={r} />
           {r.artefactUrl && <Document run={r} />}
           <Approvals run={r} />
-          <Deliveries run={r} />
+          <Deliveries deliveries={deliveries} />
         </>
       )}
     </Stack>
@@ -327,18 +344,13 @@ function Approvals({ run }: { run: Run }) {
 }
 
 /** The run's deliveries, each with its attempts; a failed one can be sent again. */
-function Deliveries({ run }: { run: Run }) {
+function Deliveries({ deliveries }: { deliveries: UseQueryResult<{ data: Delivery[] }> }) {
   const { team } = useSession();
   const canRetry = team?.role !== 'viewer';
   const queries = useQueryClient();
-  const deliveries = useQuery({
-    queryKey: ['flow-run-deliveries', run.id, run.status],
-    queryFn: () => must(api.GET('/api/flow/runs/{id}/deliveries', { params: { path: { id: run.id } } })),
-    refetchInterval: (q) => (q.state.data?.data.some((d) => d.status === 'pending' || d.status === 'delivering') ? 1000 : false),
-  });
   const retry = useMutation({
     mutationFn: (deliveryId: string) => must(api.POST('/api/flow/deliveries/{id}/retry', { params: { path: { id: deliveryId } } })),
-    onSuccess: () => Promise.all([queries.invalidateQueries({ queryKey: ['flow-run-deliveries', run.id] }), queries.invalidateQueries({ queryKey: ['flow-run'] })]),
+    onSuccess: () => Promise.all([queries.invalidateQueries({ queryKey: ['flow-run-deliveries'] }), queries.invalidateQueries({ queryKey: ['flow-run'] })]),
   });
   const list = deliveries.data?.data ?? [];
   if (!deliveries.error && list.length === 0) return null;
@@ -359,7 +371,12 @@ function Deliveries({ run }: { run: Run }) {
       )}
       <Stack>
         {list.map((d) => (
-          <DeliveryCard key={d.id} delivery={d} onRetry={canRetry && d.status === 'failed' ? () => retry.mutate(d.id) : undefined} retrying={retry.isPending && retry.variables === d.id} />
+          <DeliveryCard
+            key={d.id}
+            delivery={d}
+            onRetry={canRetry && d.status === 'failed' ? () => retry.mutate(d.id) : undefined}
+            retrying={retry.isPending && retry.variables === d.id}
+          />
         ))}
       </Stack>
     </Paper>
