@@ -103,7 +103,18 @@ const approvalOperations = operationTable('Flow approvals', (op) => [
     request: { query: approvals.myApprovalsSchema },
     responses: { 200: ok('A page of approvals', pageOf(resource('FlowApproval'))) },
   }),
-  op('post', '/api/flow/approvals/resend/:runId', 'Email the reviewers of a run again', { security: 'project', request: { params: { runId: 'The run id' } }, responses: { 200: ok('Sent') } }),
+  op('post', '/api/flow/approvals/resend/:runId', 'Email the reviewers of a run again', {
+    security: 'project',
+    request: { params: { runId: 'The run id' } },
+    responses: {
+      200: ok('Sent', {
+        type: 'object',
+        required: ['success', 'sentCount', 'totalApprovers'],
+        properties: { success: { type: 'boolean' }, sentCount: { type: 'integer', description: 'Approvers e-mailed a fresh link' }, totalApprovers: { type: 'integer', description: 'Approvers of the run, decided or not' } },
+        additionalProperties: false,
+      }),
+    },
+  }),
   op('post', '/api/flow/approvals/:id/approve', 'Approve', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decision recorded', decided) } }),
   op('post', '/api/flow/approvals/:id/reject', 'Reject', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decision recorded', decided) } }),
 ]);

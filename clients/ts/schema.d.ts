@@ -14127,7 +14127,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        /** @description Approvers e-mailed a fresh link */
+                        sentCount: number;
+                        /** @description Approvers of the run, decided or not */
+                        totalApprovers: number;
                     };
                 };
             };

@@ -6,6 +6,7 @@ import { createGate, flowWorkspace, type FlowWorkspace } from '../../support/flo
 import { waitForRunStatus } from '../../support/approvals';
 import { pdfText } from '../../support/rendering-pdf';
 import { createTemplate, publish } from '../../support/templates';
+import { waitFor } from '../../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 /**
@@ -150,6 +151,18 @@ describe('Flow runs and approvals in the dashboard', () => {
       expect(await page.$('aria/Document[role="region"]')).toBeNull();
       await expectWellBehaved(tab, app.url, 'a failing run');
 
+      // The run waiting for approval: who is asked until when; the approvers e-mailed again.
+      await byRole(page, 'link', 'All runs').click();
+      await byRole(page, 'link', approved.shortId).click();
+      await byRole(page, 'heading', `Run ${approved.shortId}`).wait();
+      await waitForRegionText(page, 'Approvals', 'Waiting');
+      expect((await rowsOf(page, 'Decisions'))[0]).toEqual([expect.stringContaining(ws.user.email), 'Waiting', expect.stringMatching(/^until /), 'none']);
+      await byRole(page, 'button', 'E-mail the approvers again').click();
+      await waitForRegionText(page, 'Approvals', 'A fresh link went to 1 of 1 approver');
+      // Two magic links to the approver now: the first, and the fresh one (whatever the e-mails' wording).
+      await waitFor(() => app.smtp!.messages.filter((m) => m.to.includes(ws.user.email) && m.text.includes('/review?token=')).length === 2 || undefined, { what: 'a second approval link' });
+      await expectWellBehaved(tab, app.url, 'a run waiting for approval');
+
       // The inbox: the pending approval with its gate, run, summary and deadline; approved with a comment.
       await byRole(page, 'link', 'Approvals').click();
       await byRole(page, 'heading', 'Approvals').wait();
@@ -193,7 +206,10 @@ describe('Flow runs and approvals in the dashboard', () => {
       await waitForRegionText(page, 'Document', 'Dear Ada Lovelace');
       await waitForRegionText(page, 'Document', 'Analytical engine');
       await expectWellBehaved(tab, app.url, 'an approved run');
+      await page.evaluate(() => window.scrollTo(0, 0));
       await keepScreenshot(page, 'flow-run');
+      await page.$eval('aria/Deliveries[role="region"]', (el) => el.scrollIntoView());
+      await keepScreenshot(page, 'flow-run-deliveries');
       const run = await waitForRunStatus(app, ws, approved.id, ['completed']);
       expect(run).toMatchObject({ approvalStatus: 'approved', deliveryStatus: 'completed', error: null });
       const deliveries = (await app.request('GET', `/api/flow/runs/${approved.id}/deliveries`, { token: ws.key })).body.data;

@@ -1,10 +1,11 @@
-import { Alert, Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Table, Text, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Paper, Stack, Table, Text, Textarea, Title } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
 import { Pager, when } from '../../controls';
+import { Fact, Facts } from '../runs/Facts';
 import { APPROVAL_STATUS, payloadSummary, type Approval } from '../runs/words';
 
 const PAGE = 10;
@@ -167,26 +168,11 @@ function PendingApproval({ approval: a, onDecided }: { approval: Approval; onDec
             Waiting for you
           </Badge>
         </Group>
-        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing={4} component="dl" m={0}>
-          <Text component="dt" size="sm" fw={500}>
-            Summary
-          </Text>
-          <Text component="dd" size="sm" m={0} style={{ wordBreak: 'break-word' }}>
-            {run.data ? payloadSummary(run.data.inputPayload) : run.error ? run.error.message : 'Reading the payload…'}
-          </Text>
-          <Text component="dt" size="sm" fw={500}>
-            Asked
-          </Text>
-          <Text component="dd" size="sm" m={0}>
-            {when(a.createdAt)}
-          </Text>
-          <Text component="dt" size="sm" fw={500}>
-            Deadline
-          </Text>
-          <Text component="dd" size="sm" m={0}>
-            {a.expiresAt ? `${when(a.expiresAt)} (${timeLeft(a.expiresAt)})` : 'none'}
-          </Text>
-        </SimpleGrid>
+        <Facts>
+          <Fact term="Summary">{run.data ? payloadSummary(run.data.inputPayload) : run.error ? run.error.message : 'Reading the payload…'}</Fact>
+          <Fact term="Asked">{when(a.createdAt)}</Fact>
+          <Fact term="Deadline">{a.expiresAt ? `${when(a.expiresAt)} (${timeLeft(a.expiresAt)})` : 'none'}</Fact>
+        </Facts>
         <Textarea label="Comment" description="Optional; the run's page shows it with your decision." maxLength={1000} autosize minRows={2} value={comment} onChange={(e) => setComment(e.currentTarget.value)} />
         {decide.error && (
           <Alert color="red" role="alert">

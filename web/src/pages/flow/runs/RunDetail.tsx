@@ -1,30 +1,17 @@
-import { Alert, Anchor, Badge, Button, Code, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Code, Grid, Group, Loader, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
-import { lazy, Suspense, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, errorText, must } from '../../../api';
 import { saveAnswer } from '../../../download';
 import { useSession } from '../../../session';
 import { when } from '../../controls';
 import { FLOW_TABS, SectionTabs } from '../../SectionTabs';
+import { Fact, Facts } from './Facts';
 import { useGateNames } from './RunsList';
 import { APPROVAL_STATUS, deliveryStatus, MOVING, payloadFields, runStatus, SOURCES, type Delivery, type Run } from './words';
 
 const PdfPreview = lazy(() => import('../../../preview/PdfPreview'));
-
-/** A term and its description in a definition list. */
-function Fact({ term, children }: { term: string; children: ReactNode }) {
-  return (
-    <>
-      <Text component="dt" fw={500} size="sm">
-        {term}
-      </Text>
-      <Text component="dd" size="sm" m={0} style={{ wordBreak: 'break-word' }}>
-        {children}
-      </Text>
-    </>
-  );
-}
 
 /**
  * One run (docs/web.md "Flow: runs and the approvals inbox"): what it is, its payload (readable, raw
@@ -66,7 +53,7 @@ export function RunDetail() {
     <Stack>
       <SectionTabs label="Flow" tabs={FLOW_TABS} />
       <Anchor component={Link} to="/flow/runs" size="sm">
-        ← All runs
+        <span aria-hidden="true">← </span>All runs
       </Anchor>
       {run.error && (
         <Alert color="red" role="alert">
@@ -88,30 +75,44 @@ export function RunDetail() {
             </Alert>
           )}
           <Paper withBorder p="md" component="section" aria-label="About the run">
-            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="xs" component="dl" m={0}>
-              <Fact term="Gate">
-                {gates.data?.has(r.gateId) ? (
-                  <Anchor component={Link} to={`/flow/gates/${r.gateId}`}>
-                    {gates.data.get(r.gateId)}
-                  </Anchor>
-                ) : (
-                  'a deleted gate'
-                )}
-              </Fact>
-              <Fact term="Schema version">{r.schemaVersion}</Fact>
-              <Fact term="Source">{SOURCES[r.source] ?? r.source}</Fact>
-              <Fact term="Created">{when(r.createdAt)}</Fact>
-              <Fact term="Ended">{when(r.completedAt, 'not yet')}</Fact>
-              {r.approvalStatus && <Fact term="Approval">{APPROVAL_STATUS[r.approvalStatus as keyof typeof APPROVAL_STATUS]?.word ?? r.approvalStatus}</Fact>}
-              {r.deliveryStatus && <Fact term="Delivery">{r.deliveryStatus}</Fact>}
-              <Fact term="Run id">
-                <Code>{r.id}</Code>
-              </Fact>
+            <SimpleGrid cols={{ base: 1, md: 2 }} spacing="xs">
+              <Facts>
+                <Fact term="Gate">
+                  {gates.data?.has(r.gateId) ? (
+                    <Anchor component={Link} to={`/flow/gates/${r.gateId}`}>
+                      {gates.data.get(r.gateId)}
+                    </Anchor>
+                  ) : (
+                    'a deleted gate'
+                  )}
+                </Fact>
+                <Fact term="Schema version">{r.schemaVersion}</Fact>
+                <Fact term="Source">{SOURCES[r.source] ?? r.source}</Fact>
+                <Fact term="Run id">
+                  <Code>{r.id}</Code>
+                </Fact>
+              </Facts>
+              <Facts>
+                <Fact term="Created">{when(r.createdAt)}</Fact>
+                <Fact term="Ended">{when(r.completedAt, 'not yet')}</Fact>
+                {r.approvalStatus && <Fact term="Approval">{APPROVAL_STATUS[r.approvalStatus as keyof typeof APPROVAL_STATUS]?.word ?? r.approvalStatus}</Fact>}
+                {r.deliveryStatus && <Fact term="Delivery">{DELIVERY_WORDS[r.deliveryStatus] ?? r.deliveryStatus}</Fact>}
+              </Facts>
             </SimpleGrid>
           </Paper>
-          <Payload run={r} />
-          <Validation run={r} />
-          {r.artefactUrl && <Document run={r} />}
+          <Grid gap="md" align="start">
+            <Grid.Col span={{ base: 12, lg: r.artefactUrl ? 7 : 12 }}>
+              <Stack>
+                <Payload run={r} />
+                <Validation run={r} />
+              </Stack>
+            </Grid.Col>
+            {r.artefactUrl && (
+              <Grid.Col span={{ base: 12, lg: 5 }}>
+                <Document run={r} />
+              </Grid.Col>
+            )}
+          </Grid>
           <Approvals run={r} />
           <Deliveries deliveries={deliveries} />
         </>
@@ -161,6 +162,8 @@ function Payload({ run }: { run: Run }) {
     </Paper>
   );
 }
+
+const DELIVERY_WORDS: Record<string, string> = { delivering: 'On its way', completed: 'Delivered', failed: 'Failed' };
 
 const LAYER_NAMES: Record<string, string> = { schema: 'Schema', freetext: 'Text', business_rules: 'Business rules' };
 const STEP_WORDS: Record<string, { word: string; colour: string }> = {
@@ -287,20 +290,41 @@ function Approvals({ run }: { run: Run }) {
     queryKey: ['flow-run-approvals', run.id, run.status, run.approvalStatus],
     queryFn: () => must(api.GET('/api/flow/runs/{id}/approvals', { params: { path: { id: run.id } } })),
   });
+  const { team } = useSession();
+  const resend = useMutation({
+    mutationFn: () => must(api.POST('/api/flow/approvals/resend/{runId}', { params: { path: { runId: run.id } } })),
+  });
   const list = approvals.data?.data ?? [];
   if (!approvals.error && list.length === 0) return null;
   return (
     <Paper withBorder p="md" component="section" aria-label="Approvals">
-      <Title order={3} size="h4" mb="sm">
-        Approvals
-      </Title>
+      <Group justify="space-between" mb="sm">
+        <Title order={3} size="h4">
+          Approvals
+        </Title>
+        {run.status === 'review_required' && team?.role !== 'viewer' && (
+          <Button size="xs" variant="default" onClick={() => resend.mutate()} loading={resend.isPending}>
+            E-mail the approvers again
+          </Button>
+        )}
+      </Group>
+      {resend.data && (
+        <Alert color="green" role="status" mb="sm">
+          A fresh link went to {resend.data.sentCount} of {resend.data.totalApprovers} {resend.data.totalApprovers === 1 ? 'approver' : 'approvers'}; earlier links stop working.
+        </Alert>
+      )}
+      {resend.error && (
+        <Alert color="red" role="alert" mb="sm">
+          {resend.error.message}
+        </Alert>
+      )}
       {approvals.error && (
         <Alert color="red" role="alert">
           {approvals.error.message}
         </Alert>
       )}
       {list.length > 0 && (
-        <Table.ScrollContainer minWidth={640}>
+        <Table.ScrollContainer minWidth={560}>
           <Table aria-label="Decisions">
             <Table.Thead>
               <Table.Tr>
