@@ -108,6 +108,7 @@ describe('Flow runs and approvals in the dashboard', () => {
         [failing.shortId, 'Purchase orders', 'Validation failed'],
       ]);
       await expectWellBehaved(tab, app.url, 'the runs list');
+      await keepScreenshot(page, 'flow-runs');
 
       // Filtered by status, as the API filters.
       await choose(page, 'Status', 'Validation failed');
@@ -240,7 +241,11 @@ describe('Flow runs and approvals in the dashboard', () => {
       (await app.request('GET', `/api/flow/runs?from=${from.toISOString()}&to=${to.toISOString()}&limit=100`, { token: ws.key })).body.data.map((r: any) => r.id);
     expect(await between(created, new Date(created.getTime() + 1))).toContain(pending.id);
     expect(await between(new Date(created.getTime() - 60_000), created)).not.toContain(pending.id);
-    expect((await app.request('GET', '/api/flow/runs?from=yesterday', { token: ws.key })).status).toBe(400);
+    // Hostile values are refused with the catalogued code, never reach the database.
+    for (const q of ['from=yesterday', 'from=-271821-04-20T00:00:00.000Z', 'to=%2B275760-09-13T00:00:00.000Z', 'from=2026-01-01&from=2026-02-01', `to=${'9'.repeat(10_000)}`, 'status=completed&status=failed', "source=rest'--"]) {
+      const refused = await app.request('GET', `/api/flow/runs?${q}`, { token: ws.key });
+      expect([q, refused.status, refused.body.code]).toEqual([q, 400, 'ERR_VALID_001']);
+    }
     // Decided approvals of the caller, latest first; pending ones by default.
     const as = { token: ws.user.accessToken, headers: { 'X-Team-Id': ws.projectId } };
     const mine = await app.request('GET', '/api/flow/approvals', as);
@@ -252,6 +257,9 @@ describe('Flow runs and approvals in the dashboard', () => {
     expect(decided.body.data[0]).toMatchObject({ runId: pending.id, status: 'rejected', comment: 'Not this one', decidedAt: expect.any(String) });
     expect(decided.body.data.map((a: any) => a.status)).toEqual(decided.body.data.map(() => expect.stringMatching(/^(approved|rejected|expired)$/)));
     expect((await app.request('GET', '/api/flow/approvals', as)).body.data.map((a: any) => a.runId)).not.toContain(pending.id);
-    expect((await app.request('GET', '/api/flow/approvals?status=all', { token: ws.key })).status).toBe(400);
+    for (const q of ['status=all', 'status=pending&status=decided', 'limit=1000', 'page=0']) {
+      const refused = await app.request('GET', `/api/flow/approvals?${q}`, as);
+      expect([q, refused.status, refused.body.code]).toEqual([q, 400, 'ERR_VALID_001']);
+    }
   });
 });
