@@ -1,7 +1,6 @@
 import type { components } from '../../../../../clients/ts';
 
 export type Run = components['schemas']['FlowRun'];
-export type RunSummary = components['schemas']['FlowRunSummary'];
 export type Approval = components['schemas']['FlowApproval'];
 export type Delivery = components['schemas']['FlowDelivery'];
 export type RunStatus =
@@ -60,7 +59,7 @@ export function deliveryStatus(d: Pick<Delivery, 'status' | 'nextAttemptAt'>): {
 export const SOURCES: Record<string, string> = { rest: 'REST API', mcp: 'MCP' };
 
 /** A value as one line of text: strings as they are, lists by their length, objects as compact JSON. */
-export function shortValue(value: unknown): string {
+function shortValue(value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
