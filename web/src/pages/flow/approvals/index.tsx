@@ -132,6 +132,9 @@ export default function ApprovalsArea() {
 
 /** One approval waiting for the person: what it is about, until when, and the decision with a comment. */
 function PendingApproval({ approval: a, onDecided }: { approval: Approval; onDecided: (message: string) => void }) {
+  const { team } = useSession();
+  // The API takes decisions from members and above; a viewer decides through the e-mailed link.
+  const canDecide = team?.role !== 'viewer';
   const queries = useQueryClient();
   const [comment, setComment] = useState('');
   // The payload's summary comes from the run itself (a person signed in reads it; the list carries no payload).
@@ -173,20 +176,29 @@ function PendingApproval({ approval: a, onDecided }: { approval: Approval; onDec
           <Fact term="Asked">{when(a.createdAt)}</Fact>
           <Fact term="Deadline">{a.expiresAt ? `${when(a.expiresAt)} (${timeLeft(a.expiresAt)})` : 'none'}</Fact>
         </Facts>
-        <Textarea label="Comment" description="Optional; the run's page shows it with your decision." maxLength={1000} autosize minRows={2} value={comment} onChange={(e) => setComment(e.currentTarget.value)} />
-        {decide.error && (
-          <Alert color="red" role="alert">
-            {decide.error.message}
-          </Alert>
+        {!canDecide && (
+          <Text size="sm" c="dimmed">
+            As a viewer of this project you decide through the link in the e-mail you were sent.
+          </Text>
         )}
-        <Group>
-          <Button color="green" onClick={() => decide.mutate('approve')} loading={decide.isPending && decide.variables === 'approve'} disabled={decide.isPending}>
-            Approve
-          </Button>
-          <Button color="red" variant="light" onClick={() => decide.mutate('reject')} loading={decide.isPending && decide.variables === 'reject'} disabled={decide.isPending}>
-            Reject
-          </Button>
-        </Group>
+        {canDecide && (
+          <>
+            <Textarea label="Comment" description="Optional; the run's page shows it with your decision." maxLength={1000} autosize minRows={2} value={comment} onChange={(e) => setComment(e.currentTarget.value)} />
+            {decide.error && (
+              <Alert color="red" role="alert">
+                {decide.error.message}
+              </Alert>
+            )}
+            <Group>
+              <Button color="green" onClick={() => decide.mutate('approve')} loading={decide.isPending && decide.variables === 'approve'} disabled={decide.isPending}>
+                Approve
+              </Button>
+              <Button color="red" variant="light" onClick={() => decide.mutate('reject')} loading={decide.isPending && decide.variables === 'reject'} disabled={decide.isPending}>
+                Reject
+              </Button>
+            </Group>
+          </>
+        )}
       </Stack>
     </Paper>
   );
