@@ -53,6 +53,9 @@ import { agentRouters } from './agents/agents.routes';
 import { closeTaskSignals } from './agents/task-signals';
 import { LocalStorage } from '../activities/storage/local-storage';
 import { webApp } from './web/web-app';
+import { embedRoutes } from './templates/embed.routes';
+import { embedTokenResolver } from './templates/embed.service';
+import { embedFence } from './templates/embed-fence';
 
 export interface AppOptions {
   /** Default: Flow review tokens (`fmrv_…`, api/flow/review.service.ts). */
@@ -106,6 +109,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     teamRoutes(services),
     // documents
     ...templateRouters(services),
+    // the designer in another site's page (docs/embedding.md)
+    embedRoutes(services, web.page),
     assetRoutes(services),
     documentRoutes(services, '/api/documents'),
     documentRoutes(services, '/api/v1/documents'),
@@ -143,7 +148,9 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     ttlMs: config.apiKeys.credentialCacheTtlMs,
     onError: (err) => logger.warn('credential cache: LISTEN connection lost; reading credentials on every call until it is back', { err }),
   });
-  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: options.credentialResolvers ?? [reviewTokenResolver(db)], onApiKeyUse, credentials }));
+  app.use(authenticate({ db, jwtSecret: services.secret, resolvers: [...(options.credentialResolvers ?? [reviewTokenResolver(db)]), embedTokenResolver(db)], onApiKeyUse, credentials }));
+  // An embed token reaches the embedded designer's own calls and nothing else (docs/embedding.md).
+  app.use(embedFence);
   app.use(credentialFence(credentials));
   // Signed download links spend their project's own budget (RATE_LIMIT_FILE_LINKS), not the anonymous one.
   const capabilityOwner = services.storage instanceof LocalStorage ? fileLinkOwner(services.storage) : undefined;

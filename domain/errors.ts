@@ -337,6 +337,16 @@ export const ERRORS = {
   ERR_AGENT_013: { status: 409, retryable: false, message: 'No public key awaits confirmation' },
   /** The fingerprint given is not the one of the agent's pending key (or the key changed meanwhile). */
   ERR_AGENT_014: { status: 409, retryable: false, message: "The fingerprint does not match the agent's public key" },
+
+  // --- the designer in another site (docs/embedding.md) ---
+  /** Bearer looks like an embed token (`fmed_…`) but is unknown, expired, or its origin is no longer allowed. */
+  ERR_EMBED_001: { status: 401, retryable: false, message: 'Embed token is invalid or has expired' },
+  /** An embed token on a route other than its template's designer calls. */
+  ERR_EMBED_002: { status: 403, retryable: false, message: 'An embed token opens only the designer of its template' },
+  /** A view-mode embed token on a call that changes the template. */
+  ERR_EMBED_003: { status: 403, retryable: false, message: 'This embed token only views the template' },
+  /** Minting a token for a project that allows no origin to embed the designer, or for an origin not on its list. */
+  ERR_EMBED_004: { status: 409, retryable: false, message: 'This origin may not embed the designer: add it to the project\'s embed origins first' },
   ERR_RDLV_001: { status: 404, retryable: false, message: 'Delivery not found' },
   ERR_RDLV_002: { status: 409, retryable: false, message: 'Cannot retry a completed delivery' },
   ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },

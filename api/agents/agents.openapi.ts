@@ -1,4 +1,5 @@
-import { noContent, ok, operationTable } from '../openapi/operation';
+import { noContent, ok, operationTable, pageOf } from '../openapi/operation';
+import { resource } from '../openapi/resources';
 import * as schema from './agents.schema';
 
 /**
@@ -9,12 +10,12 @@ const id = { id: 'The agent id' };
 const taskId = { taskId: 'The task id' };
 
 const agentOperations = operationTable('Reporting agents', (op) => [
-  op('post', '/api/agents', 'Register an agent', { description: 'The agent token (`fmag_…`) is shown once. Needs a verified e-mail address (403 `ERR_AUTH_006`).', security: 'team', request: { body: schema.createAgentSchema }, responses: { 201: ok('The agent with its token') } }),
-  op('get', '/api/agents', 'List agents', { security: 'team', request: { query: schema.listAgentsSchema }, responses: { 200: ok('A page of agents') } }),
-  op('get', '/api/agents/:id', 'Get an agent', { security: 'team', request: { params: id }, responses: { 200: ok('The agent') } }),
-  op('patch', '/api/agents/:id', 'Update an agent', { security: 'team', request: { params: id, body: schema.updateAgentSchema }, responses: { 200: ok('The agent') } }),
+  op('post', '/api/agents', 'Register an agent', { description: 'The agent token (`fmag_…`) is shown once. Needs a verified e-mail address (403 `ERR_AUTH_006`).', security: 'team', request: { body: schema.createAgentSchema }, responses: { 201: ok('The agent with its token', resource('AgentWithToken')) } }),
+  op('get', '/api/agents', 'List agents', { security: 'team', request: { query: schema.listAgentsSchema }, responses: { 200: ok('A page of agents', pageOf(resource('Agent'))) } }),
+  op('get', '/api/agents/:id', 'Get an agent', { security: 'team', request: { params: id }, responses: { 200: ok('The agent', resource('Agent')) } }),
+  op('patch', '/api/agents/:id', 'Update an agent', { security: 'team', request: { params: id, body: schema.updateAgentSchema }, responses: { 200: ok('The agent', resource('Agent')) } }),
   op('delete', '/api/agents/:id', 'Delete an agent', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
-  op('post', '/api/agents/:id/rotate-token', 'Replace an agent\'s token', { security: 'team', request: { params: id }, responses: { 200: ok('The agent with its new token') } }),
+  op('post', '/api/agents/:id/rotate-token', 'Replace an agent\'s token', { security: 'team', request: { params: id }, responses: { 200: ok('The new token, shown in this answer only, and its prefix', { type: 'object', required: ['token', 'tokenPrefix'], properties: { token: { type: 'string' }, tokenPrefix: { type: 'string' } }, additionalProperties: false }) } }),
   op('post', '/api/agents/:id/key/confirm', 'Confirm the public key an agent sent, by its fingerprint', { security: 'team', request: { params: id, body: schema.confirmKeySchema }, responses: { 200: ok('The agent, its key confirmed') } }),
   op('delete', '/api/agents/:id/key', 'Forget an agent\'s public key (its next session sends one to confirm)', { security: 'team', request: { params: id }, responses: { 200: ok('The agent, without a key') } }),
   op('get', '/api/agents/:id/health', 'An agent\'s sessions and pool health', { security: 'team', request: { params: id }, responses: { 200: ok('The health') } }),

@@ -1,6 +1,6 @@
 import { html, listOf, noContent, ok, operationTable, pageOf, redirect } from '../openapi/operation';
 import { resource } from '../openapi/resources';
-import * as analytics from './analytics.schema';
+import { analyticsOperations } from './analytics.openapi';
 import * as approvals from './approvals.schema';
 import * as gates from './gates.schema';
 import * as runs from './runs.schema';
@@ -20,12 +20,12 @@ const gateOperations = operationTable('Flow gates', (op) => [
   op('put', '/api/flow/gates/:id', 'Update a gate', { security: 'project', request: { params: gateId, body: gates.updateGateSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
   op('delete', '/api/flow/gates/:id', 'Delete a gate', { security: 'project', request: { params: gateId }, responses: { 204: noContent } }),
   op('put', '/api/flow/gates/:id/schema', 'Replace the gate\'s payload schema (a new version)', { security: 'project', request: { params: gateId, body: gates.putSchemaSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
-  op('post', '/api/flow/gates/:id/import-schema', 'Take the payload schema from a template\'s variables', { security: 'project', request: { params: gateId, body: gates.importSchemaSchema }, responses: { 200: ok('The gate') } }),
-  op('get', '/api/flow/gates/:id/versions', 'Schema versions of a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('`{ data: [...] }`') } }),
+  op('post', '/api/flow/gates/:id/import-schema', 'Take the payload schema from a template\'s variables', { security: 'project', request: { params: gateId, body: gates.importSchemaSchema }, responses: { 200: ok('The gate', resource('Gate')) } }),
+  op('get', '/api/flow/gates/:id/versions', 'Schema versions of a gate', { security: 'project', request: { params: gateId }, responses: { 200: ok('Every version, oldest first', listOf(resource('GateSchemaVersion'))) } }),
   op('post', '/api/flow/gates/:id/test', 'Check a payload against the gate without recording anything', {
     security: 'project',
     request: { params: gateId, bodyDescription: 'The payload itself: a JSON object (variables mode) or text (freetext mode), at most 1 MB' },
-    responses: { 200: ok('What the gate would say') },
+    responses: { 200: ok('What the gate would say: the verdict, each layer and each step with its errors', resource('GateTestResult')) },
   }),
   op('post', '/api/flow/gates/:id/validate', 'Submit a payload as a run and answer with the verdict', {
     security: 'project',
@@ -76,25 +76,6 @@ const runOperations = operationTable('Flow runs', (op) => [
     responses: { 200: { description: 'The document, with its media type', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
   }),
 ]);
-
-const analyticsOperations = operationTable('Flow analytics', (op) => {
-  const get = (path: string, summary: string, query: typeof analytics.noQuery) =>
-    op('get', `/api/flow/analytics/${path}`, summary, { security: 'project', request: { query }, responses: { 200: ok(summary) } });
-  return [
-    get('overview', 'Runs, pass rate and timings over a period', analytics.periodGateQuery),
-    get('run-outcomes', 'Runs by outcome', analytics.periodGateQuery),
-    get('throughput', 'Runs over time', analytics.periodGranularityGateQuery),
-    get('validation-errors', 'Most frequent validation errors', analytics.periodGateQuery),
-    get('approval-metrics', 'Approval counts and times', analytics.periodGateQuery),
-    get('infra-health', 'Render and delivery health', analytics.periodGateQuery),
-    get('gate-metrics', 'Figures per gate', analytics.periodGateQuery),
-    get('billing-summary', 'Usage against the plan this month', analytics.noQuery),
-    get('combined-timeline', 'Runs, approvals and deliveries over time', analytics.periodGranularityQuery),
-    get('team-overview', 'Activity per member', analytics.periodQuery),
-    get('plans', 'The plans on offer', analytics.noQuery),
-    get('credit-packs', 'The credit packs on offer', analytics.noQuery),
-  ];
-});
 
 const approvalOperations = operationTable('Flow approvals', (op) => [
   op('get', '/api/flow/approvals', 'Approvals waiting in the project', {

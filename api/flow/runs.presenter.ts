@@ -88,6 +88,7 @@ export function presentValidateResult(run: RunEntity): { status: number; body: R
   };
 }
 
+/** A dry run (`POST /gates/:id/test`): the verdict, the two layers (which failed first) and every step. */
 export function presentTestResult(outcome: ValidationOutcome) {
-  return { valid: outcome.valid, durationMs: outcome.durationMs, steps: outcome.steps };
+  return { valid: outcome.valid, durationMs: outcome.durationMs, layers: outcome.layers, failedLayer: outcome.failedLayer ?? null, steps: outcome.steps };
 }

@@ -44,7 +44,8 @@ export function securityHeaders(production: boolean) {
         if (!ctx.response.get(name)) ctx.set(name, value);
       };
       setDefault('X-Content-Type-Options', 'nosniff');
-      setDefault('X-Frame-Options', 'DENY');
+      // A page its route made frameable (the embedded designer) carries frame-ancestors instead.
+      if (ctx.state.frameable !== true) setDefault('X-Frame-Options', 'DENY');
       setDefault('Referrer-Policy', 'no-referrer');
       if (production) setDefault('Strict-Transport-Security', HSTS);
       if (ctx.response.is('json')) setDefault('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");

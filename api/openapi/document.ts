@@ -45,6 +45,7 @@ const SECURITY: Record<Access, Array<Record<string, string[]>>> = {
   project: [{ userJwt: [] }, { apiKey: [] }, { oauthClientCredentials: [] }],
   agent: [{ agentToken: [] }],
   review: [{ reviewToken: [] }],
+  embed: [{ embedToken: [] }],
   signedLink: [],
 };
 
@@ -77,6 +78,12 @@ const securitySchemes = {
     scheme: 'bearer',
     bearerFormat: 'fmrv_…',
     description: 'A Flow reviewer\'s session token (`fmrv_…`) from POST /api/flow/review/authenticate (magic link).',
+  },
+  embedToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'fmed_…',
+    description: 'An embed token (`fmed_…`) from POST /api/templates/:id/embed-tokens: opens one template\'s designer in another site\'s page, and only the designer\'s own calls (docs/embedding.md).',
   },
 };
 
@@ -194,7 +201,7 @@ function operationObject(op: Operation): Record<string, unknown> {
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
     tags: op.tags,
-    security: SECURITY[op.security],
+    security: op.embedToken ? [...SECURITY[op.security], { embedToken: [] }] : SECURITY[op.security],
     ...(parameters.length ? { parameters } : {}),
     ...(body ? { requestBody: body } : {}),
     responses: { ...success, ...errorResponses(op) },

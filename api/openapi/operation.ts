@@ -11,9 +11,9 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 /**
  * Who may call: `public` needs no credential; `user` a user's JWT; `team` a user's JWT acting on
  * the team X-Team-Id names; `project` that, an API key or an OAuth access token; `agent` a reporting agent's token; `review` a
- * Flow reviewer's session token; `signedLink` the signature in a download link's query.
+ * Flow reviewer's session token; `embed` an embed token (docs/embedding.md) alone; `signedLink` the signature in a download link's query.
  */
-export type Access = 'public' | 'user' | 'team' | 'project' | 'agent' | 'review' | 'signedLink';
+export type Access = 'public' | 'user' | 'team' | 'project' | 'agent' | 'review' | 'embed' | 'signedLink';
 
 /** A JSON Schema written out (for shapes no Joi schema describes, e.g. answers). */
 export type JsonSchema = Record<string, unknown>;
@@ -55,6 +55,8 @@ export interface Operation {
   idempotent?: boolean;
   /** Takes X-Formwork-Session: cookie, the dashboard's refresh token in a cookie (api/identity/browser-session.ts). */
   browserSession?: boolean;
+  /** Also takes an embed token for the template in the path: the embedded designer's own calls (docs/embedding.md). */
+  embedToken?: boolean;
   /** Success answers; the error answers (4xx/5xx with the error body) are added by the document. */
   responses: Record<number, OperationResponse>;
 }

@@ -9,6 +9,7 @@ import { mcpOperations } from '../mcp/mcp.openapi';
 import { reportingOperations } from '../reporting/reporting.openapi';
 import { storageOperations } from '../storage/storage.openapi';
 import { templateOperations } from '../templates/templates.openapi';
+import { embedOperations } from '../templates/embed.openapi';
 import { webhookOperations } from '../webhooks/webhooks.openapi';
 import { buildOpenApiDocument } from './document';
 import { openApiOperations } from './openapi.openapi';
@@ -30,6 +31,7 @@ export function allOperations(options: OperationOptions): Operation[] {
     ...identityOperations,
     ...oauthOperations,
     ...templateOperations,
+    ...embedOperations,
     ...assetOperations,
     ...documentOperations(options.batchMaxDocuments),
     ...webhookOperations,

@@ -1,5 +1,6 @@
 import { API_KEY_INACTIVE_REASONS } from '../../domain/identity/api-key-state';
 import type { JsonSchema } from './operation';
+import { REPORTING_SOURCE_SCHEMAS } from '../reporting/sources.resources';
 
 /**
  * JSON Schemas of the main resources as the presenters write them (domain/documents/presenter.ts,
@@ -71,9 +72,11 @@ const acceptedBatch = object({ ...batchFields, statusUrl: { type: 'string', form
 
 const documentJobList = object({ jobs: { type: 'array', items: { $ref: '#/components/schemas/DocumentJob' } }, total: { type: 'integer' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, {}, 'A page of document jobs');
 
-const layerStatus = { type: 'string', enum: ['pass', 'fail', 'skipped'] };
+const enumOf = (values: string[]) => ({ type: 'string', enum: values });
+const detailCodes = ['REQUIRED', 'TYPE', 'MIN', 'MAX', 'MIN_LENGTH', 'MAX_LENGTH', 'PATTERN', 'ENUM', 'FORMAT', 'UNKNOWN_FIELD', 'RULE'];
+const layerStatus = enumOf(['pass', 'fail', 'skipped']);
 const validationDetail = object(
-  { field: { type: 'string', description: 'A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id' }, message: str, code: str },
+  { field: { type: 'string', description: 'A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id' }, message: str, code: enumOf(detailCodes) },
   { ruleId: str },
   'One problem of a validation (docs/flow.md "ObjectSchema")',
 );
@@ -147,6 +150,46 @@ const flowApproval = object(
 const flowRun = object({ ...flowRunFields, inputPayload: anyValue }, {}, 'A Flow run with its payload (api/flow/runs.presenter.ts presentRun)');
 const flowRunSummary = object(flowRunFields, {}, 'A Flow run as listed: without its payload, `validation` only its verdict');
 
+/** `{"set": true}`: a write-only secret is stored; its value is never answered (docs/flow.md "Write-only secrets"). */
+const storedSecret = object({ set: { type: 'boolean', enum: [true] } }, {}, 'A write-only secret is stored (its value is never shown)');
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const orNull = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
+const nonNegative = { type: 'integer', minimum: 0 };
+
+/** One field of a gate's payload schema (domain/flow/gate.types.ts Property; docs/flow.md "ObjectSchema"). */
+const gateProperty = object(
+  { type: enumOf(['string', 'number', 'integer', 'boolean', 'array', 'object']) },
+  {
+    required: { type: 'boolean' },
+    min: { type: 'number', description: 'number, integer: the smallest value; array: the fewest items' },
+    max: { type: 'number', description: 'number, integer: the largest value; array: the most items' },
+    minLength: { ...nonNegative, description: 'string: the fewest characters; array: the fewest items' },
+    maxLength: { ...nonNegative, description: 'string: the most characters; array: the most items' },
+    pattern: { type: 'string', description: 'string: an RE2 regular expression searched in the value' },
+    enum: { type: 'array', items: { type: ['string', 'number', 'boolean', 'null'] } },
+    format: enumOf(['email', 'url', 'date', 'date-time', 'uuid']),
+    items: ref('GateProperty'),
+    properties: { type: 'object', additionalProperties: ref('GateProperty') },
+    additionalProperties: { type: 'boolean' },
+    description: str,
+  },
+  'A field of a gate\'s payload schema: the keys that apply to its type',
+);
+
+const gateObjectSchema = object(
+  { type: enumOf(['object']), properties: { type: 'object', additionalProperties: ref('GateProperty') } },
+  { additionalProperties: { type: 'boolean', description: '`false` refuses fields not listed' } },
+  'A gate\'s payload schema (docs/flow.md "ObjectSchema")',
+);
+
+const businessRule = object({ id: str, expression: { type: 'string', description: 'JSONata over the payload; passes only when it yields `true`' }, message: str }, { name: str }, 'A business rule of a gate');
+
+const freetextConfig = object(
+  {},
+  { minLength: nonNegative, maxLength: nonNegative, requiredPatterns: { type: 'array', items: str }, forbiddenPatterns: { type: 'array', items: str } },
+  'What a freetext gate checks in the text',
+);
+
 const gate = object(
   {
     id: uuid,
@@ -154,30 +197,73 @@ const gate = object(
     slug: str,
     name: str,
     description: nullable(str),
-    status: str,
-    validationMode: str,
-    schema: anyValue,
-    businessRules: anyValue,
-    freetextConfig: anyValue,
+    status: enumOf(['active', 'paused', 'archived']),
+    validationMode: enumOf(['variables', 'freetext']),
+    schema: orNull(ref('GateObjectSchema')),
+    businessRules: { type: 'array', items: ref('BusinessRule') },
+    freetextConfig: orNull(ref('FreetextConfig')),
     schemaVersion: { type: 'integer' },
-    renderMode: str,
+    renderMode: enumOf(['none', 'native', 'custom_api']),
     renderTemplateId: nullable(str),
-    renderConfig: anyValue,
-    approvalMode: str,
-    approvalConfig: anyValue,
-    deliveryChannels: { type: 'array', items: open },
+    renderConfig: orNull({ type: 'object', properties: { format: str, url: str, secret: ref('StoredSecret') }, additionalProperties: true, description: 'Free-form; `secret` is write-only' }),
+    approvalMode: enumOf(['auto', 'manual']),
+    approvalConfig: orNull(
+      object(
+        { approvers: { type: 'array', items: object({ email: str }, { name: str }) }, timeoutMinutes: { type: 'integer' }, onTimeout: enumOf(['reject', 'approve']) },
+        { requiredApprovals: { type: 'integer', description: 'N of the M approvers (default 1)' } },
+      ),
+    ),
+    deliveryChannels: {
+      type: 'array',
+      items: object({ type: enumOf(['webhook']), url: str, secret: ref('StoredSecret') }, { headers: { type: 'object', additionalProperties: ref('StoredSecret'), description: 'Header names; their values are write-only' } }),
+    },
     maxSubmissionsPerMinute: nullable({ type: 'integer' }),
-    notificationMode: str,
+    notificationMode: enumOf(['immediate', 'digest']),
     notificationDigestMinutes: nullable({ type: 'integer' }),
     circuitBreakerEnabled: { type: 'boolean' },
     maxFailures: { type: 'integer' },
     cooldownSeconds: { type: 'integer' },
-    circuit: object({ state: str, consecutiveFailures: { type: 'integer' }, openUntil: nullable(time) }),
+    circuit: object({ state: enumOf(['closed', 'open', 'half_open']), consecutiveFailures: { type: 'integer' }, openUntil: nullable(time) }),
     createdAt: time,
     updatedAt: time,
   },
   {},
   'A Flow gate; secrets read `{"set": true}` (api/flow/gates.presenter.ts)',
+);
+
+const gateSchemaVersion = object(
+  {
+    version: { type: 'integer' },
+    validationMode: enumOf(['variables', 'freetext']),
+    schema: orNull(ref('GateObjectSchema')),
+    businessRules: { type: 'array', items: ref('BusinessRule') },
+    freetextConfig: orNull(ref('FreetextConfig')),
+    source: enumOf(['create', 'schema', 'import', 'settings']),
+    sourceTemplateId: nullable(str),
+    createdAt: time,
+  },
+  {},
+  'A schema version of a gate, as written once (api/flow/gates.presenter.ts presentVersion)',
+);
+
+
+/** POST /api/flow/gates/:id/test (api/flow/runs.presenter.ts presentTestResult). */
+const gateTestResult = object(
+  {
+    valid: { type: 'boolean' },
+    durationMs: { type: 'number' },
+    layers: object({ schema: layerStatus, business_rules: layerStatus }),
+    failedLayer: { type: ['string', 'null'], enum: ['schema', 'business_rules', null], description: 'The layer that failed first; null when valid' },
+    steps: {
+      type: 'array',
+      items: object(
+        { name: str, status: enumOf(['pass', 'fail', 'error', 'skipped']), durationMs: { type: 'number' }, errors: { type: 'array', items: validationDetail } },
+        { ruleId: str, expression: str },
+      ),
+    },
+  },
+  {},
+  'A dry run: the verdict, each layer and each step (the schema or freetext layer, then every rule) with its errors',
 );
 
 const createdTemplate = object({ id: uuid, shortId: str, slug: str, name: str, outputFormats: { type: 'array', items: str }, createdAt: time }, {}, 'A template as created');
@@ -484,6 +570,13 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   FlowApproval: flowApproval,
   FlowDelivery: flowDelivery,
   Gate: gate,
+  GateProperty: gateProperty,
+  GateObjectSchema: gateObjectSchema,
+  BusinessRule: businessRule,
+  FreetextConfig: freetextConfig,
+  StoredSecret: storedSecret,
+  GateSchemaVersion: gateSchemaVersion,
+  GateTestResult: gateTestResult,
   Template: template,
   TemplateSummary: templateSummary,
   CreatedTemplate: createdTemplate,
@@ -508,6 +601,7 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   DocumentQuota: documentQuota,
   ReportRun: reportRun,
   AcceptedRun: acceptedRun,
+  ...REPORTING_SOURCE_SCHEMAS,
 };
 
 export type ResourceName = keyof typeof RESOURCE_SCHEMAS;

@@ -19,32 +19,32 @@ const version = { ...id, version: 'The version number' };
 const waitNote = 'With `wait: true` the answer waits for the outcome a short while, else 202 with a task to poll (GET /api/reporting/tasks/{taskId}).';
 
 const datasourceOperations = operationTable('Reporting datasources', (op) => [
-  op('post', '/api/reporting/datasources', 'Create a datasource', { security: 'team', request: { body: datasources.createDatasourceSchema }, responses: { 201: ok('The datasource (secrets never shown)') } }),
-  op('post', '/api/reporting/datasources/test', 'Test connection settings without saving them', { security: 'team', request: { body: datasources.createDatasourceSchema }, responses: { 200: ok('The outcome') } }),
-  op('get', '/api/reporting/datasources', 'List datasources', { security: 'project', request: { query: datasources.listDatasourcesSchema }, responses: { 200: ok('A page of datasources', pageOf()) } }),
-  op('get', '/api/reporting/datasources/:id', 'Get a datasource', { security: 'project', request: { params: id }, responses: { 200: ok('The datasource') } }),
-  op('patch', '/api/reporting/datasources/:id', 'Update a datasource', { security: 'team', request: { params: id, body: datasources.updateDatasourceSchema }, responses: { 200: ok('The datasource') } }),
+  op('post', '/api/reporting/datasources', 'Create a datasource', { security: 'team', request: { body: datasources.createDatasourceSchema }, responses: { 201: ok('The datasource (secrets never shown)', resource('Datasource')) } }),
+  op('post', '/api/reporting/datasources/test', 'Test connection settings without saving them', { security: 'team', request: { body: datasources.createDatasourceSchema }, responses: { 200: ok('The outcome', resource('DatasourceTest')) } }),
+  op('get', '/api/reporting/datasources', 'List datasources', { security: 'project', request: { query: datasources.listDatasourcesSchema }, responses: { 200: ok('A page of datasources', pageOf(resource('Datasource'))) } }),
+  op('get', '/api/reporting/datasources/:id', 'Get a datasource', { security: 'project', request: { params: id }, responses: { 200: ok('The datasource', resource('Datasource')) } }),
+  op('patch', '/api/reporting/datasources/:id', 'Update a datasource', { security: 'team', request: { params: id, body: datasources.updateDatasourceSchema }, responses: { 200: ok('The datasource', resource('Datasource')) } }),
   op('delete', '/api/reporting/datasources/:id', 'Delete a datasource', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
-  op('post', '/api/reporting/datasources/:id/test', 'Test a saved datasource', { description: waitNote, security: 'team', request: { params: id, body: datasources.testDatasourceSchema }, responses: { 200: ok('The outcome'), 202: ok('Pending: the task to poll') } }),
-  op('put', '/api/reporting/datasources/:id/file', 'Upload the CSV file of a CSV datasource', { security: 'team', request: { params: id, bodyType: 'multipart', bodyDescription: 'The CSV as the multipart field `file`' }, responses: { 200: ok('The datasource') } }),
-  op('post', '/api/reporting/datasources/:id/schema/refresh', 'Read the datasource\'s tables and columns again', { description: waitNote, security: 'team', request: { params: id, body: datasources.testDatasourceSchema }, responses: { 200: ok('The schema'), 202: ok('Pending: the task to poll') } }),
-  op('get', '/api/reporting/datasources/:id/health', 'Recent health of a datasource', { security: 'project', request: { params: id }, responses: { 200: ok('The health') } }),
-  op('get', '/api/reporting/datasources/:id/schema', 'Tables and columns of a datasource', { security: 'project', request: { params: id, query: datasources.schemaQuerySchema }, responses: { 200: ok('The schema') } }),
+  op('post', '/api/reporting/datasources/:id/test', 'Test a saved datasource', { description: waitNote, security: 'team', request: { params: id, body: datasources.testDatasourceSchema }, responses: { 200: ok('The outcome', resource('DatasourceTest')), 202: ok('Pending: the task to poll', resource('PendingAgentTask')) } }),
+  op('put', '/api/reporting/datasources/:id/file', 'Upload the CSV file of a CSV datasource', { security: 'team', request: { params: id, bodyType: 'multipart', bodyDescription: 'The CSV as the multipart field `file`' }, responses: { 200: ok('The datasource', resource('Datasource')) } }),
+  op('post', '/api/reporting/datasources/:id/schema/refresh', 'Read the datasource\'s tables and columns again', { description: waitNote, security: 'team', request: { params: id, body: datasources.testDatasourceSchema }, responses: { 200: ok('The schema', resource('DiscoveredSchema')), 202: ok('Pending: the task to poll', resource('PendingAgentTask')) } }),
+  op('get', '/api/reporting/datasources/:id/health', 'Recent health of a datasource', { security: 'project', request: { params: id }, responses: { 200: ok('The health', resource('DatasourceHealth')) } }),
+  op('get', '/api/reporting/datasources/:id/schema', 'Tables and columns of a datasource', { security: 'project', request: { params: id, query: datasources.schemaQuerySchema }, responses: { 200: ok('The schema', resource('DiscoveredSchema')) } }),
   op('get', '/api/reporting/tasks/:taskId', 'A pending datasource or preview task', { security: 'team', request: { params: { taskId: 'The task id' } }, responses: { 200: ok('The task, with its outcome once done') } }),
 ]);
 
 const queryOperations = operationTable('Reporting queries', (op) => [
-  op('post', '/api/reporting/queries/validate', 'Check a query without saving it', { security: 'team', request: { body: queries.validateQuerySchema }, responses: { 200: ok('Problems found, and the parameters') } }),
-  op('post', '/api/reporting/queries', 'Create a query', { security: 'team', request: { body: queries.createQuerySchema }, responses: { 201: ok('The draft query') } }),
-  op('get', '/api/reporting/queries', 'List queries', { security: 'team', request: { query: queries.listQueriesSchema }, responses: { 200: ok('A page of queries', pageOf()) } }),
-  op('get', '/api/reporting/queries/:id', 'Get a query', { security: 'team', request: { params: id }, responses: { 200: ok('The query') } }),
-  op('patch', '/api/reporting/queries/:id', 'Update a query\'s draft', { security: 'team', request: { params: id, body: queries.updateQuerySchema }, responses: { 200: ok('The query') } }),
+  op('post', '/api/reporting/queries/validate', 'Check a query without saving it', { security: 'team', request: { body: queries.validateQuerySchema }, responses: { 200: ok('Problems found', resource('QueryCheck')) } }),
+  op('post', '/api/reporting/queries', 'Create a query', { security: 'team', request: { body: queries.createQuerySchema }, responses: { 201: ok('The draft query', resource('Query')) } }),
+  op('get', '/api/reporting/queries', 'List queries', { security: 'team', request: { query: queries.listQueriesSchema }, responses: { 200: ok('A page of queries', pageOf(resource('QuerySummary'))) } }),
+  op('get', '/api/reporting/queries/:id', 'Get a query', { security: 'team', request: { params: id }, responses: { 200: ok('The query', resource('Query')) } }),
+  op('patch', '/api/reporting/queries/:id', 'Update a query\'s draft', { security: 'team', request: { params: id, body: queries.updateQuerySchema }, responses: { 200: ok('The query', resource('Query')) } }),
   op('delete', '/api/reporting/queries/:id', 'Delete a query', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
-  op('post', '/api/reporting/queries/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version') } }),
-  op('get', '/api/reporting/queries/:id/versions', 'Versions of a query', { security: 'team', request: { params: id }, responses: { 200: ok('The versions') } }),
-  op('get', '/api/reporting/queries/:id/versions/:version', 'Get a version of a query', { security: 'team', request: { params: version }, responses: { 200: ok('The version') } }),
+  op('post', '/api/reporting/queries/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version', resource('PublishedQuery')) } }),
+  op('get', '/api/reporting/queries/:id/versions', 'Versions of a query', { security: 'team', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: resource('QueryVersion') }) } }),
+  op('get', '/api/reporting/queries/:id/versions/:version', 'Get a version of a query', { security: 'team', request: { params: version }, responses: { 200: ok('The version', resource('QueryVersionDetail')) } }),
   op('post', '/api/reporting/queries/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version') } }),
-  op('post', '/api/reporting/queries/:id/preview', 'Run a query on a few rows', { security: 'team', request: { params: id, body: queries.previewQuerySchema }, responses: { 200: ok('Columns and rows'), 202: ok('Pending on an agent: the task to poll') } }),
+  op('post', '/api/reporting/queries/:id/preview', 'Run a query on a few rows', { security: 'team', request: { params: id, body: queries.previewQuerySchema }, responses: { 200: ok('Columns and rows', resource('QueryPreview')), 202: ok('Pending on an agent: the task to poll', resource('PendingAgentTask')) } }),
 ]);
 
 const reportOperations = operationTable('Reporting reports', (op) => [

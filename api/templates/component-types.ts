@@ -6,8 +6,8 @@ import { templateGuards, templateRouter } from './template-guards';
 /** Registered before the routes with `/:id` (templates.routes.ts); `component-types` is a reserved slug. */
 export function templateComponentTypeRoutes(services: Services, prefix: string): Router {
   const router = templateRouter(prefix);
-  const { read } = templateGuards(services.db);
-  router.get('/component-types', read, (ctx) => {
+  const { designerRead } = templateGuards(services.db);
+  router.get('/component-types', designerRead, (ctx) => {
     ctx.set('Cache-Control', 'private, max-age=300');
     ctx.body = componentTypes();
   });

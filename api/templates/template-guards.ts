@@ -1,7 +1,8 @@
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../domain/errors';
+import type { Principal } from '../../domain/identity/principal';
 import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import type { Actor } from './template-store.service';
 
@@ -18,11 +19,32 @@ export const TEMPLATE_ACCESS = {
   write: { role: 'member', apiKeyRequired: 'manage_templates' },
 } as const satisfies Record<string, ProjectRequirement>;
 
-/** The guards of TEMPLATE_ACCESS; the MCP tools (api/mcp/) check the same rules. */
+/**
+ * The guards of TEMPLATE_ACCESS; the MCP tools (api/mcp/) check the same rules. `designerRead` and
+ * `designerWrite` are the same guards that also take an embed token (docs/embedding.md) for the
+ * template in the path, on the designer's own calls: reads for any token, writes for an `edit` one.
+ */
 export function templateGuards(db: DataSource) {
-  return {
-    read: requireProject(db, TEMPLATE_ACCESS.read),
-    write: requireProject(db, TEMPLATE_ACCESS.write),
+  const read = requireProject(db, TEMPLATE_ACCESS.read);
+  const write = requireProject(db, TEMPLATE_ACCESS.write);
+  return { read, write, designerRead: orEmbedToken(read, 'view'), designerWrite: orEmbedToken(write, 'edit') };
+}
+
+/**
+ * Lets an embed token through `guard`'s route when it names this template (the path's `:id`; the
+ * catalogue of component types names none) and its mode allows the call. The scope is the token's
+ * project; the actor the person who minted it (none when a key did). Every other route refuses the
+ * token before it gets here (api/templates/embed-fence.ts), and requireProject refuses it anyway.
+ */
+function orEmbedToken(guard: Middleware, need: 'view' | 'edit'): Middleware {
+  return async function embedGuard(ctx: Context, next: Next): Promise<void> {
+    const p = ctx.state.principal as Principal | undefined;
+    if (ctx.state.authError || p?.kind !== 'embed') return guard(ctx, next);
+    const id = (ctx as Context & { params?: Record<string, string> }).params?.id;
+    if (id !== undefined && id !== p.templateId) throw new AppError('ERR_EMBED_002', undefined, { templateId: id });
+    if (need === 'edit' && p.mode !== 'edit') throw new AppError('ERR_EMBED_003', undefined, { required: 'edit', granted: p.mode });
+    ctx.state.scope = { projectId: p.projectId, userId: p.userId } satisfies Scope;
+    await next();
   };
 }
 

@@ -19,7 +19,7 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   const { db } = services;
   const deps = { db, evaluator: services.evaluator };
   const router = templateRouter(prefix);
-  const { read, write } = templateGuards(db);
+  const { read, write, designerRead, designerWrite } = templateGuards(db);
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
   // Previews render on the render worker role, never on this process's Chromium (issue 29).
   const render = workerPreviews(services);
@@ -44,7 +44,7 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   });
 
   const previews = previewLimiter(services);
-  router.post('/:id/preview', read, async (ctx) => {
+  router.post('/:id/preview', designerRead, async (ctx) => {
     const input = validate(schema.previewSchema, ctx.request.body, { format: 'ERR_TMPL_009' });
     // Renders are the expensive thing: every caller of a project shares its per-minute budget.
     await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
@@ -55,23 +55,23 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     ctx.body = document.body;
   });
 
-  router.post('/:id/preview/grid', read, async (ctx) => {
+  router.post('/:id/preview/grid', designerRead, async (ctx) => {
     const input = validate(schema.calculateSchema, ctx.request.body);
     await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
     ctx.body = await io.previewTemplateGrid({ ...deps, render }, projectId(ctx), ctx.params.id, input.variables);
   });
 
-  router.get('/:id/sample-data', read, async (ctx) => {
+  router.get('/:id/sample-data', designerRead, async (ctx) => {
     ctx.body = { data: await io.templateSampleData(deps, projectId(ctx), ctx.params.id) };
   });
 
-  router.put('/:id/sample-data', write, async (ctx) => {
+  router.put('/:id/sample-data', designerWrite, async (ctx) => {
     const input = validate(schema.sampleDataSchema, ctx.request.body);
     await io.keepSampleData(deps, projectId(ctx), ctx.params.id, input.data);
     ctx.body = { data: input.data };
   });
 
-  router.post('/:id/calculate', read, async (ctx) => {
+  router.post('/:id/calculate', designerRead, async (ctx) => {
     const input = validate(schema.calculateSchema, ctx.request.body);
     ctx.body = { values: await io.calculateTemplate(deps, projectId(ctx), ctx.params.id, input.variables ?? {}) };
   });

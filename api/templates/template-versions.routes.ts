@@ -11,9 +11,9 @@ import { actorOf, templateGuards, templateRouter } from './template-guards';
 export function templateVersionRoutes(services: Services, prefix: string): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
   const router = templateRouter(prefix);
-  const { read, write } = templateGuards(deps.db);
+  const { read, write, designerWrite } = templateGuards(deps.db);
 
-  router.post('/:id/publish', write, async (ctx) => {
+  router.post('/:id/publish', designerWrite, async (ctx) => {
     const input = validate(schema.publishSchema, ctx.request.body);
     const version = await versions.publishTemplate(deps, actorOf(ctx.state.scope as Scope), ctx.params.id, input.releaseNotes);
     ctx.status = 201;

@@ -169,6 +169,13 @@ const VERSION_STATE: JsonSchema = {
   },
 };
 
+/** POST …/:id/publish: the new version (templates.presenter.ts presentPublished). */
+const PUBLISHED: JsonSchema = {
+  type: 'object',
+  required: ['id', 'templateId', 'version', 'publishedAt'],
+  properties: { id: { type: 'string', format: 'uuid' }, templateId: { type: 'string', format: 'uuid' }, version: { type: 'integer' }, publishedAt: { type: 'string', format: 'date-time' } },
+};
+
 const RESTORED: JsonSchema = {
   type: 'object',
   required: ['success', 'newVersion', 'message'],
@@ -184,6 +191,9 @@ const BULK_DELETED: JsonSchema = {
     errors: { type: 'array', items: { type: 'object', required: ['id', 'reason'], properties: { id: { type: 'string' }, reason: { type: 'string' } } } },
   },
 };
+
+/** The embedded designer's calls, which also take an embed token under /api/templates (docs/embedding.md, api/templates/embed-fence.ts). */
+const DESIGNER_CALLS = new Set(['get /api/templates/component-types', 'get /api/templates/:id', 'put /api/templates/:id', 'get /api/templates/:id/sample-data', 'put /api/templates/:id/sample-data', 'post /api/templates/:id/preview', 'post /api/templates/:id/preview/grid', 'post /api/templates/:id/calculate', 'post /api/templates/:id/publish']);
 
 export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
   operationTable(tag, (op) => {
@@ -204,7 +214,7 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       op('put', `${prefix}/:id`, 'Update a template\'s draft', { security: 'team', request: { params: id, body: schema.updateTemplateSchema }, responses: { 200: ok('The template', resource('Template')) } }),
       op('delete', `${prefix}/:id`, 'Delete a template', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
       op('post', `${prefix}/:id/duplicate`, 'Copy a template', { security: 'team', idempotent: true, request: { params: id }, responses: { 201: ok('The copy', resource('Template')) } }),
-      op('post', `${prefix}/:id/publish`, 'Publish the draft as a new version', { security: 'team', request: { params: id, body: schema.publishSchema }, responses: { 201: ok('The version') } }),
+      op('post', `${prefix}/:id/publish`, 'Publish the draft as a new version', { security: 'team', request: { params: id, body: schema.publishSchema }, responses: { 201: ok('The version', PUBLISHED) } }),
       op('get', `${prefix}/:id/versions`, 'Versions of a template', { security: 'project', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: VERSION }) } }),
       op('get', `${prefix}/:id/versions/:versionId`, 'Get a version', { security: 'project', request: { params: version }, responses: { 200: ok('The version', VERSION_STATE) } }),
       op('post', `${prefix}/:id/versions/:versionId/restore`, 'Publish an old version again', { security: 'team', request: { params: version, body: schema.publishSchema }, responses: { 200: ok('The new version', RESTORED) } }),
@@ -255,4 +265,4 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       op('get', `${prefix}/:id/automation-fields`, 'Fields an automation can fill', { security: 'project', request: { params: id }, responses: { 200: ok('The fields of the newest published version (the draft before the first publish)', AUTOMATION_FIELDS) } }),
     ];
   }),
-);
+).map((o) => (DESIGNER_CALLS.has(`${o.method} ${o.path}`) ? { ...o, embedToken: true } : o));

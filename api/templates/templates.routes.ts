@@ -40,7 +40,7 @@ export function templateRouters(services: Services): Router[] {
 function templateRoutes(services: Services, prefix: string): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
   const router = templateRouter(prefix);
-  const { read, write } = templateGuards(deps.db);
+  const { read, write, designerRead, designerWrite } = templateGuards(deps.db);
   // Idempotency-Key on create and duplicate: the answer is stored in the transaction that inserts the template (docs/idempotency.md).
   const idem = idempotent(services);
   const scope = (ctx: Context) => ctx.state.scope as Scope;
@@ -92,11 +92,11 @@ function templateRoutes(services: Services, prefix: string): Router {
     ctx.body = { data: await templates.templateFolders(deps, scope(ctx).projectId) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  router.get('/:id', designerRead, async (ctx) => {
     ctx.body = presenter.presentTemplate(await templates.getTemplate(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.put('/:id', write, async (ctx) => {
+  router.put('/:id', designerWrite, async (ctx) => {
     const patch = validate(schema.updateTemplateSchema, ctx.request.body);
     ctx.body = presenter.presentTemplate(await templates.updateTemplate(deps, actorOf(scope(ctx)), ctx.params.id, patch));
   });

@@ -25,7 +25,12 @@ const NONCE_PLACEHOLDER = '__FORMWORK_CSP_NONCE__';
 const NOSCRIPT_PLACEHOLDER = '<!--formwork:noscript-->';
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
-function pagePolicy(nonce: string): string {
+/**
+ * `frameAncestor`: the one origin allowed to put this page in a frame (the embedded designer,
+ * docs/embedding.md: the embed token's origin, on the project's list); every other page is
+ * `frame-ancestors 'none'`.
+ */
+function pagePolicy(nonce: string, frameAncestor?: string): string {
   return [
     "default-src 'self'",
     "script-src 'self'",
@@ -39,7 +44,7 @@ function pagePolicy(nonce: string): string {
     "object-src 'none'",
     "base-uri 'none'",
     "form-action 'self'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${frameAncestor ?? "'none'"}`,
   ].join('; ');
 }
 
@@ -60,7 +65,12 @@ export interface WebApp {
   /** Serves what no route took: files of the build, and the app's page for a browser's navigation. */
   middleware: Middleware;
   /** Answers with the app's page (and `noscript`'s link for browsers without script); absent when the app is not built. */
-  page?: (ctx: Context, noscript?: NoScriptLink) => void;
+  page?: (ctx: Context, noscript?: NoScriptLink, options?: PageOptions) => void;
+}
+
+export interface PageOptions {
+  /** An origin (validated: api/templates/embed.schema.ts) allowed to frame this page; default none. */
+  frameAncestor?: string;
 }
 
 export function webApp(): WebApp {
@@ -68,10 +78,13 @@ export function webApp(): WebApp {
   const index = root ? readFileSync(join(root, 'index.html'), 'utf8') : undefined;
   if (!root || !index) return { middleware: (_ctx, next) => next() };
 
-  function page(ctx: Context, noscript?: NoScriptLink): void {
+  function page(ctx: Context, noscript?: NoScriptLink, options: PageOptions = {}): void {
     const nonce = randomBytes(16).toString('base64');
     ctx.status = 200;
-    ctx.set('Content-Security-Policy', pagePolicy(nonce));
+    ctx.set('Content-Security-Policy', pagePolicy(nonce, options.frameAncestor));
+    // X-Frame-Options has no way to name one origin: a page that may be framed says nothing there
+    // (security-headers.ts leaves a header a route set; browsers obey frame-ancestors over it anyway).
+    if (options.frameAncestor) ctx.state.frameable = true;
     ctx.set('Cache-Control', 'no-store');
     ctx.type = 'text/html; charset=utf-8';
     const link = noscript ? ` <a href="${escapeHtml(noscript.href)}">${escapeHtml(noscript.text)}</a>` : '';

@@ -2154,6 +2154,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/teams/{id}/embed-origins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Origins allowed to embed the designer */
+        get: operations["getTeamsByIdEmbedOrigins"];
+        /**
+         * Set the origins allowed to embed the designer (admins)
+         * @description Replaces the list. Each entry is an origin exactly as a browser writes it (`https://app.example.com`, `http://localhost:8080`): no path, no trailing slash, no wildcard, lower case, no default port; at most 20. Tokens minted for an origin taken off the list stop working at once.
+         */
+        put: operations["putTeamsByIdEmbedOrigins"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/templates/{id}/embed-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint an embed token for the designer of one template
+         * @description A project admin, or an API key (or OAuth client) with `embed_designer`. `ttlSeconds`: 60 to 86400, default 3600. `origin`: one of the project's embed origins (needed when it has several). The token opens the designer of this template only, and reaches no other route (403 ERR_EMBED_002).
+         */
+        post: operations["postTemplatesByIdEmbedTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/embed/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an embed token opens */
+        get: operations["getEmbedSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed/designer/{templateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The embedded designer (HTML)
+         * @description The dashboard's designer without its navigation, for an `<iframe>`: `frame-ancestors` names the token's origin (when it is still on the project's list), every other page of the service says `'none'`. The page takes the token out of its address at once and keeps it in memory.
+         */
+        get: operations["getEmbedDesignerByTemplateId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/assets": {
         parameters: {
             query?: never;
@@ -3140,7 +3218,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Runs, approvals and deliveries over time */
+        /** Document jobs and runs over time */
         get: operations["getFlowAnalyticsCombinedTimeline"];
         put?: never;
         post?: never;
@@ -3157,7 +3235,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Activity per member */
+        /** Members, keys and gates now; runs and documents of the period */
         get: operations["getFlowAnalyticsTeamOverview"];
         put?: never;
         post?: never;
@@ -4757,7 +4835,8 @@ export interface components {
                     /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
                     field: string;
                     message: string;
-                    code: string;
+                    /** @enum {string} */
+                    code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
                     ruleId?: string;
                 }[];
                 steps?: {
@@ -4770,7 +4849,8 @@ export interface components {
                         /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
                         field: string;
                         message: string;
-                        code: string;
+                        /** @enum {string} */
+                        code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
                         ruleId?: string;
                     }[];
                     ruleId?: string;
@@ -4821,7 +4901,8 @@ export interface components {
                     /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
                     field: string;
                     message: string;
-                    code: string;
+                    /** @enum {string} */
+                    code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
                     ruleId?: string;
                 }[];
                 steps?: {
@@ -4834,7 +4915,8 @@ export interface components {
                         /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
                         field: string;
                         message: string;
-                        code: string;
+                        /** @enum {string} */
+                        code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
                         ruleId?: string;
                     }[];
                     ruleId?: string;
@@ -4934,28 +5016,57 @@ export interface components {
             slug: string;
             name: string;
             description: string | null;
-            status: string;
-            validationMode: string;
-            schema: unknown;
-            businessRules: unknown;
-            freetextConfig: unknown;
+            /** @enum {string} */
+            status: "active" | "paused" | "archived";
+            /** @enum {string} */
+            validationMode: "variables" | "freetext";
+            schema: components["schemas"]["GateObjectSchema"] | null;
+            businessRules: components["schemas"]["BusinessRule"][];
+            freetextConfig: components["schemas"]["FreetextConfig"] | null;
             schemaVersion: number;
-            renderMode: string;
+            /** @enum {string} */
+            renderMode: "none" | "native" | "custom_api";
             renderTemplateId: string | null;
-            renderConfig: unknown;
-            approvalMode: string;
-            approvalConfig: unknown;
-            deliveryChannels: {
+            renderConfig: ({
+                format?: string;
+                url?: string;
+                secret?: components["schemas"]["StoredSecret"];
+            } & {
                 [key: string]: unknown;
+            }) | null;
+            /** @enum {string} */
+            approvalMode: "auto" | "manual";
+            approvalConfig: {
+                approvers: {
+                    email: string;
+                    name?: string;
+                }[];
+                timeoutMinutes: number;
+                /** @enum {string} */
+                onTimeout: "reject" | "approve";
+                /** @description N of the M approvers (default 1) */
+                requiredApprovals?: number;
+            } | null;
+            deliveryChannels: {
+                /** @enum {string} */
+                type: "webhook";
+                url: string;
+                secret: components["schemas"]["StoredSecret"];
+                /** @description Header names; their values are write-only */
+                headers?: {
+                    [key: string]: components["schemas"]["StoredSecret"];
+                };
             }[];
             maxSubmissionsPerMinute: number | null;
-            notificationMode: string;
+            /** @enum {string} */
+            notificationMode: "immediate" | "digest";
             notificationDigestMinutes: number | null;
             circuitBreakerEnabled: boolean;
             maxFailures: number;
             cooldownSeconds: number;
             circuit: {
-                state: string;
+                /** @enum {string} */
+                state: "closed" | "open" | "half_open";
                 consecutiveFailures: number;
                 /** Format: date-time */
                 openUntil: string | null;
@@ -4964,6 +5075,107 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /** @description A field of a gate's payload schema: the keys that apply to its type */
+        GateProperty: {
+            /** @enum {string} */
+            type: "string" | "number" | "integer" | "boolean" | "array" | "object";
+            required?: boolean;
+            /** @description number, integer: the smallest value; array: the fewest items */
+            min?: number;
+            /** @description number, integer: the largest value; array: the most items */
+            max?: number;
+            /** @description string: the fewest characters; array: the fewest items */
+            minLength?: number;
+            /** @description string: the most characters; array: the most items */
+            maxLength?: number;
+            /** @description string: an RE2 regular expression searched in the value */
+            pattern?: string;
+            enum?: (string | number | boolean | null)[];
+            /** @enum {string} */
+            format?: "email" | "url" | "date" | "date-time" | "uuid";
+            items?: components["schemas"]["GateProperty"];
+            properties?: {
+                [key: string]: components["schemas"]["GateProperty"];
+            };
+            additionalProperties?: boolean;
+            description?: string;
+        };
+        /** @description A gate's payload schema (docs/flow.md "ObjectSchema") */
+        GateObjectSchema: {
+            /** @enum {string} */
+            type: "object";
+            properties: {
+                [key: string]: components["schemas"]["GateProperty"];
+            };
+            /** @description `false` refuses fields not listed */
+            additionalProperties?: boolean;
+        };
+        /** @description A business rule of a gate */
+        BusinessRule: {
+            id: string;
+            /** @description JSONata over the payload; passes only when it yields `true` */
+            expression: string;
+            message: string;
+            name?: string;
+        };
+        /** @description What a freetext gate checks in the text */
+        FreetextConfig: {
+            minLength?: number;
+            maxLength?: number;
+            requiredPatterns?: string[];
+            forbiddenPatterns?: string[];
+        };
+        /** @description A write-only secret is stored (its value is never shown) */
+        StoredSecret: {
+            /** @enum {boolean} */
+            set: true;
+        };
+        /** @description A schema version of a gate, as written once (api/flow/gates.presenter.ts presentVersion) */
+        GateSchemaVersion: {
+            version: number;
+            /** @enum {string} */
+            validationMode: "variables" | "freetext";
+            schema: components["schemas"]["GateObjectSchema"] | null;
+            businessRules: components["schemas"]["BusinessRule"][];
+            freetextConfig: components["schemas"]["FreetextConfig"] | null;
+            /** @enum {string} */
+            source: "create" | "schema" | "import" | "settings";
+            sourceTemplateId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A dry run: the verdict, each layer and each step (the schema or freetext layer, then every rule) with its errors */
+        GateTestResult: {
+            valid: boolean;
+            durationMs: number;
+            layers: {
+                /** @enum {string} */
+                schema: "pass" | "fail" | "skipped";
+                /** @enum {string} */
+                business_rules: "pass" | "fail" | "skipped";
+            };
+            /**
+             * @description The layer that failed first; null when valid
+             * @enum {string|null}
+             */
+            failedLayer: "schema" | "business_rules" | null;
+            steps: {
+                name: string;
+                /** @enum {string} */
+                status: "pass" | "fail" | "error" | "skipped";
+                durationMs: number;
+                errors: {
+                    /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
+                    field: string;
+                    message: string;
+                    /** @enum {string} */
+                    code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
+                    ruleId?: string;
+                }[];
+                ruleId?: string;
+                expression?: string;
+            }[];
         };
         /** @description A template with its draft definition */
         Template: {
@@ -5509,6 +5721,361 @@ export interface components {
             shortId: string;
             status: string;
             statusUrl: string;
+        };
+        /** @description A reporting datasource (api/reporting/datasources.presenter.ts); secrets never shown */
+        Datasource: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            kind: "postgres" | "mysql" | "sqlite" | "http_json" | "csv";
+            /** @enum {string} */
+            connectionMode: "direct" | "agent";
+            /** Format: uuid */
+            agentId: string | null;
+            /** @description Per kind (docs/reporting.md "Datasources"); http_json `defaultHeaders` values as `{"set": true}` */
+            config: {
+                [key: string]: unknown;
+            };
+            /** @description Write-only: which secrets are set and when, never their values */
+            secrets: {
+                [key: string]: {
+                    /** @enum {boolean} */
+                    set: true;
+                    /** Format: date-time */
+                    updatedAt: string;
+                };
+            };
+            /** @enum {string} */
+            secretMode: "stored" | "sealed" | "agent_local";
+            pool: {
+                max: number;
+                idleTimeoutSeconds: number;
+            };
+            defaults: {
+                timeoutSeconds: number;
+                maxRows: number;
+            };
+            lastTest: ({
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                latencyMs?: number | null;
+                serverVersion?: string | null;
+                error?: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /** Format: date-time */
+            schemaRefreshedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The outcome of a connection test (200 whether it connected or not) */
+        DatasourceTest: {
+            ok: boolean;
+            latencyMs: number | null;
+            serverVersion: string | null;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+            /** Format: date-time */
+            at: string;
+            error?: {
+                code: string;
+                message: string;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The recent health of a datasource */
+        DatasourceHealth: {
+            /** @enum {string} */
+            status: "ok" | "failing" | "unknown" | "offline";
+            pool: {
+                size: number;
+                max: number;
+                idle: number;
+                waiting: number;
+            };
+            lastTest: ({
+                /** Format: date-time */
+                at: string;
+                ok: boolean;
+                latencyMs?: number | null;
+                serverVersion?: string | null;
+                error?: ({
+                    code: string;
+                    message: string;
+                } & {
+                    [key: string]: unknown;
+                }) | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            lastError: {
+                code: string;
+                message: string;
+                at?: string | null;
+            } | null;
+            reportedAt: string | null;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+        };
+        /** @description The tables and columns discovered in a datasource */
+        DiscoveredSchema: {
+            /** Format: date-time */
+            refreshedAt: string;
+            tables: {
+                schema: string;
+                name: string;
+                /** @enum {string} */
+                type: "table" | "view";
+                columns: {
+                    name: string;
+                    dataType: string;
+                    nullable: boolean;
+                    ordinal: number;
+                }[];
+            }[];
+            /** @description More than 2,000 tables or 50,000 columns: the list was cut there */
+            truncated: boolean;
+        };
+        /** @description A request to a datasource behind an agent that did not answer within `wait`: read the task later */
+        PendingAgentTask: {
+            taskId: string;
+            status: string;
+        };
+        /** @description A query object with its draft (api/reporting/queries.presenter.ts) */
+        Query: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            folderId: string | null;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @enum {string} */
+            language: "sql" | "http" | "table";
+            parameters: {
+                name: string;
+                /** @enum {string} */
+                type: "string" | "number" | "integer" | "boolean" | "date" | "datetime";
+                label?: string;
+                required?: boolean;
+                default?: unknown;
+                multiple?: boolean;
+                options?: unknown[];
+            }[];
+            expectedColumns: {
+                name: string;
+                type?: string;
+            }[] | null;
+            maxRows: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            onRowLimit: "fail" | "truncate";
+            isPublished: boolean;
+            /** @description 0 until the first publish */
+            latestVersion: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            text: string;
+            request: {
+                [key: string]: unknown;
+            } | null;
+            transform: string | null;
+        };
+        /** @description A query object as lists show it: without its text, request and transform */
+        QuerySummary: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            slug: string;
+            name: string;
+            description: string | null;
+            folderId: string | null;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @enum {string} */
+            language: "sql" | "http" | "table";
+            parameters: {
+                name: string;
+                /** @enum {string} */
+                type: "string" | "number" | "integer" | "boolean" | "date" | "datetime";
+                label?: string;
+                required?: boolean;
+                default?: unknown;
+                multiple?: boolean;
+                options?: unknown[];
+            }[];
+            expectedColumns: {
+                name: string;
+                type?: string;
+            }[] | null;
+            maxRows: number;
+            timeoutSeconds: number;
+            /** @enum {string} */
+            onRowLimit: "fail" | "truncate";
+            isPublished: boolean;
+            /** @description 0 until the first publish */
+            latestVersion: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A published version of a query */
+        QueryVersion: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description The publisher's name; null once their account is gone */
+            publishedBy: string | null;
+        };
+        /** @description A published version of a query with its frozen definition */
+        QueryVersionDetail: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string | null;
+            /** @description The publisher's name; null once their account is gone */
+            publishedBy: string | null;
+            /** Format: uuid */
+            queryId: string;
+            /** Format: uuid */
+            datasourceId: string;
+            /** @description {language, text, parameters, expectedColumns, maxRows, timeoutSeconds, onRowLimit} as published */
+            definition: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The version just published */
+        PublishedQuery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            queryId: string;
+            version: number;
+            /** Format: date-time */
+            publishedAt: string | null;
+        };
+        /** @description The checks of a query, without saving it */
+        QueryCheck: {
+            valid: boolean;
+            errors: {
+                path: string;
+                code: string;
+                message: string;
+            }[];
+        };
+        /** @description The first rows of a query run once on its draft */
+        QueryPreview: {
+            columns: {
+                name: string;
+                type: string;
+            }[];
+            rows: {
+                [key: string]: unknown;
+            }[];
+            rowCount: number;
+            truncated: boolean;
+            durationMs: number;
+            /** @enum {string} */
+            executedBy: "server" | "agent";
+        };
+        /** @description A reporting agent (api/agents/agents.presenter.ts); never its token */
+        Agent: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            isActive: boolean;
+            tokenPrefix: string;
+            publicKey: string | null;
+            keyFingerprint: string | null;
+            keyStatus: string;
+            /** Format: date-time */
+            keyConfirmedAt: string | null;
+            /** @enum {string} */
+            status: "online" | "degraded" | "offline" | "never_connected";
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            session: {
+                [key: string]: unknown;
+            } | null;
+            load: {
+                running: number;
+                capacity: number;
+                queued: number;
+            } | null;
+            pools: {
+                [key: string]: unknown;
+            }[];
+            datasourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An agent with its token, shown once */
+        AgentWithToken: {
+            /** Format: uuid */
+            id: string;
+            shortId: string;
+            name: string;
+            description: string | null;
+            isActive: boolean;
+            tokenPrefix: string;
+            publicKey: string | null;
+            keyFingerprint: string | null;
+            keyStatus: string;
+            /** Format: date-time */
+            keyConfirmedAt: string | null;
+            /** @enum {string} */
+            status: "online" | "degraded" | "offline" | "never_connected";
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            session: {
+                [key: string]: unknown;
+            } | null;
+            load: {
+                running: number;
+                capacity: number;
+                queued: number;
+            } | null;
+            pools: {
+                [key: string]: unknown;
+            }[];
+            datasourceCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description The agent token (`fmag_…`), shown in this answer only */
+            token: string;
         };
         PageMeta: {
             total: number;
@@ -6792,6 +7359,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                     /** Format: date-time */
                     expiresAt?: string;
@@ -6903,6 +7471,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                     isActive?: boolean;
                 };
@@ -7887,6 +8456,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                 };
             };
@@ -7996,6 +8566,7 @@ export interface operations {
                         read_runs?: boolean;
                         read_reports?: boolean;
                         run_reports?: boolean;
+                        embed_designer?: boolean;
                     };
                     isActive?: boolean;
                 };
@@ -8458,7 +9029,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        templateId: string;
+                        version: number;
+                        /** Format: date-time */
+                        publishedAt: string;
                     };
                 };
             };
@@ -9563,7 +10140,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        templateId: string;
+                        version: number;
+                        /** Format: date-time */
+                        publishedAt: string;
                     };
                 };
             };
@@ -10668,7 +11251,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        id: string;
+                        /** Format: uuid */
+                        templateId: string;
+                        version: number;
+                        /** Format: date-time */
+                        publishedAt: string;
                     };
                 };
             };
@@ -11361,6 +11950,192 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getTeamsByIdEmbedOrigins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project (team) id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The list (any member reads it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        origins: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    putTeamsByIdEmbedOrigins: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The project (team) id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    origins: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The list as stored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        origins: string[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postTemplatesByIdEmbedTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The template id or slug */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    mode: "edit" | "view";
+                    /** @default 3600 */
+                    ttlSeconds?: number;
+                    origin?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The token, shown once, and the page to frame */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The embed token (`fmed_…`), shown this once: only its hash is stored */
+                        token: string;
+                        /** @description The designer page to put in the `<iframe>`: PUBLIC_URL/embed/designer/<templateId>?token=… */
+                        url: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @enum {string} */
+                        mode: "edit" | "view";
+                        /** @description The one origin whose page may frame the designer, and to which it posts its messages */
+                        origin: string;
+                        /** Format: uuid */
+                        templateId: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getEmbedSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template, the mode, the origin the page reports to, the expiry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        templateId: string;
+                        /** @enum {string} */
+                        mode: "edit" | "view";
+                        origin: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getEmbedDesignerByTemplateId: {
+        parameters: {
+            query?: {
+                /** @description The embed token (`fmed_…`) the page was minted with */
+                token?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The template id */
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The designer page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
@@ -13230,9 +14005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Gate"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13258,14 +14031,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description `{ data: [...] }` */
+            /** @description Every version, oldest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["GateSchemaVersion"][];
                     };
                 };
             };
@@ -13299,15 +14072,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description What the gate would say */
+            /** @description What the gate would say: the verdict, each layer and each step with its errors */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GateTestResult"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13705,7 +14476,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        totals: {
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                            inProgress: number;
+                            inReview: number;
+                            approved: number;
+                            rejected: number;
+                            expired: number;
+                        };
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        successRate: number | null;
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        validationPassRate: number | null;
+                        /** @description Average completedAt − createdAt of completed runs; null without any */
+                        avgTimeToCompleteMs: number | null;
+                        activeGates: number;
                     };
                 };
             };
@@ -13738,7 +14543,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        total: number;
+                        byStatus: {
+                            validation_failed: number;
+                            validated: number;
+                            rendering: number;
+                            review_required: number;
+                            approved: number;
+                            rejected: number;
+                            expired: number;
+                            delivering: number;
+                            completed: number;
+                            failed: number;
+                        };
+                        bySource: {
+                            rest: number;
+                            mcp: number;
+                        };
                     };
                 };
             };
@@ -13772,7 +14610,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        /** @description Every bucket of the period, empty ones with zeros */
+                        buckets: {
+                            /**
+                             * Format: date
+                             * @description The bucket's first UTC day (a Monday for weeks, the 1st for months)
+                             */
+                            start: string;
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                        }[];
                     };
                 };
             };
@@ -13805,7 +14673,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        failedRuns: number;
+                        totalErrors: number;
+                        /** @description Every error code, most frequent first */
+                        byCode: {
+                            code: string | null;
+                            count: number;
+                        }[];
+                        /** @description The 20 most frequent fields (a business rule's is its id), most frequent first */
+                        byField: {
+                            field: string | null;
+                            count: number;
+                        }[];
+                        byLayer: {
+                            schema: number;
+                            business_rules: number;
+                        };
                     };
                 };
             };
@@ -13838,7 +14738,34 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        requested: number;
+                        approved: number;
+                        rejected: number;
+                        expired: number;
+                        pending: number;
+                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        approvalRate: number | null;
+                        /** @description Median decidedAt − createdAt of approved and rejected requests */
+                        medianDecisionMs: number | null;
+                        /** @description 90th percentile of the same */
+                        p90DecisionMs: number | null;
                     };
                 };
             };
@@ -13871,7 +14798,45 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        deliveries: {
+                            total: number;
+                            completed: number;
+                            failed: number;
+                            pending: number;
+                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            successRate: number | null;
+                            avgAttempts: number | null;
+                        };
+                        /** @description Each live gate's circuit as it is now, open and half-open first */
+                        circuitBreakers: {
+                            /** Format: uuid */
+                            gateId: string;
+                            name: string;
+                            enabled: boolean;
+                            /** @enum {string} */
+                            state: "closed" | "open" | "half_open";
+                            consecutiveFailures: number;
+                            /** Format: date-time */
+                            openUntil: string | null;
+                        }[];
+                        renderFailures: number;
                     };
                 };
             };
@@ -13904,7 +14869,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /**
+                         * Format: uuid
+                         * @description The gate asked for (resolved to its UUID), or null for the whole workspace
+                         */
+                        gateId: string | null;
+                        /** @description Every live gate, busiest first */
+                        gates: {
+                            /** Format: uuid */
+                            gateId: string;
+                            shortId: string;
+                            name: string;
+                            slug: string;
+                            status: string;
+                            runs: number;
+                            completed: number;
+                            failed: number;
+                            validationFailed: number;
+                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            successRate: number | null;
+                            /** Format: date-time */
+                            lastRunAt: string | null;
+                        }[];
                     };
                 };
             };
@@ -13934,7 +14932,38 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        plan: "free" | "starter" | "growth" | "scale";
+                        planName: string;
+                        /** @description The UTC calendar month, `YYYY-MM` */
+                        month: string;
+                        /** Format: date-time */
+                        periodStart: string;
+                        runsThisMonth: number;
+                        runsIncluded: number;
+                        runsRemaining: number;
+                        overageRuns: number;
+                        /** @description Null: no overage, runs past the allowance are refused */
+                        overagePerRunUsd: number | null;
+                        /** @description US dollars */
+                        overageCostUsd: number;
+                        /** @description US dollars */
+                        monthlyPriceUsd: number;
+                        /** @description US dollars */
+                        estimatedTotalUsd: number;
+                        limits: {
+                            /** @description Gates; null: unlimited */
+                            maxGates: number | null;
+                            /** @description Approvers per gate; null: unlimited */
+                            maxApproversPerGate: number | null;
+                            contentLimitChars: number;
+                            retentionDays: number;
+                        };
+                        gates: {
+                            used: number;
+                            /** @description Gates; null: unlimited */
+                            max: number | null;
+                        };
                     };
                 };
             };
@@ -13960,14 +14989,41 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Runs, approvals and deliveries over time */
+            /** @description Document jobs and runs over time */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        /** @enum {string} */
+                        granularity: "day" | "week" | "month";
+                        totals: {
+                            documents: number;
+                            runs: number;
+                        };
+                        /** @description Every bucket of the period, empty ones with zeros */
+                        buckets: {
+                            /**
+                             * Format: date
+                             * @description The bucket's first UTC day (a Monday for weeks, the 1st for months)
+                             */
+                            start: string;
+                            documents: number;
+                            runs: number;
+                        }[];
                     };
                 };
             };
@@ -13992,14 +15048,32 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Activity per member */
+            /** @description Members, keys and gates now; runs and documents of the period */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        period: "7d" | "30d" | "90d";
+                        /**
+                         * Format: date-time
+                         * @description Midnight UTC, N−1 days ago
+                         */
+                        from: string;
+                        /**
+                         * Format: date-time
+                         * @description The moment of the request
+                         */
+                        to: string;
+                        members: number;
+                        pendingInvitations: number;
+                        apiKeys: number;
+                        gates: number;
+                        activeGates: number;
+                        runs: number;
+                        documents: number;
                     };
                 };
             };
@@ -14029,7 +15103,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        plans: {
+                            /** @enum {string} */
+                            id: "free" | "starter" | "growth" | "scale";
+                            name: string;
+                            /** @description US dollars */
+                            monthlyPriceUsd: number;
+                            /** @description US dollars */
+                            annualPriceUsd: number;
+                            runsPerMonth: number;
+                            /** @description Gates; null: unlimited */
+                            maxGates: number | null;
+                            /** @description Approvers per gate; null: unlimited */
+                            maxApproversPerGate: number | null;
+                            retentionDays: number;
+                            contentLimitChars: number;
+                            /** @description Null: no overage */
+                            overagePerRunUsd: number | null;
+                        }[];
                     };
                 };
             };
@@ -14059,7 +15150,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description One-time packs */
+                        packs: {
+                            documents: number;
+                            /** @description US dollars */
+                            priceUsd: number;
+                            /** @description US dollars */
+                            pricePerDocumentUsd: number;
+                            expires: boolean;
+                        }[];
+                        /** @description Recurring document add-ons */
+                        addOns: {
+                            documentsPerMonth: number;
+                            /** @description US dollars */
+                            priceUsdPerMonth: number;
+                        }[];
                     };
                 };
             };
@@ -14617,9 +15722,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["Datasource"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -14684,9 +15787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14749,9 +15850,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceTest"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14782,9 +15881,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14879,9 +15976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14919,9 +16014,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceTest"];
                 };
             };
             /** @description Pending: the task to poll */
@@ -14930,9 +16023,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -14972,9 +16063,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Datasource"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15012,9 +16101,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DiscoveredSchema"];
                 };
             };
             /** @description Pending: the task to poll */
@@ -15023,9 +16110,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15057,9 +16142,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DatasourceHealth"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15093,9 +16176,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DiscoveredSchema"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15183,15 +16264,13 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Problems found, and the parameters */
+            /** @description Problems found */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryCheck"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15225,9 +16304,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["QuerySummary"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -15299,9 +16376,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15332,9 +16407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15435,9 +16508,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Query"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15475,9 +16546,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PublishedQuery"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15503,15 +16572,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The versions */
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryVersion"][];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15545,9 +16612,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryVersionDetail"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15632,9 +16697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["QueryPreview"];
                 };
             };
             /** @description Pending on an agent: the task to poll */
@@ -15643,9 +16706,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PendingAgentTask"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17764,7 +18825,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["Agent"][];
+                        meta?: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17800,9 +18862,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AgentWithToken"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17833,9 +18893,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17905,9 +18963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -17933,14 +18989,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The agent with its new token */
+            /** @description The new token, shown in this answer only, and its prefix */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        token: string;
+                        tokenPrefix: string;
                     };
                 };
             };

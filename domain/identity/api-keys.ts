@@ -3,9 +3,10 @@ import { randomBase62 } from '../signing';
 /**
  * The spec's four flags, `manage_gates` (Flow gate configuration) and `read_runs` (Flow run
  * payloads; docs/identity.md, docs/security.md "Permissions") and the reporting flags
- * `read_reports` and `run_reports` (docs/reporting.md).
+ * `read_reports` and `run_reports` (docs/reporting.md), and `embed_designer` (mint tokens that open one
+ * template's designer in another site's page: docs/embedding.md).
  */
-export const API_KEY_PERMISSIONS = ['generate_documents', 'read_documents', 'read_templates', 'manage_webhooks', 'manage_gates', 'read_runs', 'read_reports', 'run_reports'] as const;
+export const API_KEY_PERMISSIONS = ['generate_documents', 'read_documents', 'read_templates', 'manage_webhooks', 'manage_gates', 'read_runs', 'read_reports', 'run_reports', 'embed_designer'] as const;
 export type ApiKeyPermission = (typeof API_KEY_PERMISSIONS)[number];
 export type ApiKeyPermissions = Record<ApiKeyPermission, boolean>;
 
@@ -20,7 +21,7 @@ const API_KEY_PREFIX = 'fm_live_';
  */
 export function resolvePermissions(given?: Partial<ApiKeyPermissions>): ApiKeyPermissions {
   if (!given) {
-    return { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false };
+    return { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false };
   }
   return Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, given[p] === true])) as ApiKeyPermissions;
 }

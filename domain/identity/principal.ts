@@ -7,6 +7,11 @@ export type Principal =
   | { kind: 'jwt'; userId: string; sessionId: string }
   | { kind: 'apiKey'; apiKeyId: string; projectId: string; permissions: ApiKeyPermissions }
   | { kind: 'review'; reviewerId: string; approvalIds: string[]; email: string; projectId: string }
+  /**
+   * An embed token (`fmed_…`, docs/embedding.md): one template's designer in another site's page.
+   * Only the designer's own routes take it (api/templates/embed-fence.ts); `userId` is whoever minted it (none for a key).
+   */
+  | { kind: 'embed'; tokenId: string; projectId: string; templateId: string; mode: 'edit' | 'view'; origin: string; userId?: string }
   /** A reporting agent's token (`fmag_…`): opens only /api/agents/me/* (api/agents/agent-protocol.routes.ts). */
   | { kind: 'agent'; agentId: string; projectId: string }
   /**
@@ -28,6 +33,8 @@ export function rateLimitIdentity(p: Principal, ip: string): { kind: 'apiKey' | 
       return { kind: 'anonymous', key: `review:${p.reviewerId}` };
     case 'agent':
       return { kind: 'agent', key: p.agentId };
+    case 'embed':
+      return { kind: 'jwt', key: `embed:${p.tokenId}` };
     default:
       return { kind: 'anonymous', key: ip };
   }

@@ -1,5 +1,5 @@
 import { AppShell, Burger, Button, Group, NavLink, Select, Text, Title } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import { Link, Outlet, useLocation } from 'react-router';
 import { UserAvatar } from './avatar';
 import { useSession } from './session';
@@ -21,6 +21,8 @@ export function Shell() {
   const [opened, { toggle }] = useDisclosure();
   const { user, teams, team, switchTeam, signOut } = useSession();
   const location = useLocation();
+  // On a phone's width "Sign out" moves into the menu, so the header fits 375 px.
+  const narrow = useMediaQuery('(max-width: 48em)') ?? false;
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
       <AppShell.Header>
@@ -31,24 +33,27 @@ export function Shell() {
               Formwork
             </Title>
           </Group>
-          <Group>
+          <Group gap="xs" wrap="nowrap">
             <Select
               aria-label="Project"
               data={teams.map((t) => ({ value: t.id, label: t.name }))}
               value={team?.id ?? null}
               onChange={(id) => id && switchTeam(id)}
               allowDeselect={false}
-              w={220}
+              w={narrow ? 140 : 220}
             />
+            {/* On a phone's width the picture stands for the address (its name says whose it is). */}
             <Group gap="xs" wrap="nowrap">
               <UserAvatar size="sm" alt="Your picture" />
-              <Text size="sm" c="dimmed">
+              <Text size="sm" c="dimmed" visibleFrom="md">
                 {user?.email}
               </Text>
             </Group>
-            <Button variant="subtle" onClick={() => void signOut()}>
-              Sign out
-            </Button>
+            {!narrow && (
+              <Button variant="subtle" onClick={() => void signOut()}>
+                Sign out
+              </Button>
+            )}
           </Group>
         </Group>
       </AppShell.Header>
@@ -56,6 +61,11 @@ export function Shell() {
         {SECTIONS.map(([label, to]) => (
           <NavLink key={to} component={Link} to={to} label={label} active={location.pathname.startsWith(to)} onClick={() => opened && toggle()} />
         ))}
+        {narrow && (
+          <Button variant="subtle" justify="start" mt="sm" onClick={() => void signOut()}>
+            Sign out
+          </Button>
+        )}
       </AppShell.Navbar>
       <AppShell.Main>
         <Outlet />

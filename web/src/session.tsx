@@ -82,6 +82,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   // A page load asks the cookie for a session; none means the sign-in page.
   useEffect(() => {
+    // The designer in another site's page (web/src/embed) holds an embed token and no session: it must
+    // neither use nor replace one, whatever cookie the browser has for this site.
+    if (window.location.pathname.startsWith('/embed/')) {
+      setUser(null);
+      return;
+    }
     let live = true;
     void refreshOnce().then(async (session) => {
       if (!live) return;

@@ -114,14 +114,14 @@ describe('Flow permissions (manage_gates, read_runs)', () => {
 
   it('a key created without permissions gets neither manage_gates nor read_runs; an explicit object only when it asks', async () => {
     const created = await createKey(app, ws.user.accessToken, { name: 'defaults' });
-    expect(created.permissions).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false });
+    expect(created.permissions).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false });
     const refused = await app.request('POST', '/api/flow/gates', { token: created.plainKey, body: { name: 'By a default key' } });
     expect([refused.status, refused.body.code, refused.body.relatedInfo?.required]).toEqual([403, 'ERR_AUTH_005', 'manage_gates']);
     const made = await createGate(app, ws.key, { name: 'By a key that asked' });
     expect(made.name).toBe('By a key that asked');
 
     const asking = await createKey(app, ws.user.accessToken, { name: 'gates only', permissions: { manage_gates: true } });
-    expect(asking.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: false, read_reports: false, run_reports: false });
+    expect(asking.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: false, read_reports: false, run_reports: false, embed_designer: false });
     const upd = await app.request('PUT', `/api/flow/gates/${made.id}`, { token: asking.plainKey, body: { description: 'edited' } });
     expect([upd.status, upd.body.description]).toEqual([200, 'edited']);
 
@@ -152,7 +152,7 @@ describe('Flow permissions (manage_gates, read_runs)', () => {
     const after = await app.request('POST', '/api/flow/gates', { token: old.plainKey, body: { name: 'After migration' } });
     expect(after.status).toBe(201);
     const [row] = await app.services.db.query(`SELECT permissions FROM api_keys WHERE id = $1`, [old.id]);
-    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: false, read_reports: false, run_reports: false });
+    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: false, read_reports: false, run_reports: false, embed_designer: false });
     // A key that already says false keeps saying it.
     const still = await app.request('POST', '/api/flow/gates', { token: untouched.plainKey, body: { name: 'Still no' } });
     expect(still.status).toBe(403);
@@ -177,7 +177,7 @@ describe('Flow permissions (manage_gates, read_runs)', () => {
     expect([after.status, after.body.inputPayload]).toEqual([200, { any: 'thing' }]);
     const [row] = await app.services.db.query(`SELECT permissions FROM api_keys WHERE id = $1`, [old.id]);
     // What the key had is kept as it was (manage_gates included); read_runs is added.
-    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: true, read_reports: false, run_reports: false });
+    expect(row.permissions).toEqual({ generate_documents: false, read_documents: true, read_templates: false, manage_webhooks: false, manage_gates: true, read_runs: true, read_reports: false, run_reports: false, embed_designer: false });
     expect((await app.request('GET', `/api/flow/runs/${runId}`, { token: untouched.plainKey })).status).toBe(403);
   });
 

@@ -76,6 +76,8 @@ describe('Flow submissions: test and validate', () => {
     expect(res.body).toEqual({
       valid: false,
       durationMs: expect.any(Number),
+      layers: { schema: 'pass', business_rules: 'fail' },
+      failedLayer: 'business_rules',
       steps: [
         { name: 'schema', status: 'pass', durationMs: expect.any(Number), errors: [] },
         {

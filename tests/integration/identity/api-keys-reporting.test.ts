@@ -24,9 +24,9 @@ describe('API key reporting flags (read_reports, run_reports)', () => {
 
   it('are false for a key made without a permissions object, and for one whose object leaves them out', async () => {
     const plain = await createKey(app, user.accessToken, { name: 'defaults' });
-    expect(plain.permissions).toMatchObject({ generate_documents: true, read_reports: false, run_reports: false });
+    expect(plain.permissions).toMatchObject({ generate_documents: true, read_reports: false, run_reports: false, embed_designer: false });
     const other = await createKey(app, user.accessToken, { name: 'documents', permissions: { read_documents: true } });
-    expect(other.permissions).toMatchObject({ read_documents: true, read_reports: false, run_reports: false });
+    expect(other.permissions).toMatchObject({ read_documents: true, read_reports: false, run_reports: false, embed_designer: false });
   });
 
   it('are granted when asked for, must be booleans, and PATCH changes them', async () => {
@@ -40,6 +40,7 @@ describe('API key reporting flags (read_reports, run_reports)', () => {
       read_runs: false,
       read_reports: true,
       run_reports: true,
+      embed_designer: false,
     });
     const read = await app.request('GET', `/api/api-keys/${key.id}`, { token: user.accessToken });
     expect(read.body.permissions).toMatchObject({ read_reports: true, run_reports: true });
@@ -105,7 +106,7 @@ describe('API key reporting flags (read_reports, run_reports)', () => {
     await app.syncCredentials();
     const rows: Array<{ id: string; permissions: Record<string, boolean> }> = await app.services.db.query(`SELECT id, permissions FROM api_keys WHERE id = ANY($1)`, [[old.id, granted.id]]);
     const byId = Object.fromEntries(rows.map((r) => [r.id, r.permissions]));
-    expect(byId[old.id]).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false });
+    expect(byId[old.id]).toEqual({ generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false });
     expect(byId[granted.id]).toMatchObject({ read_reports: true, run_reports: false });
     const denied = await app.request('GET', '/api/reporting/datasources', { token: old.plainKey });
     expect(denied.status).toBe(403);

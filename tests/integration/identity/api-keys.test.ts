@@ -25,7 +25,7 @@ describe('API key management', () => {
       name: 'Production server',
       keyType: 'live',
       keyPrefix: `${res.body.plainKey.slice(0, 12)}...`,
-      permissions: { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false },
+      permissions: { generate_documents: true, read_documents: true, read_templates: true, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false },
       isActive: true,
       inactiveReason: null,
       expiresAt: null,
@@ -47,10 +47,10 @@ describe('API key management', () => {
   it('treats flags left out of a given permissions object as false, and keeps an expiry', async () => {
     const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
     const key = await createKey(app, user.accessToken, { name: 'hooks', permissions: { manage_webhooks: true }, expiresAt });
-    expect(key.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: true, manage_gates: false, read_runs: false, read_reports: false, run_reports: false });
+    expect(key.permissions).toEqual({ generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: true, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false });
     expect(key.expiresAt).toBe(expiresAt);
     const none = await createKey(app, user.accessToken, { name: 'none', permissions: {} });
-    expect(Object.values(none.permissions)).toEqual([false, false, false, false, false, false, false, false]);
+    expect(Object.values(none.permissions)).toEqual([false, false, false, false, false, false, false, false, false]);
   });
 
   it.each([
@@ -81,7 +81,7 @@ describe('API key management', () => {
     const renamed = await call('PATCH', `/api/api-keys/${key.id}`, { name: 'after', permissions: { manage_webhooks: true, read_documents: false } });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ id: key.id, name: 'after', isActive: true, keyPrefix: key.keyPrefix });
-    expect(renamed.body.permissions).toEqual({ generate_documents: true, read_documents: false, read_templates: true, manage_webhooks: true, manage_gates: false, read_runs: false, read_reports: false, run_reports: false });
+    expect(renamed.body.permissions).toEqual({ generate_documents: true, read_documents: false, read_templates: true, manage_webhooks: true, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false });
     expect(Date.parse(renamed.body.updatedAt)).toBeGreaterThan(Date.parse(key.updatedAt));
     expect(renamed.body.plainKey).toBeUndefined();
 

@@ -5,7 +5,7 @@ import { signUp, type SignedUpUser } from '../../support/factories';
 import { callOk, connectMcp } from '../../support/mcp';
 import { accessToken, basic, createOAuthClient, tokenByForm, tokenByJson } from '../../support/oauth';
 
-const NO_FLAGS = { generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false };
+const NO_FLAGS = { generate_documents: false, read_documents: false, read_templates: false, manage_webhooks: false, manage_gates: false, read_runs: false, read_reports: false, run_reports: false, embed_designer: false };
 
 /** OAuth client credentials (docs/oauth.md): clients, the token endpoint, and tokens used like API keys. */
 describe('OAuth client credentials', () => {

@@ -52,7 +52,11 @@ test('every operation answers its errors with the shared error body', () => {
 
 test('the security schemes name every credential, OAuth client credentials included', () => {
   const schemes = doc.components.securitySchemes;
-  expect(Object.keys(schemes).sort()).toEqual(['agentToken', 'apiKey', 'oauthClientCredentials', 'reviewToken', 'userJwt']);
+  expect(Object.keys(schemes).sort()).toEqual(['agentToken', 'apiKey', 'embedToken', 'oauthClientCredentials', 'reviewToken', 'userJwt']);
+  // The embedded designer's calls also take an embed token (docs/embedding.md); others do not.
+  expect(doc.paths['/api/templates/{id}'].put.security).toEqual([{ userJwt: [] }, { embedToken: [] }]);
+  expect(doc.paths['/api/embed/session'].get.security).toEqual([{ embedToken: [] }]);
+  expect(doc.paths['/api/templates/{id}/versions'].get.security).not.toContainEqual({ embedToken: [] });
   expect(schemes.oauthClientCredentials.flows?.clientCredentials?.tokenUrl).toBe('/api/oauth/token');
   expect(doc.paths['/api/api-keys'].get.security).toEqual([{ userJwt: [] }]);
   expect(doc.paths['/api/health'].get.security).toEqual([]);

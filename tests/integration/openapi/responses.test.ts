@@ -227,6 +227,29 @@ test('Flow validation details, approvals, a run\'s approvals and deliveries, and
   }
 });
 
+test('a Flow gate\'s dry run, schema versions and import answer as documented (the dashboard\'s gate pages read them typed)', async () => {
+  const token = p.user.accessToken;
+  const schema = { type: 'object', properties: { customer: { type: 'string', required: true, minLength: 2 }, items: { type: 'array', items: { type: 'object', properties: { price: { type: 'number', min: 0 } } } } } };
+  const businessRules = [{ id: 'ada', name: 'Only Ada', expression: "customer = 'Ada'", message: 'only Ada' }];
+  const gate = await t.request('POST', '/api/flow/gates', { token, body: { name: `Gate ${randomBytes(3).toString('hex')}`, schema, businessRules, deliveryChannels: [{ type: 'webhook', url: 'https://example.com/hook', secret: 'a-long-secret', headers: { 'X-Api-Key': 'k' } }], renderMode: 'custom_api', renderConfig: { url: 'https://example.com/render', secret: 's' } } });
+  expectDocumented(gate, 'post', '/api/flow/gates', 201);
+  const passed = await t.request('POST', `/api/flow/gates/${gate.body.id}/test`, { token, body: { customer: 'Ada', items: [{ price: 1 }] } });
+  expectDocumented(passed, 'post', '/api/flow/gates/{id}/test', 200);
+  expect(passed.body).toMatchObject({ valid: true, layers: { schema: 'pass', business_rules: 'pass' }, failedLayer: null });
+  const broke = await t.request('POST', `/api/flow/gates/${gate.body.id}/test`, { token, body: { customer: 'Bob' } });
+  expectDocumented(broke, 'post', '/api/flow/gates/{id}/test', 200);
+  expect(broke.body).toMatchObject({ valid: false, layers: { schema: 'pass', business_rules: 'fail' }, failedLayer: 'business_rules' });
+  const misshapen = await t.request('POST', `/api/flow/gates/${gate.body.id}/test`, { token, body: { customer: 'A', items: [{ price: -1 }] } });
+  expectDocumented(misshapen, 'post', '/api/flow/gates/{id}/test', 200);
+  expect(misshapen.body).toMatchObject({ valid: false, layers: { schema: 'fail', business_rules: 'skipped' }, failedLayer: 'schema' });
+  const template = await t.request('POST', '/api/templates', { token, body: buildTemplate() });
+  expectDocumented(await t.request('POST', `/api/flow/gates/${gate.body.id}/import-schema`, { token, body: { templateId: template.body.id } }), 'post', '/api/flow/gates/{id}/import-schema', 200);
+  expectDocumented(await t.request('GET', `/api/flow/gates/${gate.body.id}/versions`, { token }), 'get', '/api/flow/gates/{id}/versions', 200);
+  const freetext = await t.request('POST', '/api/flow/gates', { token, body: { name: `Text ${randomBytes(3).toString('hex')}`, validationMode: 'freetext', freetextConfig: { minLength: 3, requiredPatterns: ['Order'] } } });
+  expectDocumented(freetext, 'post', '/api/flow/gates', 201);
+  expectDocumented(await t.request('GET', `/api/flow/gates/${freetext.body.id}/versions`, { token }), 'get', '/api/flow/gates/{id}/versions', 200);
+});
+
 test('report runs answer as documented, queued and completed', async () => {
   const token = p.user.accessToken;
   await t.services.db.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, label text)`);
@@ -249,4 +272,25 @@ test('report runs answer as documented, queued and completed', async () => {
   expectDocumented(completed, 'get', '/api/reporting/runs/{id}', 200);
   expect(completed.body.outputs).toHaveLength(1);
   expectDocumented(await t.request('GET', '/api/reporting/runs', { token }), 'get', '/api/reporting/runs', 200);
+});
+
+test('the twelve Flow analytics answers are as documented (the dashboard reads them typed)', async () => {
+  const token = p.user.accessToken;
+  const gate = await t.request('POST', '/api/flow/gates', { token, body: { name: `Analytics ${randomBytes(3).toString('hex')}`, schema: { type: 'object', properties: { customer: { type: 'string', required: true } } } } });
+  expect(gate.status).toBe(201);
+  expect((await t.request('POST', `/api/flow/gates/${gate.body.id}/runs`, { token, body: { payload: { customer: 'Ada' } } })).body.status).toBe('completed');
+  expect((await t.request('POST', `/api/flow/gates/${gate.body.id}/runs`, { token, body: { payload: {} } })).body.status).toBe('validation_failed');
+  const views = ['overview', 'run-outcomes', 'throughput', 'validation-errors', 'approval-metrics', 'infra-health', 'gate-metrics', 'billing-summary', 'combined-timeline', 'team-overview', 'plans', 'credit-packs'];
+  for (const view of views) {
+    const query = ['billing-summary', 'plans', 'credit-packs'].includes(view) ? '' : view === 'team-overview' ? '?period=7d' : `?period=7d${['throughput', 'combined-timeline'].includes(view) ? '&granularity=week' : `&gateId=${gate.body.id}`}`;
+    expectDocumented(await t.request('GET', `/api/flow/analytics/${view}${query}`, { token }), 'get', `/api/flow/analytics/${view}`, 200);
+  }
+  const errors = await t.request('GET', '/api/flow/analytics/validation-errors', { token });
+  expect(errors.body.byField).toEqual([{ field: 'customer', count: 1 }]);
+  expectDocumented(errors, 'get', '/api/flow/analytics/validation-errors', 200);
+  const gates = await t.request('GET', '/api/flow/analytics/gate-metrics', { token });
+  expect(gates.body.gates.length).toBeGreaterThan(0);
+  expectDocumented(gates, 'get', '/api/flow/analytics/gate-metrics', 200);
+  // The check has teeth here too: an undocumented field fails it.
+  expect(validatorOf('get', '/api/flow/analytics/overview', 200)({ ...(await t.request('GET', '/api/flow/analytics/overview', { token })).body, extra: 1 }).valid).toBe(false);
 });

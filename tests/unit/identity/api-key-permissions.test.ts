@@ -1,7 +1,7 @@
 import { API_KEY_PERMISSIONS, resolvePermissions } from '../../../domain/identity/api-keys';
 
 describe('API key permission defaults', () => {
-  it('a key made without a permissions object gets the everyday flags, not manage_gates, read_runs or the reporting flags', () => {
+  it('a key made without a permissions object gets the everyday flags, not manage_gates, read_runs, the reporting flags or embed_designer', () => {
     expect(resolvePermissions()).toEqual({
       generate_documents: true,
       read_documents: true,
@@ -11,6 +11,7 @@ describe('API key permission defaults', () => {
       read_runs: false,
       read_reports: false,
       run_reports: false,
+      embed_designer: false,
     });
   });
 

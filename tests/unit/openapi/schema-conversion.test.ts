@@ -177,6 +177,16 @@ const WRITTEN: Record<string, Sample[]> = {
     { name: 'a code with spaces', value: { code: 'ERR QRY', message: 'x', retryable: false } },
   ],
   postWebhooks: [{ name: 'no url', value: { events: ['document.generated'] } }],
+  putTeamsByIdEmbedOrigins: [
+    { name: 'two origins', value: { origins: ['https://app.example.com', 'http://localhost:8080'] } },
+    { name: 'a path', value: { origins: ['https://app.example.com/'] } },
+    { name: 'a wildcard', value: { origins: ['https://*.example.com'] } },
+    { name: 'javascript:', value: { origins: ['javascript:alert(1)'] } },
+  ],
+  postTemplatesByIdEmbedTokens: [
+    { name: 'an edit token for an hour', value: { mode: 'edit', ttlSeconds: 3600, origin: 'https://app.example.com' } },
+    { name: 'too long', value: { mode: 'view', ttlSeconds: 86401 } },
+  ],
 };
 
 /** The template routes are the same under three prefixes: their samples are written once. */

@@ -14,6 +14,7 @@ import { Publish } from '../pages/Template';
 import { PreviewPanel, SampleDataPanel, useSampleData } from '../pages/workbench';
 import { useSession } from '../session';
 import { designerConfig, ProblemsContext } from './config';
+import { DesignerHostContext, type DesignerHost } from './host';
 import { problemOwner, sameDefinition, toDefinition, toPuck, type ComponentTypeInfo, type Definition, type PuckDocument } from './model';
 
 /**
@@ -39,26 +40,41 @@ const NO_PROBLEMS: Problem[] = [];
 
 type SaveState = { state: 'saved' | 'saving' | 'unchanged' } | { state: 'refused'; message: string; problems: Problem[]; definition: Definition } | { state: 'failed'; message: string };
 
+/** The dashboard's designer: the project chosen in the switcher, read-only for viewers. */
 export default function Designer() {
   const { id = '' } = useParams();
   const { team } = useSession();
-  const canEdit = team?.role !== 'viewer';
-  const template = useQuery({ queryKey: ['template', id], queryFn: () => must(api.GET('/api/templates/{id}', { params: { path: { id } } })), enabled: !!team });
+  return <TemplateDesigner id={id} canEdit={team?.role !== 'viewer'} ready={!!team} host={DASHBOARD} />;
+}
+
+const DASHBOARD: DesignerHost = { backLink: true, uploads: true };
+
+/**
+ * The designer of one template, wherever it runs: the dashboard (above) or another site's page
+ * (web/src/embed, docs/embedding.md), which says what it offers and hears of saves and publishes.
+ * `ready`: the calls may be made (the credential is in place).
+ */
+export function TemplateDesigner({ id, canEdit, ready, host }: { id: string; canEdit: boolean; ready: boolean; host: DesignerHost }) {
+  const template = useQuery({ queryKey: ['template', id], queryFn: () => must(api.GET('/api/templates/{id}', { params: { path: { id } } })), enabled: ready });
   const catalogue = useQuery({
     queryKey: ['component-types'],
     queryFn: async () => (await must(api.GET('/api/templates/component-types'))).data as unknown as ComponentTypeInfo[],
     staleTime: Infinity,
-    enabled: !!team,
+    enabled: ready,
   });
   if (template.error || catalogue.error) return <Alert color="red" role="alert">{(template.error ?? catalogue.error)?.message}</Alert>;
   if (!template.data || !catalogue.data) return null;
   const t = template.data;
   const definition = { schema: t.schema, variables: t.variables, constants: t.constants, calculatedVariables: t.calculatedVariables } as Definition;
-  return <Editor id={id} name={t.name} published={t.isPublished} version={t.latestVersion ?? 0} formats={t.outputFormats} revision={t.updatedAt} stored={definition} catalogue={catalogue.data} canEdit={canEdit} />;
+  return (
+    <DesignerHostContext.Provider value={host}>
+      <Editor id={id} name={t.name} published={t.isPublished} version={t.latestVersion ?? 0} formats={t.outputFormats} revision={t.updatedAt} stored={definition} catalogue={catalogue.data} canEdit={canEdit} host={host} />
+    </DesignerHostContext.Provider>
+  );
 }
 
-function Editor(props: { id: string; name: string; published: boolean; version: number; formats: string[]; revision: string; stored: Definition; catalogue: ComponentTypeInfo[]; canEdit: boolean }) {
-  const { id, catalogue, canEdit } = props;
+function Editor(props: { id: string; name: string; published: boolean; version: number; formats: string[]; revision: string; stored: Definition; catalogue: ComponentTypeInfo[]; canEdit: boolean; host: DesignerHost }) {
+  const { id, catalogue, canEdit, host } = props;
   const queries = useQueryClient();
   const config = useMemo(() => designerConfig(catalogue), [catalogue]);
   // Puck's document is made once, from what was stored when the designer opened; after that the
@@ -73,13 +89,13 @@ function Editor(props: { id: string; name: string; published: boolean; version: 
 
   const save = useMutation({
     mutationFn: async (definition: Definition) => {
-      const { error } = await api.PUT('/api/templates/{id}', {
+      const { data, error } = await api.PUT('/api/templates/{id}', {
         params: { path: { id } },
         body: definition as never,
       });
-      return { definition, error };
+      return { definition, error, updatedAt: data?.updatedAt };
     },
-    onSuccess: async ({ definition, error }) => {
+    onSuccess: async ({ definition, error, updatedAt }) => {
       if (error !== undefined) {
         const related = (error as { relatedInfo?: { errors?: Problem[] } }).relatedInfo;
         setStatus({ state: 'refused', message: errorText(error), problems: related?.errors ?? [], definition });
@@ -87,6 +103,7 @@ function Editor(props: { id: string; name: string; published: boolean; version: 
       }
       saved.current = definition;
       setStatus({ state: 'saved' });
+      host.onSaved?.({ templateId: id, savedAt: updatedAt ?? new Date().toISOString() });
       await queries.invalidateQueries({ queryKey: ['template', id] });
     },
     onError: (error) => setStatus({ state: 'failed', message: error.message }),
@@ -155,10 +172,12 @@ function Editor(props: { id: string; name: string; published: boolean; version: 
             </Group>
             <Group>
               <History />
-              <Button component={Link} to={`/templates/${id}`} variant="default">
-                Back to the template
-              </Button>
-              {canEdit && <Publish id={id} />}
+              {host.backLink && (
+                <Button component={Link} to={`/templates/${id}`} variant="default">
+                  Back to the template
+                </Button>
+              )}
+              {canEdit && <Publish id={id} onPublished={host.onPublished} />}
             </Group>
           </Group>
           {status.state === 'refused' && (

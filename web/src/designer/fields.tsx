@@ -1,9 +1,10 @@
 import { Button, Checkbox, ColorInput, Fieldset, FileButton, Group, NumberInput, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { api, errorText } from '../api';
 import type { Field, Fields } from '@puckeditor/core';
-import { useState } from 'react';
+import { useContext, useState } from 'react';
 import { JsonField } from '../JsonField';
 import type { JsonSchema } from './model';
+import { DesignerHostContext } from './host';
 
 /**
  * The properties panel's fields, generated from a component's JSON Schema (GET
@@ -239,6 +240,7 @@ function defaultsFor(schema: JsonSchema): Record<string, unknown> {
  * bytes are checked there) and names it by its reference.
  */
 function PictureInput({ value, onChange, readOnly }: { value: unknown; onChange: (v: unknown) => void; readOnly?: boolean }) {
+  const { uploads } = useContext(DesignerHostContext);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const upload = async (file: File | null) => {
@@ -255,7 +257,7 @@ function PictureInput({ value, onChange, readOnly }: { value: unknown; onChange:
   return (
     <Stack gap={4}>
       <TextInput label="Src" withAsterisk description="A picture: uploaded (asset:…), a data: URL, an allowed web address or a placeholder" value={typeof value === 'string' ? value : ''} readOnly={readOnly} onChange={(e) => onChange(e.currentTarget.value)} />
-      {!readOnly && (
+      {!readOnly && uploads && (
         <FileButton onChange={(file) => void upload(file)} accept="image/png,image/jpeg,image/webp,image/svg+xml">
           {(props) => (
             <Button {...props} size="compact-sm" variant="light" loading={busy}>

@@ -4,6 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import type { components } from '../../../clients/ts';
 import { api, must } from '../api';
+import { EmbedOrigins } from '../embed/EmbedOrigins';
 import { useSession } from '../session';
 import { ConfirmButton, Pager, when } from './controls';
 
@@ -39,6 +40,7 @@ export function TeamPage() {
         <>
           <ProjectSettings />
           <Members />
+          <EmbedOrigins />
           {(team.role === 'owner' || team.role === 'admin') && <PendingInvitations />}
           <ActivityFeed />
         </>

@@ -51,16 +51,18 @@ export function TemplatePage() {
   );
 }
 
-export function Publish({ id }: { id: string }) {
+/** "Publish": a dialog with the release notes; `onPublished` hears of the new version (the embedded designer tells its parent page). */
+export function Publish({ id, onPublished }: { id: string; onPublished?: (published: { templateId: string; version: number; versionId: string; publishedAt: string }) => void }) {
   const [opened, { open, close }] = useDisclosure(false);
   const [notes, setNotes] = useState('');
   const queries = useQueryClient();
   const publish = useMutation({
     mutationFn: () => must(api.POST('/api/templates/{id}/publish', { params: { path: { id } }, body: notes ? { releaseNotes: notes } : {} })),
-    onSuccess: async () => {
+    onSuccess: async (published) => {
       await queries.invalidateQueries({ queryKey: ['template', id] });
       await queries.invalidateQueries({ queryKey: ['templates'] });
       close();
+      onPublished?.({ templateId: published.templateId, version: published.version, versionId: published.id, publishedAt: published.publishedAt });
     },
   });
   return (

@@ -1,9 +1,10 @@
-import { Alert, Code, Group, Paper, Progress, SegmentedControl, SimpleGrid, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core';
+import { Alert, Code, Group, Paper, Progress, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState, type ReactNode } from 'react';
+import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { components } from '../../../clients/ts';
 import { api, must } from '../api';
+import { Chart, COLOURS, dayLabel, Figure, legendText } from '../charts';
 import { useSession } from '../session';
 
 type Analytics = components['schemas']['DocumentAnalytics'];
@@ -16,22 +17,12 @@ const PERIODS = [
   { value: '90', label: 'Last 90 days' },
 ];
 
-const COLOURS = { completed: 'var(--mantine-color-teal-6)', failed: 'var(--mantine-color-red-6)', other: 'var(--mantine-color-gray-5)', rate: 'var(--mantine-color-blue-6)' };
-
 /** The first UTC day of the period: the 1st of this month, or `days` days up to today. */
 function periodStart(period: string, now = new Date()): Date {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   if (period === 'month') return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   return new Date(today - (Number(period) - 1) * DAY_MS);
 }
-
-/** `2026-11-29` as "29 Nov" (the API's days are UTC days). */
-function dayLabel(date: string): string {
-  return new Date(`${date}T00:00:00Z`).toLocaleDateString(undefined, { day: 'numeric', month: 'short', timeZone: 'UTC' });
-}
-
-/** Legend entries in the page's text colour (beside their coloured mark), readable on any of them. */
-const legendText = (value: string) => <span style={{ color: 'var(--mantine-color-text)' }}>{value}</span>;
 
 const percent = (n: number) => `${Number.isInteger(n) ? n : n.toFixed(1)}%`;
 const rateOf = (completed: number, failed: number) => (completed + failed === 0 ? null : Math.round((completed / (completed + failed)) * 1000) / 10);
@@ -113,34 +104,6 @@ function Quota({ quota }: { quota: components['schemas']['DocumentQuota'] }) {
         </Stack>
       </Paper>
     </SimpleGrid>
-  );
-}
-
-function Figure({ label, value }: { label: string; value: string | number }) {
-  return (
-    <Paper withBorder p="md" component="section" aria-label={label}>
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text size="xl" fw={700}>
-        {value}
-      </Text>
-    </Paper>
-  );
-}
-
-/** A chart as a picture with a summary for its name, followed by its figures as a table only a screen reader (and a test) reads. */
-function Chart({ title, summary, table, children }: { title: string; summary: string; table: ReactNode; children: ReactNode }) {
-  return (
-    <Paper withBorder p="md" component="section" aria-label={title}>
-      <Title order={4} size="h5" mb="sm">
-        {title}
-      </Title>
-      <div role="img" aria-label={summary}>
-        {children}
-      </div>
-      <VisuallyHidden>{table}</VisuallyHidden>
-    </Paper>
   );
 }
 

@@ -19,6 +19,7 @@ const PERMISSIONS: Record<Permission, { label: string; description: string }> = 
   read_runs: { label: 'Read Flow runs', description: 'Run payloads: the submitters’ data' },
   read_reports: { label: 'Read reports', description: 'Reports, their runs and outputs' },
   run_reports: { label: 'Run reports', description: 'Start report runs, which query business databases' },
+  embed_designer: { label: 'Embed the designer', description: 'Mint short-lived tokens that open one template’s designer in your own site' },
 };
 
 const FLAGS = Object.keys(PERMISSIONS) as Permission[];
