@@ -190,7 +190,9 @@ test('Flow gates and runs answer as documented', async () => {
 });
 
 test('Flow validation details, approvals, a run\'s approvals and deliveries, and a retry answer as documented', async () => {
-  const token = p.user.accessToken;
+  // A person of their own: the Free plan's three gates of the shared project are for the other tests.
+  const me = await signUp(t, { verified: true });
+  const token = me.accessToken;
   const receiver = await startWebhookReceiver();
   try {
     const gate = await t.request('POST', '/api/flow/gates', {
@@ -200,7 +202,7 @@ test('Flow validation details, approvals, a run\'s approvals and deliveries, and
         schema: { type: 'object', properties: { customer: { type: 'string', required: true } } },
         businessRules: [{ id: 'named', expression: '$length(customer) > 1', message: 'Name the customer' }],
         approvalMode: 'manual',
-        approvalConfig: { approvers: [{ email: p.user.email }], timeoutMinutes: 60, onTimeout: 'reject' },
+        approvalConfig: { approvers: [{ email: me.email }], timeoutMinutes: 60, onTimeout: 'reject' },
         deliveryChannels: [{ type: 'webhook', url: `${receiver.url}/flow`, secret: 'documented-secret' }],
       },
     });
