@@ -9,7 +9,7 @@ import { resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { presentPage } from './gates.presenter';
 import { presentApproval } from './approvals.presenter';
-import { decisionSchema, listApprovalsSchema } from './approvals.schema';
+import { decisionSchema, myApprovalsSchema } from './approvals.schema';
 import { decideApproval, listPendingApprovals, resendRunApprovals, type ApprovalDeps } from './approvals.service';
 
 export function approvalDeps(services: Services): ApprovalDeps {
@@ -46,7 +46,7 @@ export function approvalRoutes(services: Services): Router {
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
   router.get('/', read, async (ctx) => {
-    const query = validate(listApprovalsSchema, ctx.query);
+    const query = validate(myApprovalsSchema, ctx.query);
     const { email } = await caller(deps.db, ctx);
     const { approvals, total } = await listPendingApprovals(deps.db, { projectId: projectId(ctx), email }, query);
     ctx.body = presentPage(approvals, total, query.page, query.limit, presentApproval);

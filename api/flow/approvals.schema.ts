@@ -15,6 +15,16 @@ export const listApprovalsSchema = Joi.object<ListApprovalsQuery>({
   limit: Joi.number().integer().min(1).max(100).default(25),
 });
 
+/** The signed-in approver's list: `pending` (the default, the spec's list) or `decided` (approved, rejected or expired). */
+export interface MyApprovalsQuery extends ListApprovalsQuery {
+  status: 'pending' | 'decided';
+}
+export const myApprovalsSchema = Joi.object<MyApprovalsQuery>({
+  page: Joi.number().integer().min(1).max(1_000_000).default(1),
+  limit: Joi.number().integer().min(1).max(100).default(25),
+  status: Joi.string().valid('pending', 'decided').default('pending'),
+});
+
 export interface MagicLinkInput {
   token: string;
   email: string;

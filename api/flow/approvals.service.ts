@@ -41,18 +41,32 @@ function scopeSql(scope: ApprovalScope, param: number): { sql: string; values: s
   return { sql: `a.project_id = $${param} AND a.approver_email = lower($${param + 1})`, values: [scope.projectId, scope.email] };
 }
 
-/** Pending approvals in the scope, oldest first (what waits longest comes first). */
-export async function listPendingApprovals(db: DataSource, scope: ApprovalScope & { email: string }, query: Pick<ListApprovalsQuery, 'page' | 'limit'>) {
+/**
+ * Pending approvals in the scope, oldest first (what waits longest comes first); with `status: decided`,
+ * the approved, rejected and expired ones instead, the latest decided first (an expired one by its deadline).
+ */
+export async function listPendingApprovals(
+  db: DataSource,
+  scope: ApprovalScope & { email: string },
+  query: Pick<ListApprovalsQuery, 'page' | 'limit'> & { status?: 'pending' | 'decided' },
+) {
   const s = scopeSql(scope, 1);
-  const where = `WHERE ${s.sql} AND a.status = 'pending'`;
+  const decided = query.status === 'decided';
+  const where = `WHERE ${s.sql} AND ${decided ? `a.status <> 'pending'` : `a.status = 'pending'`}`;
+  const order = decided ? 'COALESCE(a.decided_at, a.magic_token_expires_at, a.created_at) DESC, a.id' : 'a.created_at, a.approver_email';
   const n0 = s.values.length;
-  const approvals: ApprovalRow[] = await db.query(`${SELECT_APPROVAL} ${where} ORDER BY a.created_at, a.approver_email LIMIT $${n0 + 1} OFFSET $${n0 + 2}`, [
+  const approvals: ApprovalRow[] = await db.query(`${SELECT_APPROVAL} ${where} ORDER BY ${order} LIMIT $${n0 + 1} OFFSET $${n0 + 2}`, [
     ...s.values,
     query.limit,
     (query.page - 1) * query.limit,
   ]);
   const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM flow_approvals a ${where}`, s.values);
   return { approvals, total: n as number };
+}
+
+/** Every approval of a run (one per approver), whatever its status, in the order they were opened. */
+export async function listRunApprovals(db: DataSource, projectId: string, runId: string): Promise<ApprovalRow[]> {
+  return db.query(`${SELECT_APPROVAL} WHERE a.project_id = $1 AND a.run_id = $2 ORDER BY a.created_at, a.approver_email`, [projectId, runId]);
 }
 
 /** One approval in the scope; another workspace's or another approver's is not found. */

@@ -13,6 +13,7 @@ import * as reviewSchemas from './review.schema';
  * payload needs `read_runs`, gate configuration needs `manage_gates`.
  */
 const gateId = { id: 'The gate id, short id or slug' };
+const decided = { type: 'object', required: ['success', 'decision'], properties: { success: { type: 'boolean' }, decision: { type: 'string', enum: ['approved', 'rejected'] } }, additionalProperties: false };
 
 const gateOperations = operationTable('Flow gates', (op) => [
   op('post', '/api/flow/gates', 'Create a gate', { security: 'project', idempotent: true, request: { body: gates.createGateSchema }, responses: { 201: ok('The gate', resource('Gate')) } }),
@@ -56,16 +57,49 @@ const runOperations = operationTable('Flow runs', (op) => [
     description: 'Each delivery\'s `payload` (the body sent, with the run\'s input payload) is left out for an API key without `read_runs`.',
     security: 'project',
     request: { params: { id: 'The run id' } },
-    responses: { 200: ok('The deliveries') },
+    responses: { 200: ok('The deliveries, oldest first, each with its attempts', listOf(resource('FlowDelivery'))) },
   }),
-  op('post', '/api/flow/deliveries/:id/retry', 'Deliver again', { security: 'project', request: { params: { id: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
+  op('post', '/api/flow/deliveries/:id/retry', 'Deliver again', {
+    description: 'A failed delivery is sent again with a full new schedule; 409 `FLOW.DELIVERY_ALREADY_COMPLETED` when it was delivered, `ERR_WEBHOOK_005` while it is still on its way.',
+    security: 'project',
+    request: { params: { id: 'The delivery id' } },
+    responses: { 200: ok('Re-enqueued', { type: 'object', required: ['success', 'deliveryId', 'message'], properties: { success: { type: 'boolean' }, deliveryId: { type: 'string', format: 'uuid' }, message: { type: 'string' } }, additionalProperties: false }) },
+  }),
+  op('get', '/api/flow/runs/:id/approvals', 'Approvals of a run', {
+    description: 'Every approver asked, with what each decided, when and their comment; oldest first. Any reader of the project.',
+    security: 'project',
+    request: { params: { id: 'The run id or short id' } },
+    responses: { 200: ok('The run\'s approvals', listOf(resource('FlowApproval'))) },
+  }),
+  op('get', '/api/flow/runs/:id/artefact', 'The run\'s document itself', {
+    description: 'The rendered artefact (PDF or Excel workbook) from this origin whatever the storage; an API key needs `read_runs`. None (not rendered, or removed after the plan\'s retention): 404 `ERR_FILE_001`.',
+    security: 'project',
+    request: { params: { id: 'The run id or short id' } },
+    responses: { 200: { description: 'The document, with its media type', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+  }),
 ]);
 
 const approvalOperations = operationTable('Flow approvals', (op) => [
-  op('get', '/api/flow/approvals', 'Approvals waiting in the project', { security: 'project', request: { query: approvals.listApprovalsSchema }, responses: { 200: ok('A page of approvals', pageOf()) } }),
-  op('post', '/api/flow/approvals/resend/:runId', 'Email the reviewers of a run again', { security: 'project', request: { params: { runId: 'The run id' } }, responses: { 200: ok('Sent') } }),
-  op('post', '/api/flow/approvals/:id/approve', 'Approve', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
-  op('post', '/api/flow/approvals/:id/reject', 'Reject', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decided approval') } }),
+  op('get', '/api/flow/approvals', 'Approvals waiting in the project', {
+    description: 'The approvals of the caller (the signed-in user, or the creator of the API key): pending ones, oldest first; with `status=decided`, those approved, rejected or expired, latest first.',
+    security: 'project',
+    request: { query: approvals.myApprovalsSchema },
+    responses: { 200: ok('A page of approvals', pageOf(resource('FlowApproval'))) },
+  }),
+  op('post', '/api/flow/approvals/resend/:runId', 'Email the reviewers of a run again', {
+    security: 'project',
+    request: { params: { runId: 'The run id' } },
+    responses: {
+      200: ok('Sent', {
+        type: 'object',
+        required: ['success', 'sentCount', 'totalApprovers'],
+        properties: { success: { type: 'boolean' }, sentCount: { type: 'integer', description: 'Approvers e-mailed a fresh link' }, totalApprovers: { type: 'integer', description: 'Approvers of the run, decided or not' } },
+        additionalProperties: false,
+      }),
+    },
+  }),
+  op('post', '/api/flow/approvals/:id/approve', 'Approve', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decision recorded', decided) } }),
+  op('post', '/api/flow/approvals/:id/reject', 'Reject', { security: 'project', request: { params: { id: 'The approval id' }, body: approvals.decisionSchema }, responses: { 200: ok('The decision recorded', decided) } }),
 ]);
 
 const reviewOperations = operationTable('Flow review', (op) => [

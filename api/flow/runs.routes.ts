@@ -3,11 +3,13 @@ import type { Context } from 'koa';
 import type { Scope } from '../middleware/guards';
 import { validate } from '../validation';
 import type { FlowApiDeps } from './flow-api';
+import { presentApproval } from './approvals.presenter';
+import { listRunApprovals } from './approvals.service';
 import { presentPage } from './gates.presenter';
 import { findGate } from './gates.service';
 import { presentRun, presentRunSummary } from './runs.presenter';
 import { listRunsSchema } from './runs.schema';
-import { getRun, listRuns, runArtefactUrl } from './runs.service';
+import { getRun, listRuns, readRunArtefact, runArtefactUrl } from './runs.service';
 
 /**
  * Spec, "Flow runs": lists (whole workspace, one gate; without payloads) and the full record, whose
@@ -36,6 +38,25 @@ export function runRoutes(deps: FlowApiDeps): Router {
   router.get('/runs/:id', readRuns, async (ctx) => {
     const run = await getRun(db, projectId(ctx), ctx.params.id);
     ctx.body = presentRun(run, await runArtefactUrl(deps, run));
+  });
+
+  // Who was asked to approve the run, and who decided what and when (with their comments): the run's record of its review.
+  router.get('/runs/:id/approvals', read, async (ctx) => {
+    const run = await getRun(db, projectId(ctx), ctx.params.id);
+    ctx.body = { data: (await listRunApprovals(db, run.projectId, run.id)).map(presentApproval) };
+  });
+
+  // The artefact's bytes from this origin, for a page whose policy allows no other (the signed link may be a
+  // bucket's): the payload's document, so `read_runs` like the record. A file to show or save, never run.
+  router.get('/runs/:id/artefact', readRuns, async (ctx) => {
+    const run = await getRun(db, projectId(ctx), ctx.params.id);
+    const file = await readRunArtefact(deps, run);
+    ctx.type = file.contentType;
+    ctx.length = file.size;
+    ctx.set('Content-Disposition', `inline; filename="${run.shortId}.${file.extension}"`);
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
+    ctx.body = file.body;
   });
 
   return router;

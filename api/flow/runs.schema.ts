@@ -25,6 +25,10 @@ export interface ListRunsQuery {
   limit: number;
   status?: RunStatus;
   source?: 'rest' | 'mcp';
+  /** Runs created at or after this instant. */
+  from?: Date;
+  /** Runs created before this instant. */
+  to?: Date;
   sortBy: (typeof RUN_SORT_FIELDS)[number];
   sortOrder: 'asc' | 'desc';
 }
@@ -34,6 +38,9 @@ export const listRunsSchema = Joi.object<ListRunsQuery>({
   limit: Joi.number().integer().min(1).max(100).default(25),
   status: Joi.string().valid(...RUN_STATUSES),
   source: Joi.string().valid('rest', 'mcp'),
+  // Within what Postgres timestamps hold (JavaScript reaches back to 271,821 BC).
+  from: Joi.date().iso().min('1900-01-01T00:00:00Z').max('9999-12-31T23:59:59Z'),
+  to: Joi.date().iso().min('1900-01-01T00:00:00Z').max('9999-12-31T23:59:59Z'),
   sortBy: Joi.string().valid(...RUN_SORT_FIELDS).default('createdAt'),
   sortOrder: Joi.string().lowercase().valid('asc', 'desc').default('desc'),
 });

@@ -73,10 +73,37 @@ const acceptedBatch = object({ ...batchFields, statusUrl: { type: 'string', form
 
 const documentJobList = object({ jobs: { type: 'array', items: { $ref: '#/components/schemas/DocumentJob' } }, total: { type: 'integer' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, {}, 'A page of document jobs');
 
+const enumOf = (values: string[]) => ({ type: 'string', enum: values });
+const detailCodes = ['REQUIRED', 'TYPE', 'MIN', 'MAX', 'MIN_LENGTH', 'MAX_LENGTH', 'PATTERN', 'ENUM', 'FORMAT', 'UNKNOWN_FIELD', 'RULE'];
+const layerStatus = enumOf(['pass', 'fail', 'skipped']);
+const validationDetail = object(
+  { field: { type: 'string', description: 'A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id' }, message: str, code: enumOf(detailCodes) },
+  { ruleId: str },
+  'One problem of a validation (docs/flow.md "ObjectSchema")',
+);
+const validationStep = object(
+  {
+    name: { type: 'string', description: 'The layer (`schema`, `freetext`) or the rule\'s name' },
+    status: { type: 'string', enum: ['pass', 'fail', 'error', 'skipped'] },
+    durationMs: { type: 'number' },
+    errors: { type: 'array', items: validationDetail },
+  },
+  { ruleId: str, expression: str },
+  'One step of a validation: a layer or a business rule',
+);
 const validation = {
   type: 'object',
   required: ['validation_id', 'valid', 'layers'],
-  properties: { validation_id: str, valid: { type: 'boolean' }, layers: anyValue, validated_payload: anyValue, failedLayer: str, details: { type: 'array' }, steps: anyValue, durationMs: { type: 'number' } },
+  properties: {
+    validation_id: str,
+    valid: { type: 'boolean' },
+    layers: object({ schema: layerStatus, business_rules: layerStatus }),
+    validated_payload: anyValue,
+    failedLayer: { type: 'string', enum: ['schema', 'business_rules'] },
+    details: { type: 'array', items: validationDetail },
+    steps: { type: 'array', items: validationStep },
+    durationMs: { type: 'number' },
+  },
   additionalProperties: false,
 };
 
@@ -99,6 +126,28 @@ const flowRunFields = {
   completedAt: nullable(time),
 };
 
+const flowApproval = object(
+  {
+    id: uuid,
+    runId: uuid,
+    runShortId: str,
+    runStatus: str,
+    gateId: uuid,
+    gateName: str,
+    approverEmail: str,
+    approverName: nullable(str),
+    status: { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] },
+    comment: nullable({ type: 'string', description: 'The approver\'s comment with the decision' }),
+    decidedAt: nullable(time),
+    expiresAt: nullable({ ...time, description: 'The deadline: the end of the approval window (null once decided)' }),
+    sentCount: { type: 'integer', description: 'How many e-mails with a link the approver was sent' },
+    lastSentAt: nullable(time),
+    createdAt: time,
+  },
+  {},
+  'One approver of one run (api/flow/approvals.presenter.ts presentApproval)',
+);
+
 const flowRun = object({ ...flowRunFields, inputPayload: anyValue }, {}, 'A Flow run with its payload (api/flow/runs.presenter.ts presentRun)');
 const flowRunSummary = object(flowRunFields, {}, 'A Flow run as listed: without its payload, `validation` only its verdict');
 
@@ -106,9 +155,7 @@ const flowRunSummary = object(flowRunFields, {}, 'A Flow run as listed: without 
 const storedSecret = object({ set: { type: 'boolean', enum: [true] } }, {}, 'A write-only secret is stored (its value is never shown)');
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const orNull = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
-const enumOf = (values: string[]) => ({ type: 'string', enum: values });
 const nonNegative = { type: 'integer', minimum: 0 };
-const detailCodes = ['REQUIRED', 'TYPE', 'MIN', 'MAX', 'MIN_LENGTH', 'MAX_LENGTH', 'PATTERN', 'ENUM', 'FORMAT', 'UNKNOWN_FIELD', 'RULE'];
 
 /** One field of a gate's payload schema (domain/flow/gate.types.ts Property; docs/flow.md "ObjectSchema"). */
 const gateProperty = object(
@@ -200,8 +247,6 @@ const gateSchemaVersion = object(
   'A schema version of a gate, as written once (api/flow/gates.presenter.ts presentVersion)',
 );
 
-const validationDetail = object({ field: str, message: str, code: enumOf(detailCodes) }, { ruleId: str });
-const layerStatus = enumOf(['pass', 'fail', 'skipped']);
 
 /** POST /api/flow/gates/:id/test (api/flow/runs.presenter.ts presentTestResult). */
 const gateTestResult = object(
@@ -410,6 +455,23 @@ const webhookDelivery = object(
   'An event sent to a subscription, with every attempt (api/webhooks/webhooks.presenter.ts presentDelivery)',
 );
 
+const flowDelivery = object(
+  {
+    id: uuid,
+    runId: uuid,
+    url: { type: 'string', format: 'uri' },
+    eventId: str,
+    eventType: str,
+    status: { type: 'string', enum: ['pending', 'delivering', 'completed', 'failed'] },
+    attempts: { type: 'array', items: deliveryAttempt },
+    nextAttemptAt: nullable({ ...time, description: 'When the next automatic attempt is due, while one waits' }),
+    createdAt: time,
+    completedAt: nullable(time),
+  },
+  { payload: { ...open, description: 'The exact body sent on every attempt; left out for an API key without `read_runs`' } },
+  'A run\'s delivery to one of its gate\'s channels, with every attempt (docs/flow.md "Deliveries")',
+);
+
 const templateUsage = object(
   {
     templateId: uuid,
@@ -506,6 +568,8 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   AcceptedDocumentBatch: acceptedBatch,
   FlowRun: flowRun,
   FlowRunSummary: flowRunSummary,
+  FlowApproval: flowApproval,
+  FlowDelivery: flowDelivery,
   Gate: gate,
   GateProperty: gateProperty,
   GateObjectSchema: gateObjectSchema,

@@ -3024,8 +3024,51 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver again */
+        /**
+         * Deliver again
+         * @description A failed delivery is sent again with a full new schedule; 409 `FLOW.DELIVERY_ALREADY_COMPLETED` when it was delivered, `ERR_WEBHOOK_005` while it is still on its way.
+         */
         post: operations["postFlowDeliveriesByIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flow/runs/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Approvals of a run
+         * @description Every approver asked, with what each decided, when and their comment; oldest first. Any reader of the project.
+         */
+        get: operations["getFlowRunsByIdApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/flow/runs/{id}/artefact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run's document itself
+         * @description The rendered artefact (PDF or Excel workbook) from this origin whatever the storage; an API key needs `read_runs`. None (not rendered, or removed after the plan's retention): 404 `ERR_FILE_001`.
+         */
+        get: operations["getFlowRunsByIdArtefact"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3243,7 +3286,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Approvals waiting in the project */
+        /**
+         * Approvals waiting in the project
+         * @description The approvals of the caller (the signed-in user, or the creator of the API key): pending ones, oldest first; with `status=decided`, those approved, rejected or expired, latest first.
+         */
         get: operations["getFlowApprovals"];
         put?: never;
         post?: never;
@@ -4853,11 +4899,40 @@ export interface components {
             validation: {
                 validation_id: string;
                 valid: boolean;
-                layers: unknown;
+                layers: {
+                    /** @enum {string} */
+                    schema: "pass" | "fail" | "skipped";
+                    /** @enum {string} */
+                    business_rules: "pass" | "fail" | "skipped";
+                };
                 validated_payload?: unknown;
-                failedLayer?: string;
-                details?: unknown[];
-                steps?: unknown;
+                /** @enum {string} */
+                failedLayer?: "schema" | "business_rules";
+                details?: {
+                    /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
+                    field: string;
+                    message: string;
+                    /** @enum {string} */
+                    code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
+                    ruleId?: string;
+                }[];
+                steps?: {
+                    /** @description The layer (`schema`, `freetext`) or the rule's name */
+                    name: string;
+                    /** @enum {string} */
+                    status: "pass" | "fail" | "error" | "skipped";
+                    durationMs: number;
+                    errors: {
+                        /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
+                        field: string;
+                        message: string;
+                        /** @enum {string} */
+                        code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
+                        ruleId?: string;
+                    }[];
+                    ruleId?: string;
+                    expression?: string;
+                }[];
                 durationMs?: number;
             };
             metadata: unknown;
@@ -4890,11 +4965,40 @@ export interface components {
             validation: {
                 validation_id: string;
                 valid: boolean;
-                layers: unknown;
+                layers: {
+                    /** @enum {string} */
+                    schema: "pass" | "fail" | "skipped";
+                    /** @enum {string} */
+                    business_rules: "pass" | "fail" | "skipped";
+                };
                 validated_payload?: unknown;
-                failedLayer?: string;
-                details?: unknown[];
-                steps?: unknown;
+                /** @enum {string} */
+                failedLayer?: "schema" | "business_rules";
+                details?: {
+                    /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
+                    field: string;
+                    message: string;
+                    /** @enum {string} */
+                    code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
+                    ruleId?: string;
+                }[];
+                steps?: {
+                    /** @description The layer (`schema`, `freetext`) or the rule's name */
+                    name: string;
+                    /** @enum {string} */
+                    status: "pass" | "fail" | "error" | "skipped";
+                    durationMs: number;
+                    errors: {
+                        /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
+                        field: string;
+                        message: string;
+                        /** @enum {string} */
+                        code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
+                        ruleId?: string;
+                    }[];
+                    ruleId?: string;
+                    expression?: string;
+                }[];
                 durationMs?: number;
             };
             metadata: unknown;
@@ -4909,6 +5013,77 @@ export interface components {
             updatedAt: string;
             /** Format: date-time */
             completedAt: string | null;
+        };
+        /** @description One approver of one run (api/flow/approvals.presenter.ts presentApproval) */
+        FlowApproval: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            runId: string;
+            runShortId: string;
+            runStatus: string;
+            /** Format: uuid */
+            gateId: string;
+            gateName: string;
+            approverEmail: string;
+            approverName: string | null;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "expired";
+            /** @description The approver's comment with the decision */
+            comment: string | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /**
+             * Format: date-time
+             * @description The deadline: the end of the approval window (null once decided)
+             */
+            expiresAt: string | null;
+            /** @description How many e-mails with a link the approver was sent */
+            sentCount: number;
+            /** Format: date-time */
+            lastSentAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A run's delivery to one of its gate's channels, with every attempt (docs/flow.md "Deliveries") */
+        FlowDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            runId: string;
+            /** Format: uri */
+            url: string;
+            eventId: string;
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "delivering" | "completed" | "failed";
+            attempts: {
+                /** @description Counts every attempt of the delivery, manual retries included */
+                number: number;
+                /**
+                 * Format: date-time
+                 * @description When the attempt started
+                 */
+                at: string;
+                /** @description The HTTP status answered; null when no answer came back */
+                statusCode: number | null;
+                /** @description Why it did not succeed; null on success */
+                error: string | null;
+                durationMs: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the next automatic attempt is due, while one waits
+             */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+            /** @description The exact body sent on every attempt; left out for an API key without `read_runs` */
+            payload?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A Flow gate; secrets read `{"set": true}` (api/flow/gates.presenter.ts) */
         Gate: {
@@ -5068,6 +5243,7 @@ export interface components {
                 status: "pass" | "fail" | "error" | "skipped";
                 durationMs: number;
                 errors: {
+                    /** @description A path into the payload (`items[2].price`), `text` in freetext mode, or the rule id */
                     field: string;
                     message: string;
                     /** @enum {string} */
@@ -14478,6 +14654,8 @@ export interface operations {
                 limit?: number;
                 status?: "validation_failed" | "validated" | "rendering" | "review_required" | "approved" | "rejected" | "expired" | "delivering" | "completed" | "failed";
                 source?: "rest" | "mcp";
+                from?: string;
+                to?: string;
                 sortBy?: "createdAt" | "status";
                 sortOrder?: "asc" | "desc";
             };
@@ -14578,6 +14756,8 @@ export interface operations {
                 limit?: number;
                 status?: "validation_failed" | "validated" | "rendering" | "review_required" | "approved" | "rejected" | "expired" | "delivering" | "completed" | "failed";
                 source?: "rest" | "mcp";
+                from?: string;
+                to?: string;
                 sortBy?: "createdAt" | "status";
                 sortOrder?: "asc" | "desc";
             };
@@ -14656,14 +14836,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The deliveries */
+            /** @description The deliveries, oldest first, each with its attempts */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["FlowDelivery"][];
                     };
                 };
             };
@@ -14697,8 +14877,77 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        /** Format: uuid */
+                        deliveryId: string;
+                        message: string;
                     };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getFlowRunsByIdApprovals: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The run id or short id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run's approvals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["FlowApproval"][];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getFlowRunsByIdArtefact: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The run id or short id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, with its media type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -15435,6 +15684,7 @@ export interface operations {
             query?: {
                 page?: number;
                 limit?: number;
+                status?: "pending" | "decided";
             };
             header?: {
                 /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
@@ -15452,9 +15702,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: {
-                            [key: string]: unknown;
-                        }[];
+                        data: components["schemas"]["FlowApproval"][];
                         meta?: components["schemas"]["PageMeta"];
                     };
                 };
@@ -15488,7 +15736,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        /** @description Approvers e-mailed a fresh link */
+                        sentCount: number;
+                        /** @description Approvers of the run, decided or not */
+                        totalApprovers: number;
                     };
                 };
             };
@@ -15521,14 +15773,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The decided approval */
+            /** @description The decision recorded */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        /** @enum {string} */
+                        decision: "approved" | "rejected";
                     };
                 };
             };
@@ -15561,14 +15815,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The decided approval */
+            /** @description The decision recorded */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        success: boolean;
+                        /** @enum {string} */
+                        decision: "approved" | "rejected";
                     };
                 };
             };

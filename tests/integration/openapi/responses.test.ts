@@ -189,6 +189,46 @@ test('Flow gates and runs answer as documented', async () => {
   expectDocumented(await t.request('GET', '/api/flow/runs', { token }), 'get', '/api/flow/runs', 200);
 });
 
+test('Flow validation details, approvals, a run\'s approvals and deliveries, and a retry answer as documented', async () => {
+  // A person of their own: the Free plan's three gates of the shared project are for the other tests.
+  const me = await signUp(t, { verified: true });
+  const token = me.accessToken;
+  const receiver = await startWebhookReceiver();
+  try {
+    const gate = await t.request('POST', '/api/flow/gates', {
+      token,
+      body: {
+        name: `Approved ${randomBytes(3).toString('hex')}`,
+        schema: { type: 'object', properties: { customer: { type: 'string', required: true } } },
+        businessRules: [{ id: 'named', expression: '$length(customer) > 1', message: 'Name the customer' }],
+        approvalMode: 'manual',
+        approvalConfig: { approvers: [{ email: me.email }], timeoutMinutes: 60, onTimeout: 'reject' },
+        deliveryChannels: [{ type: 'webhook', url: `${receiver.url}/flow`, secret: 'documented-secret' }],
+      },
+    });
+    expect(gate.status).toBe(201);
+    const invalid = await t.request('POST', `/api/flow/gates/${gate.body.id}/runs`, { token, body: { payload: { customer: 'A' } } });
+    expectDocumented(invalid, 'post', '/api/flow/gates/{gateId}/runs', 201);
+    expect(invalid.body.validation.steps.map((s: any) => s.status)).toEqual(['pass', 'fail']);
+    const run = await t.request('POST', `/api/flow/gates/${gate.body.id}/runs`, { token, body: { payload: { customer: 'Ada' } } });
+    await waitFor(async () => (await t.request('GET', `/api/flow/runs/${run.body.id}`, { token })).body.status === 'review_required' || undefined, { what: 'run in review' });
+    expectDocumented(await t.request('POST', `/api/flow/approvals/resend/${run.body.id}`, { token }), 'post', '/api/flow/approvals/resend/{runId}', 200);
+    const pending = await t.request('GET', '/api/flow/approvals', { token });
+    expectDocumented(pending, 'get', '/api/flow/approvals', 200);
+    expect(pending.body.data.length).toBe(1);
+    receiver.respondWith([400], 204);
+    expectDocumented(await t.request('POST', `/api/flow/approvals/${pending.body.data[0].id}/approve`, { token, body: { comment: 'Fine' } }), 'post', '/api/flow/approvals/{id}/approve', 200);
+    expectDocumented(await t.request('GET', '/api/flow/approvals?status=decided', { token }), 'get', '/api/flow/approvals', 200);
+    expectDocumented(await t.request('GET', `/api/flow/runs/${run.body.id}/approvals`, { token }), 'get', '/api/flow/runs/{id}/approvals', 200);
+    await waitFor(async () => (await t.request('GET', `/api/flow/runs/${run.body.id}`, { token })).body.status === 'failed' || undefined, { what: 'delivery refused' });
+    const deliveries = await t.request('GET', `/api/flow/runs/${run.body.id}/deliveries`, { token });
+    expectDocumented(deliveries, 'get', '/api/flow/runs/{id}/deliveries', 200);
+    expectDocumented(await t.request('POST', `/api/flow/deliveries/${deliveries.body.data[0].id}/retry`, { token }), 'post', '/api/flow/deliveries/{id}/retry', 200);
+  } finally {
+    await receiver.stop();
+  }
+});
+
 test('a Flow gate\'s dry run, schema versions and import answer as documented (the dashboard\'s gate pages read them typed)', async () => {
   const token = p.user.accessToken;
   const schema = { type: 'object', properties: { customer: { type: 'string', required: true, minLength: 2 }, items: { type: 'array', items: { type: 'object', properties: { price: { type: 'number', min: 0 } } } } } };

@@ -1,12 +1,13 @@
-import { Stack, Title } from '@mantine/core';
-import { FLOW_TABS, SectionTabs } from '../../SectionTabs';
+import { Route, Routes } from 'react-router';
+import { RunDetail } from './RunDetail';
+import { RunsList } from './RunsList';
 
-/** Placeholder until this area is built (issue 33). */
+/** Flow's runs: the list (`/flow/runs`) and one run (`/flow/runs/:id`). */
 export default function RunsArea() {
   return (
-    <Stack>
-      <SectionTabs label="Flow" tabs={FLOW_TABS} />
-      <Title order={2}>Runs</Title>
-    </Stack>
+    <Routes>
+      <Route index element={<RunsList />} />
+      <Route path=":id" element={<RunDetail />} />
+    </Routes>
   );
 }
