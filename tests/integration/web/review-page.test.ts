@@ -2,7 +2,7 @@ import type { Browser, Page } from 'puppeteer';
 import { deadlineText } from '../../../domain/flow/approval-emails';
 import { approvalMail, approverEmail, magicToken, manualGate, runOf, submit, waitForRunStatus } from '../../support/approvals';
 import type { TestApp } from '../../support/app';
-import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, regionText, startAppWithBrowser, waitForRegionText, waitForText, withAppPage } from '../../support/browser';
+import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, regionText, signInThroughApp, startAppWithBrowser, waitForRegionText, waitForText, withAppPage } from '../../support/browser';
 import { createGate, flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { createTemplate, publish } from '../../support/templates';
 
@@ -160,6 +160,19 @@ describe("the reviewer's page", () => {
     expect(done.approvalStatus).toBe('approved');
     const [decided] = await app.services.db.query(`SELECT status, comment, decided_at FROM flow_approvals WHERE id = $1`, [approval.id]);
     expect(decided).toMatchObject({ status: 'approved', comment: 'Amounts checked against the order' });
+    // The gate's owner sees it in the run's page in the app: completed, the decision, who made it, the comment.
+    await withAppPage(browser, 'review-run-detail', async (tab) => {
+      const { page } = tab;
+      await signInThroughApp(page, app.url, ws.user.email, ws.user.password);
+      await byRole(page, 'heading', 'Templates').wait();
+      await page.goto(`${app.url}/flow/runs/${runId}`);
+      await page.waitForFunction((el) => el.textContent === 'Completed', {}, await byRole(page, 'status', 'Run status').waitHandle());
+      await waitForRegionText(page, 'Approvals', 'Amounts checked against the order');
+      const approvals = await regionText(page, 'Approvals');
+      expect(approvals).toContain(email);
+      expect(approvals.toLowerCase()).toContain('approved');
+      await expectWellBehaved(tab, app.url, 'the decided run');
+    });
 
     // The link now says the approval was decided, and offers nothing more.
     await withAppPage(browser, 'review-decided-link', async ({ page }) => {
