@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
+import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { testDatabaseConfig } from '../../support/reporting';
+import { documentedAnswers, type DocumentedAnswers } from '../../support/openapi-answers';
 
 /**
  * Real answers of reporting's sources against the document's response schemas
@@ -13,35 +12,21 @@ import { testDatabaseConfig } from '../../support/reporting';
  */
 let t: TestApp;
 let user: SignedUpUser;
-let validatorOf: (method: string, path: string, status: number) => (body: unknown) => { valid: boolean; errors: unknown };
+let validatorOf: DocumentedAnswers['validatorOf'];
+let expectDocumented: DocumentedAnswers['expectDocumented'];
 const table = `openapi_sources_${randomBytes(4).toString('hex')}`;
-
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
 
 beforeAll(async () => {
   t = await startTestApp({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
   user = await signUp(t, { verified: true });
   await t.services.db.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, label text, amount numeric(8,2))`);
   await t.services.db.query(`INSERT INTO ${table} VALUES (1, 'a', 1.50), (2, 'b', 2.25)`);
-  const doc = JSON.parse(JSON.stringify((await t.request<Doc>('GET', '/api/openapi.json')).body).replaceAll('"#/components/schemas/', '"doc#/$defs/')) as Doc;
-  const ajv = addFormats(new Ajv2020({ strict: false }));
-  ajv.addSchema({ $id: 'doc', $defs: doc.components.schemas });
-  validatorOf = (method, path, status) => {
-    const schema = doc.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json']?.schema;
-    if (!schema) throw new Error(`no JSON answer documented for ${method} ${path} ${status}`);
-    const validate = ajv.compile(schema as object);
-    return (body) => ({ valid: validate(body), errors: validate.errors ?? null });
-  };
+  ({ validatorOf, expectDocumented } = await documentedAnswers(t));
 });
 afterAll(async () => {
   await t?.services.db.query(`DROP TABLE IF EXISTS ${table}`);
   await t?.close();
 });
-
-function expectDocumented(res: TestResponse, method: string, path: string, status: number): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: res.body });
-  expect(validatorOf(method, path, status)(res.body)).toEqual({ valid: true, errors: null });
-}
 
 test('datasources answer as documented', async () => {
   const token = user.accessToken;

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
+import { startTestApp, type TestApp } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { signUp } from '../../support/factories';
 import { createTestDatasource } from '../../support/reporting';
@@ -9,6 +7,7 @@ import { invitationMail } from '../../support/teams';
 import { buildTemplate } from '../../support/templates';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver } from '../../support/webhook-receiver';
+import { documentedAnswers, type DocumentedAnswers } from '../../support/openapi-answers';
 
 /**
  * Real answers against the document's response schemas (api/openapi/resources.ts): a job generated,
@@ -18,36 +17,20 @@ import { startWebhookReceiver } from '../../support/webhook-receiver';
  */
 let t: TestApp;
 let p: DocumentProject;
-let validatorOf: (method: string, path: string, status: number) => (body: unknown) => { valid: boolean; errors: unknown };
+let validatorOf: DocumentedAnswers['validatorOf'];
+let expectDocumented: DocumentedAnswers['expectDocumented'];
 const table = `openapi_rows_${randomBytes(4).toString('hex')}`;
-
-type Doc = { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }>>; components: { schemas: Record<string, unknown> } };
 
 beforeAll(async () => {
   // The report's datasource (the test database) and the webhook URL are on 127.0.0.1, a private address outbound connections refuse unless allowed.
   t = await startTestApp({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
   p = await setupDocumentProject(t);
-  // Component references become references into one schema holding the components, so ajv resolves them.
-  const doc = JSON.parse(JSON.stringify((await t.request<Doc>('GET', '/api/openapi.json')).body).replaceAll('"#/components/schemas/', '"doc#/$defs/')) as Doc;
-  const ajv = addFormats(new Ajv2020({ strict: false }));
-  ajv.addSchema({ $id: 'doc', $defs: doc.components.schemas });
-  validatorOf = (method, path, status) => {
-    const schema = doc.paths[path]?.[method]?.responses[String(status)]?.content?.['application/json']?.schema;
-    if (!schema) throw new Error(`no JSON answer documented for ${method} ${path} ${status}`);
-    const validate = ajv.compile(schema as object);
-    return (body) => ({ valid: validate(body), errors: validate.errors ?? null });
-  };
+  ({ validatorOf, expectDocumented } = await documentedAnswers(t));
 });
 afterAll(async () => {
   await t?.services.db.query(`DROP TABLE IF EXISTS ${table}`);
   await t?.close();
 });
-
-/** Asserts the answer has `status` and a body the document's schema for that answer accepts. */
-function expectDocumented(res: TestResponse, method: string, path: string, status: number): void {
-  expect({ status: res.status, body: res.body }).toEqual({ status, body: res.body });
-  expect(validatorOf(method, path, status)(res.body)).toEqual({ valid: true, errors: null });
-}
 
 test('document jobs and batches answer as documented', async () => {
   const generated = await t.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'pdf', variables: { customer: 'Ada' } } });

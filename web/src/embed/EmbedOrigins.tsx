@@ -1,8 +1,9 @@
-import { Alert, Button, Group, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
+import { Button, Group, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must } from '../api';
 import { useSession } from '../session';
+import { Failure } from '../pages/controls';
 
 /**
  * The Team page's "Embedded designer" (docs/embedding.md): the origins whose pages may frame the
@@ -34,7 +35,7 @@ export function EmbedOrigins() {
         <Text size="sm" c="dimmed">
           Pages of these sites may show a template&apos;s designer in a frame, opened with an embed token your server mints (docs/embedding.md).
         </Text>
-        {origins.error && <Alert color="red" role="alert">{origins.error.message}</Alert>}
+        <Failure error={origins.error} />
         {canEdit ? (
           <form
             onSubmit={(e: FormEvent) => {
@@ -75,7 +76,7 @@ export function EmbedOrigins() {
         ) : (
           <Text size="sm">{origins.data?.origins.length ? origins.data.origins.join(', ') : 'No site may embed the designer.'}</Text>
         )}
-        {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+        <Failure error={save.error} />
       </Stack>
     </Paper>
   );

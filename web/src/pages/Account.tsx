@@ -6,6 +6,7 @@ import { api, errorText, must } from '../api';
 import { UserAvatar } from '../avatar';
 import { saveAnswer } from '../download';
 import { useSession } from '../session';
+import { Failure } from './controls';
 
 /**
  * The rest of the account in Settings (docs/web.md "Account"): the profile, e-mail preferences, the
@@ -36,7 +37,7 @@ export function Profile() {
           <Stack>
             <TextInput label="Name" required maxLength={200} value={name} onChange={(e) => setName(e.currentTarget.value)} maw={360} />
             <TextInput label="Time zone" description="An IANA name such as Europe/Berlin; dates in e-mails use it" value={timezone} onChange={(e) => setTimezone(e.currentTarget.value)} maw={360} />
-            {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+            <Failure error={save.error} />
             {save.isSuccess && <Text role="status" c="green">Profile saved</Text>}
             <Group>
               <Button type="submit" loading={save.isPending}>
@@ -174,7 +175,7 @@ export function EmailPreferences() {
             }}
           />
         ))}
-        {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+        <Failure error={save.error} />
         {save.isSuccess && <Text role="status" size="sm" c="green">Preferences saved</Text>}
       </Stack>
     </Paper>
@@ -205,7 +206,7 @@ export function TwoFactorManagement() {
             New backup codes
           </Button>
         </Group>
-        {codes.error && <Alert color="red" role="alert">{codes.error.message}</Alert>}
+        <Failure error={codes.error} />
         {backupCodes && (
           <Stack gap={4}>
             <Text size="sm">Your new backup codes (the earlier ones stopped working):</Text>
@@ -224,7 +225,7 @@ export function TwoFactorManagement() {
             Turn off two-factor authentication
           </Button>
         </Group>
-        {disable.error && <Alert color="red" role="alert">{disable.error.message}</Alert>}
+        <Failure error={disable.error} />
         {disable.isSuccess && <Text role="status" c="green">Two-factor authentication is off</Text>}
       </Stack>
     </Paper>
@@ -273,7 +274,7 @@ export function YourData() {
           <Stack>
             <Text size="sm">You are signed out at once, and the account with your personal project is removed after the grace period. Until then it can be restored: the e-mail you receive says how.</Text>
             <PasswordInput label="Password to confirm" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
-            {remove.error && <Alert color="red" role="alert">{remove.error.message}</Alert>}
+            <Failure error={remove.error} />
             <Button type="submit" color="red" loading={remove.isPending}>
               Delete the account
             </Button>

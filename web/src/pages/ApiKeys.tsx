@@ -5,7 +5,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import type { components } from '../../../clients/ts';
 import { api, must, mustSucceed } from '../api';
 import { useSession } from '../session';
-import { ConfirmButton, Pager, ShownOnce, when } from './controls';
+import { ConfirmButton, Failure, Pager, ShownOnce, when } from './controls';
 import { OAuthClients } from './OAuthClients';
 import { allFlags, DEFAULT_PERMISSIONS, PermissionBadges, PermissionChecks, StateBadge, type Permissions } from './permissions';
 
@@ -149,7 +149,7 @@ function KeyDetails({ apiKey: key, onClose }: { apiKey: ApiKey; onClose: () => v
           <Title order={3} size="h5">
             Usage
           </Title>
-          {stats.error && <Alert color="red" role="alert">{stats.error.message}</Alert>}
+          <Failure error={stats.error} />
           {s && (
             <SimpleGrid cols={4}>
               <Figure label="Requests in total" value={s.totalRequests} />
@@ -171,7 +171,7 @@ function KeyDetails({ apiKey: key, onClose }: { apiKey: ApiKey; onClose: () => v
           <Stack component="section" aria-label="Edit the key">
             <TextInput label="Name" required maxLength={100} value={name} onChange={(e) => setName(e.currentTarget.value)} />
             <PermissionChecks label="Permissions" value={permissions} onChange={setPermissions} />
-            {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+            <Failure error={save.error} />
             {save.isSuccess && <Text role="status" size="sm" c="green">Saved: the key is allowed this from its next call</Text>}
             <Group>
               <Button type="submit" loading={save.isPending}>
@@ -246,7 +246,7 @@ function CreateKey() {
             }}
           >
             <Stack>
-              {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+              <Failure error={create.error} />
               <TextInput label="Name" description="What the key is for, e.g. the system that uses it" required maxLength={100} value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
               <PermissionChecks label="Permissions" value={permissions} onChange={setPermissions} />
               <TextInput

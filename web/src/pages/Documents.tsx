@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { api, errorText, must, type Job } from '../api';
 import { saveAnswer } from '../download';
 import { useSession } from '../session';
+import { Failure } from './controls';
 
 const STATUS_COLOURS: Record<Job['status'], string> = { queued: 'gray', processing: 'blue', completed: 'green', failed: 'red', cancelled: 'dark' };
 const PAGE = 25;
@@ -58,7 +59,7 @@ export function DocumentsPage() {
           w={180}
         />
       </Group>
-      {jobs.error && <Alert color="red" role="alert">{jobs.error.message}</Alert>}
+      <Failure error={jobs.error} />
       {jobs.data && jobs.data.jobs.length === 0 && <Text c="dimmed">No documents yet. Generate one from a template.</Text>}
       {jobs.data && jobs.data.jobs.length > 0 && (
         <Table striped aria-label="Document jobs">
@@ -151,7 +152,7 @@ function JobDetail({ jobId, onClose }: { jobId: string; onClose: () => void }) {
   const j = job.data;
   return (
     <Modal opened onClose={onClose} title="Document job" size="lg">
-      {job.error && <Alert color="red" role="alert">{job.error.message}</Alert>}
+      <Failure error={job.error} />
       {j && (
         <Stack>
           <Group>

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, must } from '../api';
 import { JsonField } from '../JsonField';
+import { Failure } from './controls';
 
 /**
  * Generating from a template (docs/web.md "Generate"): one document from a form built from the
@@ -55,7 +56,7 @@ export function Generate({ id, formats, published, sample, declared }: { id: str
           Generate a document
         </Title>
         {!published && <Text size="sm" c="dimmed">Publish the template first: documents are made from its published version.</Text>}
-        {generate.error && <Alert color="red" role="alert">{generate.error.message}</Alert>}
+        <Failure error={generate.error} />
         {formats.length > 1 && <SegmentedControl aria-label="Format" data={formats.map((f) => ({ value: f, label: f.toUpperCase() }))} value={format} onChange={setFormat} />}
         {declared.length > 0 && <SegmentedControl aria-label="Variables from" data={['Form', 'Sample data']} value={from} onChange={(v) => setFrom(v as 'Form' | 'Sample data')} />}
         {from === 'Form' && (

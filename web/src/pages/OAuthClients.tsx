@@ -5,7 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { components } from '../../../clients/ts';
 import { api, must, mustSucceed } from '../api';
 import { useSession } from '../session';
-import { ConfirmButton, Pager, ShownOnce, when } from './controls';
+import { ConfirmButton, Failure, Pager, ShownOnce, when } from './controls';
 import { allFlags, DEFAULT_PERMISSIONS, PermissionBadges, PermissionChecks, StateBadge, type Permissions } from './permissions';
 
 type Client = components['schemas']['OAuthClient'];
@@ -174,7 +174,7 @@ function CreateClient({ onCreated }: { onCreated: (client: ClientWithSecret) => 
           }}
         >
           <Stack>
-            {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+            <Failure error={create.error} />
             <TextInput label="Name" description="The system that will use it" required maxLength={100} value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
             <PermissionChecks label="Permissions" value={permissions} onChange={setPermissions} />
             <Text size="xs" c="dimmed">
@@ -218,7 +218,7 @@ function EditClient({ client, onClose }: { client: Client; onClose: () => void }
           <Text size="xs" c="dimmed">
             Narrowing them narrows the client&apos;s live tokens at once.
           </Text>
-          {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+          <Failure error={save.error} />
           <Button type="submit" loading={save.isPending}>
             Save changes
           </Button>

@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { api, COOKIE_SESSION, errorText, must, setAccessToken } from '../api';
 import { useSession } from '../session';
 import { EmailPreferences, Profile, TwoFactorManagement, YourData } from './Account';
+import { Failure } from './controls';
 
 /** The signed-in person's account: profile, two-factor authentication, password, e-mail preferences, their data. */
 export function SettingsPage() {
@@ -115,7 +116,7 @@ function TwoFactor() {
                   </CopyButton>
                 </Stack>
               </SimpleGrid>
-              {confirm.error && <Alert color="red" role="alert">{confirm.error.message}</Alert>}
+              <Failure error={confirm.error} />
               <TextInput label="Authentication code" autoComplete="one-time-code" inputMode="numeric" required value={code} onChange={(e) => setCode(e.currentTarget.value)} maw={240} />
               <Group>
                 <Button type="submit" loading={confirm.isPending}>
@@ -125,7 +126,7 @@ function TwoFactor() {
             </Stack>
           </form>
         )}
-        {setup.error && <Alert color="red" role="alert">{setup.error.message}</Alert>}
+        <Failure error={setup.error} />
       </Stack>
     </Paper>
   );
@@ -167,7 +168,7 @@ function ChangePassword() {
               Password changed. Your other sessions were signed out.
             </Alert>
           )}
-          {change.error && <Alert color="red" role="alert">{change.error.message}</Alert>}
+          <Failure error={change.error} />
           <PasswordInput label="Current password" autoComplete="current-password" required value={current} onChange={(e) => setCurrent(e.currentTarget.value)} />
           <PasswordInput label="New password" description="At least 8 characters" autoComplete="new-password" required minLength={8} value={next} onChange={(e) => setNext(e.currentTarget.value)} />
           <Group>

@@ -6,7 +6,7 @@ import type { components } from '../../../clients/ts';
 import { api, must } from '../api';
 import { EmbedOrigins } from '../embed/EmbedOrigins';
 import { useSession } from '../session';
-import { ConfirmButton, Pager, when } from './controls';
+import { ConfirmButton, Failure, Pager, when } from './controls';
 
 type Member = components['schemas']['Member'];
 type Invitation = components['schemas']['Invitation'];
@@ -83,7 +83,7 @@ function ProjectSettings() {
           </Title>
           <NewProject />
         </Group>
-        {project.error && <Alert color="red" role="alert">{project.error.message}</Alert>}
+        <Failure error={project.error} />
         {p && (
           <Text size="sm">
             {p.isPersonal ? 'Your personal project' : 'A team project'} · {p.memberCount} member{p.memberCount === 1 ? '' : 's'} · address <code>{p.slug}</code> · your role: <b>{p.role}</b>
@@ -150,7 +150,7 @@ function NewProject() {
           <Stack>
             <Text size="sm">A project of its own: templates, documents, keys and members. You are its owner, and the app switches to it.</Text>
             <TextInput label="Name" required maxLength={100} value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
-            {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+            <Failure error={create.error} />
             <Button type="submit" loading={create.isPending}>
               Create project
             </Button>
@@ -286,7 +286,7 @@ function InviteMember() {
               <Text size="sm">They get an e-mail with a link, and accept it signed in with that address.</Text>
               <TextInput label="Email" type="email" required maxLength={254} value={email} onChange={(e) => setEmail(e.currentTarget.value)} data-autofocus />
               <Select label="Role" description={ROLE_HELP} data={ROLES} value={role} onChange={setRole} allowDeselect={false} />
-              {send.error && <Alert color="red" role="alert">{send.error.message}</Alert>}
+              <Failure error={send.error} />
               <Button type="submit" loading={send.isPending}>
                 Send invitation
               </Button>
@@ -381,7 +381,7 @@ function InvitationsToYou() {
         <Title order={3} size="h4">
           Invitations to you
         </Title>
-        {mine.error && <Alert color="red" role="alert">{mine.error.message}</Alert>}
+        <Failure error={mine.error} />
         {list.map((i) => (
           <InvitationToYou key={i.id} invitation={i} />
         ))}
@@ -421,7 +421,7 @@ function InvitationToYou({ invitation: i }: { invitation: MyInvitation }) {
         <Text size="sm">
           {i.invitedBy ?? 'Someone'} invites you as {i.role === 'admin' ? 'an' : 'a'} {i.role}. The invitation works until {when(i.expiresAt)}.
         </Text>
-        {reject.error && <Alert color="red" role="alert">{reject.error.message}</Alert>}
+        <Failure error={reject.error} />
       </div>
       <Group gap="xs" wrap="nowrap">
         <Button size="xs" aria-label={`Accept the invitation to ${i.teamName}`} onClick={open}>
@@ -480,7 +480,7 @@ function ActivityFeed() {
         <Title order={3} size="h4">
           Activity
         </Title>
-        {activity.error && <Alert color="red" role="alert">{activity.error.message}</Alert>}
+        <Failure error={activity.error} />
         {activity.data && list.length === 0 && (
           <Text size="sm" c="dimmed">
             Nothing has happened here yet.

@@ -9,6 +9,7 @@ import { DefinitionEditor } from './DefinitionEditor';
 import { Generate, type DeclaredVariable } from './Generate';
 import { AutomationFields, TemplateAnalytics } from './TemplateInsights';
 import { PreviewPanel, SampleDataPanel, useSampleData } from './workbench';
+import { Failure } from './controls';
 
 /** A template: its state, publishing, and generating a document from it with variables written as JSON. */
 export function TemplatePage() {
@@ -70,7 +71,7 @@ export function Publish({ id, onPublished }: { id: string; onPublished?: (publis
       <Button onClick={open}>Publish</Button>
       <Modal opened={opened} onClose={close} title="Publish a new version">
         <Stack>
-          {publish.error && <Alert color="red" role="alert">{publish.error.message}</Alert>}
+          <Failure error={publish.error} />
           <Textarea label="Release notes" value={notes} onChange={(e) => setNotes(e.currentTarget.value)} autosize minRows={3} />
           <Button onClick={() => publish.mutate()} loading={publish.isPending}>
             Publish version
@@ -166,7 +167,7 @@ function Versions({ id, canEdit, latest }: { id: string; canEdit: boolean; lates
         </Table>
       </Stack>
       <Modal opened={viewing !== undefined} onClose={() => setViewing(undefined)} title={`Version ${viewing ?? ''}`} size="xl">
-        {shown.error && <Alert color="red" role="alert">{shown.error.message}</Alert>}
+        <Failure error={shown.error} />
         {shown.data && (
           <Stack>
             <Text size="sm">
@@ -185,7 +186,7 @@ function Versions({ id, canEdit, latest }: { id: string; canEdit: boolean; lates
       <Modal opened={restoring !== undefined} onClose={() => setRestoring(undefined)} title={`Restore version ${restoring ?? ''}?`}>
         <Stack>
           <Text size="sm">Its definition becomes the draft and is published at once as version {latest + 1}: documents generated from now on use it.</Text>
-          {restore.error && <Alert color="red" role="alert">{restore.error.message}</Alert>}
+          <Failure error={restore.error} />
           <Button onClick={() => restoring !== undefined && restore.mutate(restoring)} loading={restore.isPending}>
             Restore and publish
           </Button>

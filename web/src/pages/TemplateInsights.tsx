@@ -1,7 +1,8 @@
-import { Alert, Code, Group, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Code, Group, Paper, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../api';
+import { Failure } from './controls';
 
 type Period = '7d' | '30d' | '90d' | '1y';
 
@@ -47,7 +48,7 @@ export function TemplateAnalytics({ id }: { id: string }) {
             ]}
           />
         </Group>
-        {analytics.error && <Alert color="red" role="alert">{analytics.error.message}</Alert>}
+        <Failure error={analytics.error} />
         {a && (
           <SimpleGrid cols={{ base: 2, sm: 4 }}>
             <Figure label="Documents in the period" value={String(a.usage.total)} />
@@ -76,7 +77,7 @@ export function AutomationFields({ id, latest }: { id: string; latest: number })
         <Text size="sm" c="dimmed">
           What Zapier, Make or n8n show as the form behind “generate a document”: the variables of {latest > 0 ? `version ${latest}` : 'the draft (nothing is published yet)'}.
         </Text>
-        {fields.error && <Alert color="red" role="alert">{fields.error.message}</Alert>}
+        <Failure error={fields.error} />
         {fields.data && fields.data.length === 0 && <Text size="sm">The template declares no variables.</Text>}
         {fields.data && fields.data.length > 0 && (
           <Table aria-label="Automation fields of the template">

@@ -6,6 +6,7 @@ import { Link, useNavigate } from 'react-router';
 import { api, errorText, must } from '../api';
 import { saveAnswer } from '../download';
 import { useSession } from '../session';
+import { Failure } from './controls';
 
 /** A new template: one section with the template's name as its heading, ready for the designer. */
 function blankDefinition(name: string) {
@@ -119,7 +120,7 @@ export function TemplatesPage() {
           {notice.text}
         </Alert>
       )}
-      {templates.error && <Alert color="red" role="alert">{templates.error.message}</Alert>}
+      <Failure error={templates.error} />
       {templates.data && rows.length === 0 && (
         <Text c="dimmed">No templates yet.{canEdit ? ' Start from an example, or a blank page with New template.' : ''}</Text>
       )}
@@ -276,7 +277,7 @@ function NewTemplate() {
           }}
         >
           <Stack>
-            {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+            <Failure error={create.error} />
             <TextInput label="Name" required maxLength={200} value={name} onChange={(e) => setName(e.currentTarget.value)} data-autofocus />
             <Radio.Group label="Output" value={format} onChange={(v) => setFormat(v as 'pdf' | 'excel')}>
               <Group mt="xs">
@@ -313,7 +314,7 @@ function StartFromExample() {
         Start from an example
       </Button>
       <Modal opened={opened} onClose={close} title="Start from an example" size="xl">
-        {start.error && <Alert color="red" role="alert">{start.error.message}</Alert>}
+        <Failure error={start.error} />
         <SimpleGrid cols={{ base: 1, sm: 2 }}>
           {examples.data?.data.map((example) => (
             <Card key={example.key} withBorder component="section" aria-label={example.name}>

@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import type { components } from '../../../clients/ts';
 import { api, errorText, must } from '../api';
 import { useSession } from '../session';
-import { ShownOnce } from './controls';
+import { Failure, ShownOnce } from './controls';
 
 type Subscription = components['schemas']['WebhookSubscription'];
 type Delivery = components['schemas']['WebhookDelivery'];
@@ -219,7 +219,7 @@ function CreateSubscription({ onCreated }: { onCreated: (id: string) => void }) 
             }}
           >
             <Stack>
-              {create.error && <Alert color="red" role="alert">{create.error.message}</Alert>}
+              <Failure error={create.error} />
               <TextInput label="URL" description="Where the events are POSTed (http or https)" placeholder="https://example.com/hooks/formwork" required type="url" value={url} onChange={(e) => setUrl(e.currentTarget.value)} data-autofocus />
               <TextInput label="Description" description="Optional: what receives them" maxLength={500} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
               <EventChoices value={events} onChange={setEvents} />
@@ -259,7 +259,7 @@ function EditSubscription({ subscription, onClose }: { subscription: Subscriptio
         }}
       >
         <Stack>
-          {save.error && <Alert color="red" role="alert">{save.error.message}</Alert>}
+          <Failure error={save.error} />
           <TextInput label="URL" required type="url" value={url} onChange={(e) => setUrl(e.currentTarget.value)} />
           <TextInput label="Description" maxLength={500} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
           <EventChoices value={events} onChange={setEvents} />
@@ -299,7 +299,7 @@ function DeleteSubscription({ subscription, onClose }: { subscription: Subscript
         <Text>
           <Code style={{ wordBreak: 'break-all' }}>{subscription.url}</Code> will be sent nothing more, retries waiting for it end, and its delivery log goes with it.
         </Text>
-        {remove.error && <Alert color="red" role="alert">{remove.error.message}</Alert>}
+        <Failure error={remove.error} />
         <Group>
           <Button color="red" onClick={() => remove.mutate()} loading={remove.isPending}>
             Delete
@@ -356,7 +356,7 @@ function DeliveryLog({ subscription }: { subscription: Subscription }) {
             w={220}
           />
         </Group>
-        {deliveries.error && <Alert color="red" role="alert">{deliveries.error.message}</Alert>}
+        <Failure error={deliveries.error} />
         {deliveries.data && list.length === 0 && <Text c="dimmed">Nothing sent yet. &quot;Send a test&quot; sends a test event.</Text>}
         {list.length > 0 && (
           <Table aria-label="Delivery log">
@@ -418,7 +418,7 @@ function DeliveryDetail({ deliveryId, onClose }: { deliveryId: string; onClose: 
   const shown = d && deliveryStatus(d);
   return (
     <Modal opened onClose={onClose} title="Delivery" size="xl">
-      {delivery.error && <Alert color="red" role="alert">{delivery.error.message}</Alert>}
+      <Failure error={delivery.error} />
       {d && shown && (
         <Stack>
           <Group>
@@ -484,7 +484,7 @@ function DeliveryDetail({ deliveryId, onClose }: { deliveryId: string; onClose: 
               {JSON.stringify(d.payload, null, 2)}
             </Code>
           </div>
-          {resend.error && <Alert color="red" role="alert">{resend.error.message}</Alert>}
+          <Failure error={resend.error} />
           {d.status === 'failed' && (
             <Group>
               <Button onClick={() => resend.mutate()} loading={resend.isPending}>

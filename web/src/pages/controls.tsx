@@ -1,4 +1,4 @@
-import { Button, CopyButton, Group, Modal, Stack, Text, TextInput, type ButtonProps } from '@mantine/core';
+import { Alert, Button, CopyButton, Group, Modal, Stack, Text, TextInput, type ButtonProps } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import type { components } from '../../../clients/ts';
@@ -87,4 +87,14 @@ export function Pager({ meta, onPage, previous = 'Previous', next = 'Next', of }
 /** A date and time as the person's browser writes them; "never" for none. */
 export function when(iso: string | null | undefined, none = 'never'): string {
   return iso ? new Date(iso).toLocaleString() : none;
+}
+
+/** A failed call's message as an alert a screen reader announces; nothing while there is none. */
+export function Failure({ error }: { error: Error | null | undefined }) {
+  if (!error) return null;
+  return (
+    <Alert color="red" role="alert">
+      {error.message}
+    </Alert>
+  );
 }

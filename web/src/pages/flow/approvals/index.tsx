@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
-import { Pager, when } from '../../controls';
+import { Failure, Pager, when } from '../../controls';
 import { Fact, Facts } from '../runs/Facts';
 import { APPROVAL_STATUS, payloadSummary, type Approval } from '../runs/words';
 
@@ -64,11 +64,7 @@ export default function ApprovalsArea() {
         <Title order={3} size="h4" mb="sm">
           Waiting for you
         </Title>
-        {pending.error && (
-          <Alert color="red" role="alert">
-            {pending.error.message}
-          </Alert>
-        )}
+        <Failure error={pending.error} />
         {pending.data && waiting.length === 0 && <Text c="dimmed">Nothing waits for your decision.</Text>}
         <Stack>
           {waiting.map((a) => (
@@ -81,11 +77,7 @@ export default function ApprovalsArea() {
         <Title order={3} size="h4" mb="sm">
           Decided
         </Title>
-        {decided.error && (
-          <Alert color="red" role="alert">
-            {decided.error.message}
-          </Alert>
-        )}
+        <Failure error={decided.error} />
         {decided.data && past.length === 0 && <Text c="dimmed">No decision yet.</Text>}
         {past.length > 0 && (
           <Table.ScrollContainer minWidth={640}>
@@ -184,11 +176,7 @@ function PendingApproval({ approval: a, onDecided }: { approval: Approval; onDec
         {canDecide && (
           <>
             <Textarea label="Comment" description="Optional; the run's page shows it with your decision." maxLength={1000} autosize minRows={2} value={comment} onChange={(e) => setComment(e.currentTarget.value)} />
-            {decide.error && (
-              <Alert color="red" role="alert">
-                {decide.error.message}
-              </Alert>
-            )}
+            <Failure error={decide.error} />
             <Group>
               <Button color="green" onClick={() => decide.mutate('approve')} loading={decide.isPending && decide.variables === 'approve'} disabled={decide.isPending}>
                 Approve

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { Link, useLocation } from 'react-router';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
-import { Pager, when } from '../../controls';
+import { Failure, Pager, when } from '../../controls';
 import { FLOW_TABS, SectionTabs } from '../../SectionTabs';
 import { STATUS_WORDS, type Gate } from './model';
 
@@ -72,11 +72,7 @@ export function GateList() {
           }}
         />
       </Group>
-      {gates.error && (
-        <Alert color="red" role="alert">
-          {gates.error.message}
-        </Alert>
-      )}
+      <Failure error={gates.error} />
       {gates.data && list.length === 0 && <Text c="dimmed">{search || status ? 'No gate matches.' : canEdit ? 'No gates yet: "New gate" makes one.' : 'No gates yet.'}</Text>}
       {list.length > 0 && (
         <Table aria-label="Gates" highlightOnHover>

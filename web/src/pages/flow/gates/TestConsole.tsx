@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { api, must } from '../../../api';
 import { CodeEditor } from './CodeEditor';
 import type { TestResult } from './model';
+import { Failure } from '../../controls';
 
 const STATUS_COLOURS: Record<string, string> = { pass: 'green', fail: 'red', error: 'orange', skipped: 'gray' };
 const LAYER_WORDS: Record<string, string> = { schema: 'Schema', business_rules: 'Business rules' };
@@ -66,11 +67,7 @@ export function TestConsole({ gateId, freetext, initialSample, savedVersion, uns
                       Test
                     </Button>
                   </Group>
-                  {test.error && (
-                    <Alert color="red" role="alert">
-                      {test.error.message}
-                    </Alert>
-                  )}
+                  <Failure error={test.error} />
                 </Stack>
               </Grid.Col>
               <Grid.Col span={{ base: 12, md: 7 }}>

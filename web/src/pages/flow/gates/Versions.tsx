@@ -2,7 +2,7 @@ import { Alert, Button, Code, Group, Modal, Paper, Select, Stack, Table, Text, T
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, must } from '../../../api';
-import { when } from '../../controls';
+import { Failure, when } from '../../controls';
 import { useSession } from '../../../session';
 import type { Gate, GateVersion } from './model';
 
@@ -28,11 +28,7 @@ export function Versions({ gate, onUse, readOnly }: { gate: Gate; onUse: (v: Gat
         <Text size="sm" c="dimmed">
           A version never changes once written; each run records the version it was checked against.
         </Text>
-        {versions.error && (
-          <Alert color="red" role="alert">
-            {versions.error.message}
-          </Alert>
-        )}
+        <Failure error={versions.error} />
         {list.length > 0 && (
           <Table aria-label="Versions">
             <Table.Thead>
@@ -147,11 +143,7 @@ export function ImportFromTemplate({ gate, onImported }: { gate: Gate; onImporte
             Import its variables
           </Button>
         </Group>
-        {importSchema.error && (
-          <Alert color="red" role="alert">
-            {importSchema.error.message}
-          </Alert>
-        )}
+        <Failure error={importSchema.error} />
         {importSchema.data && (
           <Alert color="green" role="status">
             Imported: schema version {importSchema.data.schemaVersion}.

@@ -5,7 +5,7 @@ import { Link, useParams } from 'react-router';
 import { api, errorText, must } from '../../../api';
 import { saveAnswer } from '../../../download';
 import { useSession } from '../../../session';
-import { when } from '../../controls';
+import { Failure, when } from '../../controls';
 import { FLOW_TABS, SectionTabs } from '../../SectionTabs';
 import { Fact, Facts } from './Facts';
 import { useGateNames } from './RunsList';
@@ -55,11 +55,7 @@ export function RunDetail() {
       <Anchor component={Link} to="/flow/runs" size="sm">
         <span aria-hidden="true">← </span>All runs
       </Anchor>
-      {run.error && (
-        <Alert color="red" role="alert">
-          {run.error.message}
-        </Alert>
-      )}
+      <Failure error={run.error} />
       {!r && !run.error && <Loader aria-label="Loading the run" />}
       {r && shown && (
         <>
@@ -318,11 +314,7 @@ function Approvals({ run }: { run: Run }) {
           {resend.error.message}
         </Alert>
       )}
-      {approvals.error && (
-        <Alert color="red" role="alert">
-          {approvals.error.message}
-        </Alert>
-      )}
+      <Failure error={approvals.error} />
       {list.length > 0 && (
         <Table.ScrollContainer minWidth={560}>
           <Table aria-label="Decisions">
@@ -383,11 +375,7 @@ function Deliveries({ deliveries }: { deliveries: UseQueryResult<{ data: Deliver
       <Title order={3} size="h4" mb="sm">
         Deliveries
       </Title>
-      {deliveries.error && (
-        <Alert color="red" role="alert">
-          {deliveries.error.message}
-        </Alert>
-      )}
+      <Failure error={deliveries.error} />
       {retry.error && (
         <Alert color="red" role="alert" mb="sm">
           {retry.error.message}

@@ -1,9 +1,9 @@
-import { Alert, Anchor, Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useSearchParams } from 'react-router';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
-import { Pager, when } from '../../controls';
+import { Failure, Pager, when } from '../../controls';
 import { FLOW_TABS, SectionTabs } from '../../SectionTabs';
 import { MOVING, RUN_STATUS, runStatus, SOURCES, type RunStatus } from './words';
 
@@ -112,11 +112,7 @@ export function RunsList() {
           )}
         </Group>
       </Paper>
-      {runs.error && (
-        <Alert color="red" role="alert">
-          {runs.error.message}
-        </Alert>
-      )}
+      <Failure error={runs.error} />
       {runs.data && list.length === 0 && <Text c="dimmed">{filtered ? 'No run matches these filters.' : 'No runs yet: submissions to a gate appear here.'}</Text>}
       {list.length > 0 && (
         <Table.ScrollContainer minWidth={720}>

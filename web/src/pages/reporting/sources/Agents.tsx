@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, must, mustSucceed } from '../../../api';
 import { useSession } from '../../../session';
-import { ConfirmButton, ShownOnce, when } from '../../controls';
+import { ConfirmButton, Failure, ShownOnce, when } from '../../controls';
 import { isAdmin } from './Datasources';
 import type { Agent } from './shared';
 
@@ -172,11 +172,7 @@ export function AgentsSection() {
           <Stack>
             <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
             <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-            {create.error && (
-              <Alert color="red" role="alert">
-                {create.error.message}
-              </Alert>
-            )}
+            <Failure error={create.error} />
             <Group justify="flex-end">
               <Button type="submit" loading={create.isPending}>
                 Create agent
@@ -199,11 +195,7 @@ export function AgentsSection() {
                 The agent sent a public key with the fingerprint <Code>{confirming.keyFingerprint}</Code>. Compare it with the one the agent printed when it started (docs/agent.md &quot;Confirming the key&quot;) and type that one here.
               </Text>
               <TextInput label="Fingerprint the agent printed" required value={fingerprint} onChange={(e) => setFingerprint(e.currentTarget.value)} spellCheck={false} />
-              {confirm.error && (
-                <Alert color="red" role="alert">
-                  {confirm.error.message}
-                </Alert>
-              )}
+              <Failure error={confirm.error} />
               <Group justify="flex-end">
                 <Button type="submit" loading={confirm.isPending}>
                   Confirm key

@@ -4,7 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, mustSucceed } from '../../../api';
 import { useSession } from '../../../session';
-import { ConfirmButton, when } from '../../controls';
+import { ConfirmButton, Failure, when } from '../../controls';
 import { isAdmin, targetOf, TestBadge } from './Datasources';
 import { SchemaTree } from './SchemaTree';
 import { ApiRefusal, call, ErrorAlert, KIND_NAMES, problemsAt, type Datasource, type DiscoveredSchema } from './shared';
@@ -177,11 +177,7 @@ export function DatasourcePage() {
         {d.description && <Text c="dimmed">{d.description}</Text>}
       </div>
       {editing && <EditDatasource datasource={d} onClose={() => setEditing(false)} />}
-      {remove.error && (
-        <Alert color="red" role="alert">
-          {remove.error.message}
-        </Alert>
-      )}
+      <Failure error={remove.error} />
 
       <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
         <Paper withBorder p="md" component="section" aria-label="Connection">
@@ -264,17 +260,9 @@ export function DatasourcePage() {
               </Button>
             )}
           </Group>
-          {refresh.error && (
-            <Alert color="red" role="alert">
-              {refresh.error.message}
-            </Alert>
-          )}
+          <Failure error={refresh.error} />
           {refresh.data === null && !refresh.isPending && <Text size="sm">The agent has not answered yet; read the page again in a moment.</Text>}
-          {schema.error && (
-            <Alert color="red" role="alert">
-              {schema.error.message}
-            </Alert>
-          )}
+          <Failure error={schema.error} />
           {schema.data === null && <Text c="dimmed">The schema has not been read yet.</Text>}
           {schema.data && (
             <>

@@ -1,10 +1,10 @@
-import { Alert, Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
-import { Pager, when } from '../../controls';
+import { Failure, Pager, when } from '../../controls';
 import { AgentsSection } from './Agents';
 import { KIND_NAMES, type Datasource } from './shared';
 
@@ -60,11 +60,7 @@ export function DatasourcesPage() {
         }}
         maw={320}
       />
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       {list.data && rows.length === 0 && <Text c="dimmed">{search ? 'No datasource matches.' : 'No datasources yet.'}</Text>}
       {rows.length > 0 && (
         <Table.ScrollContainer minWidth={720}>

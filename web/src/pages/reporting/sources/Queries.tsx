@@ -1,10 +1,10 @@
-import { Alert, Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
-import { Pager, when } from '../../controls';
+import { Failure, Pager, when } from '../../controls';
 
 /** The project's query objects: name, datasource, language, published version, last change. */
 export function QueriesPage() {
@@ -47,11 +47,7 @@ export function QueriesPage() {
         }}
         maw={320}
       />
-      {list.error && (
-        <Alert color="red" role="alert">
-          {list.error.message}
-        </Alert>
-      )}
+      <Failure error={list.error} />
       {list.data && rows.length === 0 && <Text c="dimmed">{search ? 'No query matches.' : 'No queries yet.'}</Text>}
       {rows.length > 0 && (
         <Table.ScrollContainer minWidth={680}>

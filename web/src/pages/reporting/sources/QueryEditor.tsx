@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import type { paths } from '../../../../../clients/ts';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
-import { ConfirmButton, when } from '../../controls';
+import { ConfirmButton, Failure, when } from '../../controls';
 import { useDiscoveredSchema } from './DatasourceDetail';
 import { ResultsGrid } from './ResultsGrid';
 import { SchemaTree } from './SchemaTree';
@@ -358,11 +358,7 @@ export function QueryEditorPage() {
                 Published version {publish.data.version}.
               </Text>
             )}
-            {restore.error && (
-              <Alert color="red" role="alert">
-                {restore.error.message}
-              </Alert>
-            )}
+            <Failure error={restore.error} />
             {versions.data && versions.data.length === 0 && <Text c="dimmed">Not published yet.</Text>}
             {versions.data && versions.data.length > 0 && (
               <Table aria-label="Versions of the query">
@@ -457,11 +453,7 @@ function VersionDialog({ queryId, version, onClose }: { queryId: string; version
   const definition = detail.data?.definition as { text?: string; parameters?: ParameterDef[]; maxRows?: number; timeoutSeconds?: number } | undefined;
   return (
     <Modal opened={version !== undefined} onClose={onClose} title={`Version ${version ?? ''}`} size="lg">
-      {detail.error && (
-        <Alert color="red" role="alert">
-          {detail.error.message}
-        </Alert>
-      )}
+      <Failure error={detail.error} />
       {detail.data && (
         <Stack gap="xs">
           <Text size="sm">
