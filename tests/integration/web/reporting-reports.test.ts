@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer';
 import type { TestApp } from '../../support/app';
-import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, signInThroughApp, startAppWithBrowser, waitForRegionText, waitForText, withAppPage } from '../../support/browser';
+import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, regionText, signInThroughApp, startAppWithBrowser, waitForRegionText, waitForText, withAppPage } from '../../support/browser';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { createScratchDatabase, nextMinutesMatching, type ScratchDatabase } from '../../support/reporting-web';
 import { createTemplate, publish as publishTemplate } from '../../support/templates';
@@ -165,8 +165,9 @@ describe('reporting: reports, schedules, runs, channels and imports in the dashb
       expect(await page.$eval('aria/On (day of the week)[role="combobox"]', (box) => (box as HTMLInputElement).value)).toBe('Wednesday');
       await clickRadio(page, 'Weekdays');
       await byRole(page, 'textbox', 'At (time)').fill('07:30');
-      const cron = await page.$eval('aria/Cron expression[role="textbox"]', (box) => (box as HTMLInputElement).value);
-      expect(cron).toBe('30 7 * * 1-5');
+      // Each keystroke rewrites the expression ("0", "07", … "07:30"): the last one's is the one that counts.
+      const expression = await byRole(page, 'textbox', 'Cron expression').waitHandle();
+      await page.waitForFunction((box) => (box as HTMLInputElement).value === '30 7 * * 1-5', {}, expression);
 
       const before = new Date();
       // The zone's box holds the browser's zone: a person selects it and types over it.
@@ -236,6 +237,26 @@ describe('reporting: reports, schedules, runs, channels and imports in the dashb
       await waitFor(async () => (await api('GET', `/api/reporting/schedules/${schedules[0].id}`)).body.status === 'paused', { what: 'the schedule paused' });
       await byRole(page, 'button', 'Resume Weekday mornings').wait();
       await expectWellBehaved(tab, app.url, 'the schedules list');
+
+      // A job: the report in a bundle, made on the same page and run now; its run completes.
+      await byRole(page, 'button', 'New job').click();
+      await byRole(page, 'textbox', 'Job name').fill('Morning bundle');
+      await choose(page, 'Reports of the job', 'Orders report');
+      await byRole(page, 'button', 'Create job').click();
+      await byRole(page, 'button', 'Run job Morning bundle').click();
+      const jobs = (await api('GET', '/api/reporting/jobs')).body.data;
+      expect(jobs).toEqual([expect.objectContaining({ name: 'Morning bundle', delivery: 'bundle', items: [expect.objectContaining({ reportId: expect.any(String) })] })]);
+      await waitForRegionText(page, 'Jobs', 'Job run');
+      const jobRun = await waitFor(
+        async () => {
+          const [r] = (await api('GET', `/api/reporting/job-runs?jobId=${jobs[0].id}`)).body.data;
+          return r && ['completed', 'failed'].includes(r.status) ? r : undefined;
+        },
+        { what: 'the job run ended', timeoutMs: 60_000 },
+      );
+      expect(jobRun.status).toBe('completed');
+      expect(await regionText(page, 'Jobs')).toContain(`Job run ${jobRun.shortId}`);
+      await expectWellBehaved(tab, app.url, 'the jobs');
     });
   });
 
