@@ -26,10 +26,10 @@ export function Shell() {
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="xs" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
-            <Title order={1} size="h3">
+            <Title order={1} size={narrow ? 'h4' : 'h3'}>
               Formwork
             </Title>
           </Group>
@@ -40,7 +40,7 @@ export function Shell() {
               value={team?.id ?? null}
               onChange={(id) => id && switchTeam(id)}
               allowDeselect={false}
-              w={narrow ? 140 : 220}
+              w={narrow ? 120 : 220}
             />
             {/* On a phone's width the picture stands for the address (its name says whose it is). */}
             <Group gap="xs" wrap="nowrap">
