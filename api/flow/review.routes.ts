@@ -6,6 +6,7 @@ import type { Principal } from '../../domain/identity/principal';
 import type { Services } from '../../platform/services';
 import { cookieSession } from '../identity/browser-session';
 import { createLimiterFactory, resendLimiters } from '../rate-limits';
+import { sendStoredFile } from '../storage/send-file';
 import { validate } from '../validation';
 import { presentPage } from './gates.presenter';
 import { presentApproval } from './approvals.presenter';
@@ -114,13 +115,8 @@ export function reviewRoutes(services: Services): Router {
 
   router.get('/approvals/:id/document', async (ctx) => {
     const { email, projectId } = reviewer(ctx);
-    const stored = await reviewDocument(detailDeps, { email, projectId }, ctx.params.id);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('Content-Disposition', 'inline');
-    ctx.type = stored.contentType;
-    ctx.length = stored.size;
-    ctx.body = stored.body;
+    const file = await reviewDocument(detailDeps, { email, projectId }, ctx.params.id);
+    sendStoredFile(ctx, file, { cacheControl: 'no-store', disposition: 'inline' });
   });
 
   for (const [action, decision] of [

@@ -13,6 +13,7 @@ import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { ApprovalRow } from './approvals.presenter';
 import type { MagicLinkInput } from './approvals.schema';
 import { getApproval } from './approvals.service';
+import { getRun, readRunArtefact } from './runs.service';
 
 /**
  * External approvers (docs/flow.md, "Review"): a magic-link token plus the approver's e-mail buys
@@ -197,7 +198,5 @@ export async function reviewDocument(
   id: string,
 ): Promise<StoredObject> {
   const approval = await getApproval(deps.db, scope, id);
-  const [run]: Array<{ artefact_key: string | null }> = await deps.db.query(`SELECT artefact_key FROM flow_runs WHERE id = $1`, [approval.run_id]);
-  if (!run?.artefact_key) throw new AppError('ERR_FILE_001', 'This run has no rendered document');
-  return deps.storage.get(run.artefact_key);
+  return readRunArtefact(deps, await getRun(deps.db, scope.projectId, approval.run_id));
 }

@@ -10,6 +10,7 @@ import { findGate } from './gates.service';
 import { presentRun, presentRunSummary } from './runs.presenter';
 import { listRunsSchema } from './runs.schema';
 import { getRun, listRuns, readRunArtefact, runArtefactUrl } from './runs.service';
+import { sendStoredFile } from '../storage/send-file';
 
 /**
  * Spec, "Flow runs": lists (whole workspace, one gate; without payloads) and the full record, whose
@@ -51,12 +52,7 @@ export function runRoutes(deps: FlowApiDeps): Router {
   router.get('/runs/:id/artefact', readRuns, async (ctx) => {
     const run = await getRun(db, projectId(ctx), ctx.params.id);
     const file = await readRunArtefact(deps, run);
-    ctx.type = file.contentType;
-    ctx.length = file.size;
-    ctx.set('Content-Disposition', `inline; filename="${run.shortId}.${file.extension}"`);
-    ctx.set('Cache-Control', 'private, no-store');
-    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
-    ctx.body = file.body;
+    sendStoredFile(ctx, file, { cacheControl: 'private, no-store', disposition: `inline; filename="${run.shortId}.${file.extension}"` });
   });
 
   return router;

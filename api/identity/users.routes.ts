@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Services } from '../../platform/services';
 import { loadUser } from '../middleware/guards';
+import { sendStoredFile } from '../storage/send-file';
 import { validate } from '../validation';
 import { requestAccountDeletion } from './account-deletion.service';
 import { presentUser } from './user.presenter';
@@ -44,12 +45,7 @@ export function userRoutes(services: Services): Router {
 
   // The picture's bytes, for a page of this origin (the signed link may be a bucket's); an image, never run.
   router.get('/avatar', async (ctx) => {
-    const picture = await users.readAvatar(services, await loadUser(db, ctx));
-    ctx.type = picture.contentType;
-    ctx.length = picture.size;
-    ctx.set('Cache-Control', 'private, no-cache');
-    ctx.set('Content-Security-Policy', "default-src 'none'; sandbox");
-    ctx.body = picture.body;
+    sendStoredFile(ctx, await users.readAvatar(services, await loadUser(db, ctx)), { cacheControl: 'private, no-cache' });
   });
 
   router.get('/avatar/requirements', async (ctx) => {
