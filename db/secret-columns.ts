@@ -2,6 +2,7 @@ import type { ValueTransformer } from 'typeorm';
 import { mapHeaderValues, sealSecret, unsealSecret } from '../domain/secret-box';
 import type { DeliveryChannel } from '../domain/flow/gate-settings';
 import type { DatasourceSecrets } from './reporting/datasource.entity';
+import type { OutputOptions } from '../domain/documents/output';
 
 /**
  * Column transformers of secrets at rest (domain/secret-box.ts): entities hold plaintext, the
@@ -87,4 +88,18 @@ export function mapDatasourceConfigHeaders(v: DatasourceConfig, f: (s: string) =
 export const sealedDatasourceConfig: ValueTransformer = {
   to: (v: DatasourceConfig) => mapDatasourceConfigHeaders(v, sealSecret),
   from: (v: DatasourceConfig) => mapDatasourceConfigHeaders(v, unsealSecret),
+};
+
+type Output = OutputOptions | null | undefined;
+
+/** A job's or batch's `output` (jsonb): the encryption passwords are sealed, the rest is not. */
+export function mapOutputPasswords(v: Output, f: (s: string) => string): Output {
+  const e = v?.encryption;
+  if (!v || !e) return v;
+  return { ...v, encryption: { ...e, ownerPassword: f(e.ownerPassword), ...(typeof e.userPassword === 'string' && e.userPassword ? { userPassword: f(e.userPassword) } : {}) } };
+}
+
+export const sealedOutput: ValueTransformer = {
+  to: (v: Output) => mapOutputPasswords(v, sealSecret),
+  from: (v: Output) => mapOutputPasswords(v, unsealSecret),
 };

@@ -1,5 +1,5 @@
 import { mapHeaderValues, SEALED_PREFIX, seal, unseal, type Keyring } from '../domain/secret-box';
-import { mapChannelConfigHeaders, mapChannelSecrets, mapDatasourceConfigHeaders, mapDatasourceSecrets, mapRenderConfigSecret } from './secret-columns';
+import { mapChannelConfigHeaders, mapChannelSecrets, mapDatasourceConfigHeaders, mapDatasourceSecrets, mapOutputPasswords, mapRenderConfigSecret } from './secret-columns';
 import { modifyReturning, type Queryable } from './sql';
 
 /**
@@ -8,7 +8,7 @@ import { modifyReturning, type Queryable } from './sql';
  * by `npm run admin -- rotate-encryption-key` for everything not under the current key (`rotate`).
  */
 
-type Kind = 'text' | 'headers' | 'renderConfig' | 'channels' | 'namedSecrets' | 'configHeaders' | 'datasourceConfig';
+type Kind = 'text' | 'headers' | 'renderConfig' | 'channels' | 'namedSecrets' | 'configHeaders' | 'datasourceConfig' | 'outputPasswords';
 
 interface SecretColumn {
   table: string;
@@ -31,6 +31,9 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   { table: 'reporting_channels', column: 'config', kind: 'configHeaders' },
   // Stored answers of Idempotency-Keys (docs/idempotency.md): a created API key or webhook secret is in them.
   { table: 'idempotency_keys', column: 'response', kind: 'text' },
+  // A generation's encryption passwords (output.encryption), used when the job renders.
+  { table: 'document_jobs', column: 'output', kind: 'outputPasswords' },
+  { table: 'document_batches', column: 'output', kind: 'outputPasswords' },
 ];
 
 /** A string value not starting with the prefix ($p): something to (re-)encrypt. */
@@ -54,6 +57,8 @@ function staleCondition({ column: c, kind }: SecretColumn): string {
       return path('$.headers.*');
     case 'datasourceConfig':
       return path('$.defaultHeaders.*');
+    case 'outputPasswords':
+      return `${c} IS NOT NULL AND (${path('$.encryption.ownerPassword')} OR ${path('$.encryption.userPassword ? (@ != "")')})`;
   }
 }
 
@@ -73,6 +78,8 @@ function transform(kind: Kind, value: unknown, f: (s: string) => string): unknow
       return mapChannelConfigHeaders(value as Record<string, unknown>, f);
     case 'datasourceConfig':
       return mapDatasourceConfigHeaders(value as Record<string, unknown>, f);
+    case 'outputPasswords':
+      return mapOutputPasswords(value as never, f);
   }
 }
 

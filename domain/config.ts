@@ -139,6 +139,10 @@ const fragments = {
     RENDER_HTML_MAX_BYTES: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
     CUSTOM_RENDER_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
     RENDER_OUTPUT_MAX_BYTES: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
+    /** The PDF tools' processes (activities/rendering/pdf-tools/): how many at once (default RENDER_POOL_SIZE), heap and time per step. */
+    PDF_TOOLS_CONCURRENCY: Joi.number().integer().min(1).max(32),
+    PDF_TOOLS_MAX_HEAP_MB: Joi.number().integer().min(64).max(8192).default(512),
+    PDF_TOOLS_TIMEOUT_MS: Joi.number().integer().min(1000).max(600_000).default(120_000),
   },
   /** Uploads, output and mail (docs/security.md, "Uploads, output and mail"). */
   abuse: {
@@ -435,6 +439,12 @@ export function loadConfig(env: Env = process.env) {
       maxCustomRenderBytes: v.CUSTOM_RENDER_MAX_BYTES as number,
       /** Largest rendered file (PDF or XLSX bytes) a preview or a generation may produce (ERR_LIMIT_011). */
       maxOutputBytes: v.RENDER_OUTPUT_MAX_BYTES as number,
+      /** The PDF tools' processes: finishing steps of `output` (docs/documents.md "Output options"). */
+      pdfTools: {
+        concurrency: (v.PDF_TOOLS_CONCURRENCY as number | undefined) ?? (v.RENDER_POOL_SIZE as number),
+        maxHeapMb: v.PDF_TOOLS_MAX_HEAP_MB as number,
+        timeoutMs: v.PDF_TOOLS_TIMEOUT_MS as number,
+      },
     },
     uploads: {
       /** Largest uploaded file, and largest total of files, in one multipart request (413 ERR_REQ_002). */

@@ -347,6 +347,25 @@ export const ERRORS = {
   ERR_EMBED_003: { status: 403, retryable: false, message: 'This embed token only views the template' },
   /** Minting a token for a project that allows no origin to embed the designer, or for an origin not on its list. */
   ERR_EMBED_004: { status: 409, retryable: false, message: 'This origin may not embed the designer: add it to the project\'s embed origins first' },
+
+  // --- output options: PDF/A, e-invoices, signatures, merging, archives (docs/documents.md "Output options") ---
+  /** The printed PDF could not be made PDF/A as asked (`relatedInfo.reason`: a font without Unicode mapping for a `u` level, say). */
+  ERR_OUTPUT_001: { status: 400, retryable: false, message: 'The document could not be made PDF/A' },
+  /** `output.facturx`: the variables lack what the EN 16931 mapping needs (`relatedInfo.errors: [{path, message}]`). */
+  ERR_OUTPUT_002: { status: 400, retryable: false, message: 'The e-invoice could not be made from the variables' },
+  /** A file given to merge (or a template's appended PDF) is not a readable PDF, or is encrypted (`relatedInfo.part`). */
+  ERR_OUTPUT_003: { status: 400, retryable: false, message: 'Not a readable PDF' },
+  /** A finishing step needed more memory or time than PDF_TOOLS_MAX_HEAP_MB / PDF_TOOLS_TIMEOUT_MS allow. */
+  ERR_OUTPUT_004: { status: 400, retryable: false, message: 'Finishing the document needed more memory or time than allowed' },
+  /** A merge or a batch archive past its limits (`relatedInfo.limit`, `relatedInfo.field`): MERGE_MAX_PAGES, MERGE_MAX_PARTS, BATCH_ARCHIVE_MAX_DOCUMENTS, BATCH_ARCHIVE_MAX_BYTES. */
+  ERR_OUTPUT_005: { status: 400, retryable: false, message: 'Merge or archive limit exceeded' },
+  /** A job named in a merge is not completed, is not a PDF, or its file is gone (`relatedInfo.jobId`). */
+  ERR_OUTPUT_006: { status: 409, retryable: false, message: 'This job cannot be merged' },
+  ERR_SIGN_001: { status: 404, retryable: false, message: 'Signing certificate not found' },
+  /** The PKCS#12 file cannot be read with the password given, holds no private key, or its certificate has expired (`relatedInfo.reason`). */
+  ERR_SIGN_002: { status: 400, retryable: false, message: 'The PKCS#12 file or its password is not valid' },
+  /** The configured timestamp authority refused, answered nonsense, or is not reachable (outbound guard included). */
+  ERR_SIGN_003: { status: 502, retryable: true, message: 'The timestamp authority did not give a timestamp' },
   ERR_RDLV_001: { status: 404, retryable: false, message: 'Delivery not found' },
   ERR_RDLV_002: { status: 409, retryable: false, message: 'Cannot retry a completed delivery' },
   ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },

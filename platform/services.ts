@@ -1,4 +1,5 @@
 import { createImportPool, type ImportPool } from '../activities/evaluation/import-pool';
+import { createPdfTools, type PdfTools } from '../activities/rendering/pdf-tools/pdf-tools';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -49,6 +50,8 @@ export interface Services {
   evaluator: Evaluator;
   /** Model imports are read in worker processes (started by the first import; activities/evaluation/import-pool.ts). */
   importPool: ImportPool;
+  /** The PDF tools' processes (started by the first finishing step; activities/rendering/pdf-tools/). */
+  pdfTools: PdfTools;
   /** HMAC key for access tokens and signed local download URLs. */
   secret: string;
   /** Starts accepted records' workflows off the request path; the worker sweeps what it left (platform/workflow-outbox.ts). */
@@ -74,6 +77,7 @@ export async function createServices(config: Config, logger = createLogger(confi
   const excelRenderer = timedExcelRenderer(new ExcelThreads({ size: config.rendering.poolSize }));
   const evaluator = createEvalHost(config.evaluation);
   const importPool = createImportPool(config.reporting.imports);
+  const pdfTools = createPdfTools(config.rendering.pdfTools);
   const queues = taskQueues(config.temporal.taskQueuePrefix);
   const outbox = createWorkflowOutbox({ db, temporal, taskQueues: queues, logger, config });
   return {
@@ -89,6 +93,7 @@ export async function createServices(config: Config, logger = createLogger(confi
     excelRenderer,
     evaluator,
     importPool,
+    pdfTools,
     secret,
     outbox,
     async close() {
@@ -99,6 +104,7 @@ export async function createServices(config: Config, logger = createLogger(confi
       await excelRenderer.close();
       await evaluator.close();
       await importPool.close();
+      await pdfTools.close();
       await temporal.connection.close();
       redis?.disconnect();
       await db.destroy();

@@ -155,6 +155,8 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
         limits: renderLimitsOf(config),
         imageAllowlist: config.rendering.imageHostAllowlist,
         assets: databaseAssets(db),
+        pdfTools: services.pdfTools,
+        outboundAllowlist: config.outbound.allowlist,
       };
       workers.push(
         await Worker.create({

@@ -8,7 +8,7 @@ import type { JobOutcome } from '../../domain/documents/job-status';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
-import { renderDocument } from '../rendering/render-document';
+import { renderDocument, type RenderDeps } from '../rendering/render-document';
 import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
@@ -25,6 +25,10 @@ export interface RenderJobDeps {
   imageAllowlist: string[];
   /** The project's images and fonts a template names (render-assets.ts). */
   assets?: AssetLoader;
+  /** Finishing steps of `output` (pdf-tools/), signing certificates, the outbound allowlist. */
+  pdfTools?: RenderDeps['pdfTools'];
+  signing?: RenderDeps['signing'];
+  outboundAllowlist?: string[];
 }
 
 /** What a batch's group render is given: its jobs, and how many of them render at once. */
@@ -54,11 +58,11 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
     const started = Date.now();
     try {
       const doc = await renderDocument(
-        { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
-        { tenant: job.projectId, template, variables: job.variables, format: job.format, watermark: job.billing === 'free', title: job.filename ?? undefined, signal },
+        { ...deps, pdfRenderer: deps.pdfRenderer() },
+        { tenant: job.projectId, template, variables: job.variables, format: job.format, output: job.output, watermark: job.billing === 'free', title: job.filename ?? undefined, signal },
       );
       signal.throwIfAborted();
-      const key = artefactKey(job.projectId, job.id, job.format);
+      const key = artefactKey(job.projectId, job.id, job.format, doc.fileExtension);
       await deps.storage.put(key, doc.body, doc.contentType);
       if (await completions.complete({ job, artefactKey: key, size: doc.body.length, generationMs: Date.now() - started })) return { jobId: job.id, status: 'completed' };
       // Cancelled (or deleted) while it rendered or its file was being stored: the file belongs to no job.

@@ -25,7 +25,7 @@ import type { AssetLoader } from '../rendering/render-assets';
  * an outage (5xx code) is retried.
  */
 
-function flowArtefactKey(projectId: string, runId: string, ext: 'pdf' | 'xlsx'): string {
+function flowArtefactKey(projectId: string, runId: string, ext: string): string {
   return `flow-runs/${projectId}/${runId}.${ext}`;
 }
 

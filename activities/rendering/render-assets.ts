@@ -18,6 +18,8 @@ export interface LoadedAssets {
   bodies: PageAssets;
   /** Images as data URLs, for workbooks (they embed PNG and JPEG; other kinds show their alt text). */
   dataUrls: Record<string, string>;
+  /** The static PDFs the template appends to its documents (terms and conditions), in order. */
+  appendPdfs?: Buffer[];
 }
 
 export interface AssetLoader {

@@ -8,6 +8,9 @@ import { hasConditions } from '../../domain/templates/visibility';
 import type { RowSource } from './excel-renderer';
 import { sharedExcelThreads, type ExcelRenderer } from './excel-threads';
 import type { PdfRenderer } from './pdf-renderer';
+import type { PdfTools, SigningMaterial } from './pdf-tools/pdf-tools';
+import { needsFinishing, type OutputOptions } from '../../domain/documents/output';
+import type { DocumentFormat } from '../../domain/documents/types';
 import { NO_LOADED_ASSETS, type AssetLoader } from './render-assets';
 
 /**
@@ -29,6 +32,12 @@ export interface RenderDeps {
   imageAllowlist?: readonly string[];
   /** Loads the project's assets the template names (render-assets.ts); without it, asset references show nothing. */
   assets?: AssetLoader;
+  /** Finishes PDFs as `output` asks, in their own processes (pdf-tools/); needed only when something is asked. */
+  pdfTools?: PdfTools;
+  /** Opens a project's signing certificate for output.signature. */
+  signing?: (projectId: string, certificateId: string) => Promise<SigningMaterial>;
+  /** OUTBOUND_ALLOWLIST, for the timestamp authority a signature asks. */
+  outboundAllowlist?: string[];
 }
 
 export interface RenderDocumentInput {
@@ -36,7 +45,9 @@ export interface RenderDocumentInput {
   tenant: string;
   template: TemplateDefinition;
   variables?: Record<string, unknown>;
-  format: 'pdf' | 'excel';
+  format: DocumentFormat;
+  /** What is done to the printed PDF (domain/documents/output.ts), checked when it was asked for. */
+  output?: OutputOptions | null;
   /** Free-quota documents carry the FORMWORK FREE watermark. */
   watermark?: boolean;
   /** Document title metadata (e.g. the requested filename). */
@@ -48,13 +59,15 @@ export interface RenderDocumentInput {
 export interface RenderedDocument {
   body: Buffer;
   contentType: string;
-  fileExtension: 'pdf' | 'xlsx';
+  fileExtension: 'pdf' | 'xlsx' | 'png' | 'zip';
   pageCount?: number;
 }
 
 export const CONTENT_TYPES = {
   pdf: 'application/pdf',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  png: 'image/png',
+  zip: 'application/zip',
 } as const;
 
 export async function renderDocument(deps: RenderDeps, input: RenderDocumentInput): Promise<RenderedDocument> {
@@ -68,8 +81,33 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
   const { imageAllowlist, watermark, title, hidden } = excelOptions;
   const doc = await deps.evaluator.check(input.tenant, 'templateHtml', schema, data, { limits, imageAllowlist, watermark, title, hidden, assets: assets.document });
   signal?.throwIfAborted();
-  const { pdf, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal, assets: assets.bodies });
+  const { pdf: printed, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal, assets: assets.bodies });
+  const pdf = await finished(deps, input, printed, assets.appendPdfs, data);
+  if (input.format === 'png') {
+    const image = await tools(deps).toImages(withinOutputLimit(pdf, limits.maxOutputBytes), input.output?.image ?? {}, signal);
+    return { body: withinOutputLimit(image.body, limits.maxOutputBytes), contentType: image.contentType, fileExtension: image.fileExtension, pageCount: image.pageCount };
+  }
   return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };
+}
+
+const tools = (deps: RenderDeps): PdfTools => {
+  if (!deps.pdfTools) throw new Error('This render has no PDF tools (RenderDeps.pdfTools)');
+  return deps.pdfTools;
+};
+
+/** The printed PDF finished as `output` asks (the e-invoice reads the resolved variables, calculated ones included) (and with the template's appended PDFs); as printed when nothing is asked. */
+async function finished(deps: RenderDeps, input: RenderDocumentInput, pdf: Buffer, appendPdfs: Buffer[] | undefined, variables: ResolvedData): Promise<Buffer> {
+  const output = input.output ?? {};
+  if (!needsFinishing(output) && !appendPdfs?.length) return pdf;
+  const { signature } = output;
+  if (signature && !deps.signing) throw new Error('This render cannot open signing certificates (RenderDeps.signing)');
+  const signing = signature ? await deps.signing!(input.tenant, signature.certificateId) : undefined;
+  input.signal?.throwIfAborted();
+  return tools(deps).finish(
+    pdf,
+    { output, title: input.title, createdAt: new Date().toISOString(), variables, signing, outboundAllowlist: deps.outboundAllowlist, appendPdfs },
+    input.signal,
+  );
 }
 
 /**

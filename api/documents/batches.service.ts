@@ -7,6 +7,7 @@ import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { insertJobs } from '../../db/documents/job-state';
 import { jobDownloadLink } from '../../domain/documents/document-events';
 import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
+import { checkOutput, type OutputOptions } from '../../domain/documents/output';
 import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import { checkVariables, newJob, publishedTemplateFor, reserve, type Caller, type DocumentDeps } from './documents.service';
@@ -17,6 +18,7 @@ export interface BatchInput {
   documents: Array<{ variables: Record<string, unknown>; filename?: string; metadata?: Record<string, unknown> }>;
   metadata?: Record<string, unknown>;
   useCredit: boolean;
+  output?: OutputOptions;
 }
 
 const INSERT_CHUNK = 500;
@@ -34,6 +36,7 @@ export interface AcceptedBatch {
 /** `inTransaction` runs in the transaction that writes the batch and its jobs (the Idempotency-Key's answer, docs/idempotency.md). */
 export async function generateBatch(deps: DocumentDeps, caller: Caller, input: BatchInput, inTransaction?: (m: EntityManager, accepted: AcceptedBatch) => Promise<void>): Promise<AcceptedBatch> {
   const batchMetadata = checkMetadata(input.metadata);
+  checkOutput(input.format, input.output, { batch: true });
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
   const docs = input.documents.map((d, i) => {
     checkVariables(published, d.variables, `documents[${i}].variables.`);
@@ -48,6 +51,7 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
     status: 'processing' as const,
     totalJobs: docs.length,
     metadata: batchMetadata ?? null,
+    output: input.output ?? null,
     apiKeyId: caller.apiKeyId ?? null,
     createdAt: new Date(),
     completedAt: null,
@@ -59,7 +63,7 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
     const billing = await reserve(deps, m, caller.projectId, docs.length, input.useCredit, `batch ${batch.id}`);
     await insertBatch(m, batch);
     const jobs = docs.map((d, i) =>
-      newJob(caller, published, { format: input.format, variables: d.variables, billing, metadata: d.metadata ?? null, filename: d.filename ?? null, batchId: batch.id, batchIndex: i }),
+      newJob(caller, published, { format: input.format, variables: d.variables, billing, metadata: d.metadata ?? null, filename: d.filename ?? null, batchId: batch.id, batchIndex: i, output: input.output ?? null }),
     );
     for (let i = 0; i < jobs.length; i += INSERT_CHUNK) await insertJobs(m, jobs.slice(i, i + INSERT_CHUNK));
     await inTransaction?.(m, accepted);

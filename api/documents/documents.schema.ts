@@ -1,9 +1,10 @@
 import Joi from 'joi';
 import { FILENAME_PATTERN } from '../../domain/documents/files';
 import { JOB_STATUSES } from '../../domain/documents/job-status';
+import { outputSchema } from './output.schema';
 
 const templateRef = Joi.string().trim().min(1).max(200);
-const format = Joi.string().valid('pdf', 'excel');
+const format = Joi.string().valid('pdf', 'excel', 'png');
 const filename = Joi.string().trim().pattern(FILENAME_PATTERN).max(200);
 /** Checked in detail by checkMetadata (flat, 10 KB, scalar values). */
 const metadata = Joi.object().unknown(true);
@@ -15,6 +16,7 @@ export const generateSchema = Joi.object({
   filename,
   metadata,
   useCredit: Joi.boolean().default(false),
+  output: outputSchema,
 });
 
 export const batchSchema = (maxDocuments: number) =>
@@ -29,6 +31,7 @@ export const batchSchema = (maxDocuments: number) =>
       .messages({ 'array.max': `documents may hold at most ${maxDocuments} items per batch` }),
     metadata,
     useCredit: Joi.boolean().default(false),
+    output: outputSchema,
   });
 
 export const listJobsSchema = Joi.object({

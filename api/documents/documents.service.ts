@@ -7,6 +7,7 @@ import type { Queryable } from '../../db/sql';
 import { loadPublishedVersion, type PublishedTemplate } from '../../db/templates/template-lookup';
 import { estimateWaitSeconds } from '../../domain/documents/files';
 import { checkMetadata } from '../../domain/documents/metadata';
+import { checkOutput, type OutputOptions } from '../../domain/documents/output';
 import type { Billing, DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import { applyVariableInput } from '../../domain/templates/variables';
@@ -28,6 +29,7 @@ export interface GenerateInput {
   filename?: string;
   metadata?: Record<string, unknown>;
   useCredit: boolean;
+  output?: OutputOptions;
 }
 
 /**
@@ -39,7 +41,8 @@ export async function publishedTemplateFor(deps: DocumentDeps, projectId: string
   const published = await loadPublishedVersion(deps.db, projectId, ref).catch((err: unknown) => {
     throw err instanceof AppError && err.code === 'ERR_TMPL_001' ? documentTemplateNotFound(ref) : err;
   });
-  if (!published.outputFormats.includes(format)) {
+  // An image is made from the PDF: a template that prints one makes PNGs too.
+  if (!published.outputFormats.includes(format === 'png' ? 'pdf' : format)) {
     throw new AppError('ERR_TMPL_009', `This template renders to ${published.outputFormats.join(' and ')} only`, { field: 'format', allowed: published.outputFormats });
   }
   return published;
@@ -83,6 +86,7 @@ export function newJob(caller: Caller, published: PublishedTemplate, fields: Par
     templateVersion: published.version,
     status: 'queued',
     metadata: null,
+    output: null,
     filename: null,
     attempts: 0,
     artefactKey: null,
@@ -114,11 +118,12 @@ export interface Generated {
  */
 export async function generate(deps: DocumentDeps, caller: Caller, input: GenerateInput, inTransaction?: (m: EntityManager, created: Generated) => Promise<void>): Promise<Generated> {
   const metadata = checkMetadata(input.metadata);
+  checkOutput(input.format, input.output);
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
   checkVariables(published, input.variables);
   const created = await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, 1, input.useCredit, 'document generation');
-    const row = newJob(caller, published, { format: input.format, variables: input.variables, billing, metadata: metadata ?? null, filename: input.filename ?? null });
+    const row = newJob(caller, published, { format: input.format, variables: input.variables, billing, metadata: metadata ?? null, filename: input.filename ?? null, output: input.output ?? null });
     await insertJobs(m, [row]);
     if (!inTransaction) return { job: row, estimatedWaitSeconds: undefined };
     const answer = { job: row, estimatedWaitSeconds: await estimateWait(deps, m, row) };

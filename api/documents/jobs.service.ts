@@ -105,6 +105,7 @@ export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string
       billing,
       metadata: old.metadata,
       filename: old.filename,
+      output: old.output,
       retryOf: old.id,
     });
     await insertJobs(m, [row]);

@@ -45,6 +45,7 @@ const documentJob = object(
     artefactExpired: { type: 'boolean', description: 'Retention removed the file: there is no link any more' },
     errorMessage: str,
     retryOf: { ...uuid, description: 'The failed job this one retries' },
+    output: { ...open, description: 'The output options asked for (docs/documents.md "Output options"); passwords are write-only (`{"set": true}`), attachments by name and size' },
   },
   'A document job (domain/documents/presenter.ts presentJob)',
 );

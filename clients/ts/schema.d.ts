@@ -4828,6 +4828,10 @@ export interface components {
              * @description The failed job this one retries
              */
             retryOf?: string;
+            /** @description The output options asked for (docs/documents.md "Output options"); passwords are write-only (`{"set": true}`), attachments by name and size */
+            output?: {
+                [key: string]: unknown;
+            };
         };
         /** @description A page of document jobs */
         DocumentJobList: {
@@ -12842,7 +12846,7 @@ export interface operations {
                 "application/json": {
                     templateId: string;
                     /** @enum {string} */
-                    format: "pdf" | "excel";
+                    format: "pdf" | "excel" | "png";
                     variables: {
                         [key: string]: unknown;
                     };
@@ -12852,6 +12856,83 @@ export interface operations {
                     };
                     /** @default false */
                     useCredit?: boolean;
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -12906,7 +12987,7 @@ export interface operations {
                 "application/json": {
                     templateId: string;
                     /** @enum {string} */
-                    format: "pdf" | "excel";
+                    format: "pdf" | "excel" | "png";
                     documents: {
                         variables: {
                             [key: string]: unknown;
@@ -12921,6 +13002,83 @@ export interface operations {
                     };
                     /** @default false */
                     useCredit?: boolean;
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -13338,7 +13496,7 @@ export interface operations {
                 "application/json": {
                     templateId: string;
                     /** @enum {string} */
-                    format: "pdf" | "excel";
+                    format: "pdf" | "excel" | "png";
                     variables: {
                         [key: string]: unknown;
                     };
@@ -13348,6 +13506,83 @@ export interface operations {
                     };
                     /** @default false */
                     useCredit?: boolean;
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -13402,7 +13637,7 @@ export interface operations {
                 "application/json": {
                     templateId: string;
                     /** @enum {string} */
-                    format: "pdf" | "excel";
+                    format: "pdf" | "excel" | "png";
                     documents: {
                         variables: {
                             [key: string]: unknown;
@@ -13417,6 +13652,83 @@ export interface operations {
                     };
                     /** @default false */
                     useCredit?: boolean;
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };

@@ -1,4 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { OutputOptions } from '../../domain/documents/output';
+import { sealedOutput } from '../secret-columns';
 import type { BatchStatus } from '../../domain/documents/batch-status';
 import type { DocumentFormat } from '../../domain/documents/types';
 
@@ -13,6 +15,8 @@ export class DocumentBatchEntity {
   @Column('text') status: BatchStatus;
   @Column('integer', { name: 'total_jobs' }) totalJobs: number;
   @Column('jsonb', { nullable: true }) metadata: Record<string, any> | null;
+  /** The generation's `output` options (domain/documents/output.ts); encryption passwords sealed. */
+  @Column('jsonb', { nullable: true, transformer: sealedOutput }) output: OutputOptions | null;
   @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;
   @Column('timestamptz', { name: 'completed_at', nullable: true }) completedAt: Date | null;

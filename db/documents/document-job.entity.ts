@@ -1,4 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { OutputOptions } from '../../domain/documents/output';
+import { sealedOutput } from '../secret-columns';
 import type { JobStatus } from '../../domain/documents/job-status';
 import type { Billing, DocumentFormat } from '../../domain/documents/types';
 
@@ -18,6 +20,8 @@ export class DocumentJobEntity {
   @Column('text') status: JobStatus;
   @Column('jsonb') variables: Record<string, any>;
   @Column('jsonb', { nullable: true }) metadata: Record<string, any> | null;
+  /** The generation's `output` options (domain/documents/output.ts); encryption passwords sealed. */
+  @Column('jsonb', { nullable: true, transformer: sealedOutput }) output: OutputOptions | null;
   @Column('text', { nullable: true }) filename: string | null;
   @Column('text') billing: Billing;
   @Column('integer', { default: 0 }) attempts: number;

@@ -1,10 +1,10 @@
 import type { DocumentFormat } from './types';
 
-const FILE_EXTENSIONS: Record<DocumentFormat, 'pdf' | 'xlsx'> = { pdf: 'pdf', excel: 'xlsx' };
+const FILE_EXTENSIONS: Record<DocumentFormat, 'pdf' | 'xlsx' | 'png'> = { pdf: 'pdf', excel: 'xlsx', png: 'png' };
 
 /** Where a job's artefact is stored: project-scoped, named by job id. */
-export function artefactKey(projectId: string, jobId: string, format: DocumentFormat): string {
-  return `documents/${projectId}/${jobId}.${FILE_EXTENSIONS[format]}`;
+export function artefactKey(projectId: string, jobId: string, format: DocumentFormat, extension: string = FILE_EXTENSIONS[format]): string {
+  return `documents/${projectId}/${jobId}.${extension}`;
 }
 
 /**

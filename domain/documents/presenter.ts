@@ -1,3 +1,4 @@
+import { presentOutput, type OutputOptions } from './output';
 import type { Billing, DocumentFormat } from './types';
 
 /**
@@ -24,6 +25,7 @@ export interface PresentableJob {
   artefactExpiredAt: Date | null;
   billing: Billing;
   metadata: Record<string, any> | null;
+  output?: OutputOptions | null;
   errorMessage: string | null;
   retryOf: string | null;
   createdAt: Date;
@@ -65,6 +67,8 @@ export function presentJob<J extends PresentableJob>(job: J, link?: DownloadLink
     artefactExpired: job.artefactExpiredAt ? true : undefined,
     watermarked: job.billing === 'free',
     metadata: job.metadata ?? {},
+    /** The output options asked for (passwords write-only). */
+    output: presentOutput(job.output),
     errorMessage: job.errorMessage ?? undefined,
     retryOf: job.retryOf ?? undefined,
     createdAt: job.createdAt.toISOString(),

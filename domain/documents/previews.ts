@@ -27,7 +27,7 @@ export interface PreviewRenderOutput {
   key: string;
   contentType: string;
   /** `json`: a workbook's grid (`view: 'grid'`). */
-  fileExtension: 'pdf' | 'xlsx' | 'json';
+  fileExtension: 'pdf' | 'xlsx' | 'png' | 'zip' | 'json';
   pageCount?: number;
 }
 

@@ -20,7 +20,7 @@ describe('error catalogue', () => {
   it('marks outages and rate limits retryable, and validation, not-found, permission and spent quotas not', () => {
     const retryable = (Object.keys(ERRORS) as ErrorCode[]).filter(isRetryable);
     expect(retryable.sort()).toEqual(
-      ['ERR_AGENT_012', 'ERR_AUTH_015', 'ERR_AUTH_016', 'ERR_FLOW_RUN_003', 'ERR_FLOW_RUN_004', 'ERR_IDEM_002', 'ERR_INTERNAL_001', 'ERR_INTERNAL_002', 'ERR_LIMIT_012', 'ERR_LIMIT_013', 'ERR_LIMIT_014', 'ERR_LIMIT_015', 'ERR_LIMIT_016', 'ERR_OAUTH_008', 'ERR_QUOTA_003', 'ERR_TMPL_012'].sort(),
+      ['ERR_AGENT_012', 'ERR_AUTH_015', 'ERR_AUTH_016', 'ERR_FLOW_RUN_003', 'ERR_FLOW_RUN_004', 'ERR_IDEM_002', 'ERR_INTERNAL_001', 'ERR_INTERNAL_002', 'ERR_LIMIT_012', 'ERR_LIMIT_013', 'ERR_LIMIT_014', 'ERR_LIMIT_015', 'ERR_LIMIT_016', 'ERR_OAUTH_008', 'ERR_QUOTA_003', 'ERR_SIGN_003', 'ERR_TMPL_012'].sort(),
     );
     // Every 5xx is a dependency or an outage; no 4xx but a refilling rate limit is, and a 409 for an Idempotency-Key in flight (the repeat gets the answer).
     for (const [code, e] of Object.entries(ERRORS)) if (e.status >= 500) expect({ code, retryable: e.retryable }).toEqual({ code, retryable: true });
