@@ -4,6 +4,7 @@ import type { ApprovalConfig, RenderMode } from '../../domain/flow/gate-settings
 import { recordRunOutcome, type RunOutcome } from '../../db/flow/gate-circuit';
 import { RunEntity } from '../../db/flow/run.entity';
 import { expiredRunArtefacts, finishRunDeliveries, markArtefactExpired } from '../../db/flow/run-lifecycle';
+import { refundRunDocument } from '../../db/flow/run-billing';
 import { moveRun, type RunMove } from '../../db/flow/run-state';
 import { prepareEventDeliveries } from '../../db/webhooks/deliveries';
 import { FLOW_PLANS } from '../../domain/flow/plans';
@@ -71,6 +72,8 @@ export function createFlowRunActivities(deps: FlowActivityDeps) {
      */
     async updateFlowRun(input: RunMove): Promise<void> {
       await moveRun(deps.db, input);
+      // A run that ended without its document gets it back (db/flow/run-billing.ts); a retry finds nothing to give.
+      if (input.finished) await refundRunDocument(deps.db, input.runId);
     },
 
     callFlowRenderApi: createFlowRenderApiActivity({ ...deps, maxResponseBytes: deps.customRenderMaxBytes }),
