@@ -8,7 +8,6 @@ import { createEvalHost } from '../activities/evaluation/eval-host';
 import { createChromiumPool } from '../activities/rendering/chromium-pool';
 import { createPdfTools } from '../activities/rendering/pdf-tools/pdf-tools';
 import { renderDocument, type RenderDeps, type RenderDocumentInput } from '../activities/rendering/render-document';
-import { projectRootHolding } from '../api/project-root';
 import { loadConfig } from '../domain/config';
 import type { OutputOptions } from '../domain/documents/output';
 import type { TemplateDefinition } from '../domain/templates/template.types';
@@ -93,9 +92,8 @@ export async function benchOutputs(): Promise<void> {
   const rounds = arg('rounds', 3);
   const concurrency = arg('concurrency', 2);
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'error' });
-  const root = projectRootHolding(join('docs', 'examples', 'invoice.json'));
-  if (!root) throw new Error('docs/examples/invoice.json not found');
-  const example = JSON.parse(readFileSync(join(root, 'docs', 'examples', 'invoice.json'), 'utf8')) as { definition: TemplateDefinition; sampleData: Record<string, unknown> };
+  // Run from dist/scripts, as bench-render.ts reads the same file.
+  const example = JSON.parse(readFileSync(join(__dirname, '../../docs/examples/invoice.json'), 'utf8')) as { definition: TemplateDefinition; sampleData: Record<string, unknown> };
   const password = 'bench-p12';
   const p12 = makePkcs12(password);
 

@@ -71,9 +71,15 @@ export function createFlowRunActivities(deps: FlowActivityDeps) {
      * fields), when domain/flow/run-status.ts allows the move; a repeated move changes nothing.
      */
     async updateFlowRun(input: RunMove): Promise<void> {
-      await moveRun(deps.db, input);
-      // A run that ended without its document gets it back (db/flow/run-billing.ts); a retry finds nothing to give.
-      if (input.finished) await refundRunDocument(deps.db, input.runId);
+      if (!input.finished) {
+        await moveRun(deps.db, input);
+        return;
+      }
+      // A run that ends without its document gets it back in the same transaction (db/flow/run-billing.ts); a retry finds nothing to give.
+      await deps.db.transaction(async (m) => {
+        await moveRun(m, input);
+        await refundRunDocument(m, input.runId);
+      });
     },
 
     callFlowRenderApi: createFlowRenderApiActivity({ ...deps, maxResponseBytes: deps.customRenderMaxBytes }),

@@ -55,22 +55,21 @@ export async function chargeRunAtRender(db: DataSource, runId: string, charge: R
 /**
  * Gives the document back to a run that ended (failed, or completed because its gate stopped
  * rendering) without one: its free document (in the month it was taken) or its credit. Once: the
- * charge is cleared in the same transaction.
+ * charge is cleared by the same statement. Call it in the transaction that ends the run, so whoever
+ * sees the run ended sees the document given back.
  */
-export async function refundRunDocument(db: DataSource, runId: string): Promise<boolean> {
-  return db.transaction(async (m) => {
-    const rows = await modifyReturning<{ project_id: string; billing: 'free' | 'credit'; documents_charged: number; charged_at: Date | null; short_id: string }>(
-      m,
-      `UPDATE flow_runs r SET documents_charged = 0
-         FROM (SELECT id, documents_charged AS was FROM flow_runs WHERE id = $1 FOR UPDATE) old
-        WHERE r.id = old.id AND old.was > 0 AND r.billing IS NOT NULL AND r.artefact_key IS NULL AND r.status = ANY($2::text[])
-        RETURNING r.project_id, r.billing, old.was AS documents_charged, r.charged_at, r.short_id`,
-      [runId, ENDED],
-    );
-    const row = rows[0];
-    if (!row) return false;
-    if (row.billing === 'credit') await addCredits(m, row.project_id, row.documents_charged, `refund: flow run ${row.short_id} ended without its document`);
-    else await releaseFreeDocuments(m, row.project_id, row.documents_charged, row.charged_at ?? new Date());
-    return true;
-  });
+export async function refundRunDocument(m: Queryable, runId: string): Promise<boolean> {
+  const rows = await modifyReturning<{ project_id: string; billing: 'free' | 'credit'; documents_charged: number; charged_at: Date | null; short_id: string }>(
+    m,
+    `UPDATE flow_runs r SET documents_charged = 0
+       FROM (SELECT id, documents_charged AS was FROM flow_runs WHERE id = $1 FOR UPDATE) old
+      WHERE r.id = old.id AND old.was > 0 AND r.billing IS NOT NULL AND r.artefact_key IS NULL AND r.status = ANY($2::text[])
+      RETURNING r.project_id, r.billing, old.was AS documents_charged, r.charged_at, r.short_id`,
+    [runId, ENDED],
+  );
+  const row = rows[0];
+  if (!row) return false;
+  if (row.billing === 'credit') await addCredits(m, row.project_id, row.documents_charged, `refund: flow run ${row.short_id} ended without its document`);
+  else await releaseFreeDocuments(m, row.project_id, row.documents_charged, row.charged_at ?? new Date());
+  return true;
 }

@@ -67,6 +67,8 @@ describe('Flow: output options and quotas of natively rendered runs', () => {
       ['PDF options on an Excel gate', { format: 'excel', output: { pdfa: '3b' } }, 'renderConfig.output.pdfa'],
       ['encryption (a gate keeps no passwords)', { output: { encryption: { ownerPassword: 'owner' } } }, 'renderConfig.output.encryption'],
       ['a non-boolean useCredit', { useCredit: 'yes' }, 'renderConfig.useCredit'],
+      ['six attachments', { output: { pdfa: '3b', attachments: Array.from({ length: 6 }, (_, i) => ({ filename: `f${i}.txt`, content: 'aGk=' })) } }, 'renderConfig.output.attachments'],
+      ['an attachment named with a path', { output: { pdfa: '3b', attachments: [{ filename: '../etc/passwd', content: 'aGk=' }] } }, 'renderConfig.output.attachments[0].filename'],
     ])('refuses %s: 400 ERR_VALID_001 naming the field', async (_what, renderConfig, field) => {
       const res = await create(renderConfig);
       expect(res.status).toBe(400);
@@ -156,7 +158,7 @@ describe('Flow: output options and quotas of natively rendered runs', () => {
       name: 'Checked letters',
       renderMode: 'native',
       renderTemplateId: templateId,
-      schema: { type: 'object', properties: { customer: { type: 'string' } }, required: ['customer'] },
+      schema: { type: 'object', properties: { customer: { type: 'string', required: true } } },
     });
     const invalid = await submit(ws, schemaGate.id, { nobody: true });
     expect(invalid.status).toBe(201);
@@ -164,6 +166,15 @@ describe('Flow: output options and quotas of natively rendered runs', () => {
     // A gate that does not render natively is not charged either.
     const plain = await createGate(app, ws.key, { name: 'No render' });
     expect((await submit(ws, plain.id, { customer: 'Unrendered' })).status).toBe(201);
+  });
+
+  it('never spends more free documents than the quota under concurrent submissions', async () => {
+    const ws = await workspace();
+    const gate = await createGate(app, ws.key, { name: 'Busy letters', renderMode: 'native', renderTemplateId: templateId });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => submit(ws, gate.id, { customer: `Rush ${i}` })));
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 201, 201, 429, 429, 429]);
+    expect(await runCount(ws)).toBe(FREE);
+    expect((await quota(ws)).freeDocuments).toEqual({ limit: FREE, used: FREE, remaining: 0 });
   });
 
   it('with renderConfig.useCredit: refuses without credits (429 ERR_QUOTA_011), spends one credit per run, no watermark, free quota untouched', async () => {
