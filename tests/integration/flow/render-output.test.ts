@@ -68,7 +68,7 @@ describe('Flow: output options and quotas of natively rendered runs', () => {
       ['encryption (a gate keeps no passwords)', { output: { encryption: { ownerPassword: 'owner' } } }, 'renderConfig.output.encryption'],
       ['a non-boolean useCredit', { useCredit: 'yes' }, 'renderConfig.useCredit'],
       ['six attachments', { output: { pdfa: '3b', attachments: Array.from({ length: 6 }, (_, i) => ({ filename: `f${i}.txt`, content: 'aGk=' })) } }, 'renderConfig.output.attachments'],
-      ['an attachment named with a path', { output: { pdfa: '3b', attachments: [{ filename: '../etc/passwd', content: 'aGk=' }] } }, 'renderConfig.output.attachments[0].filename'],
+      ['an attachment named with a path', { output: { pdfa: '3b', attachments: [{ filename: '../etc/passwd', content: 'aGk=' }] } }, 'renderConfig.output.attachments.0.filename'],
     ])('refuses %s: 400 ERR_VALID_001 naming the field', async (_what, renderConfig, field) => {
       const res = await create(renderConfig);
       expect(res.status).toBe(400);
