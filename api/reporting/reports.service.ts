@@ -140,13 +140,14 @@ async function datasetsFor(db: DataSource, projectId: string, inputs: DatasetInp
 
 /**
  * A report's `output` options (a pdf output's), against the same rules as a generation's
- * (checkOutput): 400 ERR_VALID_001 naming `outputs[i].output.<field>` when the report is saved.
+ * (checkOutput): 400 ERR_VALID_001 naming `outputs.<i>.output.<field>` when the report is saved.
  * A definition does not keep encryption passwords (encrypt per generation instead).
  */
 function checkReportOutputs(outputs: ReportOutput[]): void {
   outputs.forEach((o, i) => {
     if (!o.output) return;
-    const at = `outputs[${i}]`;
+    // Named as Joi names the same fields (`outputs.0.output.pdfa`), so one field has one name whichever check refuses it.
+    const at = `outputs.${i}`;
     if (o.format !== 'pdf') throw new AppError('ERR_VALID_001', `${at}.output applies to pdf outputs only`, { field: `${at}.output` });
     if (o.output.encryption) throw new AppError('ERR_VALID_001', 'A report does not keep encryption passwords: output.encryption is not accepted', { field: `${at}.output.encryption` });
     try {

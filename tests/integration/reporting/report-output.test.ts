@@ -15,7 +15,7 @@ import { createTemplate, personalProjectId, publish } from '../../support/templa
 /**
  * A report's pdf output takes the generation's `output` object (docs/documents.md "Output options",
  * "Quotas and the watermark on every output"): checked when the report is saved (400 ERR_VALID_001
- * naming `outputs[i].output.<field>`), and handed to the PDF tools with the printed (on the free
+ * naming `outputs.<i>.output.<field>`), and handed to the PDF tools with the printed (on the free
  * quota, watermarked) PDF when the run renders. The steps themselves are other tests' subject: here
  * the PDF tools are a recorder that answers the PDF it was given.
  */
@@ -49,13 +49,13 @@ describe('report outputs: the output object', () => {
   const create = (outputs: unknown[]) => app.request('POST', '/api/reporting/reports', { token: alice.accessToken, body: body(outputs) });
 
   it.each([
-    ['an unknown PDF/A level', [{ format: 'pdf', output: { pdfa: '1a' } }], 'outputs[0].output.pdfa'],
-    ['facturx with PDF/A-2', [{ format: 'pdf', output: { pdfa: '2b', facturx: { profile: 'EN16931' } } }], 'outputs[0].output.facturx'],
-    ['facturx without pdfa', [{ format: 'pdf', output: { facturx: {} } }], 'outputs[0].output.facturx'],
-    ['output on a csv output', [{ format: 'pdf' }, { format: 'csv', output: { pdfa: '3b' } }], 'outputs[1].output'],
-    ['output on an excel output', [{ format: 'excel', output: { pdfa: '3b' } }], 'outputs[0].output'],
-    ['a batch archive', [{ format: 'pdf', output: { archive: 'pdf' } }], 'outputs[0].output.archive'],
-    ['encryption (a report keeps no passwords)', [{ format: 'pdf', output: { encryption: { ownerPassword: 'owner' } } }], 'outputs[0].output.encryption'],
+    ['an unknown PDF/A level', [{ format: 'pdf', output: { pdfa: '1a' } }], 'outputs.0.output.pdfa'],
+    ['facturx with PDF/A-2', [{ format: 'pdf', output: { pdfa: '2b', facturx: { profile: 'EN16931' } } }], 'outputs.0.output.facturx'],
+    ['facturx without pdfa', [{ format: 'pdf', output: { facturx: {} } }], 'outputs.0.output.facturx'],
+    ['output on a csv output', [{ format: 'pdf' }, { format: 'csv', output: { pdfa: '3b' } }], 'outputs.1.output'],
+    ['output on an excel output', [{ format: 'excel', output: { pdfa: '3b' } }], 'outputs.0.output'],
+    ['a batch archive', [{ format: 'pdf', output: { archive: 'pdf' } }], 'outputs.0.output.archive'],
+    ['encryption (a report keeps no passwords)', [{ format: 'pdf', output: { encryption: { ownerPassword: 'owner' } } }], 'outputs.0.output.encryption'],
   ])('refuses %s when saved: 400 ERR_VALID_001 naming the field', async (_what, outputs, field) => {
     const res = await create(outputs);
     expect(res.status).toBe(400);
@@ -68,7 +68,7 @@ describe('report outputs: the output object', () => {
     expect(res.body.outputs[0]).toMatchObject({ format: 'pdf', output: { pdfa: '3b', attachments: [{ filename: 'terms.txt', relationship: 'Supplement' }] } });
     const bad = await app.request('PUT', `/api/reporting/reports/${res.body.id}`, { token: alice.accessToken, body: { outputs: [{ format: 'pdf', output: { pdfa: '2b', attachments: [{ filename: 'x.txt', content: 'eA==' }] } }] } });
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'outputs[0].output.attachments' } });
+    expect(bad.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'outputs.0.output.attachments' } });
     const published = await app.request('POST', `/api/reporting/reports/${res.body.id}/publish`, { token: alice.accessToken, body: {} });
     expect(published.status).toBe(201);
     const [version] = await app.services.db.query(`SELECT definition FROM reporting_report_versions WHERE report_id = $1`, [res.body.id]);
