@@ -164,7 +164,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
-          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createPreviewActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
+          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities({ ...renderDeps, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth }), ...createPreviewActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
           interceptors: withActivityMetrics(activityInterceptors()),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.
