@@ -37,7 +37,7 @@ interface Source {
 const src = (bt: string, what: string, ...names: string[]): Source => ({ bt, what, names });
 
 /** The invoice's top-level fields. */
-export const INVOICE_SOURCES = {
+const INVOICE_SOURCES = {
   number: src('BT-1', 'the invoice number', 'invoiceNumber', 'number'),
   issueDate: src('BT-2', 'the issue date', 'issueDate', 'issuedOn', 'invoiceDate'),
   typeCode: src('BT-3', 'the invoice type code (380 invoice, 381 credit note, 384 corrected invoice, 389 self-billed)', 'invoiceTypeCode'),
@@ -62,7 +62,7 @@ export const INVOICE_SOURCES = {
 } as const;
 
 /** The fields of `seller` and `buyer` (BG-4, BG-7). */
-export const PARTY_SOURCES = {
+const PARTY_SOURCES = {
   name: src('BT-27/BT-44', 'the name', 'name'),
   id: src('BT-29/BT-46', 'an identifier', 'id'),
   registrationId: src('BT-30/BT-47', 'the legal registration identifier', 'registrationId'),
@@ -78,7 +78,7 @@ export const PARTY_SOURCES = {
 } as const;
 
 /** The fields of each line (BG-25). */
-export const LINE_SOURCES = {
+const LINE_SOURCES = {
   id: src('BT-126', 'the line identifier (default its position)', 'id', 'lineId'),
   name: src('BT-153', 'the item name', 'description', 'name'),
   quantity: src('BT-129', 'the quantity', 'quantity', 'qty'),
