@@ -95,6 +95,11 @@ const VAT_CATEGORIES = ['S', 'Z', 'E', 'AE', 'K', 'G', 'O', 'L', 'M'];
 /** Categories whose breakdown needs an exemption reason (BR-E-10, BR-AE-10, BR-IC-10, BR-G-10, BR-O-10). */
 const EXEMPT = ['E', 'AE', 'K', 'G', 'O'];
 const MAX_LINES = 10_000;
+/** Problems listed in relatedInfo.errors (and fewer in the message): a list of 10,000 bad lines is cut. */
+const MAX_PROBLEMS = 50;
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Text without the characters XML 1.0 cannot carry (controls, lone surrogates): they print as nothing either. */
+export const xmlText = (s: string) => s.replace(NOT_XML, '');
 const MAX_TEXT = 1000;
 
 interface Party {
@@ -178,7 +183,7 @@ export function invoiceFromVariables(variables: Record<string, unknown>): Factur
     if (!found) return required ? missing(source, prefix) : undefined;
     const [path, v] = found;
     if (typeof v !== 'string' && typeof v !== 'number') return fail(path, `${source.what} (${source.bt}) must be text`);
-    const s = String(v).trim();
+    const s = xmlText(String(v)).trim();
     if (!s) return required ? missing(source, prefix) : undefined;
     if (s.length > MAX_TEXT) return fail(path, `${source.what} (${source.bt}) is longer than ${MAX_TEXT} characters`);
     return s;
@@ -339,7 +344,9 @@ export function invoiceFromVariables(variables: Record<string, unknown>): Factur
   if (buyer && breakdown.some((b) => ['AE', 'K'].includes(b.vat.category)) && !buyer.vatId) fail(`${pick(variables, INVOICE_SOURCES.buyer, '')![0]}.vatId`, 'reverse charge and intra-community supplies need the buyer\'s VAT identifier (BT-48)');
 
   if (problems.length > 0 || !number_ || !issueDate || !currency || !seller || !buyer) {
-    throw new AppError('ERR_OUTPUT_002', `The e-invoice could not be made from the variables: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`, { errors: problems });
+    const shown = problems.slice(0, 10).map((p) => `${p.path}: ${p.message}`);
+    if (problems.length > shown.length) shown.push(`and ${problems.length - shown.length} more`);
+    throw new AppError('ERR_OUTPUT_002', `The e-invoice could not be made from the variables: ${shown.join('; ')}`, { errors: problems.slice(0, MAX_PROBLEMS) });
   }
   return {
     number: number_,

@@ -1,4 +1,5 @@
 import { XMLBuilder } from 'fast-xml-parser';
+import { xmlText } from '../../../domain/documents/facturx';
 
 /**
  * The XMP metadata packet of a PDF/A document (ISO 19005-2/-3 §6.6): the same title, author,
@@ -69,7 +70,8 @@ function facturxExtension() {
 }
 
 /** The packet, as the bytes of the catalog's /Metadata stream (UTF-8, unfiltered). */
-export function xmpPacket(info: DocumentInfo, id: PdfaId | undefined, facturx?: FacturxXmp): Buffer {
+export function xmpPacket(given: DocumentInfo, id: PdfaId | undefined, facturx?: FacturxXmp): Buffer {
+  const info = { ...given, title: xmlText(given.title), subject: xmlText(given.subject) };
   const description = (attrs: Record<string, string>, body: Record<string, unknown>) => ({ '@_rdf:about': '', ...attrs, ...body });
   const descriptions = [
     description(

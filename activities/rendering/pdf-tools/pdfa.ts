@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFHeader, PDFHexString, PDFName, PDFNumber, PDFRef, PDFStream, PDFString, type PDFObject } from 'pdf-lib';
-import { facturxXml, invoiceFromVariables } from '../../../domain/documents/facturx';
+import { facturxXml, invoiceFromVariables, xmlText } from '../../../domain/documents/facturx';
 import type { OutputAttachment } from '../../../domain/documents/output';
 import { AppError } from '../../../domain/errors';
 import { fontProblems } from './pdfa-fonts';
@@ -91,10 +91,12 @@ export async function makePdfa(pdf: Buffer, request: FinishRequest): Promise<Buf
   }
 
   if (id) {
+    // The Info dictionary gets the same text as the XMP packet, which cannot carry control characters.
+    const title = xmlText(request.title ?? '').trim();
     const info: DocumentInfo = {
-      title: request.title?.trim() || (invoiceNumber ? `Invoice ${invoiceNumber}` : 'Document'),
+      title: title || (invoiceNumber ? `Invoice ${invoiceNumber}` : 'Document'),
       author: 'Formwork',
-      subject: invoiceNumber ? `Invoice ${invoiceNumber}` : request.title?.trim() || 'Document',
+      subject: invoiceNumber ? `Invoice ${invoiceNumber}` : title || 'Document',
       creator: 'Formwork (Chromium)',
       producer: 'Formwork',
       created,

@@ -144,6 +144,21 @@ describe('the Factur-X mapping (domain/documents/facturx.ts)', () => {
     lines: [{ description: 'A', qty: 3, unitPrice: 0.1 }],
   });
 
+  it('drops characters XML cannot carry, and cuts a long list of problems', () => {
+    const xml = facturxXml(invoiceFromVariables({ ...valid(), buyer: { name: 'B\u0000\u001b Ltd\uD800', country: 'DE' } }));
+    expect(parse(xml).SupplyChainTradeTransaction.ApplicableHeaderTradeAgreement.BuyerTradeParty.Name).toBe('B Ltd');
+    let message = '';
+    let errors: unknown[] = [];
+    try {
+      invoiceFromVariables({ ...valid(), lines: Array.from({ length: 500 }, () => ({ description: 'A' })) });
+    } catch (err) {
+      message = (err as AppError).message;
+      errors = ((err as AppError).relatedInfo as { errors: unknown[] }).errors;
+    }
+    expect(errors).toHaveLength(50);
+    expect(message).toContain('and 990 more');
+  });
+
   it('refuses a printed total, VAT or line amount that differs from the lines, so the page and the XML agree', () => {
     expect(() => invoiceFromVariables({ ...valid(), total: 0.36, vat: 0.06 })).not.toThrow();
     expect(problemsOf({ ...valid(), total: 0.3 }).map((p) => p.path)).toEqual(['total']);
