@@ -88,6 +88,9 @@ export function checkOutput(format: DocumentFormat, output: OutputOptions | unde
     throw refuse(output.attachments?.length ? 'attachments' : 'facturx', 'Embedded files need PDF/A-3 (output.pdfa "3b" or "3u")');
   }
   if (output.facturx && !output.pdfa) throw refuse('facturx', 'A Factur-X invoice is a PDF/A-3 document: set output.pdfa to "3b" (or "3u") as well');
+  if (output.facturx && output.attachments?.some((a) => a.filename.toLowerCase() === 'factur-x.xml')) {
+    throw refuse('attachments', 'factur-x.xml is the e-invoice output.facturx makes: name the attachment otherwise');
+  }
 }
 
 /** Whether the printed PDF goes through the PDF tools at all (a plain PDF does not). */
