@@ -1,6 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EncryptionOptions } from '../../../domain/documents/output';
+import { qpdfEncryptionJob } from './encryption-job';
 import { runTool, toolFailure, TOOL_CPU_SECONDS, TOOL_MEMORY_BYTES } from './run-tool';
 
 /**
@@ -22,29 +23,6 @@ import { runTool, toolFailure, TOOL_CPU_SECONDS, TOOL_MEMORY_BYTES } from './run
  * and removed as soon as qpdf has run; JSON keeps any character of a password as it is (an
  * `@file` of arguments would cut one at a newline). A failure's message has the passwords scrubbed.
  */
-
-/** The permission defaults (api/documents/output.schema.ts): printing allowed, copying and changes not. */
-export const DEFAULT_PERMISSIONS = { print: true, copy: false, modify: false } as const;
-
-/** qpdf's job for the options: AES-256 (R6) and the permission flags. */
-export function qpdfEncryptionJob(options: EncryptionOptions, inputFile: string, outputFile: string) {
-  const p = { ...DEFAULT_PERMISSIONS, ...options.permissions };
-  return {
-    inputFile,
-    outputFile,
-    encrypt: {
-      userPassword: options.userPassword ?? '',
-      ownerPassword: options.ownerPassword,
-      '256bit': {
-        // Full-quality printing or none; text and images copied out (screen readers may always read: R6 has no switch for them).
-        print: p.print ? 'full' : 'none',
-        extract: p.copy ? 'y' : 'n',
-        // Every kind of change (assembly, forms, annotations, content) or none.
-        modify: p.modify ? 'all' : 'none',
-      },
-    },
-  };
-}
 
 export async function encryptPdf(pdf: Buffer, options: EncryptionOptions, dir: string): Promise<Buffer> {
   const input = join(dir, 'encrypt-in.pdf');
