@@ -1,4 +1,9 @@
+import childProcess from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encryptPdf } from '../../../activities/rendering/pdf-tools/encrypt';
 import { startTestApp, type TestApp } from '../../support/app';
 import { download, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { requiresPassword, showEncryption, textWith, onPdf } from '../../support/output-files';
@@ -112,5 +117,27 @@ describe('Encryption: AES-256 with user and owner passwords and permissions', ()
     }
     const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM document_jobs WHERE project_id = $1 AND output IS NOT NULL AND status <> 'completed'`, [p.projectId]);
     expect(n).toBe(0);
+  });
+
+  it('the passwords are never on a command line (where ps shows them), and no file of them is left', async () => {
+    const plain = await download((await waitForJob(app, p.apiKey, (await generate({})).body.jobId)).downloadUrl);
+    const dir = await mkdtemp(join(tmpdir(), 'formwork-enc-'));
+    const calls: string[][] = [];
+    const execFile = childProcess.execFile;
+    const spy = jest.spyOn(childProcess, 'execFile').mockImplementation(((file: string, args: string[], ...rest: unknown[]) => {
+      calls.push([file, ...args]);
+      return execFile(file, args, ...(rest as [never, never]));
+    }) as never);
+    try {
+      const pdf = await encryptPdf(plain.body, { userPassword: 'user-SECRET-1', ownerPassword: 'owner-SECRET-2' }, dir);
+      expect(calls.length).toBeGreaterThan(0);
+      expect(calls[0]).toEqual(expect.arrayContaining(['prlimit', 'qpdf']));
+      expect(calls.flat().join(' ')).not.toMatch(/SECRET/);
+      expect(await readdir(dir)).toEqual([]);
+      expect((await textWith(pdf, { user: 'user-SECRET-1' })).stdout).toContain('Dear Ada Lovelace');
+    } finally {
+      spy.mockRestore();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,7 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pdfToImages } from '../../../activities/rendering/pdf-tools/images';
 import { startTestApp, type TestApp } from '../../support/app';
 import { download, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { dpiOf, readPng, zipEntries } from '../../support/output-files';
@@ -198,5 +202,22 @@ describe('PNG output: a page or every page at the DPI asked', () => {
     const entries = await zipEntries((await download(all.downloadUrl)).body);
     expect(entries).toHaveLength(12);
     expect(entries[11].name).toBe('page-012.png');
+  });
+
+  it('the PNGs stop at the output limit (RENDER_OUTPUT_MAX_BYTES, ERR_LIMIT_011) while they are made', async () => {
+    const pdf = (await download((await completed(threePages, { format: 'pdf', variables: { customer: 'Ada' } })).downloadUrl)).body;
+    const dir = await mkdtemp(join(tmpdir(), 'formwork-png-'));
+    try {
+      const one = await pdfToImages(pdf, { dpi: 100, pages: 'first' }, dir);
+      expect(one.contentType).toBe('image/png');
+      // pdftoppm cannot write a file past the limit (RLIMIT_FSIZE): the page alone is refused.
+      await expect(pdfToImages(pdf, { dpi: 100, pages: 'first', maxBytes: Math.floor(one.body.length / 2) }, dir)).rejects.toMatchObject({ code: 'ERR_LIMIT_011' });
+      // Every page: past the limit after the first page or so.
+      await expect(pdfToImages(pdf, { dpi: 100, pages: 'all', maxBytes: Math.floor(one.body.length * 1.5) }, dir)).rejects.toMatchObject({ code: 'ERR_LIMIT_011' });
+      const all = await pdfToImages(pdf, { dpi: 100, pages: 'all', maxBytes: one.body.length * 10 }, dir);
+      expect(all).toMatchObject({ contentType: 'application/zip', fileExtension: 'zip', pageCount: 3 });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
