@@ -243,9 +243,31 @@ async function drawSignatureBox(doc: PDFDocument, signer: string, at: Date, opti
   return [x, y, x + w, y + h];
 }
 
+/**
+ * The files this process opened lately, by a hash of file and password: opening one derives its keys
+ * (thousands of iterations), which a batch would otherwise pay for each document. The validity is
+ * checked again at every signature.
+ */
+const opened = new Map<string, OpenedP12>();
+const OPENED_MAX = 8;
+
+function openCached(material: SigningMaterial, at: Date): OpenedP12 {
+  const id = createHash('sha256').update(material.p12).update('\0').update(material.password).digest('hex');
+  let identity = opened.get(id);
+  if (!identity) {
+    identity = openP12(material.p12, material.password, at);
+    if (opened.size >= OPENED_MAX) opened.delete(opened.keys().next().value!);
+    opened.set(id, identity);
+  }
+  const { notAfter, notBefore } = identity.info;
+  if (new Date(notAfter) < at) throw new AppError('ERR_SIGN_002', `The certificate expired on ${notAfter}`, { reason: 'expired', notAfter });
+  if (new Date(notBefore) > at) throw new AppError('ERR_SIGN_002', `The certificate is valid from ${notBefore} only`, { reason: 'not_yet_valid', notBefore });
+  return identity;
+}
+
 export async function signPdf(pdf: Buffer, options: SignatureOptions, material: SigningMaterial, request: FinishRequest): Promise<Buffer> {
   const signingTime = new Date();
-  const identity = openP12(material.p12, material.password, signingTime);
+  const identity = openCached(material, signingTime);
   let doc: PDFDocument;
   try {
     doc = await PDFDocument.load(pdf, { updateMetadata: false });
