@@ -16,7 +16,7 @@ const certificate: JsonSchema = {
   properties: {
     id: { type: 'string', format: 'uuid', description: 'What `output.signature.certificateId` names' },
     name: str,
-    subject: { ...str, description: 'The signer\'s distinguished name, most specific first (`CN=…, O=…, C=…`)' },
+    subject: { ...str, description: 'The signer\'s distinguished name as RFC 4514 writes it (`C=DE, O=Acme GmbH, CN=Ada Signer`)' },
     issuer: str,
     serialNumber: { ...str, description: 'Hexadecimal' },
     notBefore: time,

@@ -77,7 +77,7 @@ function largestIterationCount(node: Asn1, depth = 0, decoded = 0): number {
   return most;
 }
 
-/** RFC 4514 order (most specific first), from Node's one-attribute-per-line form. */
+/** RFC 4514 order (the certificate's last RDN first), from Node's one-attribute-per-line form. */
 const distinguishedName = (lines: string) => lines.split('\n').filter(Boolean).reverse().join(', ');
 
 export function describeCertificate(der: Buffer): CertificateInfo {
