@@ -15,7 +15,7 @@ import * as certificates from './signing-certificates.service';
  * no API key may (403 ERR_AUTH_005, `required: "jwt"`). Reading the list (no secret in it) takes a
  * member, or an API key with `generate_documents`: those who may ask for a signature.
  */
-export const SIGNING_CERTIFICATE_ACCESS = {
+const SIGNING_CERTIFICATE_ACCESS = {
   read: { role: 'member', permission: 'generate_documents' },
   manage: { role: 'admin' },
 } as const satisfies Record<string, ProjectRequirement>;

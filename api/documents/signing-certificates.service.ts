@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { DataSource } from 'typeorm';
 import type { OutboundGuard } from '../../activities/http/outbound';
-import { describeP12InChild, P12_MAX_BYTES } from '../../activities/rendering/pdf-tools/p12';
+import { P12_MAX_BYTES } from '../../activities/rendering/pdf-tools/p12';
+import { describeP12InChild } from '../../activities/rendering/pdf-tools/p12-child';
 import { SigningCertificateEntity } from '../../db/documents/signing-certificate.entity';
 import { assertSigningCertificate } from '../../db/documents/signing-certificates';
 import type { OutputOptions } from '../../domain/documents/output';
@@ -22,7 +23,7 @@ export interface SigningCertificateDeps {
 }
 
 /** Most certificates one project holds. */
-export const CERTIFICATES_PER_PROJECT = 20;
+const CERTIFICATES_PER_PROJECT = 20;
 
 export interface UploadedFile {
   filepath: string;

@@ -1,8 +1,6 @@
-import { spawn } from 'node:child_process';
 import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { AppError } from '../../../domain/errors';
-import { threadFile } from '../../threads';
 
 /**
  * A PKCS#12 file opened (docs/documents.md "Signatures"): node-forge reads the container (legacy
@@ -11,15 +9,15 @@ import { threadFile } from '../../threads';
  * The file is hostile until proven otherwise: its key-derivation iteration counts (the MAC's and
  * each encrypted bag's) are read from its structure before any key is derived, and a count above
  * P12_MAX_ITERATIONS is refused (ERR_SIGN_002, reason `iterations`) instead of spinning the CPU.
- * The API reads an upload in a child process of its own (`describeP12InChild`: heap and time
- * limited), never on the thread that serves HTTP; signatures open it in the PDF tools' processes.
+ * The API reads an upload in a child process of its own (p12-child.ts: heap and time limited),
+ * never on the thread that serves HTTP; signatures open it in the PDF tools' processes.
  */
 
 /**
  * Highest key-derivation iteration count accepted: common tools use 2,048 (OpenSSL) to 10,000 (Java);
  * the PKCS#12 MAC's derivation runs in JavaScript, about 30 ms per thousand iterations.
  */
-export const P12_MAX_ITERATIONS = 50_000;
+const P12_MAX_ITERATIONS = 50_000;
 /** Largest PKCS#12 file accepted (a key and a chain of a few certificates are a few KB). */
 export const P12_MAX_BYTES = 64 * 1024;
 
@@ -43,7 +41,7 @@ export interface OpenedP12 {
   info: CertificateInfo;
 }
 
-const refuse = (reason: string, message: string, extra: Record<string, unknown> = {}) => new AppError('ERR_SIGN_002', message, { reason, ...extra });
+export const refuseP12 = (reason: string, message: string, extra: Record<string, unknown> = {}) => new AppError('ERR_SIGN_002', message, { reason, ...extra });
 
 type Asn1 = forge.asn1.Asn1;
 const { Type, Class } = forge.asn1;
@@ -55,7 +53,7 @@ const { Type, Class } = forge.asn1;
  * safe, each SafeContents) are read as well; encrypted ones do not parse and hold no counts.
  */
 function largestIterationCount(node: Asn1, depth = 0, decoded = 0): number {
-  if (depth > 100 || decoded > 4) throw refuse('malformed', 'The PKCS#12 file is nested too deeply');
+  if (depth > 100 || decoded > 4) throw refuseP12('malformed', 'The PKCS#12 file is nested too deeply');
   let most = 0;
   if (node.tagClass === Class.UNIVERSAL && node.type === Type.OCTETSTRING && typeof node.value === 'string' && node.value.charCodeAt(0) === 0x30) {
     try {
@@ -80,7 +78,7 @@ function largestIterationCount(node: Asn1, depth = 0, decoded = 0): number {
 /** RFC 4514 order (the certificate's last RDN first), from Node's one-attribute-per-line form. */
 const distinguishedName = (lines: string) => lines.split('\n').filter(Boolean).reverse().join(', ');
 
-export function describeCertificate(der: Buffer): CertificateInfo {
+function describeCertificate(der: Buffer): CertificateInfo {
   const x = new X509Certificate(der);
   return {
     subject: distinguishedName(x.subject),
@@ -98,24 +96,24 @@ export function describeCertificate(der: Buffer): CertificateInfo {
  * `password`, `no_private_key`, `no_certificate`, `expired` (`at`: when the check ran), `not_yet_valid`.
  */
 export function openP12(p12: Buffer, password: string, at: Date = new Date()): OpenedP12 {
-  if (p12.length > P12_MAX_BYTES) throw refuse('too_large', `A PKCS#12 file is at most ${P12_MAX_BYTES} bytes`, { limit: P12_MAX_BYTES });
+  if (p12.length > P12_MAX_BYTES) throw refuseP12('too_large', `A PKCS#12 file is at most ${P12_MAX_BYTES} bytes`, { limit: P12_MAX_BYTES });
   let outer: Asn1;
   try {
     outer = forge.asn1.fromDer(p12.toString('binary'));
   } catch {
-    throw refuse('malformed', 'This is not a PKCS#12 file');
+    throw refuseP12('malformed', 'This is not a PKCS#12 file');
   }
   const iterations = largestIterationCount(outer);
   if (iterations > P12_MAX_ITERATIONS) {
-    throw refuse('iterations', `The PKCS#12 file asks for ${Number.isFinite(iterations) ? iterations : 'too many'} key-derivation iterations; at most ${P12_MAX_ITERATIONS} are accepted`, { limit: P12_MAX_ITERATIONS });
+    throw refuseP12('iterations', `The PKCS#12 file asks for ${Number.isFinite(iterations) ? iterations : 'too many'} key-derivation iterations; at most ${P12_MAX_ITERATIONS} are accepted`, { limit: P12_MAX_ITERATIONS });
   }
   let pfx: forge.pkcs12.Pkcs12Pfx;
   try {
     pfx = forge.pkcs12.pkcs12FromAsn1(outer, true, password);
   } catch (e) {
     const message = String((e as Error)?.message ?? e);
-    if (/password|MAC could not be verified|decrypt/i.test(message)) throw refuse('password', 'The PKCS#12 file cannot be opened with this password');
-    throw refuse('malformed', `The PKCS#12 file cannot be read: ${message.slice(0, 200)}`);
+    if (/password|MAC could not be verified|decrypt/i.test(message)) throw refuseP12('password', 'The PKCS#12 file cannot be opened with this password');
+    throw refuseP12('malformed', `The PKCS#12 file cannot be read: ${message.slice(0, 200)}`);
   }
   const bags = pfx.safeContents.flatMap((sc) => sc.safeBags) as Array<forge.pkcs12.Bag & { asn1?: Asn1 }>;
   const keys: KeyObject[] = [];
@@ -127,18 +125,18 @@ export function openP12(p12: Buffer, password: string, at: Date = new Date()): O
       try {
         keys.push(createPrivateKey({ key: Buffer.from(forge.asn1.toDer(info).getBytes(), 'binary'), format: 'der', type: 'pkcs8' }));
       } catch {
-        throw refuse('no_private_key', 'The private key of the PKCS#12 file is of a kind that cannot sign');
+        throw refuseP12('no_private_key', 'The private key of the PKCS#12 file is of a kind that cannot sign');
       }
     } else if (bag.type === forge.pki.oids.certBag) {
       const asn1 = bag.cert ? forge.pki.certificateToAsn1(bag.cert) : bag.asn1;
       if (asn1) certs.push(Buffer.from(forge.asn1.toDer(asn1).getBytes(), 'binary'));
     }
   }
-  if (!keys.length) throw refuse('no_private_key', 'The PKCS#12 file holds no private key');
-  if (!certs.length) throw refuse('no_certificate', 'The PKCS#12 file holds no certificate');
+  if (!keys.length) throw refuseP12('no_private_key', 'The PKCS#12 file holds no private key');
+  if (!certs.length) throw refuseP12('no_certificate', 'The PKCS#12 file holds no certificate');
   const spki = (k: KeyObject) => k.export({ type: 'spki', format: 'der' }).toString('base64');
   const key = keys[0];
-  if (key.asymmetricKeyType !== 'rsa' && key.asymmetricKeyType !== 'ec') throw refuse('no_private_key', `A ${key.asymmetricKeyType} key cannot sign here: an RSA or EC (P-256, P-384, P-521) key is needed`);
+  if (key.asymmetricKeyType !== 'rsa' && key.asymmetricKeyType !== 'ec') throw refuseP12('no_private_key', `A ${key.asymmetricKeyType} key cannot sign here: an RSA or EC (P-256, P-384, P-521) key is needed`);
   const own = spki(createPublicKey(key));
   const certificate = certs.find((c) => {
     try {
@@ -147,61 +145,9 @@ export function openP12(p12: Buffer, password: string, at: Date = new Date()): O
       return false;
     }
   });
-  if (!certificate) throw refuse('no_certificate', 'No certificate of the PKCS#12 file matches its private key');
+  if (!certificate) throw refuseP12('no_certificate', 'No certificate of the PKCS#12 file matches its private key');
   const info = describeCertificate(certificate);
-  if (new Date(info.notAfter) < at) throw refuse('expired', `The certificate expired on ${info.notAfter}`, { notAfter: info.notAfter });
-  if (new Date(info.notBefore) > at) throw refuse('not_yet_valid', `The certificate is valid from ${info.notBefore} only`, { notBefore: info.notBefore });
+  if (new Date(info.notAfter) < at) throw refuseP12('expired', `The certificate expired on ${info.notAfter}`, { notAfter: info.notAfter });
+  if (new Date(info.notBefore) > at) throw refuseP12('not_yet_valid', `The certificate is valid from ${info.notBefore} only`, { notBefore: info.notBefore });
   return { key, keyPkcs8: key.export({ type: 'pkcs8', format: 'der' }), certificate, chain: certs.filter((c) => c !== certificate), info };
 }
-
-const CHILD_TIMEOUT_MS = 15_000;
-const CHILD_HEAP_MB = 128;
-const CHILD_ANSWER_MAX = 64 * 1024;
-
-/**
- * openP12 in a child process of its own (heap CHILD_HEAP_MB, killed after CHILD_TIMEOUT_MS): the
- * API checks an upload with it. The file and password go through the child's stdin, never its
- * arguments or environment. Answers what the certificate says of itself, or the catalogued refusal.
- */
-export async function describeP12InChild(p12: Buffer, password: string): Promise<CertificateInfo> {
-  const child = spawn(process.execPath, [`--max-old-space-size=${CHILD_HEAP_MB}`, threadFile('rendering/pdf-tools/p12')], { stdio: ['pipe', 'pipe', 'ignore'], timeout: CHILD_TIMEOUT_MS });
-  let out = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    out += chunk;
-    if (out.length > CHILD_ANSWER_MAX) child.kill('SIGKILL');
-  });
-  child.stdin.on('error', () => undefined);
-  child.stdin.end(JSON.stringify({ p12: p12.toString('base64'), password }));
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (c, s) => resolve([c, s]));
-  });
-  let answer: { ok: true; info: CertificateInfo } | { ok: false; message: string; relatedInfo: Record<string, unknown> } | undefined;
-  try {
-    answer = JSON.parse(out);
-  } catch {
-    answer = undefined;
-  }
-  if (!answer || code !== 0) {
-    throw refuse('too_costly', `Reading the PKCS#12 file needed more time or memory than allowed${signal ? ` (${signal})` : ''}`);
-  }
-  if (!answer.ok) throw new AppError('ERR_SIGN_002', answer.message, answer.relatedInfo);
-  return answer.info;
-}
-
-/** The child's side of describeP12InChild: `{p12, password}` on stdin, the answer on stdout. */
-async function childMain(): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  let reply: unknown;
-  try {
-    const { p12, password } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { p12: string; password: string };
-    reply = { ok: true, info: openP12(Buffer.from(p12, 'base64'), password).info };
-  } catch (e) {
-    reply = e instanceof AppError ? { ok: false, message: e.message, relatedInfo: e.relatedInfo ?? {} } : { ok: false, message: 'The PKCS#12 file cannot be read', relatedInfo: { reason: 'malformed' } };
-  }
-  process.stdout.write(JSON.stringify(reply), () => process.exit(0));
-}
-
-if (require.main === module) void childMain();

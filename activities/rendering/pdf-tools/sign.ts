@@ -117,7 +117,7 @@ export async function timestampToken(url: string, signature: Uint8Array, allowli
     body = await readCapped(res, TSA_ANSWER_MAX_BYTES);
   } catch (e) {
     if (e instanceof AppError && e.code === 'ERR_SIGN_003') throw e;
-    if (e instanceof AppError) throw tsaFailed(`The timestamp authority may not be reached: ${e.message}`, { reason: 'outbound', cause: e.code, ...(e.relatedInfo ?? {}) });
+    if (e instanceof AppError) throw tsaFailed(`The timestamp authority may not be reached: ${e.message}`, { reason: 'outbound', cause: e.code, detail: e.relatedInfo ?? null });
     throw tsaFailed(`The timestamp authority is not reachable: ${String((e as Error)?.message ?? e).slice(0, 200)}`, { reason: 'unreachable' });
   }
   let token: pkijs.ContentInfo;
