@@ -25,6 +25,8 @@ export interface TestCertificates {
   costlyP12: Buffer;
   /** A PKCS#12 with the certificate only, no key. */
   keylessP12: Buffer;
+  /** The signer's key with a certificate that expired yesterday. */
+  expiredP12: Buffer;
   caPem: string;
   cleanup(): Promise<void>;
 }
@@ -64,6 +66,9 @@ export async function makeCertificates(password = 'correct horse'): Promise<Test
   await o('pkcs12', '-export', '-inkey', 'leaf.key', '-in', 'leaf.pem', '-certfile', 'ca.pem', '-out', 'legacy.p12', '-passout', pass, '-legacy');
   await o('pkcs12', '-export', '-inkey', 'leaf.key', '-in', 'leaf.pem', '-out', 'costly.p12', '-passout', pass, '-iter', '60000');
   await o('pkcs12', '-export', '-nokeys', '-in', 'leaf.pem', '-out', 'keyless.p12', '-passout', pass);
+  // Valid until a day before it was issued: expired from the start.
+  await o('x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'expired.pem', '-days', '-1', '-extfile', 'ext.cnf', '-extensions', 'v3_leaf');
+  await o('pkcs12', '-export', '-inkey', 'leaf.key', '-in', 'expired.pem', '-out', 'expired.p12', '-passout', pass);
   const read = (f: string) => readFile(join(dir, f));
   return {
     dir,
@@ -72,6 +77,7 @@ export async function makeCertificates(password = 'correct horse'): Promise<Test
     legacyP12: await read('legacy.p12'),
     costlyP12: await read('costly.p12'),
     keylessP12: await read('keyless.p12'),
+    expiredP12: await read('expired.p12'),
     caPem: (await read('ca.pem')).toString(),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };

@@ -182,7 +182,7 @@ describe('Signatures: signing certificates and PAdES output', () => {
     expect(verified.stdout).toContain('Verification: OK');
   });
 
-  it('refuses hostile uploads: wrong password, not a PKCS#12, no key, costly iteration count (400 ERR_SIGN_002); oversize (413 while streaming)', async () => {
+  it('refuses hostile uploads: wrong password, not a PKCS#12, no key, expired, costly iteration count (400 ERR_SIGN_002); oversize (413 while streaming)', async () => {
     const token = p.user.accessToken;
     const wrong = await upload(token, certs.p12, { password: 'not it' });
     expect(wrong.status).toBe(400);
@@ -195,6 +195,10 @@ describe('Signatures: signing certificates and PAdES output', () => {
     const keyless = await upload(token, certs.keylessP12, { password: certs.password });
     expect(keyless.status).toBe(400);
     expect(keyless.body).toMatchObject({ code: 'ERR_SIGN_002', relatedInfo: { reason: 'no_private_key' } });
+
+    const expired = await upload(token, certs.expiredP12, { password: certs.password });
+    expect(expired.status).toBe(400);
+    expect(expired.body).toMatchObject({ code: 'ERR_SIGN_002', relatedInfo: { reason: 'expired', notAfter: expect.any(String) } });
 
     // 60,000 iterations: refused from the file's structure, before any key is derived.
     const costly = await upload(token, certs.costlyP12, { password: certs.password });
