@@ -23,6 +23,7 @@ import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
 import { databaseAssets } from '../activities/rendering/render-assets';
+import { openSigningCertificate } from '../db/documents/signing-certificates';
 
 export interface WorkerSet {
   run(): Promise<void>;
@@ -156,6 +157,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
         imageAllowlist: config.rendering.imageHostAllowlist,
         assets: databaseAssets(db),
         pdfTools: services.pdfTools,
+        signing: (projectId: string, certificateId: string) => openSigningCertificate(db, projectId, certificateId),
         outboundAllowlist: config.outbound.allowlist,
       };
       workers.push(

@@ -2707,6 +2707,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/signing-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project's signing certificates */
+        get: operations["getSigningCertificates"];
+        put?: never;
+        /**
+         * Upload a signing certificate (PKCS#12)
+         * @description The PKCS#12 file in the part `file` (at most 65536 bytes; more is cut off while it streams, 413 ERR_REQ_002) with its `password`, or the same as JSON with the file base64 in `p12`. The file is opened when uploaded: a wrong password, no private key, an expired certificate or an excessive key-derivation iteration count is 400 ERR_SIGN_002 (`relatedInfo.reason`). A signed-in admin or owner only.
+         */
+        post: operations["postSigningCertificates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/signing-certificates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a signing certificate */
+        get: operations["getSigningCertificatesById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a signing certificate
+         * @description Jobs that ask for it afterwards fail with ERR_SIGN_001.
+         */
+        delete: operations["deleteSigningCertificatesById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/deliveries/{deliveryId}": {
         parameters: {
             query?: never;
@@ -14348,6 +14390,216 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSigningCertificates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every certificate of the project, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description What `output.signature.certificateId` names
+                             */
+                            id: string;
+                            name: string;
+                            /** @description The signer's distinguished name as RFC 4514 writes it (`C=DE, O=Acme GmbH, CN=Ada Signer`) */
+                            subject: string;
+                            issuer: string;
+                            /** @description Hexadecimal */
+                            serialNumber: string;
+                            /** Format: date-time */
+                            notBefore: string;
+                            /** Format: date-time */
+                            notAfter: string;
+                            /** @description SHA-256 of the certificate (DER), hexadecimal */
+                            fingerprintSha256: string;
+                            /** @description The RFC 3161 timestamp authority: signatures are PAdES B-T */
+                            timestampUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postSigningCertificates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The uploaded file */
+                    file: string;
+                    /** @description The PKCS#12 password (write-only: never in an answer) */
+                    password: string;
+                    /** @description A name to know it by; default the certificate's common name */
+                    name?: string;
+                    /**
+                     * Format: uri
+                     * @description An RFC 3161 timestamp authority: signatures with this certificate are then PAdES B-T (the outbound guard applies)
+                     */
+                    timestampUrl?: string;
+                };
+                "application/json": {
+                    /** @description The PKCS#12 file, base64 (at most 65536 bytes decoded) */
+                    p12: string;
+                    password: string;
+                    name?: string;
+                    /** Format: uri */
+                    timestampUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The certificate */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description What `output.signature.certificateId` names
+                         */
+                        id: string;
+                        name: string;
+                        /** @description The signer's distinguished name as RFC 4514 writes it (`C=DE, O=Acme GmbH, CN=Ada Signer`) */
+                        subject: string;
+                        issuer: string;
+                        /** @description Hexadecimal */
+                        serialNumber: string;
+                        /** Format: date-time */
+                        notBefore: string;
+                        /** Format: date-time */
+                        notAfter: string;
+                        /** @description SHA-256 of the certificate (DER), hexadecimal */
+                        fingerprintSha256: string;
+                        /** @description The RFC 3161 timestamp authority: signatures are PAdES B-T */
+                        timestampUrl: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSigningCertificatesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The certificate id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description What `output.signature.certificateId` names
+                         */
+                        id: string;
+                        name: string;
+                        /** @description The signer's distinguished name as RFC 4514 writes it (`C=DE, O=Acme GmbH, CN=Ada Signer`) */
+                        subject: string;
+                        issuer: string;
+                        /** @description Hexadecimal */
+                        serialNumber: string;
+                        /** Format: date-time */
+                        notBefore: string;
+                        /** Format: date-time */
+                        notAfter: string;
+                        /** @description SHA-256 of the certificate (DER), hexadecimal */
+                        fingerprintSha256: string;
+                        /** @description The RFC 3161 timestamp authority: signatures are PAdES B-T */
+                        timestampUrl: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteSigningCertificatesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The certificate id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
         };
