@@ -198,7 +198,8 @@ export function createBatchArchiveActivities(deps: BatchArchiveDeps) {
   /** Records the archive failed (once: a finished archive stays as it is). */
   async function fail(batchId: string, error: { code: string | null; message: string }): Promise<void> {
     await deps.db.query(
-      `UPDATE document_batches SET archive_status = 'failed', archive_error_code = $2, archive_error = $3 WHERE id = $1 AND (archive_status = 'pending' OR archive_status IS NULL)`,
+      `UPDATE document_batches SET archive_status = 'failed', archive_error_code = $2, archive_error = $3, archive_key = NULL, archive_size = NULL, archive_documents = NULL, archive_left_out = NULL
+        WHERE id = $1 AND (archive_status = 'pending' OR archive_status IS NULL)`,
       [batchId, error.code, error.message],
     );
   }

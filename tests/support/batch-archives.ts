@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,13 +26,10 @@ export function unzipAll(zip: Buffer): Promise<Array<{ name: string; body: Buffe
     if (!/No errors detected/.test(test.stdout)) throw new Error(`unzip -t: ${test.stdout}`);
     const { stdout } = await run('/usr/bin/unzip', ['-Z1', path], { maxBuffer: 16 * 1024 * 1024 });
     const names = stdout.split('\n').filter(Boolean);
+    const out = join(path, '..', 'out');
+    await run('/usr/bin/unzip', ['-qq', '-d', out, path], { maxBuffer: 16 * 1024 * 1024 });
     const entries: Array<{ name: string; body: Buffer }> = [];
-    for (const name of names) {
-      // unzip reads its member argument as a wildcard pattern: brackets are escaped.
-      const member = name.replace(/[[\]*?]/g, (c) => `[${c}]`);
-      const out = await run('/usr/bin/unzip', ['-p', path, member], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
-      entries.push({ name, body: out.stdout });
-    }
+    for (const name of names) entries.push({ name, body: await readFile(join(out, name)) });
     return entries;
   });
 }
