@@ -18,12 +18,6 @@ export interface LeftOutJob {
   status: string;
 }
 
-/** What the limits of an archive are (BATCH_ARCHIVE_MAX_DOCUMENTS, BATCH_ARCHIVE_MAX_BYTES). */
-export interface ArchiveLimits {
-  maxDocuments: number;
-  maxBytes: number;
-}
-
 /**
  * At acceptance: a merged PDF needs PDF documents (400 ERR_VALID_001, field `output.archive`), and a
  * batch with more documents than BATCH_ARCHIVE_MAX_DOCUMENTS gets no archive (400 ERR_OUTPUT_005,
