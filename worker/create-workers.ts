@@ -182,7 +182,10 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           activities: {
             ...createRenderActivities(renderDeps),
             ...createBatchArchiveActivities({ db, storage: services.storage, pdfTools: services.pdfTools, limits: batchArchiveLimits(services.config) }),
-            ...createFlowRenderActivities(renderDeps), ...createPreviewActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
+            ...createFlowRenderActivities({ ...renderDeps, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth }),
+            ...createPreviewActivities(renderDeps),
+            ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }),
+          },
           interceptors: withActivityMetrics(activityInterceptors()),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.

@@ -9989,6 +9989,84 @@ export interface operations {
                     variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
+                    /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -11100,6 +11178,84 @@ export interface operations {
                     variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
+                    /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -12211,6 +12367,84 @@ export interface operations {
                     variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
+                    /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -14598,6 +14832,85 @@ export interface operations {
                             /** @constant */
                             set: true;
                         } | null;
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        } | null;
+                        /** @description Each rendered run spends one credit (no watermark) instead of one of the month's free documents */
+                        useCredit?: boolean;
                     } & {
                         [key: string]: unknown;
                     }) | null;
@@ -14723,6 +15036,85 @@ export interface operations {
                             /** @constant */
                             set: true;
                         } | null;
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        } | null;
+                        /** @description Each rendered run spends one credit (no watermark) instead of one of the month's free documents */
+                        useCredit?: boolean;
                     } & {
                         [key: string]: unknown;
                     }) | null;
@@ -17902,6 +18294,84 @@ export interface operations {
                         /** @enum {string} */
                         format: "pdf" | "excel" | "csv";
                         datasets?: string[];
+                        /** @description A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options") */
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        };
                     }[];
                     filenamePattern?: string | null;
                     skipIfEmpty?: boolean;
@@ -18006,6 +18476,84 @@ export interface operations {
                         /** @enum {string} */
                         format: "pdf" | "excel" | "csv";
                         datasets?: string[];
+                        /** @description A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options") */
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        };
                     }[];
                     filenamePattern?: string | null;
                     skipIfEmpty?: boolean;
@@ -18109,6 +18657,84 @@ export interface operations {
                         /** @enum {string} */
                         format: "pdf" | "excel" | "csv";
                         datasets?: string[];
+                        /** @description A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options") */
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        };
                     }[];
                     filenamePattern?: string | null;
                     skipIfEmpty?: boolean;
