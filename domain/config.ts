@@ -111,6 +111,9 @@ const fragments = {
     FREE_DOCUMENTS_PER_MONTH: Joi.number().integer().min(0).default(100),
     DOCUMENT_RETENTION_SECONDS: Joi.number().integer().min(60).default(7 * 24 * 3600),
     BATCH_MAX_DOCUMENTS: Joi.number().integer().min(1).max(10_000).default(5000),
+    /** A batch's `output.archive` (docs/documents.md "Batch archives"): documents it may hold (default BATCH_MAX_DOCUMENTS) and bytes. */
+    BATCH_ARCHIVE_MAX_DOCUMENTS: Joi.number().integer().min(1).max(10_000),
+    BATCH_ARCHIVE_MAX_BYTES: Joi.number().integer().min(1024).default(2 * 1024 * 1024 * 1024),
     BATCH_CONCURRENCY: Joi.number().integer().min(1).max(200).default(8),
     BATCH_CHUNK_SIZE: Joi.number().integer().min(1).max(1000).default(250),
     MAINTENANCE_INTERVAL_SECONDS: Joi.number().integer().min(5).default(300),
@@ -391,6 +394,11 @@ export function loadConfig(env: Env = process.env) {
       /** Artefacts older than this are removed by the maintenance schedule. */
       retentionSeconds: v.DOCUMENT_RETENTION_SECONDS as number,
       batchMaxDocuments: v.BATCH_MAX_DOCUMENTS as number,
+      /** A batch's archive: more documents are refused at acceptance, more bytes fail the archive (ERR_OUTPUT_005). */
+      archive: {
+        maxDocuments: (v.BATCH_ARCHIVE_MAX_DOCUMENTS as number | undefined) ?? (v.BATCH_MAX_DOCUMENTS as number),
+        maxBytes: v.BATCH_ARCHIVE_MAX_BYTES as number,
+      },
       /** Documents of one batch rendering at once (bounded further by the render workers). */
       batchConcurrency: v.BATCH_CONCURRENCY as number,
       /** Documents a batch workflow run lists and handles before it continues as new (history size). */

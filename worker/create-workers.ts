@@ -3,6 +3,7 @@ import { temporalConnectionOptions, workerDeploymentOptions } from '../platform/
 import { createActivities } from '../activities';
 import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
+import { createBatchArchiveActivities, createBatchArchiveBookkeeping } from '../activities/documents/batch-archive.activity';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
 import { createPreviewActivities } from '../activities/rendering/render-preview.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
@@ -71,6 +72,7 @@ function createMainActivities(services: Services) {
       signalReviewDigest: (digest) => signalReviewDigest(services, digest),
     }),
     ...createDocumentActivities(documentActivityDeps(services)),
+    ...createBatchArchiveBookkeeping(db),
     ...createReportRunActivities({
       db,
       evaluator: services.evaluator,
@@ -95,6 +97,19 @@ function createMainActivities(services: Services) {
       publicUrl: config.publicUrl,
       mailBudget: reportMailBudget(services),
     }),
+  };
+}
+
+/**
+ * A batch archive's limits (docs/documents.md "Batch archives"). The merged PDF's pages: MERGE_MAX_PAGES
+ * once the merge work adds it to the config; until then five times PDF_MAX_PAGES (1,000 by default,
+ * MERGE_MAX_PAGES' default).
+ */
+function batchArchiveLimits(config: Services['config']) {
+  return {
+    maxBytes: config.documents.archive.maxBytes,
+    maxPages: config.rendering.limits.maxPdfPages * 5,
+    maxMergeInputBytes: (config.rendering.pdfTools.maxHeapMb * 1024 * 1024) / 2,
   };
 }
 
@@ -166,7 +181,13 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
-          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities({ ...renderDeps, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth }), ...createPreviewActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
+          activities: {
+            ...createRenderActivities(renderDeps),
+            ...createBatchArchiveActivities({ db, storage: services.storage, pdfTools: services.pdfTools, limits: batchArchiveLimits(services.config) }),
+            ...createFlowRenderActivities({ ...renderDeps, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth }),
+            ...createPreviewActivities(renderDeps),
+            ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }),
+          },
           interceptors: withActivityMetrics(activityInterceptors()),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.

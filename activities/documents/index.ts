@@ -92,7 +92,8 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
   const endedJobEvent = async (job: DocumentJobEntity) => jobEvent(job, await jobEventData(job, deps.storage, deps.downloadUrlTtlSeconds));
 
   /** A completed batch's event, its data the batch and its job counts. */
-  const batchCompletedEvent = async (batch: DocumentBatchEntity) => event('batch.completed', batch.id, batchEventData(batch, await batchCounts(deps.db, batch.id)));
+  const batchCompletedEvent = async (batch: DocumentBatchEntity) =>
+    event('batch.completed', batch.id, await batchEventData(batch, await batchCounts(deps.db, batch.id), deps.storage, deps.downloadUrlTtlSeconds));
 
   /** Prepares an event's deliveries and starts their workflows (events of work whose own workflow is gone). */
   const announce = async (projectId: string, ended: EventEnvelope) => deps.startDeliveries(projectId, await deps.prepareDeliveries(projectId, ended));
@@ -235,7 +236,18 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
         await deps.storage.delete(row.artefact_key);
         await deps.db.query(`UPDATE document_jobs SET artefact_expired_at = now() WHERE id = $1`, [row.id]);
       }
-      return rows.length;
+      // Batch archives the same way, counted from when each was built (docs/documents.md "Batch archives"): then `expired`.
+      const archives: Array<{ id: string; archive_key: string }> = await deps.db.query(
+        `SELECT id, archive_key FROM document_batches
+          WHERE archive_status = 'ready' AND archive_completed_at < now() - make_interval(secs => $1)
+          ORDER BY archive_completed_at LIMIT $2`,
+        [input.olderThanSeconds, input.limit - rows.length],
+      );
+      for (const row of archives) {
+        await deps.storage.delete(row.archive_key);
+        await deps.db.query(`UPDATE document_batches SET archive_status = 'expired' WHERE id = $1 AND archive_status = 'ready'`, [row.id]);
+      }
+      return rows.length + archives.length;
     },
 
     /**
@@ -284,6 +296,11 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
             else if (record.kind === 'documentJob') await failOpenJobs({ id: record.id });
             else {
               await failOpenJobs({ batchId: record.id });
+              // Its archive will not be built: the workflow that builds it has ended.
+              await deps.db.query(
+                `UPDATE document_batches SET archive_status = 'failed', archive_error_code = 'ERR_INTERNAL_001', archive_error = $2 WHERE id = $1 AND archive_status = 'pending'`,
+                [record.id, "The batch's workflow ended before its archive was built"],
+              );
               await completeBatch(deps.db, record.id, { eventPending: true });
             }
             handled += 1;

@@ -8,9 +8,9 @@ import {
   S3Client,
   type BucketLocationConstraint,
 } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
-import { buffer as readAll } from 'node:stream/consumers';
 import { AppError } from '../../domain/errors';
 import {
   assertValidStorageKey,
@@ -34,6 +34,9 @@ export interface S3StorageOptions {
   now?: () => Date;
 }
 
+
+/** Part size of a streamed upload (S3's smallest part is 5 MiB). */
+const STREAM_PART_BYTES = 8 * 1024 * 1024;
 /** AWS caps presigned URLs at seven days. */
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
@@ -69,15 +72,37 @@ export class S3Storage implements ArtefactStorage {
 
   async put(key: string, body: Buffer | Readable, contentType: string): Promise<void> {
     assertValidStorageKey(key);
-    // A single PUT needs the length up front; documents are small enough to hold in memory,
-    // which avoids multipart uploads (and @aws-sdk/lib-storage) for streams of unknown size.
-    const bytes = Buffer.isBuffer(body) ? body : await readAll(body);
+    if (!Buffer.isBuffer(body)) {
+      // A stream of unknown size (a batch archive as it is written: docs/documents.md "Batch
+      // archives") goes up in parts of STREAM_PART_BYTES, a few at once, never whole in memory; a
+      // stream shorter than one part is a single PUT. A failing stream aborts the upload.
+      const upload = new Upload({
+        client: this.client,
+        params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType || 'application/octet-stream' },
+        partSize: STREAM_PART_BYTES,
+        queueSize: 2,
+        leavePartsOnError: false,
+      });
+      // The stream's own error is the answer (a batch archive's byte cap is ERR_OUTPUT_005), not "Upload aborted".
+      let failure: unknown;
+      body.once('error', (err) => {
+        failure = err;
+        void upload.abort().catch(() => {});
+      });
+      try {
+        await upload.done();
+      } catch (err) {
+        throw failure ?? err;
+      }
+      return;
+    }
+    // A single PUT needs the length up front.
     await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: key,
-        Body: bytes,
-        ContentLength: bytes.length,
+        Body: body,
+        ContentLength: body.length,
         ContentType: contentType || 'application/octet-stream',
       }),
     );

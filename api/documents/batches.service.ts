@@ -5,7 +5,8 @@ import { insertBatch } from '../../db/documents/batch-state';
 import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { insertJobs } from '../../db/documents/job-state';
-import { jobDownloadLink } from '../../domain/documents/document-events';
+import { checkArchiveRequest } from '../../domain/documents/batch-archive';
+import { batchArchiveLink, jobDownloadLink } from '../../domain/documents/document-events';
 import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
 import { checkOutput, type OutputOptions } from '../../domain/documents/output';
 import { checkSignatureCertificate } from './signing-certificates.service';
@@ -38,6 +39,8 @@ export interface AcceptedBatch {
 export async function generateBatch(deps: DocumentDeps, caller: Caller, input: BatchInput, inTransaction?: (m: EntityManager, accepted: AcceptedBatch) => Promise<void>): Promise<AcceptedBatch> {
   const batchMetadata = checkMetadata(input.metadata);
   checkOutput(input.format, input.output, { batch: true });
+  // Before the documents are read one by one: a ZIP of 10,000 documents is refused at once.
+  checkArchiveRequest(input.format, input.output, input.documents.length, deps.config.documents.archive.maxDocuments);
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
   await checkSignatureCertificate(deps.db, caller.projectId, input.output);
   const docs = input.documents.map((d, i) => {
@@ -59,6 +62,7 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
     completedAt: null,
     workflowPending: true,
     workflowStartedAt: null,
+    archiveStatus: input.output?.archive ? ('pending' as const) : null,
   });
   const accepted: AcceptedBatch = { batch, counts: { completedJobs: 0, failedJobs: 0, cancelledJobs: 0, openJobs: docs.length } };
   await deps.db.transaction(async (m) => {
@@ -86,5 +90,7 @@ export async function getBatch(deps: DocumentDeps, projectId: string, batchId: s
   const documents = await Promise.all(
     jobs.map(async (j) => ({ jobId: j.id, status: j.status, downloadUrl: (await jobDownloadLink(deps.storage, deps.config.storage.downloadUrlTtlSeconds, j))?.url })),
   );
-  return { batch, counts: await batchCounts(deps.db, batchId), documents };
+  // The archive's link beside the record, as presentBatch reads it (docs/documents.md "Batch archives").
+  const archiveLink = await batchArchiveLink(deps.storage, deps.config.storage.downloadUrlTtlSeconds, batch);
+  return { batch: Object.assign(batch, { archiveLink }), counts: await batchCounts(deps.db, batchId), documents };
 }

@@ -64,13 +64,35 @@ const batchFields = {
   completedAt: nullable(time),
 };
 
+/** A batch's `output.archive` (domain/documents/batch-archive.ts presentArchive; docs/documents.md "Batch archives"). */
+const batchArchive = object(
+  {
+    format: { type: 'string', enum: ['zip', 'pdf'] },
+    status: { type: 'string', enum: ['pending', 'ready', 'failed', 'expired'], description: '`pending` until every job has ended and the archive is built' },
+  },
+  {
+    downloadUrl: { type: 'string', format: 'uri', description: 'A signed link, once the archive is ready' },
+    expiresAt: { ...time, description: 'When the download link stops working' },
+    size: { type: 'integer', description: 'Bytes of the archive' },
+    documents: { type: 'integer', description: 'Documents it holds' },
+    leftOut: {
+      type: 'array',
+      description: 'The jobs it does not hold, in batch order: `failed`, `cancelled`, `expired` (retention removed the file) or `missing` (the job was deleted while the archive was built)',
+      items: object({ jobId: uuid, status: str }),
+    },
+    errorCode: { type: 'string', description: 'Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_006` nothing to archive, …' },
+    errorMessage: str,
+  },
+  'The ZIP or merged PDF of the batch\'s documents that `output.archive` asked for',
+);
+
 const documentBatch = object(
   batchFields,
-  { documents: { type: 'array', items: object({ jobId: uuid, status: str }, { downloadUrl: { type: 'string', format: 'uri' } }) } },
+  { documents: { type: 'array', items: object({ jobId: uuid, status: str }, { downloadUrl: { type: 'string', format: 'uri' } }) }, archive: batchArchive },
   'A batch of document jobs with its counts and (when read) its documents',
 );
 
-const acceptedBatch = object({ ...batchFields, statusUrl: { type: 'string', format: 'uri' } }, {}, 'The batch as created, with its status URL');
+const acceptedBatch = object({ ...batchFields, statusUrl: { type: 'string', format: 'uri' } }, { archive: batchArchive }, 'The batch as created, with its status URL');
 
 const documentJobList = object({ jobs: { type: 'array', items: { $ref: '#/components/schemas/DocumentJob' } }, total: { type: 'integer' }, offset: { type: 'integer' }, limit: { type: 'integer' } }, {}, 'A page of document jobs');
 

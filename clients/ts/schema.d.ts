@@ -4907,6 +4907,39 @@ export interface components {
                 /** Format: uri */
                 downloadUrl?: string;
             }[];
+            /** @description The ZIP or merged PDF of the batch's documents that `output.archive` asked for */
+            archive?: {
+                /** @enum {string} */
+                format: "zip" | "pdf";
+                /**
+                 * @description `pending` until every job has ended and the archive is built
+                 * @enum {string}
+                 */
+                status: "pending" | "ready" | "failed" | "expired";
+                /**
+                 * Format: uri
+                 * @description A signed link, once the archive is ready
+                 */
+                downloadUrl?: string;
+                /**
+                 * Format: date-time
+                 * @description When the download link stops working
+                 */
+                expiresAt?: string;
+                /** @description Bytes of the archive */
+                size?: number;
+                /** @description Documents it holds */
+                documents?: number;
+                /** @description The jobs it does not hold, in batch order: `failed`, `cancelled`, `expired` (retention removed the file) or `missing` (the job was deleted while the archive was built) */
+                leftOut?: {
+                    /** Format: uuid */
+                    jobId: string;
+                    status: string;
+                }[];
+                /** @description Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_006` nothing to archive, … */
+                errorCode?: string;
+                errorMessage?: string;
+            };
         };
         /** @description The batch as created, with its status URL */
         AcceptedDocumentBatch: {
@@ -4928,6 +4961,39 @@ export interface components {
             completedAt: string | null;
             /** Format: uri */
             statusUrl: string;
+            /** @description The ZIP or merged PDF of the batch's documents that `output.archive` asked for */
+            archive?: {
+                /** @enum {string} */
+                format: "zip" | "pdf";
+                /**
+                 * @description `pending` until every job has ended and the archive is built
+                 * @enum {string}
+                 */
+                status: "pending" | "ready" | "failed" | "expired";
+                /**
+                 * Format: uri
+                 * @description A signed link, once the archive is ready
+                 */
+                downloadUrl?: string;
+                /**
+                 * Format: date-time
+                 * @description When the download link stops working
+                 */
+                expiresAt?: string;
+                /** @description Bytes of the archive */
+                size?: number;
+                /** @description Documents it holds */
+                documents?: number;
+                /** @description The jobs it does not hold, in batch order: `failed`, `cancelled`, `expired` (retention removed the file) or `missing` (the job was deleted while the archive was built) */
+                leftOut?: {
+                    /** Format: uuid */
+                    jobId: string;
+                    status: string;
+                }[];
+                /** @description Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_006` nothing to archive, … */
+                errorCode?: string;
+                errorMessage?: string;
+            };
         };
         /** @description A Flow run with its payload (api/flow/runs.presenter.ts presentRun) */
         FlowRun: {

@@ -1,3 +1,4 @@
+import { archiveDownloadName } from './batch-archive';
 import { downloadName } from './files';
 import { presentBatch, presentJob, type DownloadLink, type PresentableBatch, type PresentableBatchCounts, type PresentableJob } from './presenter';
 
@@ -20,7 +21,17 @@ export async function jobEventData(job: LinkableJob, storage: LinkSigner, ttlSec
   return presentJob(job, await jobDownloadLink(storage, ttlSeconds, job));
 }
 
-/** `data` of batch.completed: the batch as its status read shows it, without the document list. */
-export function batchEventData(batch: PresentableBatch, counts: PresentableBatchCounts): Record<string, unknown> {
-  return presentBatch(batch, counts);
+/** What a batch's archive link reads of its record besides what presentBatch reads. */
+type LinkableBatch = PresentableBatch & { id: string; archiveKey: string | null };
+
+/** A fresh signed link for a batch's ready archive (`batch-<id>.zip` or `.pdf`), status reads and batch.completed alike. */
+export async function batchArchiveLink(storage: LinkSigner, ttlSeconds: number, batch: LinkableBatch): Promise<DownloadLink | undefined> {
+  const format = batch.output?.archive;
+  if (batch.archiveStatus !== 'ready' || !batch.archiveKey || !format) return undefined;
+  return storage.signedUrl(batch.archiveKey, { ttlSeconds, filename: archiveDownloadName(batch.id, format) });
+}
+
+/** `data` of batch.completed: the batch as its status read shows it (its archive's link included), without the document list. */
+export async function batchEventData(batch: LinkableBatch, counts: PresentableBatchCounts, storage: LinkSigner, ttlSeconds: number): Promise<Record<string, unknown>> {
+  return presentBatch({ ...batch, archiveLink: await batchArchiveLink(storage, ttlSeconds, batch) }, counts);
 }

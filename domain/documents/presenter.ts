@@ -1,3 +1,4 @@
+import { presentArchive, type PresentableArchive } from './batch-archive';
 import { presentOutput, type OutputOptions } from './output';
 import type { Billing, DocumentFormat } from './types';
 
@@ -32,8 +33,12 @@ export interface PresentableJob {
   completedAt: Date | null;
 }
 
-/** What presentBatch reads of a batch record. */
-export interface PresentableBatch {
+/**
+ * What presentBatch reads of a batch record; `archiveLink` is the archive's signed link when it is
+ * ready (batchArchiveLink in document-events.ts), set by the status read and the event beside the record.
+ */
+export interface PresentableBatch extends PresentableArchive {
+  archiveLink?: DownloadLink;
   id: string;
   status: string;
   templateId: string;
@@ -88,6 +93,8 @@ export function presentBatch<B extends PresentableBatch>(batch: B, counts: Prese
     cancelledJobs: counts.cancelledJobs,
     metadata: batch.metadata ?? {},
     documents,
+    /** The ZIP or merged PDF `output.archive` asked for (docs/documents.md "Batch archives"). */
+    archive: presentArchive(batch, batch.archiveLink),
     createdAt: batch.createdAt.toISOString(),
     completedAt: batch.completedAt?.toISOString() ?? null,
   };

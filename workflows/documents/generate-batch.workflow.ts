@@ -1,9 +1,10 @@
-import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { continueAsNewUpgrading } from '../shared/versioning';
 import type { DocumentActivities } from '../../activities/documents';
+import type { BatchArchiveActivities, BatchArchiveBookkeeping } from '../../activities/documents/batch-archive.activity';
 import { RETRY } from '../shared/retry-policies';
 import { FIRST_ATTEMPT_INLINE_PATCH, GROUP_DELIVERIES_PATCH, deliverDocumentEvent, deliverEventsAsGroup, dispatchDeliveries } from '../webhooks/dispatch-deliveries';
-import { processJob, type JobWorkflowOptions } from './process-job';
+import { failureMessage, processJob, type JobWorkflowOptions } from './process-job';
 import { processJobGroup } from './process-job-group';
 
 export interface GenerateBatchInput extends JobWorkflowOptions {
@@ -29,6 +30,17 @@ const { listBatchJobs, listBatchJobIds, completeBatch } = proxyActivities<Docume
  * (limit.numPendingActivities.error): 50 events × at most 25 subscriptions stay well below.
  */
 const MAX_OPEN_EVENTS = 50;
+
+const { pendingBatchArchive, failBatchArchive } = proxyActivities<BatchArchiveBookkeeping>({
+  startToCloseTimeout: '1 minute',
+  retry: RETRY.documentBookkeeping,
+});
+
+/**
+ * Runs that build the batch's archive (`output.archive`, docs/documents.md "Batch archives") once every
+ * job has ended, before the batch completes and batch.completed is announced.
+ */
+const BATCH_ARCHIVE_PATCH = 'batch-archive';
 
 /** Runs that list by keyset (batch_index) instead of OFFSET; see listBatchJobs. */
 const KEYSET_PATCH = 'batch-keyset-cursor';
@@ -88,10 +100,34 @@ export async function generateBatchWorkflow(input: GenerateBatchInput): Promise<
   } else await renderOneByOne(ids, input);
 
   if (ids.length === chunkSize) await continueAsNewUpgrading<typeof generateBatchWorkflow>({ ...input, ...nextRun });
+  if (patched(BATCH_ARCHIVE_PATCH)) await buildArchive(input);
   const deliveryIds = await completeBatch({ batchId: input.batchId });
   if (patched(GROUP_DELIVERIES_PATCH)) await deliverEventsAsGroup(deliveryIds, input.webhookRetryDelaysMs);
   else if (patched(FIRST_ATTEMPT_INLINE_PATCH)) await deliverDocumentEvent(deliveryIds, input.webhookRetryDelaysMs);
   else await dispatchDeliveries(deliveryIds, input.webhookRetryDelaysMs, { wait: false });
+}
+
+/**
+ * The batch's archive, when it asked for one: built on the render queue (the PDF tools' processes
+ * are there), heartbeating its progress, so a worker that dies mid-archive is replaced within
+ * seconds and the archive is built again (its key is the batch's). Limits passed fail the archive
+ * inside the activity; when its attempts run out on anything else, the archive is recorded failed
+ * here, and the batch completes either way.
+ */
+async function buildArchive(input: GenerateBatchInput): Promise<void> {
+  if (!(await pendingBatchArchive({ batchId: input.batchId }))) return;
+  const { buildBatchArchive } = proxyActivities<BatchArchiveActivities>({
+    taskQueue: input.renderTaskQueue,
+    startToCloseTimeout: '1 hour',
+    heartbeatTimeout: '30 seconds',
+    retry: RETRY.batchArchive,
+  });
+  try {
+    await buildBatchArchive({ batchId: input.batchId });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    await failBatchArchive({ batchId: input.batchId, message: failureMessage(err).replace(/^Rendering failed/, 'Building the archive failed') });
+  }
 }
 
 /**

@@ -73,6 +73,12 @@ export const RETRY = {
    */
   renderPreview: { maximumAttempts: 1 },
 
+  /**
+   * A batch's archive (render queue): a crashed worker or a storage outage is retried a few times, a
+   * minute apart at most; then the archive is recorded failed and the batch completes without it.
+   */
+  batchArchive: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+
   /** A report run's outputs (render queue): three attempts for a crashing renderer, then the run fails at `render`. */
   reportRender: { initialInterval: '2 seconds', maximumAttempts: 3 },
 

@@ -57,6 +57,33 @@ describe('S3Storage against an S3-compatible server', () => {
     expect((await readAll(object.body)).toString()).toBe('a,b\n1,2\n');
   });
 
+  it('streams a long stream up in parts (a batch archive as it is written), and stores nothing when the stream fails', async () => {
+    // 20 MiB in 64 KiB chunks, made as they are read: three parts of 8 MiB at most.
+    const chunk = (i: number) => Buffer.alloc(64 * 1024, i % 251);
+    const chunks = 320;
+    async function* produce(failAt?: number) {
+      for (let i = 0; i < chunks; i += 1) {
+        if (i === failAt) throw new Error('the archive failed');
+        yield chunk(i);
+      }
+    }
+    await storage.put('archives/p/long.zip', Readable.from(produce()), 'application/zip');
+    const object = await storage.get('archives/p/long.zip');
+    expect(object).toMatchObject({ contentType: 'application/zip', size: chunks * 64 * 1024 });
+    let i = 0;
+    let same = true;
+    for await (const piece of object.body as AsyncIterable<Buffer>) {
+      for (const byte of piece) {
+        if (byte !== Math.floor(i / (64 * 1024)) % 251) same = false;
+        i += 1;
+      }
+    }
+    expect({ bytes: i, same }).toEqual({ bytes: chunks * 64 * 1024, same: true });
+
+    await expect(storage.put('archives/p/broken.zip', Readable.from(produce(200)), 'application/zip')).rejects.toThrow(/the archive failed/);
+    expect(await storage.exists('archives/p/broken.zip')).toBe(false);
+  }, 120_000);
+
   it('refuses keys the local adapter would refuse', async () => {
     await expect(storage.put('../x', PDF, 'application/pdf')).rejects.toThrow(TypeError);
   });

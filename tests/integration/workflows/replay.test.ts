@@ -51,6 +51,8 @@ const LIVE_PATCHES: Record<string, { type: string; oldBranch: (steps: Set<string
   'batch-keyset-cursor': { type: 'generateBatchWorkflow', oldBranch: (s) => s.has('listBatchJobIds') },
   'batch-render-groups': { type: 'generateBatchWorkflow', oldBranch: (s) => s.has('renderJob') },
   'batch-group-deliveries': { type: 'generateBatchWorkflow', oldBranch: (s) => s.has('renderJobs') && s.has('attemptDelivery') },
+  // Every batch's last run calls it before completeBatch: one that completed without the marker took the old branch.
+  'batch-archive': { type: 'generateBatchWorkflow', oldBranch: (s) => s.has('completeBatch') },
   'review-digest-signal': { type: 'flowRunWorkflow', oldBranch: (s) => s.has('child:flowReviewDigestWorkflow') },
   // The maintenance run calls each of its patches on every run: a whole run without the marker took the old branch.
   'report-retention': { type: 'documentMaintenanceWorkflow', oldBranch: (s) => s.has('ended') },
