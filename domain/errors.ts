@@ -361,6 +361,10 @@ export const ERRORS = {
   ERR_OUTPUT_005: { status: 400, retryable: false, message: 'Merge or archive limit exceeded' },
   /** A job named in a merge is not completed, is not a PDF, or its file is gone (`relatedInfo.jobId`). */
   ERR_OUTPUT_006: { status: 409, retryable: false, message: 'This job cannot be merged' },
+  /** `format: "png"`: more pixels than a document (IMAGE_MAX_PIXELS) or one page (IMAGE_MAX_PAGE_PIXELS) may have at the DPI asked (`relatedInfo.limit`, `relatedInfo.field`). */
+  ERR_OUTPUT_007: { status: 400, retryable: false, message: 'Image size limit exceeded' },
+  /** A batch archive with no completed document, or none whose file is still kept: nothing to archive (the archive's errorCode; never an HTTP answer). */
+  ERR_OUTPUT_008: { status: 409, retryable: false, message: 'Nothing to archive' },
   ERR_SIGN_001: { status: 404, retryable: false, message: 'Signing certificate not found' },
   /** The PKCS#12 file cannot be read with the password given, holds no private key, or its certificate has expired (`relatedInfo.reason`). */
   ERR_SIGN_002: { status: 400, retryable: false, message: 'The PKCS#12 file or its password is not valid' },

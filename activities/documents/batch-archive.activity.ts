@@ -223,14 +223,14 @@ export function createBatchArchiveActivities(deps: BatchArchiveDeps) {
         // What the records already say is too large fails before a byte is read.
         const known = withFile.reduce((sum, j) => sum + (j.artefactSize ?? 0), 0);
         if (known > deps.limits.maxBytes) throw tooLarge(deps.limits.maxBytes);
-        if (withFile.length === 0) throw new AppError('ERR_OUTPUT_006', 'No document of the batch completed: there is nothing to archive', { field: 'output.archive' });
+        if (withFile.length === 0) throw new AppError('ERR_OUTPUT_008', 'No document of the batch completed: there is nothing to archive', { field: 'output.archive' });
 
         const key = archiveKey(batch.projectId, batch.id, format);
         const write = format === 'zip' ? writeZip : writeMergedPdf;
         const { size, missing } = await write(key, withFile, signal, (n) => (done = n));
         if (missing.length === withFile.length) {
           await deps.storage.delete(key);
-          throw new AppError('ERR_OUTPUT_006', 'No document of the batch has its file any more: there is nothing to archive', { field: 'output.archive' });
+          throw new AppError('ERR_OUTPUT_008', 'No document of the batch has its file any more: there is nothing to archive', { field: 'output.archive' });
         }
         // In batch order: the jobs that ended without a file, and those whose file was gone when it was read.
         const gone = new Set(missing.map((j) => j.id));

@@ -80,7 +80,7 @@ const batchArchive = object(
       description: 'The jobs it does not hold, in batch order: `failed`, `cancelled`, `expired` (retention removed the file) or `missing` (the job was deleted while the archive was built)',
       items: object({ jobId: uuid, status: str }),
     },
-    errorCode: { type: 'string', description: 'Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_006` nothing to archive, …' },
+    errorCode: { type: 'string', description: 'Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_008` nothing to archive, …' },
     errorMessage: str,
   },
   'The ZIP or merged PDF of the batch\'s documents that `output.archive` asked for',

@@ -4936,7 +4936,7 @@ export interface components {
                     jobId: string;
                     status: string;
                 }[];
-                /** @description Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_006` nothing to archive, … */
+                /** @description Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_008` nothing to archive, … */
                 errorCode?: string;
                 errorMessage?: string;
             };
@@ -4990,7 +4990,7 @@ export interface components {
                     jobId: string;
                     status: string;
                 }[];
-                /** @description Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_006` nothing to archive, … */
+                /** @description Why the archive failed: `ERR_OUTPUT_005` past a limit, `ERR_OUTPUT_008` nothing to archive, … */
                 errorCode?: string;
                 errorMessage?: string;
             };

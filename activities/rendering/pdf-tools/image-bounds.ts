@@ -3,7 +3,7 @@ import { AppError } from '../../../domain/errors';
 /**
  * The bounds of `format: "png"` (docs/documents.md "Images"), checked before anything is drawn
  * (images.ts): each page's pixels at the DPI asked from its size in points, their sum against
- * IMAGE_MAX_PIXELS and the largest against IMAGE_MAX_PAGE_PIXELS (ERR_OUTPUT_005), and the runs of
+ * IMAGE_MAX_PIXELS and the largest against IMAGE_MAX_PAGE_PIXELS (ERR_OUTPUT_007), and the runs of
  * pages pdftoppm draws at a time.
  */
 
@@ -55,11 +55,11 @@ export function planRuns(pixels: number[], runPixels = IMAGE_RUN_PIXELS): Array<
   return runs;
 }
 
-/** Refuses a request that would draw more than the bounds allow (ERR_OUTPUT_005). */
+/** Refuses a request that would draw more than the bounds allow (ERR_OUTPUT_007). */
 export function checkImageBounds(pixels: number[], dpi: number): void {
   const largest = Math.max(0, ...pixels);
   if (largest > IMAGE_MAX_PAGE_PIXELS) {
-    throw new AppError('ERR_OUTPUT_005', `A page at ${dpi} dpi would be ${Math.round(largest / 1e6)} megapixels; at most ${IMAGE_MAX_PAGE_PIXELS / 1e6} are drawn per page: ask for a lower dpi`, {
+    throw new AppError('ERR_OUTPUT_007', `A page at ${dpi} dpi would be ${Math.round(largest / 1e6)} megapixels; at most ${IMAGE_MAX_PAGE_PIXELS / 1e6} are drawn per page: ask for a lower dpi`, {
       field: 'output.image.dpi',
       limit: IMAGE_MAX_PAGE_PIXELS,
       pixels: largest,
@@ -68,7 +68,7 @@ export function checkImageBounds(pixels: number[], dpi: number): void {
   const total = pixels.reduce((a, b) => a + b, 0);
   if (total > IMAGE_MAX_PIXELS) {
     throw new AppError(
-      'ERR_OUTPUT_005',
+      'ERR_OUTPUT_007',
       `${pixels.length} pages at ${dpi} dpi would be ${Math.round(total / 1e6)} megapixels; at most ${IMAGE_MAX_PIXELS / 1e6} are drawn per document: ask for a lower dpi or pages "first"`,
       { field: 'output.image', limit: IMAGE_MAX_PIXELS, pixels: total, pages: pixels.length },
     );

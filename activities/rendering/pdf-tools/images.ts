@@ -15,7 +15,7 @@ import { runTool, toolFailure, TOOL_CPU_SECONDS, TOOL_MEMORY_BYTES, type ToolRun
  *
  * What a request may cost is known before anything is drawn: pdfinfo gives each page's size, so
  * its pixels at the DPI are counted, and a request past IMAGE_MAX_PIXELS in all, or one page past
- * IMAGE_MAX_PAGE_PIXELS, fails with ERR_OUTPUT_005 (`relatedInfo.field` "output.image"). Pages are
+ * IMAGE_MAX_PAGE_PIXELS, fails with ERR_OUTPUT_007 (`relatedInfo.field` "output.image"). Pages are
  * drawn in runs of at most IMAGE_RUN_PIXELS, each run's files moved into the ZIP and deleted
  * before the next, so the folder never holds more than one run; the PNGs (and the ZIP) stop at the
  * output limit (RENDER_OUTPUT_MAX_BYTES, ERR_LIMIT_011) while they are made, not after.

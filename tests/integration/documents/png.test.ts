@@ -180,7 +180,7 @@ describe('PNG output: a page or every page at the DPI asked', () => {
     }
   });
 
-  it('hostile: many pages at 600 dpi are bounded before anything is drawn (ERR_OUTPUT_005); the same pages at 50 dpi are drawn', async () => {
+  it('hostile: many pages at 600 dpi are bounded before anything is drawn (ERR_OUTPUT_007); the same pages at 50 dpi are drawn', async () => {
     const rows = Array.from({ length: 12 }, (_, i) => `r${i + 1}`);
     const res = await generate(manyPages, { format: 'png', variables: { rows }, output: { image: { dpi: 600, pages: 'all' } } });
     expect(res.status).toBe(201);
@@ -188,7 +188,7 @@ describe('PNG output: a page or every page at the DPI asked', () => {
     expect(failed.status).toBe('failed');
     expect(failed.downloadUrl ?? null).toBeNull();
     const [row] = await app.services.db.query(`SELECT error_code, error_message, artefact_key FROM document_jobs WHERE id = $1`, [res.body.jobId]);
-    expect(row).toMatchObject({ error_code: 'ERR_OUTPUT_005', artefact_key: null });
+    expect(row).toMatchObject({ error_code: 'ERR_OUTPUT_007', artefact_key: null });
     expect(row.error_message).toMatch(/pages at 600 dpi would be \d+ megapixels/);
 
     // The first page alone at 600 dpi is within the bounds.

@@ -17,12 +17,12 @@ describe('PNG pages: sizes, bounds and runs (pdf-tools/images.ts)', () => {
     expect(parsePageSizes('Syntax Error')).toEqual([]);
   });
 
-  it('refuses more pixels than the bounds with ERR_OUTPUT_005: in all, or on one page', () => {
+  it('refuses more pixels than the bounds with ERR_OUTPUT_007: in all, or on one page', () => {
     const a4at600 = pagePixels(A4, 600);
     const one = a4at600.width * a4at600.height;
     expect(() => checkImageBounds(Array(8).fill(one), 600)).not.toThrow();
-    expect(() => checkImageBounds(Array(200).fill(one), 600)).toThrow(expect.objectContaining({ code: 'ERR_OUTPUT_005', relatedInfo: expect.objectContaining({ field: 'output.image', limit: IMAGE_MAX_PIXELS, pages: 200 }) }));
-    expect(() => checkImageBounds([IMAGE_MAX_PAGE_PIXELS + 1], 600)).toThrow(expect.objectContaining({ code: 'ERR_OUTPUT_005', relatedInfo: expect.objectContaining({ field: 'output.image.dpi' }) }));
+    expect(() => checkImageBounds(Array(200).fill(one), 600)).toThrow(expect.objectContaining({ code: 'ERR_OUTPUT_007', relatedInfo: expect.objectContaining({ field: 'output.image', limit: IMAGE_MAX_PIXELS, pages: 200 }) }));
+    expect(() => checkImageBounds([IMAGE_MAX_PAGE_PIXELS + 1], 600)).toThrow(expect.objectContaining({ code: 'ERR_OUTPUT_007', relatedInfo: expect.objectContaining({ field: 'output.image.dpi' }) }));
   });
 
   it('draws pages in runs of at most the run budget, a larger page alone', () => {
