@@ -7,6 +7,7 @@ import { api, must } from '../api';
 import { JsonField } from '../JsonField';
 import { Failure } from './controls';
 import { NO_OUTPUT, OutputOptions, outputOf, type OutputState } from './OutputOptions';
+import { useSigningCertificates } from './SigningCertificates';
 
 /**
  * Generating from a template (docs/web.md "Generate"): one document from a form built from the
@@ -30,6 +31,7 @@ export function Generate({ id, formats, published, sample, declared }: { id: str
   const choices = formats.includes('pdf') ? [...formats, 'png'] : formats;
   const [format, setFormat] = useState(formats[0] ?? 'pdf');
   const [output, setOutput] = useState<OutputState>(NO_OUTPUT);
+  const certificates = (useSigningCertificates().data?.data ?? []).map((c) => ({ value: c.id, label: `${c.name} (until ${c.notAfter.slice(0, 10)})` }));
   const [from, setFrom] = useState<'Form' | 'Sample data'>(declared.length > 0 ? 'Form' : 'Sample data');
   const [values, setValues] = useState<Record<string, unknown>>();
   const [batchId, setBatchId] = useState<string>();
@@ -70,7 +72,7 @@ export function Generate({ id, formats, published, sample, declared }: { id: str
             ))}
           </Stack>
         )}
-        <OutputOptions state={output} onChange={setOutput} format={format} certificates={[]} />
+        <OutputOptions state={output} onChange={setOutput} format={format} certificates={certificates} />
         <Group>
           <Button onClick={() => generate.mutate(from === 'Form' ? current : (sample ?? {}))} loading={generate.isPending} disabled={!published || (from === 'Sample data' && !sample)}>
             Generate

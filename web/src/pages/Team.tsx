@@ -7,6 +7,7 @@ import { api, must } from '../api';
 import { EmbedOrigins } from '../embed/EmbedOrigins';
 import { useSession } from '../session';
 import { ConfirmButton, Failure, Pager, when } from './controls';
+import { SigningCertificates } from './SigningCertificates';
 
 type Member = components['schemas']['Member'];
 type Invitation = components['schemas']['Invitation'];
@@ -41,6 +42,7 @@ export function TeamPage() {
           <ProjectSettings />
           <Members />
           <EmbedOrigins />
+          <SigningCertificates />
           {(team.role === 'owner' || team.role === 'admin') && <PendingInvitations />}
           <ActivityFeed />
         </>
