@@ -23,6 +23,7 @@ import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
 import { databaseAssets } from '../activities/rendering/render-assets';
+import { createMergeJobActivities } from '../activities/documents/merge-job.activity';
 
 export interface WorkerSet {
   run(): Promise<void>;
@@ -164,7 +165,13 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           ...deployment,
           namespace: config.temporal.namespace,
           taskQueue: taskQueues.render,
-          activities: { ...createRenderActivities(renderDeps), ...createFlowRenderActivities(renderDeps), ...createPreviewActivities(renderDeps), ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }) },
+          activities: {
+            ...createRenderActivities(renderDeps),
+            ...createMergeJobActivities({ ...renderDeps, merge: config.rendering.merge, maxOutputBytes: config.rendering.maxOutputBytes }),
+            ...createFlowRenderActivities(renderDeps),
+            ...createPreviewActivities(renderDeps),
+            ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }),
+          },
           interceptors: withActivityMetrics(activityInterceptors()),
           // The Chromium pool bounds concurrent pages. Twice as many tasks keep the pages busy while
           // other tasks load their job or store their artefact; beyond that they would only queue.

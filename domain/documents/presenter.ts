@@ -1,5 +1,5 @@
 import { presentOutput, type OutputOptions } from './output';
-import type { Billing, DocumentFormat } from './types';
+import type { Billing, DocumentFormat, JobKind } from './types';
 
 /**
  * The spec's document job and batch objects, shared by the API's answers and the webhook payloads
@@ -18,8 +18,10 @@ export interface PresentableJob {
   id: string;
   status: string;
   format: DocumentFormat;
-  templateId: string;
-  templateVersion: number;
+  /** Null for a merge (POST /api/documents/merge), which has no template. */
+  templateId: string | null;
+  templateVersion: number | null;
+  kind?: JobKind;
   batchId: string | null;
   filename: string | null;
   artefactExpiredAt: Date | null;
@@ -59,6 +61,8 @@ export function presentJob<J extends PresentableJob>(job: J, link?: DownloadLink
     format: job.format,
     templateId: job.templateId,
     templateVersion: job.templateVersion,
+    /** Only a merge says what it is (`"merge"`); a render of a template says nothing more. */
+    kind: job.kind === 'merge' ? ('merge' as const) : undefined,
     batchId: job.batchId ?? undefined,
     filename: job.filename,
     downloadUrl: link?.url,
