@@ -22,7 +22,7 @@ import type { ArtefactStorage } from '../storage/storage';
  * credit comes back). A crash of storage or of the tools' process throws, and Temporal retries.
  */
 
-export interface MergeJobDeps {
+interface MergeJobDeps {
   db: DataSource;
   storage: ArtefactStorage;
   pdfTools?: PdfTools;

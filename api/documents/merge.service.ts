@@ -25,9 +25,9 @@ import { newJob, reserve, type Caller, type DocumentDeps, type Generated } from 
  * a generation, given back when it fails or is cancelled.
  */
 
-export type MergePartInput = { jobId: string; title?: string } | { upload: number; title?: string };
+type MergePartInput = { jobId: string; title?: string } | { upload: number; title?: string };
 
-export interface MergeInput {
+interface MergeInput {
   parts: MergePartInput[];
   filename?: string;
   metadata?: Record<string, unknown>;

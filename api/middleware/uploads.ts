@@ -16,7 +16,7 @@ export interface UploadLimits {
 }
 
 /** What a route may ask of its uploads beyond the limits. */
-export interface UploadOptions {
+interface UploadOptions {
   /** Files one request may carry (default 1); their total stays within `maxFileBytes`. */
   maxFiles?: number;
   /**

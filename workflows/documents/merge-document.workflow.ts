@@ -5,7 +5,7 @@ import { RETRY } from '../shared/retry-policies';
 import { deliverDocumentEvent } from '../webhooks/dispatch-deliveries';
 import { failureMessage, type JobWorkflowOptions } from './process-job';
 
-export interface MergeDocumentInput extends JobWorkflowOptions {
+interface MergeDocumentInput extends JobWorkflowOptions {
   jobId: string;
   projectId: string;
 }
