@@ -39,6 +39,7 @@ import { reviewRoutes } from './flow/review.routes';
 import { reviewPageRoutes } from './flow/review-page.routes';
 import { reviewTokenResolver } from './flow/review.service';
 import { documentRoutes } from './documents/documents.routes';
+import { signingCertificateRoutes } from './documents/signing-certificates.routes';
 import { templateRouters } from './templates/templates.routes';
 import { assetRoutes } from './assets/assets.routes';
 import { agentTaskRoutes, datasourceRoutes } from './reporting/datasources.routes';
@@ -114,6 +115,7 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
     assetRoutes(services),
     documentRoutes(services, '/api/documents'),
     documentRoutes(services, '/api/v1/documents'),
+    signingCertificateRoutes(services),
     webhookRoutes(services),
     // flow
     ...flow.routers,

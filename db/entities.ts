@@ -19,6 +19,7 @@ import { TemplateAssetEntity } from './templates/asset.entity';
 import { TemplateVersionEntity } from './templates/template-version.entity';
 import { DocumentBatchEntity } from './documents/document-batch.entity';
 import { DocumentJobEntity } from './documents/document-job.entity';
+import { SigningCertificateEntity } from './documents/signing-certificate.entity';
 import { DatasourceEntity } from './reporting/datasource.entity';
 import { QueryEntity } from './reporting/query.entity';
 import { QueryVersionEntity } from './reporting/query-version.entity';
@@ -37,4 +38,4 @@ import { AgentTaskEntity } from './reporting/agent-task.entity';
 import { IdempotencyKeyEntity } from './idempotency/idempotency-key.entity';
 
 /** Every entity, registered with the data source. */
-export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity, ReportScheduleEntity, ImportEntity, AgentEntity, AgentTaskEntity, IdempotencyKeyEntity, TemplateAssetEntity];
+export const ENTITIES = [UserEntity, ProjectEntity, MembershipEntity, ApiKeyEntity, RefreshTokenEntity, EmailTokenEntity, InvitationEntity, ActivityEntity, BackupCodeEntity, TemplateEntity, TemplateVersionEntity, GateEntity, GateSchemaVersionEntity, RunEntity, WebhookSubscriptionEntity, WebhookDeliveryEntity, DocumentJobEntity, DocumentBatchEntity, ApprovalEntity, ReviewTokenEntity, DatasourceEntity, QueryEntity, QueryVersionEntity, ReportEntity, ReportVersionEntity, ReportRunEntity, ReportRunOutputEntity, ChannelEntity, ReportDeliveryEntity, ReportJobEntity, ReportJobRunEntity, ReportScheduleEntity, ImportEntity, AgentEntity, AgentTaskEntity, IdempotencyKeyEntity, TemplateAssetEntity, SigningCertificateEntity];

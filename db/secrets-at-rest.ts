@@ -34,6 +34,9 @@ export const SECRET_COLUMNS: readonly SecretColumn[] = [
   // A generation's encryption passwords (output.encryption), used when the job renders.
   { table: 'document_jobs', column: 'output', kind: 'outputPasswords' },
   { table: 'document_batches', column: 'output', kind: 'outputPasswords' },
+  // A project's signing certificate (docs/documents.md "Signatures"): the PKCS#12 file (base64) and its password.
+  { table: 'signing_certificates', column: 'p12', kind: 'text' },
+  { table: 'signing_certificates', column: 'password', kind: 'text' },
 ];
 
 /** A string value not starting with the prefix ($p): something to (re-)encrypt. */

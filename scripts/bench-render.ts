@@ -10,6 +10,7 @@ import { resolveVariables } from '../domain/templates/variables';
 import type { TemplateDefinition } from '../domain/templates/template.types';
 import { INVOICE } from './bench-invoice';
 import { startJsreport } from './bench-render-peer';
+import { benchOutputs } from './bench-render-outputs';
 
 /**
  * Issue 17, goal 1, in one run at one concurrency: the same one-page invoice printed by
@@ -21,8 +22,11 @@ import { startJsreport } from './bench-render-peer';
  *   - a browser launched per document (the baseline).
  * The sides take turns in rounds, so load from elsewhere on the machine falls on all of them.
  * Prints each side's throughput and median latency and the three ratios against their goals.
+ * Then issue 34's part (scripts/bench-render-outputs.ts, docs/performance.md "Output options"):
+ * each `output` step's p50/p95 against the plain render of the invoice example, in the same run.
  *
- *   npm run bench:render -- [--n 300] [--launch-n 40] [--rounds 3] [--concurrency 2]
+ *   npm run bench:render -- [--n 300] [--launch-n 40] [--rounds 3] [--concurrency 2] [--outputs-n 60]
+ *   npm run bench:render -- --outputs-only     (issue 34's part alone)
  */
 
 function arg(name: string, fallback: number): number {
@@ -98,6 +102,7 @@ function chromiumVersion(path: string): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--outputs-only')) return benchOutputs();
   const n = arg('n', 300);
   const launchN = arg('launch-n', 40);
   const rounds = arg('rounds', 3);
@@ -160,6 +165,7 @@ async function main(): Promise<void> {
   const exampleRatio = pooled.docsPerSecond / rich.docsPerSecond;
   console.log(goal('31 invoice example cost vs the invoice (1 / throughput)', exampleRatio, '<= 1.5', exampleRatio <= 1.5));
   console.log(`  1c by median latency: ${fmt(pooled.medianMs / limit.medianMs, 2)}x; load average ${loadBefore.map((l) => fmt(l, 2)).join(' ')} before, ${loadavg().map((l) => fmt(l, 2)).join(' ')} after`);
+  await benchOutputs();
 }
 
 main().catch((err) => {

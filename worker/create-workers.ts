@@ -24,6 +24,7 @@ import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
 import { databaseAssets } from '../activities/rendering/render-assets';
 import { createMergeJobActivities } from '../activities/documents/merge-job.activity';
+import { openSigningCertificate } from '../db/documents/signing-certificates';
 
 export interface WorkerSet {
   run(): Promise<void>;
@@ -157,6 +158,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
         imageAllowlist: config.rendering.imageHostAllowlist,
         assets: databaseAssets(db),
         pdfTools: services.pdfTools,
+        signing: (projectId: string, certificateId: string) => openSigningCertificate(db, projectId, certificateId),
         outboundAllowlist: config.outbound.allowlist,
       };
       workers.push(
@@ -168,7 +170,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           activities: {
             ...createRenderActivities(renderDeps),
             ...createMergeJobActivities({ ...renderDeps, merge: config.rendering.merge, maxOutputBytes: config.rendering.maxOutputBytes }),
-            ...createFlowRenderActivities(renderDeps),
+            ...createFlowRenderActivities({ ...renderDeps, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth }),
             ...createPreviewActivities(renderDeps),
             ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }),
           },

@@ -12,7 +12,9 @@ import { USER_AGENTS } from '../../domain/webhooks/delivery';
 import { createOutboundGuard } from '../http/outbound';
 import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
-import { CONTENT_TYPES, renderDocument } from '../rendering/render-document';
+import { CONTENT_TYPES, renderDocument, type RenderDeps } from '../rendering/render-document';
+import { chargeRunAtRender } from '../../db/flow/run-billing';
+import { gateRenderSettings } from '../../domain/flow/render-output';
 import type { ArtefactStorage } from '../storage/storage';
 import type { AssetLoader } from '../rendering/render-assets';
 
@@ -46,25 +48,58 @@ export interface FlowRenderDeps {
   imageAllowlist: string[];
   /** The project's images and fonts a template names (render-assets.ts). */
   assets?: AssetLoader;
+  /** `renderConfig.output`: the PDF tools, signing certificates, the outbound allowlist (render-document.ts). */
+  pdfTools?: RenderDeps['pdfTools'];
+  signing?: RenderDeps['signing'];
+  outboundAllowlist?: string[];
+  /** FREE_DOCUMENTS_PER_MONTH, for a run charged when it renders (db/flow/run-billing.ts). */
+  freeDocumentsPerMonth: number;
 }
 
-/** `native`: the gate's template (latest published version) with the validated payload as variables. Render task queue. */
+/**
+ * `native`: the gate's template (latest published version) with the validated payload as
+ * variables, in `renderConfig.format`, finished as `renderConfig.output` asks. The document is
+ * one of the project's documents (docs/documents.md "Quotas and the watermark on every output"):
+ * charged when the run was accepted (or here, if it was not), watermarked when it took a free one.
+ * Render task queue.
+ */
 export function createFlowRenderActivities(deps: FlowRenderDeps) {
   return {
     async renderFlowArtefact(input: { runId: string }): Promise<{ artefactKey: string }> {
       const { run, gate } = await loadRun(deps.db, input.runId);
       if (run.artefactKey) return { artefactKey: run.artefactKey };
       if (!gate.renderTemplateId) throw new AppError('ERR_VALID_005', 'The gate has no renderTemplateId');
-      const format = String(gate.renderConfig?.format ?? 'pdf') === 'excel' || gate.renderConfig?.format === 'xlsx' ? 'excel' : 'pdf';
+      const { format, output, useCredit } = gateRenderSettings(gate.renderConfig);
       const published = await loadPublishedVersion(deps.db, run.projectId, gate.renderTemplateId);
+      // A quota or credit error here is catalogued (not retried): the run fails with its code.
+      const billing = run.billing ?? (await chargeRunAtRender(deps.db, run.id, { projectId: run.projectId, useCredit, freeLimit: deps.freeDocumentsPerMonth, runShortId: run.shortId }));
       // Freetext runs have a string payload: templates see it as `text`.
       const variables = typeof run.inputPayload === 'string' ? { text: run.inputPayload } : (run.inputPayload as Record<string, unknown>);
       const beat = setInterval(() => heartbeat(), 2000);
       try {
         const doc = await renderDocument(
-          { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits: deps.limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
+          {
+            pdfRenderer: deps.pdfRenderer(),
+            evaluator: deps.evaluator,
+            excelRenderer: deps.excelRenderer,
+            limits: deps.limits,
+            imageAllowlist: deps.imageAllowlist,
+            assets: deps.assets,
+            pdfTools: deps.pdfTools,
+            signing: deps.signing,
+            outboundAllowlist: deps.outboundAllowlist,
+          },
           // A cancelled attempt (the worker's shutdown grace time ran out) stops rendering and stores nothing.
-          { tenant: run.projectId, template: published.definition, variables, format, title: `${gate.name} ${run.shortId}`, signal: Context.current().cancellationSignal },
+          {
+            tenant: run.projectId,
+            template: published.definition,
+            variables,
+            format,
+            output,
+            watermark: billing === 'free',
+            title: `${gate.name} ${run.shortId}`,
+            signal: Context.current().cancellationSignal,
+          },
         );
         const key = flowArtefactKey(run.projectId, run.id, doc.fileExtension);
         await deps.storage.put(key, doc.body, doc.contentType);

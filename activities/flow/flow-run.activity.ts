@@ -4,6 +4,7 @@ import type { ApprovalConfig, RenderMode } from '../../domain/flow/gate-settings
 import { recordRunOutcome, type RunOutcome } from '../../db/flow/gate-circuit';
 import { RunEntity } from '../../db/flow/run.entity';
 import { expiredRunArtefacts, finishRunDeliveries, markArtefactExpired } from '../../db/flow/run-lifecycle';
+import { refundRunDocument } from '../../db/flow/run-billing';
 import { moveRun, type RunMove } from '../../db/flow/run-state';
 import { prepareEventDeliveries } from '../../db/webhooks/deliveries';
 import { FLOW_PLANS } from '../../domain/flow/plans';
@@ -70,7 +71,15 @@ export function createFlowRunActivities(deps: FlowActivityDeps) {
      * fields), when domain/flow/run-status.ts allows the move; a repeated move changes nothing.
      */
     async updateFlowRun(input: RunMove): Promise<void> {
-      await moveRun(deps.db, input);
+      if (!input.finished) {
+        await moveRun(deps.db, input);
+        return;
+      }
+      // A run that ends without its document gets it back in the same transaction (db/flow/run-billing.ts); a retry finds nothing to give.
+      await deps.db.transaction(async (m) => {
+        await moveRun(m, input);
+        await refundRunDocument(m, input.runId);
+      });
     },
 
     callFlowRenderApi: createFlowRenderApiActivity({ ...deps, maxResponseBytes: deps.customRenderMaxBytes }),

@@ -9,6 +9,7 @@ import type { RowSource } from './excel-renderer';
 import { sharedExcelThreads, type ExcelRenderer } from './excel-threads';
 import type { PdfRenderer } from './pdf-renderer';
 import type { PdfTools, SigningMaterial } from './pdf-tools/pdf-tools';
+import type { ImageRequest } from './pdf-tools/images';
 import { needsFinishing, type OutputOptions } from '../../domain/documents/output';
 import type { DocumentFormat } from '../../domain/documents/types';
 import { NO_LOADED_ASSETS, type AssetLoader } from './render-assets';
@@ -84,7 +85,9 @@ export async function renderDocument(deps: RenderDeps, input: RenderDocumentInpu
   const { pdf: printed, pageCount } = await deps.pdfRenderer.renderPdf(doc, { maxPages: limits.maxPdfPages, signal, assets: assets.bodies });
   const pdf = await finished(deps, input, printed, assets.appendPdfs, data);
   if (input.format === 'png') {
-    const image = await tools(deps).toImages(withinOutputLimit(pdf, limits.maxOutputBytes), input.output?.image ?? {}, signal);
+    // maxBytes: the PNGs stop at the output limit while they are made (pdf-tools/images.ts).
+    const request: ImageRequest = { ...input.output?.image, maxBytes: limits.maxOutputBytes };
+    const image = await tools(deps).toImages(withinOutputLimit(pdf, limits.maxOutputBytes), request, signal);
     return { body: withinOutputLimit(image.body, limits.maxOutputBytes), contentType: image.contentType, fileExtension: image.fileExtension, pageCount: image.pageCount };
   }
   return { body: withinOutputLimit(pdf, limits.maxOutputBytes), contentType: CONTENT_TYPES.pdf, fileExtension: 'pdf', pageCount };

@@ -14,11 +14,12 @@ import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits, TemplateDefinition, TemplateVariable } from '../../domain/templates/template.types';
 import { resolveArrayElement } from '../../domain/templates/variables';
 import { canStreamVariable, type RowSource } from '../rendering/excel-renderer';
-import { CONTENT_TYPES, renderDocument, streamExcelDocument } from '../rendering/render-document';
+import { CONTENT_TYPES, renderDocument, streamExcelDocument, type RenderDeps } from '../rendering/render-document';
 import type { ExcelRenderer } from '../rendering/excel-threads';
 import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
 import { storedRows } from './stored-rows';
+import { pdfOutputOf } from '../../domain/reporting/report-output';
 import type { AssetLoader } from '../rendering/render-assets';
 
 /**
@@ -72,6 +73,10 @@ export interface ReportRenderDeps {
   imageAllowlist: string[];
   /** The project's images and fonts a template names (render-assets.ts). */
   assets?: AssetLoader;
+  /** A pdf output's `output` options: the PDF tools, signing certificates, the outbound allowlist (render-document.ts). */
+  pdfTools?: RenderDeps['pdfTools'];
+  signing?: RenderDeps['signing'];
+  outboundAllowlist?: string[];
   /** REPORTING_RESULT_MAX_BYTES: no stored result is read past it uncompressed (default 50 MB, as the config's). */
   resultMaxBytes?: number;
   /**
@@ -202,6 +207,18 @@ export function storedRowSource(storage: ArtefactStorage, result: Pick<InputData
 
 export function createReportRenderActivities(deps: ReportRenderDeps) {
   const maxBytes = deps.resultMaxBytes ?? DEFAULT_RESULT_MAX_BYTES;
+
+  const renderDepsOf = (limits: RenderLimits): RenderDeps => ({
+    pdfRenderer: deps.pdfRenderer(),
+    evaluator: deps.evaluator,
+    excelRenderer: deps.excelRenderer,
+    limits,
+    imageAllowlist: deps.imageAllowlist,
+    assets: deps.assets,
+    pdfTools: deps.pdfTools,
+    signing: deps.signing,
+    outboundAllowlist: deps.outboundAllowlist,
+  });
 
   async function load(input: RenderReportInput) {
     const report = await deps.db.getRepository(ReportEntity).findOneBy({ id: input.reportId, projectId: input.projectId });
@@ -337,7 +354,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
               );
               const bytes = await storeStream(key, CONTENT_TYPES.xlsx, async (write) => {
                 await streamExcelDocument(
-                  { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
+                  renderDepsOf(limits),
                   { tenant: input.projectId, template: template.definition, variables, sources, watermark: input.watermark, title: stem, signal: ctx.signal },
                   write,
                 );
@@ -348,9 +365,10 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
             }
             held ??= bindDatasets(await readDatasets(input, definition, ctx.heartbeat), input.parameters, declared);
             const doc = await renderDocument(
-              { pdfRenderer: deps.pdfRenderer(), evaluator: deps.evaluator, excelRenderer: deps.excelRenderer, limits, imageAllowlist: deps.imageAllowlist, assets: deps.assets },
+              renderDepsOf(limits),
               // A cancelled run's render stops where it is (its Chromium page closes, its Excel thread ends).
-              { tenant: input.projectId, template: template.definition, variables: held, format, watermark: input.watermark, title: stem, signal: ctx.signal },
+              // A pdf output's `output` finishes the printed (and, on the free quota, watermarked) PDF.
+              { tenant: input.projectId, template: template.definition, variables: held, format, output: format === 'pdf' ? pdfOutputOf(definition) : undefined, watermark: input.watermark, title: stem, signal: ctx.signal },
             );
             await deps.storage.put(key, doc.body, doc.contentType);
             outputs.push({ format, filename, key, contentType: format === 'pdf' ? CONTENT_TYPES.pdf : CONTENT_TYPES.xlsx, bytes: doc.body.length, ...(doc.pageCount === undefined ? {} : { pageCount: doc.pageCount }) });

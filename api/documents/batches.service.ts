@@ -8,6 +8,7 @@ import { insertJobs } from '../../db/documents/job-state';
 import { jobDownloadLink } from '../../domain/documents/document-events';
 import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
 import { checkOutput, type OutputOptions } from '../../domain/documents/output';
+import { checkSignatureCertificate } from './signing-certificates.service';
 import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import { checkVariables, newJob, publishedTemplateFor, reserve, type Caller, type DocumentDeps } from './documents.service';
@@ -38,6 +39,7 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
   const batchMetadata = checkMetadata(input.metadata);
   checkOutput(input.format, input.output, { batch: true });
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
+  await checkSignatureCertificate(deps.db, caller.projectId, input.output);
   const docs = input.documents.map((d, i) => {
     checkVariables(published, d.variables, `documents[${i}].variables.`);
     return { ...d, metadata: mergeMetadata(batchMetadata, checkMetadata(d.metadata, `documents[${i}].metadata`), `documents[${i}].metadata`) };

@@ -8,6 +8,7 @@ import { loadPublishedVersion, type PublishedTemplate } from '../../db/templates
 import { estimateWaitSeconds } from '../../domain/documents/files';
 import { checkMetadata } from '../../domain/documents/metadata';
 import { checkOutput, type OutputOptions } from '../../domain/documents/output';
+import { checkSignatureCertificate } from './signing-certificates.service';
 import type { Billing, DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import { applyVariableInput } from '../../domain/templates/variables';
@@ -124,6 +125,7 @@ export async function generate(deps: DocumentDeps, caller: Caller, input: Genera
   checkOutput(input.format, input.output);
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
   checkVariables(published, input.variables);
+  await checkSignatureCertificate(deps.db, caller.projectId, input.output);
   const created = await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, 1, input.useCredit, 'document generation');
     const row = newJob(caller, published, { format: input.format, variables: input.variables, billing, metadata: metadata ?? null, filename: input.filename ?? null, output: input.output ?? null });

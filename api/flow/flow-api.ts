@@ -68,7 +68,7 @@ export function createFlowApi(services: Services): FlowApi {
     publicUrl: config.publicUrl,
     storage: services.storage,
     downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
-    submissions: { db, evaluator: services.evaluator, gateLimiter, outbox: services.outbox },
+    submissions: { db, evaluator: services.evaluator, gateLimiter, outbox: services.outbox, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth },
     read: requireProject(db, FLOW_ACCESS.read) as Middleware,
     readRuns: requireProject(db, FLOW_ACCESS.readRuns) as Middleware,
     write: requireProject(db, FLOW_ACCESS.write) as Middleware,

@@ -2,6 +2,7 @@ import Joi from 'joi';
 import type { ApprovalConfig, ApprovalMode, GateStatus, NotificationMode, RenderMode } from '../../domain/flow/gate-settings';
 import type { BusinessRule, FreetextConfig, ObjectSchema, ValidationMode } from '../../domain/flow/gate.types';
 import type { DeliveryChannelInput } from './gate-secrets';
+import { outputSchema } from '../documents/output.schema';
 
 /**
  * Request shapes of the gate endpoints (spec, Gate table and Limits §4). Joi checks the outer
@@ -42,8 +43,17 @@ const deliveryChannel = Joi.object<DeliveryChannelInput>({
   headers: Joi.object().pattern(/^[A-Za-z0-9-]{1,100}$/, Joi.alternatives(Joi.string().max(1000), storedSecret)).max(20),
 });
 
-/** Free-form, but its `secret` (the custom render API's signing key) is a string, `null` (remove) or `{"set": true}`. */
-const renderConfig = Joi.object({ secret: Joi.alternatives(Joi.string().min(1).max(256), storedSecret).allow(null) }).unknown(true);
+/**
+ * Free-form, but its `secret` (the custom render API's signing key) is a string, `null` (remove) or
+ * `{"set": true}`; `output` is the generation's output object (native renders, docs/documents.md
+ * "Output options") and `useCredit` spends a credit per rendered run instead of a free document
+ * (docs/documents.md "Quotas and the watermark on every output").
+ */
+const renderConfig = Joi.object({
+  secret: Joi.alternatives(Joi.string().min(1).max(256), storedSecret).allow(null),
+  output: outputSchema.allow(null),
+  useCredit: Joi.boolean().description('Each rendered run spends one credit (no watermark) instead of one of the month\'s free documents'),
+}).unknown(true);
 
 export interface GateSettingsInput {
   name?: string;

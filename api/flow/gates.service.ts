@@ -14,6 +14,7 @@ import { randomBase62 } from '../../domain/signing';
 import type { CreateGateInput, GateSettingsInput, ListGatesQuery, UpdateGateInput } from './gates.schema';
 import { resolveRenderTemplate } from './gate-templates';
 import { resolveGateSecrets } from './gate-secrets';
+import { checkGateOutput } from '../../domain/flow/render-output';
 
 /**
  * Gates of one workspace (spec, "Flow gates"). Every function takes the caller's project: a gate
@@ -74,6 +75,7 @@ async function checkSettings(db: DataSource | EntityManager, projectId: string, 
     if (!gate.renderTemplateId) throw new AppError('ERR_VALID_005', "renderTemplateId is required when renderMode is 'native'", { field: 'renderTemplateId' });
     gate.renderTemplateId = await resolveRenderTemplate(db, projectId, gate.renderTemplateId);
   }
+  checkGateOutput(gate.renderMode, gate.renderConfig);
 }
 
 function definitionOf(gate: Pick<GateEntity, 'validationMode' | 'schema' | 'businessRules' | 'freetextConfig'>): GateValidationDefinition {

@@ -17,6 +17,8 @@ import type { ValidationOutcome } from '../../domain/flow/gate.types';
 import { flowPlan, monthStart, type FlowPlan } from '../../domain/flow/plans';
 import type { WorkflowOutbox } from '../../platform/workflow-outbox';
 import { findGate, gateQuery } from './gates.service';
+import { chargeRunAtSubmission, type RunCharge } from '../../db/flow/run-billing';
+import { gateRenderSettings } from '../../domain/flow/render-output';
 
 /**
  * Submissions to a gate: the dry-run test and the run-creating validate / POST runs. The checks
@@ -35,6 +37,8 @@ export interface SubmissionDeps {
   gateLimiter(points: number): RateLimiterAbstract;
   /** Starts the run's workflow once its row is committed (platform/workflow-outbox.ts). */
   outbox: Pick<WorkflowOutbox, 'start'>;
+  /** FREE_DOCUMENTS_PER_MONTH: a natively rendered run spends one (docs/documents.md "Quotas and the watermark on every output"). */
+  freeDocumentsPerMonth: number;
 }
 
 export interface SubmissionInput {
@@ -170,11 +174,19 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
       workflowPending: work,
       workflowStartedAt: null,
       outcomeRecordedAt: null,
+      billing: null,
+      documentsCharged: 0,
+      chargedAt: null,
       createdAt: now,
       updatedAt: now,
       completedAt: work ? null : now,
     } satisfies RunEntity);
-    await recordRun(deps.db, run, plan, input.inTransaction);
+    // A valid run the gate renders natively spends a document now, as a generation does when accepted.
+    const charge: RunCharge | undefined =
+      status === 'validated' && gate.renderMode === 'native'
+        ? { projectId, useCredit: gateRenderSettings(gate.renderConfig).useCredit, freeLimit: deps.freeDocumentsPerMonth, runShortId: run.shortId }
+        : undefined;
+    await recordRun(deps.db, run, plan, input.inTransaction, charge);
   } catch (err) {
     if (isTrial) await releaseCircuitTrial(deps.db, gate.id, runId);
     throw err;
@@ -190,8 +202,8 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
 }
 
 /** Inserts the run (plain SQL: this is the hot path); on a plan without overage, first holds the workspace's run counter. */
-async function recordRun(db: DataSource, run: RunEntity, plan: FlowPlan, inTransaction?: SubmissionInput['inTransaction']): Promise<void> {
-  if (!plan.hardRunCap && !inTransaction) return insertRun(db, run);
+async function recordRun(db: DataSource, run: RunEntity, plan: FlowPlan, inTransaction?: SubmissionInput['inTransaction'], charge?: RunCharge): Promise<void> {
+  if (!plan.hardRunCap && !inTransaction && !charge) return insertRun(db, run);
   await db.transaction(async (m) => {
     if (plan.hardRunCap) {
       // Serialises submissions of this workspace only while on a capped plan, so the cap is exact.
@@ -202,6 +214,8 @@ async function recordRun(db: DataSource, run: RunEntity, plan: FlowPlan, inTrans
       );
       if (n >= plan.runsPerMonth) throw new AppError('ERR_FLOW_LIMIT_002', undefined, { limit: plan.runsPerMonth });
     }
+    // Past the free quota (ERR_QUOTA_008) or without a credit (ERR_QUOTA_011) nothing is recorded.
+    if (charge) Object.assign(run, await chargeRunAtSubmission(m, charge));
     await insertRun(m, run);
     await inTransaction?.(m, run);
   });

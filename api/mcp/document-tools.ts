@@ -5,6 +5,8 @@ import { pickDefinition } from '../../domain/templates/template-definition';
 import type { TemplateVariable, VariableField, VariableType } from '../../domain/templates/template.types';
 import { DOCUMENT_ACCESS } from '../documents/documents.routes';
 import { generateSchema } from '../documents/documents.schema';
+import { outputSchema } from '../documents/output.schema';
+import { joiToJsonSchema } from '../openapi/joi-schema';
 import { generate, type GenerateInput, type Generated } from '../documents/documents.service';
 import { downloadLink, findJob, notFound } from '../documents/jobs.service';
 import { TEMPLATE_ACCESS } from '../templates/template-guards';
@@ -112,13 +114,14 @@ export const documentTools: McpTool[] = [
     name: 'generate_document',
     title: 'Generate a document',
     description:
-      'Queues a PDF or Excel document from a published template (POST /api/documents/generate). Answers at once with a jobId; follow it with get_job until status is completed, then use its downloadUrl.',
+      'Queues a PDF, Excel or PNG document from a published template (POST /api/documents/generate), optionally PDF/A with a Factur-X invoice, signed or password-protected (`output`). Answers at once with a jobId; follow it with get_job until status is completed, then use its downloadUrl.',
     inputSchema: {
       type: 'object',
       properties: {
         templateId: templateArg,
-        format: { type: 'string', enum: ['pdf', 'excel'] },
+        format: { type: 'string', enum: ['pdf', 'excel', 'png'] },
         variables: { type: 'object', description: 'Values for the template variables (get_template_fields lists them)' },
+        output: { ...joiToJsonSchema(outputSchema), description: 'What is done to the PDF: PDF/A, attachments, Factur-X, signature, encryption, PNG pages (docs/documents.md "Output options")' },
         filename: { type: 'string' },
         metadata: { type: 'object', description: 'Flat metadata kept with the job' },
         useCredit: { type: 'boolean', description: 'Spend a credit instead of the monthly free quota (no watermark)' },

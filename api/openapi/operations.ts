@@ -1,6 +1,7 @@
 import { agentsOperations } from '../agents/agents.openapi';
 import { assetOperations } from '../assets/assets.openapi';
 import { documentOperations } from '../documents/documents.openapi';
+import { signingCertificateOperations } from '../documents/signing-certificates.openapi';
 import { flowOperations } from '../flow/flow.openapi';
 import { healthOperations } from '../health/health.openapi';
 import { identityOperations } from '../identity/identity.openapi';
@@ -34,6 +35,7 @@ export function allOperations(options: OperationOptions): Operation[] {
     ...embedOperations,
     ...assetOperations,
     ...documentOperations(options.batchMaxDocuments),
+    ...signingCertificateOperations,
     ...webhookOperations,
     ...flowOperations,
     ...reportingOperations,

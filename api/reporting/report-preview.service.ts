@@ -15,6 +15,7 @@ import type { PreviewRenderer } from '../../platform/worker-previews';
 import { getDatasource } from './datasources.service';
 import { previewRows } from './queries.service';
 import { getReport, pin } from './reports.service';
+import { pdfOutputOf } from '../../domain/reporting/report-output';
 
 /**
  * POST /reports/:id/preview (docs/reporting.md "Report preview"; design B5.4): the draft, pinned as
@@ -76,6 +77,8 @@ export async function previewReport(deps: ReportPreviewDeps, projectId: string, 
   const template = await deps.db.getRepository(TemplateVersionEntity).findOneByOrFail({ templateId: pinned.templateId!, version: pinned.templateVersion! });
   const parameters = Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]));
   const variables = bindDatasets(datasets, parameters, (template.definition.variables ?? []).map((v) => v.name));
-  const doc = await deps.render({ tenant: projectId, template: template.definition, variables, format: input.format, watermark: true, title: report.name });
+  // A pdf preview is finished as the report's pdf output says (its `output`), watermarked as every preview.
+  const output = input.format === 'pdf' ? pdfOutputOf(pinned) : undefined;
+  const doc = await deps.render({ tenant: projectId, template: template.definition, variables, format: input.format, watermark: true, title: report.name, ...(output ? { output } : {}) });
   return { filename: `${base}.${doc.fileExtension}`, contentType: doc.fileExtension === 'pdf' ? CONTENT_TYPES.pdf : CONTENT_TYPES.xlsx, body: doc.body, pageCount: doc.pageCount };
 }

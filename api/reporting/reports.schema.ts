@@ -2,6 +2,8 @@ import Joi from 'joi';
 import type { DatasetShape, ReportFormat, VersionRef } from '../../db/reporting/report.entity';
 import type { ParameterDef } from '../../domain/reporting/parameters';
 import { parameters } from './queries.schema';
+import type { OutputOptions } from '../../domain/documents/output';
+import { outputSchema } from '../documents/output.schema';
 
 /**
  * Report bodies (docs/reporting.md "Reports"; design B5.3, B5.4). The shape is checked here (unknown
@@ -28,6 +30,7 @@ export interface DatasetInput {
 export interface OutputInput {
   format: ReportFormat;
   datasets?: string[];
+  output?: OutputOptions;
 }
 
 export interface ReportFields {
@@ -63,6 +66,7 @@ const dataset = Joi.object<DatasetInput>({
 const output = Joi.object<OutputInput>({
   format: Joi.string().valid('pdf', 'excel', 'csv').required(),
   datasets: Joi.array().items(Joi.string().max(100)).min(1).max(MAX_DATASETS),
+  output: outputSchema.description('A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options")'),
 });
 
 const fields = {

@@ -10,6 +10,7 @@ import { TemplateEntity } from '../../db/templates/template.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { AppError } from '../../domain/errors';
+import { checkOutput } from '../../domain/documents/output';
 import { isUuid } from '../../domain/flow/flow-ids';
 import { checkFilenamePattern, DEFAULT_FILENAME_PATTERN } from '../../domain/reporting/filename-pattern';
 import { BUILT_IN_PARAMETERS, checkParameterDefs, coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
@@ -137,6 +138,27 @@ async function datasetsFor(db: DataSource, projectId: string, inputs: DatasetInp
   return out;
 }
 
+/**
+ * A report's `output` options (a pdf output's), against the same rules as a generation's
+ * (checkOutput): 400 ERR_VALID_001 naming `outputs.<i>.output.<field>` when the report is saved.
+ * A definition does not keep encryption passwords (encrypt per generation instead).
+ */
+function checkReportOutputs(outputs: ReportOutput[]): void {
+  outputs.forEach((o, i) => {
+    if (!o.output) return;
+    // Named as Joi names the same fields (`outputs.0.output.pdfa`), so one field has one name whichever check refuses it.
+    const at = `outputs.${i}`;
+    if (o.format !== 'pdf') throw new AppError('ERR_VALID_001', `${at}.output applies to pdf outputs only`, { field: `${at}.output` });
+    if (o.output.encryption) throw new AppError('ERR_VALID_001', 'A report does not keep encryption passwords: output.encryption is not accepted', { field: `${at}.output.encryption` });
+    try {
+      checkOutput('pdf', o.output);
+    } catch (err) {
+      if (err instanceof AppError && typeof err.relatedInfo?.field === 'string') throw new AppError(err.code, err.message, { ...err.relatedInfo, field: `${at}.${err.relatedInfo.field}` });
+      throw err;
+    }
+  });
+}
+
 const defaultOutputs = (templateId: string | null): ReportOutput[] => [{ format: templateId ? 'pdf' : 'csv' }];
 
 /** The draft a create or update body gives (on top of `base` for an update), checked; problems: 400 ERR_RPT_005. */
@@ -155,6 +177,7 @@ async function draftFrom(db: DataSource, projectId: string, input: UpdateReportI
     skipIfEmpty: input.skipIfEmpty ?? base?.skipIfEmpty ?? false,
     useCredit: input.useCredit ?? base?.useCredit ?? false,
   };
+  if (input.outputs) checkReportOutputs(draft.outputs);
   // An unknown template is one problem, not also "a pdf output needs a template".
   const unknownTemplate = problems.some((p) => p.path === 'templateId');
   problems.push(...draftProblems(draft).filter((p) => !(unknownTemplate && p.path === 'templateId')));

@@ -14,6 +14,7 @@ import { insertAsset, type AssetDeps } from '../assets/assets.service';
 import type { TemplateDefinition, TemplateType } from '../../domain/templates/template.types';
 import type { DuplicateHandling, PreviewInput } from './templates.schema';
 import { type Actor, freeName, insertTemplate, type TemplateDeps } from './template-store.service';
+import { checkOutput } from '../../domain/documents/output';
 
 /** Moving templates in and out: export and import files, preview renders, automation fields. */
 
@@ -132,6 +133,8 @@ export async function previewTemplate(
       outputFormats: template.outputFormats,
     });
   }
+  // The same combinations are refused as on generation (400 ERR_VALID_001 naming output.<field>).
+  checkOutput(format, input.output);
   const document = await deps.render({
     tenant: projectId,
     template: template.draft,
@@ -139,6 +142,7 @@ export async function previewTemplate(
     format,
     watermark: true,
     title: template.name,
+    ...(input.output ? { output: input.output } : {}),
     ...(view ? { view } : {}),
   });
   return { template, document };

@@ -1,4 +1,6 @@
 import Joi from 'joi';
+import type { OutputOptions } from '../../domain/documents/output';
+import { outputSchema } from '../documents/output.schema';
 
 /**
  * Request shapes of the template endpoints. The definition's parts (`schema`, `variables`,
@@ -92,11 +94,13 @@ export { validateSchemaSchema, validateVariablesSchema } from '../../domain/temp
 export interface PreviewInput {
   variables?: Record<string, unknown>;
   format?: 'pdf' | 'excel';
+  output?: OutputOptions;
 }
 
 export const previewSchema = Joi.object<PreviewInput>({
   variables: Joi.object(),
   format: Joi.string().valid('pdf', 'excel'),
+  output: outputSchema.description('What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark'),
 });
 
 /** PUT /:id/sample-data: the variables the template's editors preview with. */

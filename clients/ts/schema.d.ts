@@ -2747,6 +2747,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/signing-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project's signing certificates */
+        get: operations["getSigningCertificates"];
+        put?: never;
+        /**
+         * Upload a signing certificate (PKCS#12)
+         * @description The PKCS#12 file in the part `file` (at most 65536 bytes; more is cut off while it streams, 413 ERR_REQ_002) with its `password`, or the same as JSON with the file base64 in `p12`. The file is opened when uploaded: a wrong password, no private key, an expired certificate or an excessive key-derivation iteration count is 400 ERR_SIGN_002 (`relatedInfo.reason`). A signed-in admin or owner only.
+         */
+        post: operations["postSigningCertificates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/signing-certificates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a signing certificate */
+        get: operations["getSigningCertificatesById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a signing certificate
+         * @description Jobs that ask for it afterwards fail with ERR_SIGN_001.
+         */
+        delete: operations["deleteSigningCertificatesById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/deliveries/{deliveryId}": {
         parameters: {
             query?: never;
@@ -9969,6 +10011,84 @@ export interface operations {
                     variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
+                    /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -11080,6 +11200,84 @@ export interface operations {
                     variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
+                    /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -12191,6 +12389,84 @@ export interface operations {
                     variables?: Record<string, unknown>;
                     /** @enum {string} */
                     format?: "pdf" | "excel";
+                    /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
                 };
             };
         };
@@ -14488,6 +14764,216 @@ export interface operations {
             500: components["responses"]["ServerError"];
         };
     };
+    getSigningCertificates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every certificate of the project, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description What `output.signature.certificateId` names
+                             */
+                            id: string;
+                            name: string;
+                            /** @description The signer's distinguished name as RFC 4514 writes it (`C=DE, O=Acme GmbH, CN=Ada Signer`) */
+                            subject: string;
+                            issuer: string;
+                            /** @description Hexadecimal */
+                            serialNumber: string;
+                            /** Format: date-time */
+                            notBefore: string;
+                            /** Format: date-time */
+                            notAfter: string;
+                            /** @description SHA-256 of the certificate (DER), hexadecimal */
+                            fingerprintSha256: string;
+                            /** @description The RFC 3161 timestamp authority: signatures are PAdES B-T */
+                            timestampUrl: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postSigningCertificates: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** @description The uploaded file */
+                    file: string;
+                    /** @description The PKCS#12 password (write-only: never in an answer) */
+                    password: string;
+                    /** @description A name to know it by; default the certificate's common name */
+                    name?: string;
+                    /**
+                     * Format: uri
+                     * @description An RFC 3161 timestamp authority: signatures with this certificate are then PAdES B-T (the outbound guard applies)
+                     */
+                    timestampUrl?: string;
+                };
+                "application/json": {
+                    /** @description The PKCS#12 file, base64 (at most 65536 bytes decoded) */
+                    p12: string;
+                    password: string;
+                    name?: string;
+                    /** Format: uri */
+                    timestampUrl?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The certificate */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description What `output.signature.certificateId` names
+                         */
+                        id: string;
+                        name: string;
+                        /** @description The signer's distinguished name as RFC 4514 writes it (`C=DE, O=Acme GmbH, CN=Ada Signer`) */
+                        subject: string;
+                        issuer: string;
+                        /** @description Hexadecimal */
+                        serialNumber: string;
+                        /** Format: date-time */
+                        notBefore: string;
+                        /** Format: date-time */
+                        notAfter: string;
+                        /** @description SHA-256 of the certificate (DER), hexadecimal */
+                        fingerprintSha256: string;
+                        /** @description The RFC 3161 timestamp authority: signatures are PAdES B-T */
+                        timestampUrl: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    getSigningCertificatesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The certificate id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description What `output.signature.certificateId` names
+                         */
+                        id: string;
+                        name: string;
+                        /** @description The signer's distinguished name as RFC 4514 writes it (`C=DE, O=Acme GmbH, CN=Ada Signer`) */
+                        subject: string;
+                        issuer: string;
+                        /** @description Hexadecimal */
+                        serialNumber: string;
+                        /** Format: date-time */
+                        notBefore: string;
+                        /** Format: date-time */
+                        notAfter: string;
+                        /** @description SHA-256 of the certificate (DER), hexadecimal */
+                        fingerprintSha256: string;
+                        /** @description The RFC 3161 timestamp authority: signatures are PAdES B-T */
+                        timestampUrl: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    deleteSigningCertificatesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The certificate id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
     getWebhooksDeliveriesByDeliveryId: {
         parameters: {
             query?: never;
@@ -14902,6 +15388,85 @@ export interface operations {
                             /** @constant */
                             set: true;
                         } | null;
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        } | null;
+                        /** @description Each rendered run spends one credit (no watermark) instead of one of the month's free documents */
+                        useCredit?: boolean;
                     } & {
                         [key: string]: unknown;
                     }) | null;
@@ -15027,6 +15592,85 @@ export interface operations {
                             /** @constant */
                             set: true;
                         } | null;
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        } | null;
+                        /** @description Each rendered run spends one credit (no watermark) instead of one of the month's free documents */
+                        useCredit?: boolean;
                     } & {
                         [key: string]: unknown;
                     }) | null;
@@ -18206,6 +18850,84 @@ export interface operations {
                         /** @enum {string} */
                         format: "pdf" | "excel" | "csv";
                         datasets?: string[];
+                        /** @description A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options") */
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        };
                     }[];
                     filenamePattern?: string | null;
                     skipIfEmpty?: boolean;
@@ -18310,6 +19032,84 @@ export interface operations {
                         /** @enum {string} */
                         format: "pdf" | "excel" | "csv";
                         datasets?: string[];
+                        /** @description A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options") */
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        };
                     }[];
                     filenamePattern?: string | null;
                     skipIfEmpty?: boolean;
@@ -18413,6 +19213,84 @@ export interface operations {
                         /** @enum {string} */
                         format: "pdf" | "excel" | "csv";
                         datasets?: string[];
+                        /** @description A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options") */
+                        output?: {
+                            /**
+                             * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                             * @enum {string}
+                             */
+                            pdfa?: "2b" | "3b" | "2u" | "3u";
+                            /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                            attachments?: {
+                                filename: string;
+                                /** @description The file, base64 */
+                                content: string;
+                                /** @default application/octet-stream */
+                                contentType?: string;
+                                /**
+                                 * @description PDF/A-3 `AFRelationship`
+                                 * @default Supplement
+                                 * @enum {string}
+                                 */
+                                relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                                description?: string;
+                            }[];
+                            /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                            facturx?: {
+                                /**
+                                 * @default EN16931
+                                 * @constant
+                                 */
+                                profile?: "EN16931";
+                            };
+                            /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                            signature?: {
+                                /**
+                                 * Format: uuid
+                                 * @description A signing certificate of the project (POST /api/signing-certificates)
+                                 */
+                                certificateId: string;
+                                reason?: string;
+                                location?: string;
+                                contactInfo?: string;
+                                /** @default false */
+                                visible?: boolean;
+                            };
+                            /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                            encryption?: {
+                                userPassword?: string;
+                                ownerPassword: string;
+                                /**
+                                 * @default {
+                                 *       "special": "deep"
+                                 *     }
+                                 */
+                                permissions?: {
+                                    /** @default true */
+                                    print?: boolean;
+                                    /** @default false */
+                                    copy?: boolean;
+                                    /** @default false */
+                                    modify?: boolean;
+                                };
+                            };
+                            /** @description For `format: "png"` */
+                            image?: {
+                                /** @default 150 */
+                                dpi?: number;
+                                /**
+                                 * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                                 * @default first
+                                 * @enum {string}
+                                 */
+                                pages?: "first" | "all";
+                            };
+                            /**
+                             * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                             * @enum {string}
+                             */
+                            archive?: "zip" | "pdf";
+                        };
                     }[];
                     filenamePattern?: string | null;
                     skipIfEmpty?: boolean;

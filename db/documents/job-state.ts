@@ -1,4 +1,4 @@
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import { In, type DataSource, type EntityManager, type ValueTransformer } from 'typeorm';
 import { jobMachine, type JobOutcome } from '../../domain/documents/job-status';
 import type { AppError } from '../../domain/errors';
 import { recordDocumentsGenerated } from '../identity/api-key-usage';
@@ -54,11 +54,20 @@ export async function claimJobs(db: DataSource, jobIds: string[]): Promise<{ cla
   return { claimed, ended };
 }
 
-/** A `document_jobs` row as returned by `RETURNING *`, mapped through the entity's own column names. */
+/**
+ * A `document_jobs` row as returned by `RETURNING *`, mapped through the entity's own column names
+ * and its columns' transformers (the sealed `output` passwords are opened, as a find would).
+ */
 function jobOfRow(db: DataSource, row: Record<string, unknown>): DocumentJobEntity {
   const job = new DocumentJobEntity();
-  for (const column of db.getMetadata(DocumentJobEntity).columns) (job as unknown as Record<string, unknown>)[column.propertyName] = row[column.databaseName];
+  for (const column of db.getMetadata(DocumentJobEntity).columns) (job as unknown as Record<string, unknown>)[column.propertyName] = fromColumn(column.transformer, row[column.databaseName]);
   return job;
+}
+
+/** What TypeORM's hydration does with a column's transformers (the last one first). */
+function fromColumn(transformer: ValueTransformer | ValueTransformer[] | undefined, value: unknown): unknown {
+  if (!transformer) return value;
+  return Array.isArray(transformer) ? transformer.reduceRight((v, t) => t.from(v), value) : transformer.from(value);
 }
 
 /** A rendered and stored job, ready to be completed. */

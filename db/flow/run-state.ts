@@ -11,8 +11,9 @@ import type { RunEntity } from './run.entity';
  */
 
 const INSERT_RUN = `INSERT INTO flow_runs
-  (id, short_id, gate_id, project_id, schema_version, status, source, input_payload, validation, metadata, workflow_pending, created_at, updated_at, completed_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`;
+  (id, short_id, gate_id, project_id, schema_version, status, source, input_payload, validation, metadata, workflow_pending, created_at, updated_at, completed_at,
+   billing, documents_charged, charged_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16)`;
 
 /** Records a submitted run (plain SQL: the submission hot path). */
 export async function insertRun(db: Queryable, run: RunEntity): Promise<void> {
@@ -31,6 +32,9 @@ export async function insertRun(db: Queryable, run: RunEntity): Promise<void> {
     run.workflowPending,
     run.createdAt,
     run.completedAt,
+    run.billing ?? null,
+    run.documentsCharged ?? 0,
+    run.chargedAt ?? null,
   ]);
 }
 

@@ -28,6 +28,14 @@ export class RunEntity {
   /** True while the run's workflow has to be started (see platform/workflow-outbox.ts). */
   @Column('boolean', { name: 'workflow_pending' }) workflowPending: boolean;
   @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;
+  /**
+   * A native render's cost (docs/documents.md "Quotas and the watermark on every output"): `free`
+   * (one of the month's free documents, watermarked) or `credit`; null: not charged (yet).
+   */
+  @Column('text', { nullable: true }) billing: 'free' | 'credit' | null;
+  /** 1 while the charge stands; 0 once given back (the run ended without its document). */
+  @Column('integer', { name: 'documents_charged', default: 0 }) documentsCharged: number;
+  @Column('timestamptz', { name: 'charged_at', nullable: true }) chargedAt: Date | null;
   /** When recordRunOutcome counted this run for the circuit breaker (at most once). */
   @Column('timestamptz', { name: 'outcome_recorded_at', nullable: true }) outcomeRecordedAt: Date | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt: Date;

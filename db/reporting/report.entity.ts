@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ParameterDef } from '../../domain/reporting/parameters';
+import type { OutputOptions } from '../../domain/documents/output';
 
 export type DatasetShape = 'rows' | 'first_row' | 'value';
 export type ReportFormat = 'pdf' | 'excel' | 'csv';
@@ -24,6 +25,8 @@ export interface ReportOutput {
   format: ReportFormat;
   /** csv only: the datasets written, one file each (all when absent). */
   datasets?: string[];
+  /** pdf only: what is done to the printed PDF (docs/documents.md "Output options"), checked when the report is saved. */
+  output?: OutputOptions;
 }
 
 /**

@@ -12,7 +12,7 @@ type LinkableJob = PresentableJob & { artefactKey: string | null };
 /** A fresh signed link for a completed job whose file still exists (status reads and events alike). */
 export async function jobDownloadLink(storage: LinkSigner, ttlSeconds: number, job: LinkableJob): Promise<DownloadLink | undefined> {
   if (job.status !== 'completed' || !job.artefactKey || job.artefactExpiredAt) return undefined;
-  return storage.signedUrl(job.artefactKey, { ttlSeconds, filename: downloadName(job.filename, job.id, job.format) });
+  return storage.signedUrl(job.artefactKey, { ttlSeconds, filename: downloadName(job.filename, job.id, job.format, job.artefactKey) });
 }
 
 /** Spec Events: `data` of document.generated / document.failed is the job as a status read shows it. */

@@ -2,19 +2,33 @@ import type { DocumentFormat } from './types';
 
 const FILE_EXTENSIONS: Record<DocumentFormat, 'pdf' | 'xlsx' | 'png'> = { pdf: 'pdf', excel: 'xlsx', png: 'png' };
 
-/** Where a job's artefact is stored: project-scoped, named by job id. */
-export function artefactKey(projectId: string, jobId: string, format: DocumentFormat, extension: string = FILE_EXTENSIONS[format]): string {
+/** What a job's stored file may be: a PDF, a workbook, one PNG, or a ZIP of PNGs (`format: "png"`, `output.image.pages: "all"`). */
+type ArtefactExtension = 'pdf' | 'xlsx' | 'png' | 'zip';
+
+const ARTEFACT_EXTENSIONS: ReadonlySet<string> = new Set<ArtefactExtension>(['pdf', 'xlsx', 'png', 'zip']);
+
+/**
+ * Where a job's artefact is stored: project-scoped, named by job id, with the extension of what
+ * was made (the render's: a `png` job asked for every page is a `.zip`); by default the format's.
+ */
+export function artefactKey(projectId: string, jobId: string, format: DocumentFormat, extension: ArtefactExtension = FILE_EXTENSIONS[format]): string {
   return `documents/${projectId}/${jobId}.${extension}`;
+}
+
+/** The extension of a stored artefact, from its key (`documents/<project>/<job>.zip` → `zip`). */
+function artefactExtension(key: string): ArtefactExtension | undefined {
+  const ext = key.slice(key.lastIndexOf('.') + 1).toLowerCase();
+  return ARTEFACT_EXTENSIONS.has(ext) ? (ext as ArtefactExtension) : undefined;
 }
 
 /**
  * The name the browser saves a download under: the requested filename, else the job id, with the
- * format's extension. A filename that already ends in it (`a.pdf` for a PDF, any letter case) keeps
- * its name rather than becoming `a.pdf.pdf`; another extension (`a.xlsx` for a PDF) is just part
- * of the name.
+ * extension of the stored file (`artefact`, its key) or else the format's. A filename that
+ * already ends in it (`a.pdf` for a PDF, any letter case) keeps its name rather than becoming
+ * `a.pdf.pdf`; another extension (`a.xlsx` for a PDF) is just part of the name.
  */
-export function downloadName(filename: string | null, jobId: string, format: DocumentFormat): string {
-  const ext = `.${FILE_EXTENSIONS[format]}`;
+export function downloadName(filename: string | null, jobId: string, format: DocumentFormat, artefact?: string | null): string {
+  const ext = `.${(artefact && artefactExtension(artefact)) || FILE_EXTENSIONS[format]}`;
   const name = filename ?? `document-${jobId}`;
   return name.toLowerCase().endsWith(ext) && name.length > ext.length ? name : `${name}${ext}`;
 }

@@ -76,18 +76,26 @@ const refuse = (field: string, message: string) => new AppError('ERR_VALID_001',
 export function checkOutput(format: DocumentFormat, output: OutputOptions | undefined, { batch = false } = {}): void {
   if (!output) return;
   const pdfOnly = ['pdfa', 'attachments', 'facturx', 'signature', 'encryption'] as const;
-  if (format === 'excel') {
+  // An image is drawn from the PDF: PDF/A, embedded files, a signature or a password would not be in it.
+  if (format !== 'pdf') {
     const asked = pdfOnly.find((k) => output[k] !== undefined);
     if (asked) throw refuse(asked, `output.${asked} applies to PDF documents only`);
   }
   if (output.image && format !== 'png') throw refuse('image', 'output.image applies to format "png" only');
   if (output.archive && !batch) throw refuse('archive', 'output.archive applies to batches only');
   if (output.pdfa && output.encryption) throw refuse('encryption', 'PDF/A forbids encryption: ask for output.pdfa or output.encryption, not both');
+  // The same password for both would open every copy as its owner: the permissions would hold for no one.
+  if (output.encryption?.userPassword && output.encryption.userPassword === output.encryption.ownerPassword) {
+    throw refuse('encryption.ownerPassword', 'The owner password must differ from the user password: with the same one, whoever opens the document may change its permissions');
+  }
   if (output.signature && output.encryption) throw refuse('encryption', 'A signed document cannot be encrypted afterwards without breaking its signature: ask for one of them');
   if ((output.attachments?.length || output.facturx) && output.pdfa && !output.pdfa.startsWith('3')) {
     throw refuse(output.attachments?.length ? 'attachments' : 'facturx', 'Embedded files need PDF/A-3 (output.pdfa "3b" or "3u")');
   }
   if (output.facturx && !output.pdfa) throw refuse('facturx', 'A Factur-X invoice is a PDF/A-3 document: set output.pdfa to "3b" (or "3u") as well');
+  if (output.facturx && output.attachments?.some((a) => a.filename.toLowerCase() === 'factur-x.xml')) {
+    throw refuse('attachments', 'factur-x.xml is the e-invoice output.facturx makes: name the attachment otherwise');
+  }
 }
 
 /** Whether the printed PDF goes through the PDF tools at all (a plain PDF does not). */

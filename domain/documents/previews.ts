@@ -1,4 +1,5 @@
 import type { TemplateDefinition } from '../templates/template.types';
+import type { OutputOptions } from './output';
 
 /**
  * Previews rendered on the render worker (docs/architecture.md "Previews"): a template's draft or a
@@ -13,6 +14,8 @@ export interface PreviewRequest {
   format: 'pdf' | 'excel';
   watermark: boolean;
   title?: string;
+  /** What is done to the printed PDF (domain/documents/output.ts), checked when the preview was asked for. */
+  output?: OutputOptions;
   /** An `excel` preview answered as the workbook's grid (WorkbookGrid, JSON) instead of the file. */
   view?: 'grid';
 }

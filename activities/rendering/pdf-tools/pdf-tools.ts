@@ -106,8 +106,9 @@ export function createPdfTools(options: PdfToolsOptions): PdfTools {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     try {
       await Promise.all(Object.entries(files).map(([name, body]) => writeFile(join(dir, name), body, { mode: 0o600 })));
+      signal?.throwIfAborted();
       const task = started().exec(method, [dir, ...args]).timeout(options.timeoutMs);
-      const cancel = () => task.cancel();
+      const cancel = () => void task.cancel();
       signal?.addEventListener('abort', cancel, { once: true });
       let reply: ToolReply;
       try {

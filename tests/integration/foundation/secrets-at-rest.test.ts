@@ -9,6 +9,7 @@ import { activeKeyring, createKeyring, decodeKey, keyId, SEALED_PREFIX, unseal }
 import { createServices } from '../../../platform/services';
 import { startTestApp, type TestApp } from '../../support/app';
 import { findInDatabase } from '../../support/api-keys';
+import { setupDocumentProject } from '../../support/documents';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { totp } from '../../support/totp';
@@ -262,6 +263,17 @@ describe('secrets at rest', () => {
       body: { name: 'Header hook', kind: 'webhook', config: { url: 'http://127.0.0.1:9/erp', headers: { Authorization: 'Bearer rotation-channel-value' } } },
     });
     expect([channel.status, channel.body.relatedInfo ?? null]).toEqual([201, null]);
+    // A generation's encryption passwords (`document_jobs.output`, docs/documents.md "Output options").
+    const docs = await setupDocumentProject(app);
+    const encrypted = await app.request('POST', '/api/documents/generate', {
+      token: docs.apiKey,
+      body: { templateId: docs.templateId, format: 'pdf', variables: { customer: 'Rotation', items: [] }, output: { encryption: { ownerPassword: 'rotation-owner', userPassword: 'rotation-user' } } },
+    });
+    expect(encrypted.status).toBe(201);
+    expect(encrypted.body).not.toHaveProperty('output');
+    const [jobRow] = await db().query(`SELECT output FROM document_jobs WHERE id = $1`, [encrypted.body.jobId]);
+    expect(JSON.stringify(jobRow.output)).not.toContain('rotation-owner');
+    expect(JSON.stringify(jobRow.output)).not.toContain('rotation-user');
     expect((await storedSecretTexts()).some((t) => t.includes(`${SEALED_PREFIX}${ID_A}:`))).toBe(true);
 
     // The operator's procedure: new key, old key as previous, then the admin command (a real process).
@@ -283,6 +295,8 @@ describe('secrets at rest', () => {
     const [gate] = await db().query(`SELECT render_config, delivery_channels FROM flow_gates WHERE id = $1`, [gateId]);
     expect(unseal(onlyB, gate.render_config.secret)).toBe(RENDER_SECRET);
     expect(unseal(onlyB, gate.delivery_channels[0].headers['X-Api-Key'])).toBe(HEADER_VALUE);
+    const [job] = await db().query(`SELECT output FROM document_jobs WHERE id = $1`, [encrypted.body.jobId]);
+    expect([unseal(onlyB, job.output.encryption.ownerPassword), unseal(onlyB, job.output.encryption.userPassword)]).toEqual(['rotation-owner', 'rotation-user']);
     // A second run finds nothing left to do.
     const { stdout: again } = await execFileAsync(process.execPath, [join(__dirname, '../../../dist/scripts/admin.js'), 'rotate-encryption-key'], {
       env: { PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: app.dataDir, DATABASE_URL: app.env.DATABASE_URL, ENCRYPTION_KEY: KEY_B },

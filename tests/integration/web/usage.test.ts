@@ -92,6 +92,13 @@ describe('usage in the dashboard', () => {
       expect(await rows(page, 'Documents per template')).toEqual(perTemplate);
       await expectWellBehaved(tab, app.url, 'usage, last 7 days');
       await keepScreenshot(page, 'usage-7-days');
+
+      // On a phone the page is one column: the quota box stays within the screen.
+      await page.setViewport({ width: 375, height: 800 });
+      await page.waitForFunction(() => document.documentElement.scrollWidth <= 375);
+      const box = await byRole(page, 'region', 'Free documents this month').waitHandle();
+      expect(await box.evaluate((el) => el.getBoundingClientRect().right)).toBeLessThanOrEqual(375);
+      await keepScreenshot(page, 'usage-phone');
     });
   });
 });

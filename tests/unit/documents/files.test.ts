@@ -23,4 +23,14 @@ describe('downloadName: the name a download is saved under', () => {
     expect(downloadName(null, jobId, 'pdf')).toBe(`document-${jobId}.pdf`);
     expect(downloadName(null, jobId, 'excel')).toBe(`document-${jobId}.xlsx`);
   });
+
+  it('follows the stored file of a png job: one PNG, or a ZIP of every page', () => {
+    expect(downloadName('thumb', jobId, 'png', `documents/p/${jobId}.png`)).toBe('thumb.png');
+    expect(downloadName('pages', jobId, 'png', `documents/p/${jobId}.zip`)).toBe('pages.zip');
+    expect(downloadName('pages.ZIP', jobId, 'png', `documents/p/${jobId}.zip`)).toBe('pages.ZIP');
+    expect(downloadName(null, jobId, 'png', `documents/p/${jobId}.zip`)).toBe(`document-${jobId}.zip`);
+    // A key of no known kind: the format's extension.
+    expect(downloadName('a', jobId, 'pdf', 'documents/p/odd.bin')).toBe('a.pdf');
+    expect(downloadName('a', jobId, 'png', null)).toBe('a.png');
+  });
 });

@@ -6,6 +6,7 @@ import { Link, useNavigate } from 'react-router';
 import { api, must } from '../api';
 import { JsonField } from '../JsonField';
 import { Failure } from './controls';
+import { NO_OUTPUT, OutputOptions, outputOf, type OutputState } from './OutputOptions';
 
 /**
  * Generating from a template (docs/web.md "Generate"): one document from a form built from the
@@ -25,18 +26,21 @@ const BATCH_FILE_MAX_BYTES = 5 * 1024 * 1024;
 
 export function Generate({ id, formats, published, sample, declared }: { id: string; formats: string[]; published: boolean; sample?: Record<string, unknown>; declared: DeclaredVariable[] }) {
   const navigate = useNavigate();
+  // A template that prints a PDF makes PNG pages too.
+  const choices = formats.includes('pdf') ? [...formats, 'png'] : formats;
   const [format, setFormat] = useState(formats[0] ?? 'pdf');
+  const [output, setOutput] = useState<OutputState>(NO_OUTPUT);
   const [from, setFrom] = useState<'Form' | 'Sample data'>(declared.length > 0 ? 'Form' : 'Sample data');
   const [values, setValues] = useState<Record<string, unknown>>();
   const [batchId, setBatchId] = useState<string>();
   const [fileError, setFileError] = useState<string>();
   const current = values ?? sample ?? {};
   const generate = useMutation({
-    mutationFn: (variables: Record<string, unknown>) => must(api.POST('/api/documents/generate', { body: { templateId: id, format: format as 'pdf' | 'excel', variables } })),
+    mutationFn: (variables: Record<string, unknown>) => must(api.POST('/api/documents/generate', { body: { templateId: id, format: format as 'pdf' | 'excel' | 'png', variables, output: outputOf(output, format, false) } })),
     onSuccess: () => navigate('/documents'),
   });
   const batch = useMutation({
-    mutationFn: (documents: Array<{ variables: Record<string, unknown>; filename?: string }>) => must(api.POST('/api/documents/generate/batch', { body: { templateId: id, format: format as 'pdf' | 'excel', documents } })),
+    mutationFn: (documents: Array<{ variables: Record<string, unknown>; filename?: string }>) => must(api.POST('/api/documents/generate/batch', { body: { templateId: id, format: format as 'pdf' | 'excel' | 'png', documents, output: outputOf(output, format, true) } })),
     onSuccess: (created) => setBatchId(created.batchId),
   });
   const readFile = async (file: File | null) => {
@@ -57,7 +61,7 @@ export function Generate({ id, formats, published, sample, declared }: { id: str
         </Title>
         {!published && <Text size="sm" c="dimmed">Publish the template first: documents are made from its published version.</Text>}
         <Failure error={generate.error} />
-        {formats.length > 1 && <SegmentedControl aria-label="Format" data={formats.map((f) => ({ value: f, label: f.toUpperCase() }))} value={format} onChange={setFormat} />}
+        {choices.length > 1 && <SegmentedControl aria-label="Format" data={choices.map((f) => ({ value: f, label: f.toUpperCase() }))} value={format} onChange={setFormat} />}
         {declared.length > 0 && <SegmentedControl aria-label="Variables from" data={['Form', 'Sample data']} value={from} onChange={(v) => setFrom(v as 'Form' | 'Sample data')} />}
         {from === 'Form' && (
           <Stack gap="xs">
@@ -66,6 +70,7 @@ export function Generate({ id, formats, published, sample, declared }: { id: str
             ))}
           </Stack>
         )}
+        <OutputOptions state={output} onChange={setOutput} format={format} certificates={[]} />
         <Group>
           <Button onClick={() => generate.mutate(from === 'Form' ? current : (sample ?? {}))} loading={generate.isPending} disabled={!published || (from === 'Sample data' && !sample)}>
             Generate

@@ -1,4 +1,4 @@
-import { Alert, Code, Group, Paper, Progress, SegmentedControl, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Code, Group, Paper, Progress, SegmentedControl, SimpleGrid, Stack, Table, Text, Title, useMatches } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
@@ -64,9 +64,11 @@ function Quota({ quota }: { quota: components['schemas']['DocumentQuota'] }) {
   const { limit, used, remaining } = quota.freeDocuments;
   const share = limit === 0 ? 100 : Math.min(100, (used / limit) * 100);
   const resets = new Date(quota.resetsAt).toLocaleDateString(undefined, { day: 'numeric', month: 'long', timeZone: 'UTC' });
+  // Two of three columns where there are three; on a phone the grid has one, and spanning two would add a column off the screen.
+  const span = useMatches({ base: undefined, md: 'span 2' });
   return (
     <SimpleGrid cols={{ base: 1, md: 3 }}>
-      <Paper withBorder p="md" component="section" aria-label="Free documents this month" style={{ gridColumn: 'span 2' }}>
+      <Paper withBorder p="md" component="section" aria-label="Free documents this month" style={{ gridColumn: span }}>
         <Stack gap="xs">
           <Text size="sm" c="dimmed">
             Free documents this month
@@ -213,28 +215,31 @@ function Figures({ analytics, start }: { analytics: Analytics; start: Date }) {
           <Text c="dimmed">No documents in this period.</Text>
         ) : (
           <SimpleGrid cols={{ base: 1, lg: 2 }}>
-            <Table aria-label="Documents per template">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Template</Table.Th>
-                  <Table.Th>Documents</Table.Th>
-                  <Table.Th>Completed</Table.Th>
-                  <Table.Th>Failed</Table.Th>
-                  <Table.Th>Success rate</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {templates.map((t) => (
-                  <Table.Tr key={t.templateId}>
-                    <Table.Td>{t.name}</Table.Td>
-                    <Table.Td>{t.total}</Table.Td>
-                    <Table.Td>{t.completed}</Table.Td>
-                    <Table.Td>{t.failed}</Table.Td>
-                    <Table.Td>{t.completed + t.failed === 0 ? '—' : percent(t.successRate)}</Table.Td>
+            {/* On a phone the table scrolls in its box; the page itself never does. */}
+            <Table.ScrollContainer minWidth={420}>
+              <Table aria-label="Documents per template">
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Template</Table.Th>
+                    <Table.Th>Documents</Table.Th>
+                    <Table.Th>Completed</Table.Th>
+                    <Table.Th>Failed</Table.Th>
+                    <Table.Th>Success rate</Table.Th>
                   </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+                </Table.Thead>
+                <Table.Tbody>
+                  {templates.map((t) => (
+                    <Table.Tr key={t.templateId}>
+                      <Table.Td>{t.name}</Table.Td>
+                      <Table.Td>{t.total}</Table.Td>
+                      <Table.Td>{t.completed}</Table.Td>
+                      <Table.Td>{t.failed}</Table.Td>
+                      <Table.Td>{t.completed + t.failed === 0 ? '—' : percent(t.successRate)}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
             <div role="img" aria-label={`Bar chart of documents per template: ${templates.map((t) => `${t.name} ${t.total}`).join(', ')}.`}>
               <BarChart data={templates} layout="vertical" height={Math.max(120, 40 * templates.length + 60)} responsive style={{ width: '100%' }} accessibilityLayer={false}>
                 <CartesianGrid strokeDasharray="3 3" horizontal={false} />

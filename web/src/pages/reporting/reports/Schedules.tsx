@@ -329,12 +329,14 @@ function ScheduleForm({ schedule }: { schedule: Schedule | undefined }) {
   const [catchup, setCatchup] = useState<number>(schedule?.catchupWindowMinutes ?? 60);
   const [active, setActive] = useState(schedule ? schedule.status === 'active' : true);
   // The builder writes the expression; a typed expression sets the builder to the preset it is (or Custom).
-  const build = (patch: Partial<Builder>) => {
-    const next = { ...builder, ...patch };
-    setBuilder(next);
-    const written = cronOf(next);
-    if (written) setCron(written);
-  };
+  // From the builder as it is now, not as this render saw it: two changes before a render both count.
+  const build = (patch: Partial<Builder>) =>
+    setBuilder((current) => {
+      const next = { ...current, ...patch };
+      const written = cronOf(next);
+      if (written) setCron(written);
+      return next;
+    });
   const type = (text: string) => {
     setCron(text);
     setBuilder(builderOf(text, builder));

@@ -30,14 +30,21 @@ export const PRESETS: Array<{ value: Preset; label: string }> = [
 
 export const DEFAULT_BUILDER: Builder = { preset: 'daily', time: '07:00', dayOfWeek: 1, dayOfMonth: 1, minute: 0 };
 
-const hm = (time: string): [number, number] => {
+/** Hours and minutes of `HH:MM`; null while the time is being typed (`7`, `7:`, `7:3`). */
+const hm = (time: string): [number, number] | null => {
   const m = /^(\d{1,2}):(\d{2})$/.exec(time);
-  return m ? [Math.min(23, Number(m[1])), Math.min(59, Number(m[2]))] : [0, 0];
+  return m ? [Math.min(23, Number(m[1])), Math.min(59, Number(m[2]))] : null;
 };
 
-/** The expression a preset writes; null for `custom` (the typed expression stands). */
+/**
+ * The expression a preset writes; null for `custom` (the typed expression stands) and while the
+ * time is incomplete (the expression written last stands, rather than midnight).
+ */
 export function cronOf(b: Builder): string | null {
-  const [h, m] = hm(b.time);
+  if (b.preset === 'hourly') return `${b.minute} * * * *`;
+  const time = hm(b.time);
+  if (!time) return null;
+  const [h, m] = time;
   switch (b.preset) {
     case 'daily':
       return `${m} ${h} * * *`;
@@ -47,8 +54,6 @@ export function cronOf(b: Builder): string | null {
       return `${m} ${h} * * ${b.dayOfWeek}`;
     case 'monthly':
       return `${m} ${h} ${b.dayOfMonth} * *`;
-    case 'hourly':
-      return `${b.minute} * * * *`;
     default:
       return null;
   }
