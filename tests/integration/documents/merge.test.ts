@@ -2,6 +2,7 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { download, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { pdfInfo, pdfText } from '../../support/rendering-pdf';
 import { blankPdf, postMerge, qpdfOutline, textPdf } from '../../support/pdf-parts';
+import { requiresPassword, showEncryption, textWith } from '../../support/output-files';
 
 /** POST /api/documents/merge (docs/documents.md "Merging and appended PDFs"). */
 describe('merging documents', () => {
@@ -82,6 +83,27 @@ describe('merging documents', () => {
     const analytics = await app.request('GET', '/api/documents/analytics', { token: p.apiKey });
     expect(analytics.status).toBe(200);
     expect(analytics.body.byTemplate).toEqual(expect.arrayContaining([expect.objectContaining({ templateId: null })]));
+  });
+
+  it('finishes a merge as `output` asks, like a generation: encrypted with AES-256, readable with the password only', async () => {
+    const res = await postMerge(app, p.apiKey, { parts: [{ jobId: letter.jobId }, { upload: 0 }], output: { encryption: { userPassword: 'merge-user', ownerPassword: 'merge-owner', permissions: { print: true, copy: false, modify: false } } } }, [
+      { body: await textPdf('Annex', 1) },
+    ]);
+    expect(res.status).toBe(201);
+    const job = await waitForJob(app, p.apiKey, res.body.jobId);
+    expect(job).toMatchObject({ status: 'completed', output: { encryption: { ownerPassword: { set: true }, userPassword: { set: true } } } });
+    const pdf = (await download(job.downloadUrl)).body;
+    expect(await requiresPassword(pdf)).toBe(0);
+    const shown = await showEncryption(pdf, 'merge-user');
+    expect(shown.stdout).toMatch(/^R = 6$/m);
+    expect(shown.stdout).toContain('extract for any purpose: not allowed');
+    expect((await textWith(pdf)).stdout).not.toContain('Annex');
+    const read = await textWith(pdf, { user: 'merge-user' });
+    expect(read.stdout).toContain('Dear Ada');
+    expect(read.stdout).toContain('Annex page 1');
+    // PDF/A with encryption is refused here as on generation.
+    const both = await app.request('POST', '/api/documents/merge', { token: p.apiKey, body: { parts: [{ jobId: letter.jobId }], output: { pdfa: '2b', encryption: { ownerPassword: 'x' } } } });
+    expect([both.status, both.body.code, both.body.relatedInfo?.field]).toEqual([400, 'ERR_VALID_001', 'output.encryption']);
   });
 
   it('refuses at once, recording nothing: a non-PDF upload, a job of another project, a job that is not a completed PDF, too many parts', async () => {
