@@ -146,6 +146,9 @@ const fragments = {
     PDF_TOOLS_CONCURRENCY: Joi.number().integer().min(1).max(32),
     PDF_TOOLS_MAX_HEAP_MB: Joi.number().integer().min(64).max(8192).default(512),
     PDF_TOOLS_TIMEOUT_MS: Joi.number().integer().min(1000).max(600_000).default(120_000),
+    /** POST /api/documents/merge: parts of one merge, pages of the merged document (docs/documents.md "Merging and appended PDFs"). */
+    MERGE_MAX_PARTS: Joi.number().integer().min(1).max(500).default(50),
+    MERGE_MAX_PAGES: Joi.number().integer().min(1).max(100_000).default(1000),
   },
   /** Uploads, output and mail (docs/security.md, "Uploads, output and mail"). */
   abuse: {
@@ -452,6 +455,11 @@ export function loadConfig(env: Env = process.env) {
         concurrency: (v.PDF_TOOLS_CONCURRENCY as number | undefined) ?? (v.RENDER_POOL_SIZE as number),
         maxHeapMb: v.PDF_TOOLS_MAX_HEAP_MB as number,
         timeoutMs: v.PDF_TOOLS_TIMEOUT_MS as number,
+      },
+      /** POST /api/documents/merge: parts per request (ERR_OUTPUT_005 at once) and pages of the merged document (the job fails with ERR_OUTPUT_005). */
+      merge: {
+        maxParts: v.MERGE_MAX_PARTS as number,
+        maxPages: v.MERGE_MAX_PAGES as number,
       },
     },
     uploads: {

@@ -14,6 +14,7 @@ import {
   startDocumentBatch,
   startDocumentJob,
   startFlowRun,
+  startMergeJob,
   startInvitationEmail,
   startJobRunWorkflow,
   startReportDeliveryRetry,
@@ -45,6 +46,7 @@ import type { ApprovalDecision } from '../workflows/flow/approval-signals';
 export type OutboxKind =
   | 'flowRun'
   | 'documentJob'
+  | 'documentMerge'
   | 'documentBatch'
   | 'accountDeletion'
   | 'accountEmail'
@@ -171,14 +173,16 @@ function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
     }
   };
   /** A table whose rows carry `workflow_pending` (and a project): the oldest stranded first; cleared once started. */
-  const pendingRows = (table: string, start: (id: string, projectId: string) => Promise<void>): KindSpec => ({
-    claim: `SELECT id, project_id FROM ${table} WHERE workflow_pending AND ${olderThan('created_at')} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+  const pendingRows = (table: string, start: (id: string, projectId: string) => Promise<void>, where = 'true'): KindSpec => ({
+    claim: `SELECT id, project_id FROM ${table} WHERE workflow_pending AND ${where} AND ${olderThan('created_at')} ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
     start: (e) => ignoreStarted(start(e.id, e.projectId!)),
     clear: `UPDATE ${table} SET workflow_pending = false, workflow_started_at = coalesce(workflow_started_at, now()) WHERE id = ANY($1)`,
   });
   return {
     flowRun: pendingRows('flow_runs', (id, projectId) => startFlowRun({ temporal: deps.temporal, taskQueue: deps.taskQueues.main }, { id, projectId }, flowRunWorkflowInput(deps))),
-    documentJob: pendingRows('document_jobs', (id, projectId) => startDocumentJob(deps, { id, projectId })),
+    documentJob: pendingRows('document_jobs', (id, projectId) => startDocumentJob(deps, { id, projectId }), `kind = 'render'`),
+    // A merge job's workflow is another (workflows/documents/merge-document.workflow.ts); same table, same mark.
+    documentMerge: pendingRows('document_jobs', (id, projectId) => startMergeJob(deps, { id, projectId }), `kind = 'merge'`),
     documentBatch: pendingRows('document_batches', (id, projectId) => startDocumentBatch(deps, { id, projectId })),
     invitation: pendingRows('invitations', (id, projectId) => startInvitationEmail(deps, { id, projectId })),
     accountDeletion: {

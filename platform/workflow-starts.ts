@@ -55,6 +55,19 @@ export function startDocumentJob(deps: WorkflowStartDeps, job: { id: string; pro
   });
 }
 
+/** A merge job's workflow (id = job id; POST /api/documents/merge), REJECT_DUPLICATE like a job's. */
+export function startMergeJob(deps: WorkflowStartDeps, job: { id: string; projectId: string }): Promise<void> {
+  return startWorkflow(deps.temporal, 'mergeDocumentWorkflow', {
+    taskQueue: deps.taskQueues.main,
+    workflowId: workflowIds.documentJob(job.id),
+    args: [{ jobId: job.id, projectId: job.projectId, ...jobWorkflowOptions(deps) }],
+    kind: 'document',
+    projectId: job.projectId,
+    entityId: job.id,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+  });
+}
+
 /** A batch's workflow (id = batch id), REJECT_DUPLICATE like a job's. */
 export function startDocumentBatch(deps: WorkflowStartDeps, batch: { id: string; projectId: string }): Promise<void> {
   const { batchConcurrency, batchChunkSize } = deps.config.documents;

@@ -24,6 +24,7 @@ import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
 import { databaseAssets } from '../activities/rendering/render-assets';
+import { createMergeJobActivities } from '../activities/documents/merge-job.activity';
 import { openSigningCertificate } from '../db/documents/signing-certificates';
 
 export interface WorkerSet {
@@ -100,15 +101,11 @@ function createMainActivities(services: Services) {
   };
 }
 
-/**
- * A batch archive's limits (docs/documents.md "Batch archives"). The merged PDF's pages: MERGE_MAX_PAGES
- * once the merge work adds it to the config; until then five times PDF_MAX_PAGES (1,000 by default,
- * MERGE_MAX_PAGES' default).
- */
+/** A batch archive's limits (docs/documents.md "Batch archives"): a merged PDF has at most MERGE_MAX_PAGES pages. */
 function batchArchiveLimits(config: Services['config']) {
   return {
     maxBytes: config.documents.archive.maxBytes,
-    maxPages: config.rendering.limits.maxPdfPages * 5,
+    maxPages: config.rendering.merge.maxPages,
     maxMergeInputBytes: (config.rendering.pdfTools.maxHeapMb * 1024 * 1024) / 2,
   };
 }
@@ -184,6 +181,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
           activities: {
             ...createRenderActivities(renderDeps),
             ...createBatchArchiveActivities({ db, storage: services.storage, pdfTools: services.pdfTools, limits: batchArchiveLimits(services.config) }),
+            ...createMergeJobActivities({ ...renderDeps, merge: config.rendering.merge, maxOutputBytes: config.rendering.maxOutputBytes }),
             ...createFlowRenderActivities({ ...renderDeps, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth }),
             ...createPreviewActivities(renderDeps),
             ...createReportRenderActivities({ ...renderDeps, resultMaxBytes: config.reporting.resultMaxBytes, maxRows: config.reporting.maxRows }),

@@ -7,6 +7,7 @@ import { startAccountEmail, startWebhookDelivery } from '../platform/workflow-st
 
 const workflowIdOf: Record<StrandedRecord['kind'], (id: string) => string> = {
   documentJob: workflowIds.documentJob,
+  documentMerge: workflowIds.documentJob,
   documentBatch: workflowIds.documentBatch,
   accountDeletion: workflowIds.accountDeletion,
 };

@@ -4,6 +4,7 @@ export { deleteAccountWorkflow } from './identity/account-deletion.workflow';
 export { sendInvitationEmailWorkflow } from './identity/team-invitation.workflow';
 export { generateDocumentWorkflow } from './documents/generate-document.workflow';
 export { generateBatchWorkflow } from './documents/generate-batch.workflow';
+export { mergeDocumentWorkflow } from './documents/merge-document.workflow';
 export { documentMaintenanceWorkflow } from './documents/maintenance.workflow';
 export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
 export { flowRunWorkflow } from './flow/flow-run.workflow';

@@ -25,6 +25,7 @@ export const VERSIONING_BEHAVIOURS: Record<keyof typeof workflows, VersioningBeh
   sendInvitationEmailWorkflow: 'PINNED',
   generateDocumentWorkflow: 'PINNED',
   generateBatchWorkflow: 'PINNED',
+  mergeDocumentWorkflow: 'PINNED',
   documentMaintenanceWorkflow: 'PINNED',
   deliverWebhookWorkflow: 'PINNED',
   flowRunWorkflow: 'AUTO_UPGRADE',

@@ -50,7 +50,7 @@ export interface DocumentActivityDeps {
 
 /** An open record the maintenance sweep checks against Temporal. */
 export interface StrandedRecord {
-  kind: 'documentJob' | 'documentBatch' | 'accountDeletion';
+  kind: 'documentJob' | 'documentMerge' | 'documentBatch' | 'accountDeletion';
   id: string;
   projectId: string | null;
 }
@@ -60,7 +60,8 @@ export interface StrandedRecord {
  * and what "open" means. What the maintenance backstop checks against Temporal.
  */
 const OPEN_RECORDS: Record<StrandedRecord['kind'], { table: string; at: string; project: string; open: string }> = {
-  documentJob: { table: 'document_jobs', at: 'created_at', project: 'project_id', open: `status IN ('queued', 'processing') AND batch_id IS NULL AND NOT workflow_pending` },
+  documentJob: { table: 'document_jobs', at: 'created_at', project: 'project_id', open: `status IN ('queued', 'processing') AND batch_id IS NULL AND kind = 'render' AND NOT workflow_pending` },
+  documentMerge: { table: 'document_jobs', at: 'created_at', project: 'project_id', open: `status IN ('queued', 'processing') AND kind = 'merge' AND NOT workflow_pending` },
   documentBatch: { table: 'document_batches', at: 'created_at', project: 'project_id', open: `status = 'processing' AND NOT workflow_pending` },
   accountDeletion: { table: 'users', at: 'deletion_requested_at', project: 'NULL::uuid', open: `deletion_status = 'pending' AND NOT deletion_workflow_pending` },
 };
@@ -293,7 +294,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
             const state = await deps.workflowStateOf(record);
             if (state === 'running') continue;
             if (state === 'missing' || record.kind === 'accountDeletion') await deps.startWorkflowOf(record, { deletionGraceSeconds: input.deletionGraceSeconds });
-            else if (record.kind === 'documentJob') await failOpenJobs({ id: record.id });
+            else if (record.kind === 'documentJob' || record.kind === 'documentMerge') await failOpenJobs({ id: record.id });
             else {
               await failOpenJobs({ batchId: record.id });
               // Its archive will not be built: the workflow that builds it has ended.

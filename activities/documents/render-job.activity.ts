@@ -78,7 +78,9 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
 
   /** The template definitions of the claimed jobs' versions, in one query: `templateId:version` → definition. */
   async function templatesOf(jobs: DocumentJobEntity[]): Promise<Map<string, TemplateDefinition>> {
-    const wanted = new Map(jobs.map((j) => [`${j.templateId}:${j.templateVersion}`, { templateId: j.templateId, version: j.templateVersion }]));
+    // A merge job (no template) never reaches a render: its workflow is another (merge-job.activity.ts).
+    const rendered = jobs.filter((j): j is DocumentJobEntity & { templateId: string; templateVersion: number } => j.templateId !== null && j.templateVersion !== null);
+    const wanted = new Map(rendered.map((j) => [`${j.templateId}:${j.templateVersion}`, { templateId: j.templateId, version: j.templateVersion }]));
     if (wanted.size === 0) return new Map();
     const found = await versions.findBy([...wanted.values()]);
     return new Map(found.map((v) => [`${v.templateId}:${v.version}`, v.definition]));

@@ -59,10 +59,29 @@ export function databaseAssets(db: DataSource, cacheBytes = 64 * 1024 * 1024): A
     return entry;
   };
 
+  /**
+   * The PDFs `schema.appendPdfs` names, in its order: only the project's PDF assets (one of another
+   * project, or deleted since, is not found and not appended, like an image's).
+   */
+  const appended = async (projectId: string, ids: string[]): Promise<Buffer[]> => {
+    if (ids.length === 0) return [];
+    const wanted = ids.map((id) => id.toLowerCase());
+    // Which the project has is asked every time; only the bytes not cached are read.
+    const present: Array<{ id: string }> = await db.query(`SELECT id FROM template_assets WHERE project_id = $1 AND kind = 'pdf' AND id = ANY($2::uuid[])`, [projectId, wanted]);
+    const uncached = present.map((r) => r.id).filter((id) => !cache.has(id));
+    const fetched = await assetContents(db, projectId, uncached);
+    for (const [id, body] of fetched) remember(id, { contentType: 'application/pdf', body });
+    const has = new Set(present.map((r) => r.id));
+    return wanted.flatMap((id) => {
+      const body = has.has(id) ? (fetched.get(id) ?? recall(id)?.body) : undefined;
+      return body ? [body] : [];
+    });
+  };
+
   return {
     async load(projectId, schema) {
-      const named = await assetsNamedBy(db, projectId, schema);
-      if (named.length === 0) return NO_LOADED_ASSETS;
+      const [named, appendPdfs] = await Promise.all([assetsNamedBy(db, projectId, schema), appended(projectId, schema.appendPdfs ?? [])]);
+      if (named.length === 0) return appendPdfs.length > 0 ? { ...NO_LOADED_ASSETS, appendPdfs } : NO_LOADED_ASSETS;
       const fetched = await assetContents(db, projectId, named.filter((a) => !cache.has(a.id)).map((a) => a.id));
       const bodies = new Map<string, Body>();
       for (const a of named) {
@@ -81,6 +100,7 @@ export function databaseAssets(db: DataSource, cacheBytes = 64 * 1024 * 1024): A
         document: { images: images.map((a) => a.id), inline: Object.fromEntries(images.filter((a) => a.inArea).map((a) => [a.id, dataUrl(a.id)])), fonts, served: present.map((a) => a.id) },
         bodies,
         dataUrls: Object.fromEntries(images.filter((a) => a.mediaType === 'image/png' || a.mediaType === 'image/jpeg').map((a) => [a.id, dataUrl(a.id)])),
+        ...(appendPdfs.length > 0 ? { appendPdfs } : {}),
       };
     },
   };

@@ -14,7 +14,7 @@ import * as schema from './assets.schema';
 import * as assets from './assets.service';
 
 /** The largest upload of any kind: the multipart parser stops reading past it, while the file streams in. */
-const UPLOAD_MAX_BYTES = Math.max(ASSET_LIMITS.imageMaxBytes, ASSET_LIMITS.fontMaxBytes, ASSET_LIMITS.svgMaxBytes);
+const UPLOAD_MAX_BYTES = Math.max(ASSET_LIMITS.imageMaxBytes, ASSET_LIMITS.fontMaxBytes, ASSET_LIMITS.svgMaxBytes, ASSET_LIMITS.pdfMaxBytes);
 
 /**
  * Assets under /api/assets (docs/templates.md "Assets and fonts"): who may read and change them is

@@ -10,13 +10,13 @@ export const uploadAssetSchema = Joi.object<UploadAssetInput>({
 });
 
 export interface ListAssetsQuery {
-  kind?: 'image' | 'font';
+  kind?: 'image' | 'font' | 'pdf';
   page: number;
   limit: number;
 }
 
 export const listAssetsSchema = Joi.object<ListAssetsQuery>({
-  kind: Joi.string().valid('image', 'font'),
+  kind: Joi.string().valid('image', 'font', 'pdf'),
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
 });

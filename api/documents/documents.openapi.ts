@@ -1,12 +1,13 @@
 import { noContent, ok, operationTable, type Operation } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as schema from './documents.schema';
+import { mergeSchema } from './merge.schema';
 
 /**
  * OpenAPI operations of document generation (api/documents/documents.routes.ts), served under
  * both /api/documents and /api/v1/documents; `batchMaxDocuments` is the configured batch limit.
  */
-export function documentOperations(batchMaxDocuments: number): Operation[] {
+export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50): Operation[] {
   const jobId = { jobId: 'The job id (UUID)' };
   const accepted = { type: 'object', properties: { jobId: { type: 'string', format: 'uuid' }, status: { type: 'string' }, statusUrl: { type: 'string', format: 'uri' }, estimatedWaitSeconds: { type: 'number' } } };
   return ['/api/documents', '/api/v1/documents'].flatMap((prefix) =>
@@ -17,6 +18,30 @@ export function documentOperations(batchMaxDocuments: number): Operation[] {
         idempotent: true,
         request: { body: schema.generateSchema, example: { templateId: 'invoice', format: 'pdf', variables: { customer: 'Ada', total: 42 }, filename: 'invoice-17' } },
         responses: { 201: { ...ok('The job, queued', accepted, { jobId: '9b2e…', status: 'queued', statusUrl: 'https://formwork.example/api/documents/jobs/9b2e…', estimatedWaitSeconds: 2 }), headers: { Location: 'The job\'s status URL' } } },
+      }),
+      op('post', `${prefix}/merge`, 'Merge completed PDF jobs and uploaded PDFs into one document', {
+        description:
+          'Answers 201 at once with a new job (no template: `templateId` null, `kind` "merge"); the parts are joined in the background, a bookmark per part, their page labels kept. ' +
+          'JSON, or multipart/form-data with this JSON in the field `request` and the PDFs in the field `files` (`{"upload": n}` names the n-th, from 0). ' +
+          'One document of the quota or one credit. Refused at once: more parts than MERGE_MAX_PARTS (ERR_OUTPUT_005), a job of another project (ERR_JOB_001), a job that is not a completed PDF with its file (ERR_OUTPUT_006), an upload that is not a PDF (ERR_OUTPUT_003). ' +
+          'More pages than MERGE_MAX_PAGES fails the job (ERR_OUTPUT_005). docs/documents.md "Merging and appended PDFs".',
+        security: 'project',
+        idempotent: true,
+        request: {
+          body: mergeSchema(mergeMaxParts),
+          example: { parts: [{ jobId: '9b2e…', title: 'Invoice' }, { upload: 0, title: 'Terms' }], filename: 'invoice-with-terms' },
+          otherContent: {
+            'multipart/form-data': {
+              type: 'object',
+              required: ['request'],
+              properties: {
+                request: { type: 'string', contentMediaType: 'application/json', description: 'The merge request (the JSON body\'s fields)' },
+                files: { type: 'array', items: { type: 'string', contentMediaType: 'application/pdf' }, description: 'The uploaded PDFs, in the order `{"upload": n}` names them' },
+              },
+            },
+          },
+        },
+        responses: { 201: { ...ok('The merge job, queued', accepted), headers: { Location: 'The job\'s status URL' } } },
       }),
       op('post', `${prefix}/generate/batch`, 'Generate many documents in one batch', { security: 'project', idempotent: true, request: { body: schema.batchSchema(batchMaxDocuments) }, responses: { 201: { ...ok('The batch, queued', resource('AcceptedDocumentBatch')), headers: { Location: 'The batch\'s status URL' } } } }),
       op('get', `${prefix}/batches/:batchId`, 'Status of a batch and its documents', { security: 'project', request: { params: { batchId: 'The batch id' } }, responses: { 200: ok('The batch', resource('DocumentBatch')) } }),

@@ -13,6 +13,11 @@ import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from '../../domai
 import * as schema from './documents.schema';
 import { generate, type Caller, type Generated } from './documents.service';
 import * as jobs from './jobs.service';
+import { AppError } from '../../domain/errors';
+import { PDF_MAGIC } from '../../domain/documents/merge';
+import { multipartUpload } from '../middleware/uploads';
+import { merge, notAPdf, tooManyParts, type MergeUpload } from './merge.service';
+import { mergeMultipartSchema, mergeSchema } from './merge.schema';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -58,6 +63,40 @@ export function documentRoutes(services: Services, prefix: string): Router {
     const input = validate(schema.generateSchema, ctx.request.body);
     const store = answerInTransaction(ctx);
     const result = await generate(services, caller(ctx), input, store && ((m, g) => store(m, generated(g))));
+    applyAnswer(ctx, generated(result));
+  });
+
+  /*
+   * A merge (docs/documents.md "Merging and appended PDFs"): JSON, or multipart with the JSON in the
+   * field `request` and the PDFs in `files` (their total within UPLOAD_MAX_BYTES while they stream;
+   * one that does not start with %PDF- stops the upload at once, ERR_OUTPUT_003).
+   */
+  const { maxParts } = config.rendering.merge;
+  const mergeUpload = multipartUpload(config.uploads, `${prefix}/merge`, {
+    maxFiles: maxParts,
+    checkHead: { headBytes: PDF_MAGIC.length, check: (head, file) => (head.toString('latin1', 0, PDF_MAGIC.length) === PDF_MAGIC ? undefined : notAPdf(file.index)) },
+  });
+  router.post('/merge', canGenerate, mergeUpload, idem, async (ctx) => {
+    let body: unknown = ctx.request.body;
+    let uploads: MergeUpload[] = [];
+    if (ctx.is('multipart')) {
+      const fields = validate(mergeMultipartSchema, ctx.request.body ?? {});
+      try {
+        body = JSON.parse(fields.request);
+      } catch {
+        throw new AppError('ERR_VALID_001', 'The field `request` is not JSON', { field: 'request' });
+      }
+      const sent = ctx.request.files ?? {};
+      const stray = Object.keys(sent).find((name) => name !== 'files');
+      if (stray) throw new AppError('ERR_VALID_001', `Send the PDFs in the field \`files\`, not \`${stray}\``, { field: stray });
+      const files = sent.files;
+      uploads = (Array.isArray(files) ? files : files ? [files] : []).map((f) => ({ filepath: f.filepath, size: f.size }));
+    }
+    const parts = (body as { parts?: unknown } | null)?.parts;
+    if (Array.isArray(parts) && parts.length > maxParts) throw tooManyParts(maxParts);
+    const input = validate(mergeSchema(maxParts), body);
+    const store = answerInTransaction(ctx);
+    const result = await merge(services, caller(ctx), input, uploads, store && ((m, g) => store(m, generated(g))));
     applyAnswer(ctx, generated(result));
   });
 

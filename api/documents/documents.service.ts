@@ -75,7 +75,8 @@ export async function reserve(deps: DocumentDeps, m: EntityManager, projectId: s
   return 'free';
 }
 
-export function newJob(caller: Caller, published: PublishedTemplate, fields: Partial<DocumentJobEntity> & Pick<DocumentJobEntity, 'format' | 'variables' | 'billing'>): DocumentJobEntity {
+/** A new queued job of `published`'s version, or (null) of no template: a merge (merge.service.ts). */
+export function newJob(caller: Caller, published: PublishedTemplate | null, fields: Partial<DocumentJobEntity> & Pick<DocumentJobEntity, 'format' | 'variables' | 'billing'>): DocumentJobEntity {
   return Object.assign(new DocumentJobEntity(), {
     id: randomUUID(),
     projectId: caller.projectId,
@@ -83,8 +84,10 @@ export function newJob(caller: Caller, published: PublishedTemplate, fields: Par
     batchIndex: null,
     apiKeyId: caller.apiKeyId ?? null,
     userId: caller.userId ?? null,
-    templateId: published.template.id,
-    templateVersion: published.version,
+    templateId: published?.template.id ?? null,
+    templateVersion: published?.version ?? null,
+    kind: 'render',
+    mergeParts: null,
     status: 'queued',
     metadata: null,
     output: null,

@@ -12,6 +12,8 @@ import { isUuid } from '../../domain/templates/template-ids';
 
 export const notFound = () => new AppError('ERR_JOB_001');
 export const batchNotFound = () => new AppError('ERR_BATCH_001');
+const mergeNotRetried = (jobId: string) =>
+  new AppError('ERR_OUTPUT_006', 'A merge job is not retried (its uploaded PDFs are removed when it ends): send POST /api/documents/merge again', { jobId, reason: 'merge' });
 
 export async function findJob(deps: DocumentDeps, projectId: string, jobId: string): Promise<DocumentJobEntity> {
   const job = await deps.db.getRepository(DocumentJobEntity).findOneBy({ id: jobId, projectId });
@@ -94,12 +96,15 @@ export async function* exportJobs(deps: DocumentDeps, projectId: string, q: Expo
 export async function retryJob(deps: DocumentDeps, caller: Caller, jobId: string, inTransaction?: (m: EntityManager, job: DocumentJobEntity) => Promise<void>): Promise<DocumentJobEntity> {
   const old = await findJob(deps, caller.projectId, jobId);
   if (old.status !== 'failed') throw new AppError('ERR_JOB_002', undefined, { status: old.status });
+  // Its uploaded parts are removed when it ends, and its job parts may have changed: a merge is asked for again instead.
+  const { templateVersion } = old;
+  if (old.kind === 'merge' || old.templateId === null || templateVersion === null) throw mergeNotRetried(old.id);
   const template = await deps.db.getRepository(TemplateEntity).findOneBy({ id: old.templateId, projectId: caller.projectId });
   if (!template || template.deletedAt) throw documentTemplateNotFound(old.templateId);
   const published = await publishedTemplateFor(deps, caller.projectId, template.id, old.format);
   const job = await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, 1, old.billing === 'credit', `retry of ${old.id}`);
-    const row = newJob(caller, { ...published, version: old.templateVersion }, {
+    const row = newJob(caller, { ...published, version: templateVersion }, {
       format: old.format,
       variables: old.variables,
       billing,
@@ -137,7 +142,8 @@ export async function bulkDeleteJobs(deps: DocumentDeps, projectId: string, jobI
 }
 
 export async function bulkRetryJobs(deps: DocumentDeps, caller: Caller, jobIds: string[]): Promise<number> {
-  const failed = await deps.db.getRepository(DocumentJobEntity).findBy({ projectId: caller.projectId, id: In(jobIds), status: 'failed' });
+  // Merge jobs are not retried (retryJob): a bulk retry leaves them as they are.
+  const failed = await deps.db.getRepository(DocumentJobEntity).findBy({ projectId: caller.projectId, id: In(jobIds), status: 'failed', kind: 'render' });
   let queued = 0;
   for (const job of failed) {
     await retryJob(deps, caller, job.id);

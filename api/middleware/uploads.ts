@@ -1,5 +1,7 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { AppError } from '../../domain/errors';
@@ -11,6 +13,53 @@ export interface UploadLimits {
   maxFieldsBytes: number;
   /** Where uploads are written while the request runs (UPLOAD_TMP_DIR). */
   tmpDir: string;
+}
+
+/** What a route may ask of its uploads beyond the limits. */
+interface UploadOptions {
+  /** Files one request may carry (default 1); their total stays within `maxFileBytes`. */
+  maxFiles?: number;
+  /**
+   * Checks each file's first `headBytes` bytes as they arrive (fewer for a shorter file): an error
+   * it answers stops the upload at once, before the rest is read or written, and is the answer.
+   */
+  checkHead?: { headBytes: number; check: (head: Buffer, file: { field: string; index: number }) => Error | undefined };
+}
+
+/**
+ * A file's write stream that checks its first bytes (UploadOptions.checkHead) before anything is
+ * written to `path`: a refused file stops the upload with the check's error. A file shorter than
+ * `headBytes` is written as it is (the parser has finished with it by then): the route checks it.
+ */
+function checkedWriteStream(path: string, checkHead: NonNullable<UploadOptions['checkHead']>, file: { field: string; index: number }): Writable {
+  let out: WriteStream | undefined;
+  let head = Buffer.alloc(0);
+  const open = (self: Writable) => {
+    out = createWriteStream(path, { mode: 0o600 });
+    out.on('error', (err) => self.destroy(err));
+    return out;
+  };
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      if (!out) {
+        head = Buffer.concat([head, chunk]);
+        if (head.length < checkHead.headBytes) return done();
+        const refused = checkHead.check(head, file);
+        if (refused) return done(refused);
+        chunk = head;
+        open(this);
+      }
+      if (out!.write(chunk)) done();
+      else out!.once('drain', () => done());
+    },
+    final(done) {
+      (out ?? open(this)).end(out ? undefined : head, () => done());
+    },
+    destroy(err, done) {
+      out?.destroy();
+      done(err);
+    },
+  });
 }
 
 /** Paths of the routes that mount multipartUpload (filled as the routers are built); patterns for paths with ids. */
@@ -35,16 +84,18 @@ export async function refuseStrayMultipart(ctx: Context, next: Next): Promise<vo
  * routes after the credential and permission guards, so an anonymous or unauthorised caller never
  * has a byte written to disk. Each request writes into a directory of its own, removed when the
  * request ends whatever happened (route error, refused field, an upload cut off half-way), so no
- * temp file outlives its request. One file per request; other content types pass through to the
+ * temp file outlives its request. One file per request unless the route allows more (`UploadOptions`); other content types pass through to the
  * JSON parser's result untouched.
  */
-export function multipartUpload(limits: UploadLimits, path: string | RegExp) {
+export function multipartUpload(limits: UploadLimits, path: string | RegExp, options: UploadOptions = {}) {
   if (typeof path === 'string') uploadPaths.add(path);
   else uploadPatterns.push(path);
   return async function parseUpload(ctx: Context, next: Next): Promise<void> {
     if (!ctx.is('multipart')) return next();
     await mkdir(limits.tmpDir, { recursive: true });
     const dir = await mkdtemp(join(limits.tmpDir, 'formwork-upload-'));
+    const { checkHead } = options;
+    let files = 0;
     try {
       const parse = koaBody({
         multipart: true,
@@ -53,7 +104,7 @@ export function multipartUpload(limits: UploadLimits, path: string | RegExp) {
         urlencoded: false,
         formidable: {
           uploadDir: dir,
-          maxFiles: 1,
+          maxFiles: options.maxFiles ?? 1,
           maxFields: 20,
           maxFileSize: limits.maxFileBytes,
           maxTotalFileSize: limits.maxFileBytes,
@@ -61,6 +112,12 @@ export function multipartUpload(limits: UploadLimits, path: string | RegExp) {
           // An empty upload reaches the route, which can say what is wrong with it (e.g. ERR_TMPL_016).
           allowEmptyFiles: true,
           minFileSize: 0,
+          ...(checkHead && {
+            fileWriteStreamHandler: (file?: unknown) => {
+              const f = file as { filepath: string };
+              return checkedWriteStream(f.filepath, checkHead, { field: 'files', index: files++ });
+            },
+          }),
         },
       });
       await parse(ctx, next);
@@ -85,8 +142,8 @@ export function multipartUpload(limits: UploadLimits, path: string | RegExp) {
  * the file streams, `tooLarge()` is thrown instead of the parser's 413 ERR_REQ_002. An error the
  * route itself throws passes unchanged.
  */
-export function multipartUploadAs(limits: UploadLimits, path: string | RegExp, tooLarge: () => AppError) {
-  const upload = multipartUpload(limits, path);
+export function multipartUploadAs(limits: UploadLimits, path: string | RegExp, tooLarge: () => AppError, options: UploadOptions = {}) {
+  const upload = multipartUpload(limits, path, options);
   return async function parseUploadAs(ctx: Context, next: Next): Promise<void> {
     let inRoute = false;
     try {

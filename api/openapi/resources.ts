@@ -30,8 +30,8 @@ const documentJob = object(
     jobId: uuid,
     status: { type: 'string', enum: ['queued', 'processing', 'completed', 'failed', 'cancelled'] },
     format: str,
-    templateId: str,
-    templateVersion: { type: 'integer' },
+    templateId: { ...nullable(str), description: 'Null for a merge (POST /api/documents/merge)' },
+    templateVersion: nullable({ type: 'integer' }),
     filename: nullable(str),
     watermarked: { type: 'boolean', description: 'Rendered on the free plan' },
     metadata: open,
@@ -40,6 +40,7 @@ const documentJob = object(
   },
   {
     batchId: uuid,
+    kind: { type: 'string', enum: ['merge'], description: 'Present on a merge job only (POST /api/documents/merge)' },
     downloadUrl: { type: 'string', format: 'uri', description: 'A signed link, once the job is done' },
     expiresAt: { ...time, description: 'When the download link stops working' },
     artefactExpired: { type: 'boolean', description: 'Retention removed the file: there is no link any more' },

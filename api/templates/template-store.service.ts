@@ -59,7 +59,7 @@ export function checkOutputFormats(formats: unknown[]): TemplateType[] {
  */
 export async function assertValidDefinition(deps: TemplateDeps, projectId: string, def: TemplateDefinition, formats: readonly TemplateType[]): Promise<void> {
   const result = await deps.evaluator.check(projectId, 'templateDefinition', def, [...formats]);
-  if (result.valid) return;
+  if (result.valid) return assertAppendedPdfs(deps, projectId, def);
   const first = result.errors[0];
   throw new AppError('ERR_TMPL_008', `Template schema validation failed: ${first.path}: ${first.message}`, {
     path: first.path,
@@ -171,4 +171,16 @@ export async function insertTemplate(deps: TemplateDeps, actor: Actor, input: Ne
       }
     }
   }
+}
+
+/** `schema.appendPdfs` names PDF assets of the project (docs/documents.md "Merging and appended PDFs"): ERR_TMPL_008 naming the first that is not. */
+async function assertAppendedPdfs(deps: TemplateDeps, projectId: string, def: TemplateDefinition): Promise<void> {
+  const ids = def.schema.appendPdfs ?? [];
+  if (ids.length === 0) return;
+  const rows: Array<{ id: string }> = await deps.db.query(`SELECT id FROM template_assets WHERE project_id = $1 AND kind = 'pdf' AND id = ANY($2::uuid[])`, [projectId, ids]);
+  const found = new Set(rows.map((r) => r.id.toLowerCase()));
+  const missing = ids.findIndex((id) => !found.has(id.toLowerCase()));
+  if (missing < 0) return;
+  const error = { path: `schema.appendPdfs[${missing}]`, message: `${ids[missing]} is not a PDF asset of this project` };
+  throw new AppError('ERR_TMPL_008', `Template schema validation failed: ${error.path}: ${error.message}`, { path: error.path, errors: [error] });
 }

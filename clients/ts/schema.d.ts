@@ -2305,6 +2305,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/documents/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge completed PDF jobs and uploaded PDFs into one document
+         * @description Answers 201 at once with a new job (no template: `templateId` null, `kind` "merge"); the parts are joined in the background, a bookmark per part, their page labels kept. JSON, or multipart/form-data with this JSON in the field `request` and the PDFs in the field `files` (`{"upload": n}` names the n-th, from 0). One document of the quota or one credit. Refused at once: more parts than MERGE_MAX_PARTS (ERR_OUTPUT_005), a job of another project (ERR_JOB_001), a job that is not a completed PDF with its file (ERR_OUTPUT_006), an upload that is not a PDF (ERR_OUTPUT_003). More pages than MERGE_MAX_PAGES fails the job (ERR_OUTPUT_005). docs/documents.md "Merging and appended PDFs".
+         */
+        post: operations["postDocumentsMerge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/documents/generate/batch": {
         parameters: {
             query?: never;
@@ -2510,6 +2530,26 @@ export interface paths {
          * @description Answers 201 at once with the job; rendering goes on in the background (follow `statusUrl`, or a webhook). API keys need `generate_documents`.
          */
         post: operations["postV1DocumentsGenerate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge completed PDF jobs and uploaded PDFs into one document
+         * @description Answers 201 at once with a new job (no template: `templateId` null, `kind` "merge"); the parts are joined in the background, a bookmark per part, their page labels kept. JSON, or multipart/form-data with this JSON in the field `request` and the PDFs in the field `files` (`{"upload": n}` names the n-th, from 0). One document of the quota or one credit. Refused at once: more parts than MERGE_MAX_PARTS (ERR_OUTPUT_005), a job of another project (ERR_JOB_001), a job that is not a completed PDF with its file (ERR_OUTPUT_006), an upload that is not a PDF (ERR_OUTPUT_003). More pages than MERGE_MAX_PAGES fails the job (ERR_OUTPUT_005). docs/documents.md "Merging and appended PDFs".
+         */
+        post: operations["postV1DocumentsMerge"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4838,8 +4878,9 @@ export interface components {
             /** @enum {string} */
             status: "queued" | "processing" | "completed" | "failed" | "cancelled";
             format: string;
-            templateId: string;
-            templateVersion: number;
+            /** @description Null for a merge (POST /api/documents/merge) */
+            templateId: string | null;
+            templateVersion: number | null;
             filename: string | null;
             /** @description Rendered on the free plan */
             watermarked: boolean;
@@ -4852,6 +4893,11 @@ export interface components {
             completedAt: string | null;
             /** Format: uuid */
             batchId?: string;
+            /**
+             * @description Present on a merge job only (POST /api/documents/merge)
+             * @enum {string}
+             */
+            kind?: "merge";
             /**
              * Format: uri
              * @description A signed link, once the job is done
@@ -12994,7 +13040,7 @@ export interface operations {
     getAssets: {
         parameters: {
             query?: {
-                kind?: "image" | "font";
+                kind?: "image" | "font" | "pdf";
                 page?: number;
                 limit?: number;
             };
@@ -13295,6 +13341,168 @@ export interface operations {
                      *       "estimatedWaitSeconds": 2
                      *     }
                      */
+                    "application/json": {
+                        /** Format: uuid */
+                        jobId?: string;
+                        status?: string;
+                        /** Format: uri */
+                        statusUrl?: string;
+                        estimatedWaitSeconds?: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postDocumentsMerge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parts": [
+                 *         {
+                 *           "jobId": "9b2e…",
+                 *           "title": "Invoice"
+                 *         },
+                 *         {
+                 *           "upload": 0,
+                 *           "title": "Terms"
+                 *         }
+                 *       ],
+                 *       "filename": "invoice-with-terms"
+                 *     }
+                 */
+                "application/json": {
+                    parts: ({
+                        /**
+                         * Format: uuid
+                         * @description A completed PDF job of the project
+                         */
+                        jobId: string;
+                        /** @description The part's bookmark; default the job's filename, else "Part n" */
+                        title?: string;
+                    } | {
+                        /** @description The uploaded file at this position (0 = the first file of the multipart request) */
+                        upload: number;
+                        /** @description The part's bookmark; default the job's filename, else "Part n" */
+                        title?: string;
+                    })[];
+                    filename?: string;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @default false */
+                    useCredit?: boolean;
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
+                };
+                "multipart/form-data": {
+                    /** @description The merge request (the JSON body's fields) */
+                    request: string;
+                    /** @description The uploaded PDFs, in the order `{"upload": n}` names them */
+                    files?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The merge job, queued */
+            201: {
+                headers: {
+                    /** @description The job's status URL */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
                         /** Format: uuid */
                         jobId?: string;
@@ -13945,6 +14153,168 @@ export interface operations {
                      *       "estimatedWaitSeconds": 2
                      *     }
                      */
+                    "application/json": {
+                        /** Format: uuid */
+                        jobId?: string;
+                        status?: string;
+                        /** Format: uri */
+                        statusUrl?: string;
+                        estimatedWaitSeconds?: number;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    postV1DocumentsMerge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+                /** @description Makes a retry safe: the first answer is kept for 24 hours per project and key; a repeat with the same body gets it again with `Idempotent-Replayed: true`, the same key with another body is 422, and a repeat while the first is still running is 409 with Retry-After. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "parts": [
+                 *         {
+                 *           "jobId": "9b2e…",
+                 *           "title": "Invoice"
+                 *         },
+                 *         {
+                 *           "upload": 0,
+                 *           "title": "Terms"
+                 *         }
+                 *       ],
+                 *       "filename": "invoice-with-terms"
+                 *     }
+                 */
+                "application/json": {
+                    parts: ({
+                        /**
+                         * Format: uuid
+                         * @description A completed PDF job of the project
+                         */
+                        jobId: string;
+                        /** @description The part's bookmark; default the job's filename, else "Part n" */
+                        title?: string;
+                    } | {
+                        /** @description The uploaded file at this position (0 = the first file of the multipart request) */
+                        upload: number;
+                        /** @description The part's bookmark; default the job's filename, else "Part n" */
+                        title?: string;
+                    })[];
+                    filename?: string;
+                    metadata?: {
+                        [key: string]: unknown;
+                    };
+                    /** @default false */
+                    useCredit?: boolean;
+                    output?: {
+                        /**
+                         * @description PDF/A conformance: `2b`, `3b` (and `2u`, `3u`): embedded fonts, an sRGB output intent, XMP metadata; refused with `encryption`
+                         * @enum {string}
+                         */
+                        pdfa?: "2b" | "3b" | "2u" | "3u";
+                        /** @description Files embedded in the PDF (with `pdfa`, it must be a PDF/A-3 level) */
+                        attachments?: {
+                            filename: string;
+                            /** @description The file, base64 */
+                            content: string;
+                            /** @default application/octet-stream */
+                            contentType?: string;
+                            /**
+                             * @description PDF/A-3 `AFRelationship`
+                             * @default Supplement
+                             * @enum {string}
+                             */
+                            relationship?: "Data" | "Source" | "Alternative" | "Supplement" | "Unspecified";
+                            description?: string;
+                        }[];
+                        /** @description A Factur-X / ZUGFeRD invoice XML (`factur-x.xml`, relationship `Alternative`) made from the variables by the documented mapping; needs `pdfa` 3b or 3u */
+                        facturx?: {
+                            /**
+                             * @default EN16931
+                             * @constant
+                             */
+                            profile?: "EN16931";
+                        };
+                        /** @description A PAdES baseline B-B signature (B-T with a timestamp authority configured) */
+                        signature?: {
+                            /**
+                             * Format: uuid
+                             * @description A signing certificate of the project (POST /api/signing-certificates)
+                             */
+                            certificateId: string;
+                            reason?: string;
+                            location?: string;
+                            contactInfo?: string;
+                            /** @default false */
+                            visible?: boolean;
+                        };
+                        /** @description AES-256 encryption with a user and an owner password (write-only) and permission flags */
+                        encryption?: {
+                            userPassword?: string;
+                            ownerPassword: string;
+                            /**
+                             * @default {
+                             *       "special": "deep"
+                             *     }
+                             */
+                            permissions?: {
+                                /** @default true */
+                                print?: boolean;
+                                /** @default false */
+                                copy?: boolean;
+                                /** @default false */
+                                modify?: boolean;
+                            };
+                        };
+                        /** @description For `format: "png"` */
+                        image?: {
+                            /** @default 150 */
+                            dpi?: number;
+                            /**
+                             * @description `first`: one PNG; `all`: a ZIP with one PNG per page
+                             * @default first
+                             * @enum {string}
+                             */
+                            pages?: "first" | "all";
+                        };
+                        /**
+                         * @description A batch only: one ZIP of every document, or one merged PDF, at the batch's `archive.downloadUrl`
+                         * @enum {string}
+                         */
+                        archive?: "zip" | "pdf";
+                    };
+                };
+                "multipart/form-data": {
+                    /** @description The merge request (the JSON body's fields) */
+                    request: string;
+                    /** @description The uploaded PDFs, in the order `{"upload": n}` names them */
+                    files?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The merge job, queued */
+            201: {
+                headers: {
+                    /** @description The job's status URL */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/json": {
                         /** Format: uuid */
                         jobId?: string;

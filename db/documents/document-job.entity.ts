@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { OutputOptions } from '../../domain/documents/output';
 import { sealedOutput } from '../secret-columns';
 import type { JobStatus } from '../../domain/documents/job-status';
-import type { Billing, DocumentFormat } from '../../domain/documents/types';
+import type { Billing, DocumentFormat, JobKind, MergePartRecord } from '../../domain/documents/types';
 
 
 @Entity({ name: 'document_jobs' })
@@ -14,8 +14,13 @@ export class DocumentJobEntity {
   @Column('integer', { name: 'batch_index', nullable: true }) batchIndex: number | null;
   @Column('uuid', { name: 'api_key_id', nullable: true }) apiKeyId: string | null;
   @Column('uuid', { name: 'user_id', nullable: true }) userId: string | null;
-  @Column('uuid', { name: 'template_id' }) templateId: string;
-  @Column('integer', { name: 'template_version' }) templateVersion: number;
+  /** Null for a merge (`kind = 'merge'`), which has no template. */
+  @Column('uuid', { name: 'template_id', nullable: true }) templateId: string | null;
+  @Column('integer', { name: 'template_version', nullable: true }) templateVersion: number | null;
+  /** `render`: a template version rendered with `variables`; `merge`: `mergeParts` joined (POST /api/documents/merge). */
+  @Column('text', { default: 'render' }) kind: JobKind;
+  /** A merge's parts, in order, their bookmark titles resolved when it was accepted. */
+  @Column('jsonb', { name: 'merge_parts', nullable: true }) mergeParts: MergePartRecord[] | null;
   @Column('text') format: DocumentFormat;
   @Column('text') status: JobStatus;
   @Column('jsonb') variables: Record<string, any>;

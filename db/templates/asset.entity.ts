@@ -5,7 +5,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 export class TemplateAssetEntity {
   @PrimaryColumn('uuid') id: string;
   @Column('uuid', { name: 'project_id' }) projectId: string;
-  @Column('text') kind: 'image' | 'font';
+  @Column('text') kind: 'image' | 'font' | 'pdf';
   /** The uploaded file's name, or the name given with it. */
   @Column('text') name: string;
   /** Decided by the bytes (domain/templates/asset-content.ts), never by what the upload claimed. */

@@ -1,6 +1,6 @@
 import { presentArchive, type PresentableArchive } from './batch-archive';
 import { presentOutput, type OutputOptions } from './output';
-import type { Billing, DocumentFormat } from './types';
+import type { Billing, DocumentFormat, JobKind } from './types';
 
 /**
  * The spec's document job and batch objects, shared by the API's answers and the webhook payloads
@@ -19,8 +19,10 @@ export interface PresentableJob {
   id: string;
   status: string;
   format: DocumentFormat;
-  templateId: string;
-  templateVersion: number;
+  /** Null for a merge (POST /api/documents/merge), which has no template. */
+  templateId: string | null;
+  templateVersion: number | null;
+  kind?: JobKind;
   batchId: string | null;
   filename: string | null;
   artefactExpiredAt: Date | null;
@@ -64,6 +66,8 @@ export function presentJob<J extends PresentableJob>(job: J, link?: DownloadLink
     format: job.format,
     templateId: job.templateId,
     templateVersion: job.templateVersion,
+    /** Only a merge says what it is (`"merge"`); a render of a template says nothing more. */
+    kind: job.kind === 'merge' ? ('merge' as const) : undefined,
     batchId: job.batchId ?? undefined,
     filename: job.filename,
     downloadUrl: link?.url,

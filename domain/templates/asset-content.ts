@@ -14,13 +14,13 @@ import { sniffImageFormat } from '../identity/avatar-image';
  * an honest one of its size does.
  */
 
-export type AssetKind = 'image' | 'font';
-export type AssetMediaType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/svg+xml' | 'font/ttf' | 'font/otf' | 'font/woff2';
+export type AssetKind = 'image' | 'font' | 'pdf';
+export type AssetMediaType = 'image/png' | 'image/jpeg' | 'image/webp' | 'image/svg+xml' | 'font/ttf' | 'font/otf' | 'font/woff2' | 'application/pdf';
 
 export interface CheckedAsset {
   kind: AssetKind;
   mediaType: AssetMediaType;
-  extension: 'png' | 'jpg' | 'webp' | 'svg' | 'ttf' | 'otf' | 'woff2';
+  extension: 'png' | 'jpg' | 'webp' | 'svg' | 'ttf' | 'otf' | 'woff2' | 'pdf';
   /** The bytes to store: the upload itself, or for SVG the cleaned document (UTF-8). */
   bytes: Uint8Array;
   /** Images: the size in pixels (SVG: its width and height, else its viewBox), when known. */
@@ -38,6 +38,11 @@ export const ASSET_LIMITS = {
   imageMaxBytes: 5 * 1024 * 1024,
   svgMaxBytes: 1024 * 1024,
   fontMaxBytes: 10 * 1024 * 1024,
+  /**
+   * A PDF a template appends (terms and conditions). Only its first bytes are read here: the PDF
+   * tools' processes parse it when a document appends it (ERR_OUTPUT_003 if they cannot).
+   */
+  pdfMaxBytes: 10 * 1024 * 1024,
   /** Either side of a picture, in pixels: a small file can claim a huge picture (a decompression bomb). */
   imageMaxPixels: 10_000,
   /** What a WOFF2 font may unpack to, checked against its header and table directory before anything is unpacked. */
@@ -53,7 +58,7 @@ export const ASSET_LIMITS = {
 } as const;
 
 /** The largest file of any kind: anything larger is refused before its format is looked at. */
-const ASSET_MAX_BYTES = Math.max(ASSET_LIMITS.imageMaxBytes, ASSET_LIMITS.svgMaxBytes, ASSET_LIMITS.fontMaxBytes);
+const ASSET_MAX_BYTES = Math.max(ASSET_LIMITS.imageMaxBytes, ASSET_LIMITS.svgMaxBytes, ASSET_LIMITS.fontMaxBytes, ASSET_LIMITS.pdfMaxBytes);
 
 function refused(reason: string): AppError {
   return new AppError('ERR_ASSET_002', `File is not a supported image or font: ${reason}`, { field: 'file', reason });
@@ -70,6 +75,10 @@ export function checkAssetContent(input: Uint8Array): CheckedAsset {
   if (magic === '\u0000\u0001\u0000\u0000' || magic === 'true' || magic === 'OTTO' || magic === 'wOF2') return checkFont(bytes, magic);
   if (magic === 'wOFF') throw refused('WOFF 1 fonts are not taken: send the TTF, OTF or WOFF2');
   if (magic === 'ttcf') throw refused('font collections are not taken: send one font');
+  if (bytes.toString('latin1', 0, 5) === '%PDF-') {
+    if (bytes.length > ASSET_LIMITS.pdfMaxBytes) throw tooLarge(ASSET_LIMITS.pdfMaxBytes, `A PDF may be at most ${ASSET_LIMITS.pdfMaxBytes} bytes`);
+    return { kind: 'pdf', mediaType: 'application/pdf', extension: 'pdf', bytes };
+  }
   const raster = sniffImageFormat(bytes);
   if (raster) return checkRaster(bytes, raster.contentType, raster.extension);
   return checkSvg(bytes);

@@ -3,6 +3,7 @@ import { childLists, COMPONENTS, CONTAINER_TYPES, isComponentType } from './comp
 import { cssSchema, themeSchema } from './components/style';
 import { checkBarcode, isLiteral } from './components/barcode';
 import { length } from './components/props';
+import { ASSET_ID } from './components/asset-ref';
 import { crossCheckTemplate, type ComponentVisit, type NameContext, nameContext } from './template-checks';
 import { jsonataProblems } from '../user-regex';
 import { applyVariableInput } from './variables';
@@ -56,6 +57,8 @@ const templateSchemaSchema = Joi.object({
   currency: Joi.string().pattern(/^[A-Z]{3}$/, 'ISO 4217 code'),
   // Seen in the original product's stored templates; kept, never interpreted.
   format: Joi.string().max(50),
+  // The project's PDF assets appended to every PDF (template-store.service.ts checks they are).
+  appendPdfs: Joi.array().items(Joi.string().pattern(new RegExp(`^${ASSET_ID}$`), 'asset id')).max(10).unique(),
   sections: Joi.array()
     .min(1)
     .max(200)

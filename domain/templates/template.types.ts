@@ -98,6 +98,11 @@ export interface TemplateSchema {
   currency?: string;
   /** Seen in stored templates of the original product; informational only. */
   format?: string;
+  /**
+   * The project's PDF assets appended, in order, after every PDF this template renders (terms and
+   * conditions; docs/documents.md "Merging and appended PDFs"). Checked as the project's PDF assets when saved.
+   */
+  appendPdfs?: string[];
   sections: Section[];
 }
 

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       maxCustomRenderBytes: 20 * 1024 * 1024,
       maxOutputBytes: 50 * 1024 * 1024,
       pdfTools: { concurrency: 2, maxHeapMb: 512, timeoutMs: 120_000 },
+      merge: { maxParts: 50, maxPages: 1000 },
     });
     expect(c.uploads).toMatchObject({ maxFileBytes: 10 * 1024 * 1024, maxFieldsBytes: 64 * 1024 });
     expect(c.mailAbuse).toEqual({ previewsPerMinute: 30, resendsPerRecipientPerHour: 5, resendsPerProjectPerHour: 50, reportMailsPerProjectPerHour: 500 });

@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, type PDFRef } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts, degrees, grayscale, type PDFRef } from 'pdf-lib';
 import { AppError } from '../../../domain/errors';
 import type { MergeLimits, MergePart } from './pdf-tools';
 
@@ -12,7 +12,10 @@ const SAVE = { useObjectStreams: true, addDefaultPage: false, updateFieldAppeara
 /** A part read as a PDF, or ERR_OUTPUT_003 naming it (not a PDF, broken, or encrypted). */
 async function open(pdf: Buffer, part: number): Promise<PDFDocument> {
   try {
-    return await PDFDocument.load(pdf, { updateMetadata: false });
+    const doc = await PDFDocument.load(pdf, { updateMetadata: false });
+    // pdf-lib reads what it can: a file with no page tree fails only when its pages are asked for.
+    doc.getPageCount();
+    return doc;
   } catch (err) {
     const encrypted = /encrypted/i.test(String((err as Error)?.message));
     throw new AppError('ERR_OUTPUT_003', encrypted ? `Part ${part + 1} is encrypted` : `Part ${part + 1} is not a readable PDF`, { part, reason: encrypted ? 'encrypted' : 'unreadable' });
@@ -88,10 +91,26 @@ function setOutline(doc: PDFDocument, items: Array<{ title: string; page: PDFRef
   doc.catalog.set(PDFName.of('PageMode'), PDFName.of('UseOutlines'));
 }
 
+/** The free plan's mark (build-html.ts DEFAULT_WATERMARK), across each page as a render draws it. */
+const WATERMARK = 'FORMWORK FREE';
+
+async function stampWatermark(doc: PDFDocument): Promise<void> {
+  const font = await doc.embedFont(StandardFonts.HelveticaBold);
+  for (const page of doc.getPages()) {
+    const { width, height } = page.getSize();
+    const size = Math.min(width, height) / 8;
+    const text = font.widthOfTextAtSize(WATERMARK, size);
+    // Centred along the rising diagonal (45°): start half the text's length back from the middle.
+    const back = text / 2 / Math.SQRT2;
+    page.drawText(WATERMARK, { x: width / 2 - back, y: height / 2 - back, size, font, rotate: degrees(45), color: grayscale(0.5), opacity: 0.15 });
+  }
+}
+
 /**
  * One PDF of the parts, in order: a bookmark per part (its title), each part's page labels kept
  * (a part without labels is numbered 1, 2, … from its own first page). More pages in all than
- * `limits.maxPages` is ERR_OUTPUT_005, found before any page is copied.
+ * `limits.maxPages` is ERR_OUTPUT_005, found before any page is copied. `watermark`: a free
+ * document's merge carries the free plan's mark on every page, as a rendered one does.
  */
 export async function mergePdfs(parts: MergePart[], limits: MergeLimits): Promise<{ pdf: Buffer; pageCount: number }> {
   const docs: PDFDocument[] = [];
@@ -117,6 +136,7 @@ export async function mergePdfs(parts: MergePart[], limits: MergeLimits): Promis
   }
   if (outline.length > 0) setOutline(merged, outline);
   if (labels.length > 0) setLabels(merged, labels);
+  if (limits.watermark) await stampWatermark(merged);
   return { pdf: Buffer.from(await merged.save(SAVE)), pageCount: merged.getPageCount() };
 }
 

@@ -62,6 +62,8 @@ export interface MergePart {
 
 export interface MergeLimits {
   maxPages: number;
+  /** A free merge carries the FORMWORK FREE watermark on every page, like a free generation. */
+  watermark?: boolean;
 }
 
 export interface PdfTools {
