@@ -8,8 +8,8 @@ import { AF_RELATIONSHIPS, PDFA_LEVELS } from '../../domain/documents/output';
  */
 
 /** Largest attachment, decoded (base64 is a third larger). */
-export const ATTACHMENT_MAX_BYTES = 2 * 1024 * 1024;
-export const ATTACHMENTS_MAX = 5;
+const ATTACHMENT_MAX_BYTES = 2 * 1024 * 1024;
+const ATTACHMENTS_MAX = 5;
 
 const password = Joi.string().max(127);
 
