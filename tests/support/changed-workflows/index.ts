@@ -19,6 +19,7 @@ export const deleteAccountWorkflow = changed(w.deleteAccountWorkflow);
 export const sendInvitationEmailWorkflow = changed(w.sendInvitationEmailWorkflow);
 export const generateDocumentWorkflow = changed(w.generateDocumentWorkflow);
 export const generateBatchWorkflow = changed(w.generateBatchWorkflow);
+export const mergeDocumentWorkflow = changed(w.mergeDocumentWorkflow);
 export const documentMaintenanceWorkflow = changed(w.documentMaintenanceWorkflow);
 export const deliverWebhookWorkflow = changed(w.deliverWebhookWorkflow);
 export const flowRunWorkflow = changed(w.flowRunWorkflow);
