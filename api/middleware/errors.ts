@@ -24,6 +24,11 @@ export function errorRenderer(logger: Logger) {
       // header too; the body has it at the top level (errorBody) and in relatedInfo.
       const retryAfter = err.relatedInfo?.retryAfter;
       if ((err.status === 429 || err.status === 503) && typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
+      // A body refused before it was read whole (413 while it streamed, a refused upload) leaves the
+      // rest of it on the socket: the answer says `Connection: close` and Node closes the socket after
+      // writing it, so a keep-alive client sends its next request on a fresh connection instead of
+      // meeting a reset.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
       ctx.type = 'application/json';
       ctx.body = errorBody(err, ctx.originalUrl.split('?')[0]);
     }

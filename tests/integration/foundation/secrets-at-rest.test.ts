@@ -10,6 +10,7 @@ import { createServices } from '../../../platform/services';
 import { startTestApp, type TestApp } from '../../support/app';
 import { findInDatabase } from '../../support/api-keys';
 import { setupDocumentProject } from '../../support/documents';
+import { makeCertificates } from '../../support/signing';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { totp } from '../../support/totp';
@@ -274,6 +275,16 @@ describe('secrets at rest', () => {
     const [jobRow] = await db().query(`SELECT output FROM document_jobs WHERE id = $1`, [encrypted.body.jobId]);
     expect(JSON.stringify(jobRow.output)).not.toContain('rotation-owner');
     expect(JSON.stringify(jobRow.output)).not.toContain('rotation-user');
+    // A batch's (`document_batches.output`) and a signing certificate's PKCS#12 and password (`signing_certificates`).
+    const batch = await app.request('POST', '/api/documents/generate/batch', {
+      token: docs.apiKey,
+      body: { templateId: docs.templateId, format: 'pdf', documents: [{ variables: { customer: 'Rotation', items: [] } }], output: { encryption: { ownerPassword: 'rotation-batch' } } },
+    });
+    expect(batch.status).toBe(201);
+    const certs = await makeCertificates('rotation-p12');
+    const certificate = await app.request('POST', '/api/signing-certificates', { token: docs.user.accessToken, body: { p12: certs.p12.toString('base64'), password: 'rotation-p12' } });
+    await certs.cleanup();
+    expect(certificate.status).toBe(201);
     expect((await storedSecretTexts()).some((t) => t.includes(`${SEALED_PREFIX}${ID_A}:`))).toBe(true);
 
     // The operator's procedure: new key, old key as previous, then the admin command (a real process).
