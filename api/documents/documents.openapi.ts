@@ -29,7 +29,7 @@ export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50
         idempotent: true,
         request: {
           body: mergeSchema(mergeMaxParts),
-          example: { parts: [{ jobId: '9b2e…', title: 'Invoice' }, { upload: 0, title: 'Terms' }], filename: 'invoice-with-terms' },
+          example: { parts: [{ jobId: '9b2e7c1a-4f3d-4c2b-9a8e-1f2d3c4b5a6e', title: 'Invoice' }, { upload: 0, title: 'Terms' }], filename: 'invoice-with-terms' },
           otherContent: {
             'multipart/form-data': {
               type: 'object',

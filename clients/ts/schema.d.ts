@@ -13376,7 +13376,7 @@ export interface operations {
                  * @example {
                  *       "parts": [
                  *         {
-                 *           "jobId": "9b2e…",
+                 *           "jobId": "9b2e7c1a-4f3d-4c2b-9a8e-1f2d3c4b5a6e",
                  *           "title": "Invoice"
                  *         },
                  *         {
@@ -14188,7 +14188,7 @@ export interface operations {
                  * @example {
                  *       "parts": [
                  *         {
-                 *           "jobId": "9b2e…",
+                 *           "jobId": "9b2e7c1a-4f3d-4c2b-9a8e-1f2d3c4b5a6e",
                  *           "title": "Invoice"
                  *         },
                  *         {
