@@ -20,6 +20,8 @@ describe('document batch continue-as-new (stubbed activities)', () => {
   const batchDeliveries = new Map<string, string>();
   /** Jobs whose document event goes to 25 subscriptions (the largest case). */
   const fannedOut = new Set<string>();
+  /** Batches that asked for an archive, and what building it does. */
+  const archives = new Map<string, 'built' | 'broken'>();
 
   beforeAll(async () => {
     h = await startWorkflowHarness('batch', {
@@ -34,6 +36,13 @@ describe('document batch continue-as-new (stubbed activities)', () => {
       ...jobBookkeepingStubs,
       async prepareJobEvents({ jobIds }: { jobIds: string[] }) {
         return jobIds.flatMap((id) => (fannedOut.has(id) ? Array.from({ length: 25 }, () => randomUUID()) : []));
+      },
+      async pendingBatchArchive({ batchId }: { batchId: string }) {
+        return archives.has(batchId);
+      },
+      async buildBatchArchive({ batchId }: { batchId: string }) {
+        if (archives.get(batchId) === 'broken') throw ApplicationFailure.nonRetryable('the archive store refused the upload', 'Error');
+        return undefined;
       },
       async completeBatch({ batchId }: { batchId: string }) {
         const deliveryId = randomUUID();
@@ -113,6 +122,26 @@ describe('document batch continue-as-new (stubbed activities)', () => {
     const rendered = h.log.inputsOf<{ jobIds: string[] }>('renderJobs').flatMap((i) => i.jobIds).filter((id) => ids.has(id));
     expect(rendered.sort()).toEqual([...ids].sort());
     expect(h.log.about('batchId', batchId).filter((c) => c.name === 'completeBatch')).toHaveLength(1);
+  });
+
+  it('a batch that asked for an archive builds it once after the last chunk; an archive that gives up is recorded failed and the batch still completes', async () => {
+    const run = async (outcome: 'built' | 'broken') => {
+      const batchId = randomUUID();
+      batches.set(batchId, Array.from({ length: 3 }, (_, batchIndex) => ({ id: randomUUID(), batchIndex })));
+      archives.set(batchId, outcome);
+      const handle = await h.client.workflow.start<typeof generateBatchWorkflow>('generateBatchWorkflow', {
+        taskQueue: h.taskQueue,
+        workflowId: batchId,
+        args: [{ batchId, concurrency: 2, chunkSize: 2, renderTaskQueue: h.taskQueue, webhookRetryDelaysMs: [100] }],
+      });
+      await handle.result();
+      return h.log.about('batchId', batchId).map((c) => c.name).filter((n) => /Archive|completeBatch/.test(n));
+    };
+    // Two runs (chunks of two): only the last one, which finds the batch done, builds the archive, before batch.completed.
+    expect(await run('built')).toEqual(['pendingBatchArchive', 'buildBatchArchive', 'completeBatch']);
+    expect(await run('broken')).toEqual(['pendingBatchArchive', 'buildBatchArchive', 'failBatchArchive', 'completeBatch']);
+    const failed = h.log.inputsOf<{ batchId: string; message: string }>('failBatchArchive');
+    expect(failed.at(-1)!.message).toBe('Building the archive failed: the archive store refused the upload');
   });
 
   it("the largest chunk (1,000 documents) with 25 subscriptions each stays far below Temporal's history limits", async () => {

@@ -81,6 +81,13 @@ export const jobBookkeepingStubs: Record<string, ActivityStub> = {
   async prepareJobEvents(_input: { jobIds: string[] }) {
     return [];
   },
+  // A batch asked for no archive (output.archive) unless a test says otherwise.
+  async pendingBatchArchive(_input: { batchId: string }) {
+    return false;
+  },
+  async failBatchArchive(_input: { batchId: string; message: string }) {
+    return undefined;
+  },
 };
 
 export async function startWorkflowHarness(name: string, activities: Record<string, ActivityStub>): Promise<WorkflowHarness> {
