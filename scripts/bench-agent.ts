@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { withBench, type Bench } from './bench-harness';
+import { intArg as arg, median } from './bench-stats';
 
 /**
  * Agent benchmark (docs/reporting.md "Agents"): what a `formwork-agent` adds per query. The same query
@@ -17,17 +18,9 @@ import { withBench, type Bench } from './bench-harness';
  * Needs Postgres (DATABASE_URL's server), the Temporal CLI and a build (npm run build runs first).
  */
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return (i > 0 && Number(process.argv[i + 1])) || fallback;
-};
 const ROUNDS = arg('rounds', 20);
 const ROWS = arg('rows', 1000);
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function runToEnd(bench: Bench, reportId: string): Promise<number> {
   const t0 = performance.now();

@@ -3,6 +3,7 @@ import { renderDocument } from '../activities/rendering/render-document';
 import type { TemplateDefinition } from '../domain/templates/template.types';
 import { addCpu, formatCpu, withCpu, type CpuUsage } from './bench-cpu';
 import { withBench, type Bench } from './bench-harness';
+import { intArg as arg, median, percentile } from './bench-stats';
 
 /**
  * End-to-end generation benchmark (issue 17, goal 2 "Orchestration"; docs/performance.md), every
@@ -20,10 +21,6 @@ import { withBench, type Bench } from './bench-harness';
  * Temporal CLI (a dev server is started); a scratch database is created and dropped.
  */
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return (i >= 0 && Number(process.argv[i + 1])) || fallback;
-};
 const N = arg('n', 1000);
 const SINGLES = arg('singles', 40);
 /** Documents of each renderer-alone measurement (one before the batch, one after). */
@@ -56,11 +53,6 @@ const TEMPLATE = {
 };
 const variables = (i: number) => ({ number: `INV-${i}`, customer: `Customer ${i}`, items: [{ label: 'Consulting', amount: 1200 + i }, { label: 'Travel', amount: 80 }] });
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function main(): Promise<void> {
@@ -155,8 +147,8 @@ async function main(): Promise<void> {
     const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
     console.log(`bench:generate  render pool ${config.rendering.poolSize}, batch concurrency ${config.documents.batchConcurrency}, batch chunk ${config.documents.batchChunkSize}`);
     console.log(
-      `  single document, ${SINGLES} requests one at a time: POST /api/documents/generate to completed median ${median(single).toFixed(0)} ms (p90 ${quantile(single, 0.9).toFixed(0)} ms); ` +
-        `the same document through the renderer alone median ${median(alone).toFixed(0)} ms (p90 ${quantile(alone, 0.9).toFixed(0)} ms)`,
+      `  single document, ${SINGLES} requests one at a time: POST /api/documents/generate to completed median ${median(single).toFixed(0)} ms (p90 ${percentile(single, 90).toFixed(0)} ms); ` +
+        `the same document through the renderer alone median ${median(alone).toFixed(0)} ms (p90 ${percentile(alone, 90).toFixed(0)} ms)`,
     );
     console.log(
       `    medians: request answered ${median(stages.answer).toFixed(0)} ms; job committed to workflow started (outbox) ${median(stages.start).toFixed(0)} ms; ` +

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import puppeteer from 'puppeteer';
 import { withBench } from './bench-harness';
+import { intArg as arg, percentile } from './bench-stats';
 
 /**
  * Issue 32's preview measure: the time from an edit of the sample data to the updated preview on
@@ -12,18 +13,6 @@ import { withBench } from './bench-harness';
  *
  *   npm run bench:preview -- [--n 30]
  */
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
-  return v;
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-}
 
 async function main(): Promise<void> {
   const n = arg('n', 30);

@@ -6,6 +6,7 @@ import { renderDocument } from '../activities/rendering/render-document';
 import { loadConfig } from '../domain/config';
 import { renderLimitsOf } from '../platform/services';
 import { INVOICE } from './bench-invoice';
+import { intArg as arg } from './bench-stats';
 
 /**
  * Issue 17, goal 4a: a render worker's memory after 10,000 PDFs within 20 % of its memory after
@@ -26,13 +27,6 @@ import { INVOICE } from './bench-invoice';
 interface Progress {
   done: number;
   generation: number;
-}
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
-  return v;
 }
 
 /** The child: prints `n` invoices, each with its own number, customer and line count. */

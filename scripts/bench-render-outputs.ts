@@ -12,6 +12,7 @@ import { loadConfig } from '../domain/config';
 import type { OutputOptions } from '../domain/documents/output';
 import type { TemplateDefinition } from '../domain/templates/template.types';
 import { renderLimitsOf } from '../platform/services';
+import { intArg as arg, percentile } from './bench-stats';
 
 /**
  * Issue 34's goal (docs/performance.md "Output options"): what each post-processing step of
@@ -44,18 +45,6 @@ const STEPS: Step[] = [
 ];
 /** The issue's goal: PDF/A plus a signature within 1.5× of the plain render. */
 const GOAL = { step: 'pdfa 3b + signature', ratio: 1.5 };
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
-  return v;
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
-}
 
 /**
  * A self-signed certificate and key as PKCS#12, made by openssl for this run. The legacy PBE

@@ -11,6 +11,7 @@ import type { TemplateDefinition } from '../domain/templates/template.types';
 import { INVOICE } from './bench-invoice';
 import { startJsreport } from './bench-render-peer';
 import { benchOutputs } from './bench-render-outputs';
+import { intArg as arg, median } from './bench-stats';
 
 /**
  * Issue 17, goal 1, in one run at one concurrency: the same one-page invoice printed by
@@ -28,18 +29,6 @@ import { benchOutputs } from './bench-render-outputs';
  *   npm run bench:render -- [--n 300] [--launch-n 40] [--rounds 3] [--concurrency 2] [--outputs-n 60]
  *   npm run bench:render -- --outputs-only     (issue 34's part alone)
  */
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const v = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(v) || v < 1) throw new Error(`--${name} must be a positive integer`);
-  return v;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
 
 /** One side's documents, seconds and latencies, summed over the rounds. */
 class Side {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { addCpu, formatCpu, withCpu, type CpuUsage } from './bench-cpu';
 import { withBench, type Bench } from './bench-harness';
+import { median } from './bench-stats';
 
 /**
  * Report run benchmark: a query of N rows (default 100,000) from PostgreSQL run as a report through
@@ -74,7 +75,6 @@ function psqlCopy(dbName: string, sql: string): { seconds: number; bytes: number
   }
 }
 
-const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
   const env = { OUTBOUND_ALLOWLIST: '127.0.0.1', FREE_DOCUMENTS_PER_MONTH: '1000', EXCEL_MAX_ROWS: String(N + 10), REPORTING_MAX_ROWS: String(Math.max(N, 100_000)) };

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { withBench, type Bench } from './bench-harness';
+import { percentile } from './bench-stats';
 
 /**
  * Schedule benchmark: S report schedules (default 100) with the cron `* * * * *` fire together on
@@ -34,7 +35,6 @@ async function runsEnded(bench: Bench, where: string, params: unknown[], n: numb
 }
 
 const perMinute = (n: number, ms: number) => (n / ms) * 60_000;
-const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 async function main(): Promise<void> {
   const env = { OUTBOUND_ALLOWLIST: '127.0.0.1', REPORTING_SCHEDULE_MIN_INTERVAL_MINUTES: '0', REPORTING_SCHEDULES_PER_PROJECT: String(S + 10) };

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { compileGate, validatePayload } from '../domain/flow/engine';
 import { gateSchemaToJsonSchema } from '../domain/flow/gate-json-schema';
 import { BENCH_PAYLOAD as PAYLOAD, BENCH_RULES as RULES, benchSchema } from './bench-gate';
+import { median } from './bench-stats';
 
 /**
  * `npm run bench:validate-engine` (issue 17, goal 3a): the bare validation engine (schema layer and
@@ -54,7 +55,6 @@ function handWritten(): (payload: unknown) => { valid: boolean; errors: unknown[
   };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const cpuUs = () => {
   const { user, system } = process.cpuUsage();
