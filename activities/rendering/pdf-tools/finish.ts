@@ -1,6 +1,6 @@
 import type { FinishRequest } from './pdf-tools';
 import { appendPdfs } from './merge';
-import { makePdfa } from './pdfa';
+import { applyPdfa, makePdfa, readPrinted } from './pdfa';
 import { signPdf } from './sign';
 import { encryptPdf } from './encrypt';
 
@@ -14,11 +14,18 @@ export async function finishPdf(pdf: Buffer, request: FinishRequest, dir: string
   const { output } = request;
   let out = pdf;
   if (request.appendPdfs?.length) out = await appendPdfs(out, request.appendPdfs);
-  if (output.pdfa || output.attachments?.length || output.facturx) out = await makePdfa(out, request);
+  const archival = Boolean(output.pdfa || output.attachments?.length || output.facturx);
   if (output.signature) {
     if (!request.signing) throw new Error('output.signature without its signing material');
-    out = await signPdf(out, output.signature, request.signing, request);
-  }
+    // A signed PDF/A is parsed once and written once: the signature's placeholder goes into the
+    // document PDF/A just edited (a save and a parse fewer; the signature's save has no object streams).
+    let doc: Buffer | Awaited<ReturnType<typeof readPrinted>> = out;
+    if (archival) {
+      doc = await readPrinted(out);
+      await applyPdfa(doc, out, request);
+    }
+    out = await signPdf(doc, output.signature, request.signing, request);
+  } else if (archival) out = await makePdfa(out, request);
   if (output.encryption) out = await encryptPdf(out, output.encryption, dir);
   return out;
 }

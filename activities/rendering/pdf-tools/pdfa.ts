@@ -38,6 +38,26 @@ const ALLOWED_ACTIONS = new Set(['GoTo', 'GoToR', 'GoToE', 'URI', 'Thread', 'Nam
 const FACTURX_FILE = 'factur-x.xml';
 
 export async function makePdfa(pdf: Buffer, request: FinishRequest): Promise<Buffer> {
+  const doc = await readPrinted(pdf);
+  await applyPdfa(doc, pdf, request);
+  return Buffer.from(await doc.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false }));
+}
+
+/** The printed PDF, parsed once for the steps that edit it. */
+export async function readPrinted(pdf: Buffer): Promise<PDFDocument> {
+  try {
+    return await PDFDocument.load(pdf, { updateMetadata: false });
+  } catch (err) {
+    throw new AppError('ERR_OUTPUT_003', `The printed document could not be read: ${(err as Error).message}`, { part: 'document' });
+  }
+}
+
+/**
+ * PDF/A, attachments and the e-invoice applied to `doc` (parsed from `pdf`, whose bytes seed the
+ * file identifier). The caller saves it: alone (makePdfa) or after the signature's placeholder,
+ * so a signed PDF/A is parsed and written once (docs/performance.md, "Output options").
+ */
+export async function applyPdfa(doc: PDFDocument, pdf: Buffer, request: FinishRequest): Promise<void> {
   const { output } = request;
   const level = output.pdfa;
   const id: PdfaId | undefined = level ? { part: level.startsWith('3') ? 3 : 2, conformance: level.endsWith('u') ? 'U' : 'B' } : undefined;
@@ -52,12 +72,6 @@ export async function makePdfa(pdf: Buffer, request: FinishRequest): Promise<Buf
     });
   }
 
-  let doc: PDFDocument;
-  try {
-    doc = await PDFDocument.load(pdf, { updateMetadata: false });
-  } catch (err) {
-    throw new AppError('ERR_OUTPUT_003', `The printed document could not be read: ${(err as Error).message}`, { part: 'document' });
-  }
   const created = new Date(request.createdAt);
 
   if (id) {
@@ -112,7 +126,6 @@ export async function makePdfa(pdf: Buffer, request: FinishRequest): Promise<Buf
     const fileId = PDFHexString.of(createHash('md5').update(pdf).update(randomBytes(16)).digest('hex'));
     doc.context.trailerInfo.ID = doc.context.obj([fileId, fileId]);
   }
-  return Buffer.from(await doc.save({ useObjectStreams: true, addDefaultPage: false, updateFieldAppearances: false }));
 }
 
 /** The Info dictionary from the values the XMP packet gets: the two must agree (§6.6.3). */

@@ -265,12 +265,13 @@ function openCached(material: SigningMaterial, at: Date): OpenedP12 {
   return identity;
 }
 
-export async function signPdf(pdf: Buffer, options: SignatureOptions, material: SigningMaterial, request: FinishRequest): Promise<Buffer> {
+/** Signs the PDF: `pdf` as bytes, or already parsed (and edited: PDF/A) by the step before. */
+export async function signPdf(pdf: Buffer | PDFDocument, options: SignatureOptions, material: SigningMaterial, request: FinishRequest): Promise<Buffer> {
   const signingTime = new Date();
   const identity = openCached(material, signingTime);
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(pdf, { updateMetadata: false });
+    doc = Buffer.isBuffer(pdf) ? await PDFDocument.load(pdf, { updateMetadata: false }) : pdf;
   } catch (e) {
     throw new Error(`signature: the printed PDF cannot be read: ${String((e as Error)?.message ?? e)}`);
   }

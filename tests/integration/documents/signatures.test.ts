@@ -52,8 +52,8 @@ describe('Signatures: signing certificates and PAdES output', () => {
 
   const letter = { customer: 'Ada', items: [{ label: 'Consulting', amount: 1200 }] };
 
-  async function signedPdf(token: string, signature: Record<string, unknown>): Promise<string> {
-    const res = await app.request('POST', '/api/documents/generate', { token, body: { templateId: p.templateId, format: 'pdf', variables: letter, output: { signature } } });
+  async function signedPdf(token: string, signature: Record<string, unknown>, more: Record<string, unknown> = {}): Promise<string> {
+    const res = await app.request('POST', '/api/documents/generate', { token, body: { templateId: p.templateId, format: 'pdf', variables: letter, output: { ...more, signature } } });
     expect({ status: res.status, body: res.body }).toMatchObject({ status: 201 });
     const job = await waitForJob(app, token, res.body.jobId);
     expect(job).toMatchObject({ status: 'completed', output: { signature } });
@@ -162,6 +162,18 @@ describe('Signatures: signing certificates and PAdES output', () => {
     expect(lastPage).toMatch(/Date: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/);
     expect(lastPage).toContain('Reason: Contract');
     expect(lastPage).toContain('Location: Hamburg');
+  });
+
+  it('a signed PDF/A-3b: one signature valid over the whole file, which still says PDF/A-3b (the two steps share one parse and one save)', async () => {
+    const path = await signedPdf(p.apiKey, { certificateId, reason: 'Archived' }, { pdfa: '3b' });
+    const out = await pdfsig(path);
+    expect(out).toContain('Signature Validation: Signature is Valid.');
+    expect(out).toContain('Total document signed');
+    expect(out.match(/Signature #\d+/g)).toEqual(['Signature #1']);
+    const meta = (await run('pdfinfo', ['-meta', path])).stdout;
+    expect(meta).toContain('<pdfaid:part>3</pdfaid:part>');
+    expect(meta).toContain('<pdfaid:conformance>B</pdfaid:conformance>');
+    expect((await readFile(path)).toString('latin1')).toMatch(/^%PDF-1\.7/);
   });
 
   it('with a timestamp authority: PAdES B-T, the token over the signature value verifies with openssl ts', async () => {
