@@ -229,7 +229,7 @@ export const ERRORS = {
   'FLOW.REVIEW_LINK_INVALID': { status: 401, retryable: false, message: 'Review link is invalid or has expired' },
   /** A review token (`fmrv_…`) that is unknown, expired, or revoked because its approvals were decided. */
   'FLOW.REVIEW_TOKEN_INVALID': { status: 401, retryable: false, message: 'Review session is invalid or has expired' },
-  // --- Reporting (docs/reporting.md; design B5.12 of the reporting area) ---
+  // --- Reporting (docs/reporting.md; docs/errors.md "Errors") ---
   /** Another project's datasource answers the same. */
   ERR_DS_001: { status: 404, retryable: false, message: 'Datasource not found' },
   /** A datasource whose config fails its kind's rules (`relatedInfo.errors`); also a connection the outbound guard or the driver refuses at test time. */
@@ -315,7 +315,7 @@ export const ERRORS = {
    * follow a changed target (docs/security.md "Reporting channels: verified senders, budgets, header secrets").
    */
   ERR_CHAN_005: { status: 400, retryable: false, message: 'The channel target changed: give its secrets again' },
-  // --- Reporting agents (docs/reporting.md "Agents"; design B5.5, B5.12) ---
+  // --- Reporting agents (docs/reporting.md "Agents", "The agent protocol"; docs/errors.md "Errors") ---
   /** Another project's agent answers the same. */
   ERR_AGENT_001: { status: 404, retryable: false, message: 'Agent not found' },
   /** An `fmag_` token that is unknown or was rotated away. */
@@ -375,7 +375,7 @@ export const ERRORS = {
   ERR_RDLV_003: { status: 409, retryable: false, message: 'Delivery is still in progress' },
   /** A run's or job run's `error` when some of its deliveries failed after their retries ("n of m deliveries failed"); never an HTTP answer. */
   ERR_RDLV_004: { status: 422, retryable: false, message: 'Deliveries failed' },
-  // --- Reporting imports (docs/reporting.md "Imports"; design B3, B5.12) ---
+  // --- Reporting imports (docs/reporting.md "Imports"; docs/errors.md "Errors") ---
   ERR_IMP_001: { status: 400, retryable: false, message: 'No file uploaded' },
   ERR_IMP_002: { status: 400, retryable: false, message: 'Unrecognised model format' },
   /** The file is not readable as its format (`relatedInfo.errors: [{path, message}]`). */

@@ -40,7 +40,10 @@ export const REPORT_SCHEDULE_PREFIX = 'report-schedule-';
 export const scheduleIds = {
   /** Retention of artefacts and restart of stranded work, every DOCUMENT_MAINTENANCE_INTERVAL_SECONDS. */
   maintenance: (prefix: string) => `${prefix}-maintenance`,
-  /** A report schedule's Temporal Schedule (design B5.7); the reconciler finds them by this prefix. */
+  /**
+   * A report schedule's Temporal Schedule (docs/reporting.md "Temporal workflows"); the reconciler finds them by this
+   * prefix.
+   */
   reportSchedule: (scheduleId: string) => `${REPORT_SCHEDULE_PREFIX}${scheduleId}`,
 };
 
@@ -75,7 +78,7 @@ export const workflowIds = {
   flowRun: (runId: string) => runId,
   /** The review digest timer of a gate: one at a time per gate, started by the first run that enters review. */
   reviewDigest: (gateId: string) => `flow-review-digest-${gateId}`,
-  /** A report run's workflow (design B5.7). */
+  /** A report run's workflow (docs/reporting.md "Temporal workflows"). */
   reportRun: (runId: string) => `report-run-${runId}`,
   /** One datasource call of the API (a test, a schema discovery, a preview) run on the query queue. */
   reportingProbe: (probeId: string) => `reporting-probe-${probeId}`,
@@ -84,7 +87,9 @@ export const workflowIds = {
   reportDelivery: (deliveryId: string) => `report-delivery-${deliveryId}`,
   /** The n-th manual retry of a report delivery. */
   reportDeliveryRetry: (deliveryId: string, n: number) => `report-delivery-${deliveryId}-retry-${n}`,
-  /** A report job run's workflow: its reports as child runs, then the bundle (design B5.7). */
+  /**
+   * A report job run's workflow: its reports as child runs, then the bundle (docs/reporting.md "Temporal workflows").
+   */
   reportJobRun: (jobRunId: string) => `report-job-run-${jobRunId}`,
   /** The workflows a report schedule starts (`scheduledReportWorkflow`; Temporal appends the start time to this id). */
   reportScheduleRun: (scheduleId: string) => scheduleIds.reportSchedule(scheduleId),

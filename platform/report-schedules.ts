@@ -6,7 +6,7 @@ import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../workflows/shared/search
 import type { Workflows } from './start-workflow';
 
 /**
- * The Temporal Schedule of each report schedule (docs/reporting.md "Scheduling"; design B5.7):
+ * The Temporal Schedule of each report schedule (docs/reporting.md "Scheduling", "Temporal workflows"):
  * `report-schedule-<scheduleId>`, which starts `scheduledReportWorkflow` on the main queue at every
  * fire time of the row's cron in its zone. The row is the source of truth: callers write it first,
  * then call these; a failure in between is repaired by the maintenance reconciler

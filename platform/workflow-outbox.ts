@@ -243,7 +243,7 @@ function kindSpecs(deps: WorkflowOutboxDeps): Record<OutboxKind, KindSpec> {
  * late start keeps the purge date the user was told. The request goes with signal-with-start: a run
  * of an earlier request still waiting (its restore signal never arrived) takes this request and its
  * purge date instead of purging on its old timer, and the API and a sweep sending the same request
- * change nothing (docs/architecture.md "Account deletion"). A deletion that is not pending any more
+ * change nothing (docs/architecture.md "Starting workflows"). A deletion that is not pending any more
  * (restored before the start) starts nothing.
  */
 async function startDeletion(deps: WorkflowOutboxDeps, userId: string, graceSeconds: number, claimed?: Pick<ClaimedRow, 'elapsed' | 'token'>): Promise<void> {

@@ -182,8 +182,8 @@ export async function startDeliveryRetries(deps: Pick<WorkflowStartDeps, 'tempor
 }
 
 /**
- * A report run's workflow (`report-run-<runId>`, design B5.7) with REJECT_DUPLICATE, so the API and
- * a restart of stranded runs cannot run it twice.
+ * A report run's workflow (`report-run-<runId>`, docs/reporting.md "Temporal workflows") with REJECT_DUPLICATE, so the
+ * API and a restart of stranded runs cannot run it twice.
  */
 export function startReportRun(deps: ReportRunStartDeps, run: { id: string; projectId: string }): Promise<void> {
   const args: [ReportRunInput] = [reportRunInput(deps, run.id)];

@@ -1,8 +1,8 @@
 /**
  * The workflows as a worker polling as a Worker Deployment version registers them
- * (TEMPORAL_WORKER_DEPLOYMENT_NAME and TEMPORAL_WORKER_BUILD_ID set; docs/operations.md "Upgrading
- * workers"): each type with its own versioning behaviour. Unversioned workers (development, tests)
- * load workflows/index.ts, where no behaviour is set (the SDK refuses one without deployment options).
+ * (TEMPORAL_WORKER_DEPLOYMENT_NAME and TEMPORAL_WORKER_BUILD_ID set; docs/operations.md "Deploying new code"): each
+ * type with its own versioning behaviour. Unversioned workers (development, tests) load workflows/index.ts, where no
+ * behaviour is set (the SDK refuses one without deployment options).
  *
  * - **Pinned**: the types whose runs end within minutes (documents, previews, e-mails, report runs,
  *   deliveries, whose retry schedules span minutes). A run finishes on the code it started with, so their

@@ -4,7 +4,7 @@ import { GRID_LIMITS, type GridCell, type GridSheet, type WorkbookGrid } from '.
 import { loadExcelJS } from './excel-stream-workbook';
 
 /**
- * A built workbook read back as a grid for a person to look at (docs/templates.md "Previews"): the
+ * A built workbook read back as a grid for a person to look at (docs/templates.md "Preview"): the
  * file generation produces, opened with ExcelJS, so the grid shows what Excel will. Values are
  * shown as their number format makes them (numfmt, the format codes Excel uses), with bold, italic,
  * colours, alignment and column widths (Formwork's workbooks merge no cells). Runs on an Excel thread (excel-thread.ts),

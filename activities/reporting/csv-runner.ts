@@ -18,7 +18,7 @@ import type { ArtefactStorage } from '../storage/storage';
 import { NdjsonWriter } from './ndjson-sink';
 
 /**
- * The direct runner of `csv` datasources (docs/reporting.md "csv"; design B2): the uploaded file
+ * The direct runner of `csv` datasources (docs/reporting.md "csv", "Datasource kinds"): the uploaded file
  * (artefact storage) or the file at `url` (through the outbound guard, same-host redirects only)
  * streamed through csv-parse into the NdjsonWriter with the row and byte caps. Values stay strings:
  * CSV has no types. A `transform` (tenant JSONata) runs in the evaluation workers over all rows.

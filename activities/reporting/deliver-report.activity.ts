@@ -22,7 +22,7 @@ import { CHANNEL_SENDERS } from './channels';
 
 /**
  * The delivery activities of report runs and job runs (main task queue; docs/reporting.md
- * "Deliveries"; design B5.7): one delivery record per channel target, and one attempt per
+ * "Deliveries", "Temporal workflows"): one delivery record per channel target, and one attempt per
  * activity that sends through the channel's sender and records itself (the svix pattern of
  * document webhooks). Failures of the target are returned as outcomes; only infrastructure
  * failures throw. Channel secrets are decrypted here by row id and never pass through Temporal.

@@ -16,11 +16,11 @@ import type { OutboundGuard } from '../http/outbound';
 import { NdjsonWriter } from './ndjson-sink';
 
 /**
- * The direct runner of `http_json` datasources (docs/reporting.md "http_json"; design B2, B5.9,
- * B5.11): one GET or POST through the outbound guard (every hop checked, redirects only to the same
- * host), the body read with a byte cap while it streams, then parsed and cut into rows by
- * `rowsPath` and `transform` in the evaluation workers (tenant JSONata never runs on the thread
- * that polls Temporal or serves HTTP), and written as NDJSON within the row cap.
+ * The direct runner of `http_json` datasources (docs/reporting.md "http_json", "Datasource kinds",
+ * "Read-only execution", "Security rules"): one GET or POST through the outbound guard (every hop checked, redirects
+ * only to the same host), the body read with a byte cap while it streams, then parsed and cut into rows by `rowsPath`
+ * and `transform` in the evaluation workers (tenant JSONata never runs on the thread that polls Temporal or serves
+ * HTTP), and written as NDJSON within the row cap.
  */
 
 export interface HttpJsonRunnerInput {

@@ -13,7 +13,7 @@ import { coerceParameters } from '../../domain/reporting/parameters';
 
 /**
  * The bookkeeping activities of `reportJobRunWorkflow` (main task queue; docs/reporting.md
- * "Jobs"; design B5.6, B5.7): the job run's moves, one child run per item (opened here, run by its
+ * "Jobs", "Statuses", "Temporal workflows"): the job run's moves, one child run per item (opened here, run by its
  * own `report-run-<id>` workflow), and the end: a bundle delivery when some report completed.
  */
 

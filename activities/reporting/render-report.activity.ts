@@ -23,8 +23,8 @@ import { pdfOutputOf } from '../../domain/reporting/report-output';
 import type { AssetLoader } from '../rendering/render-assets';
 
 /**
- * The render step of a report run (docs/reporting.md "Report outputs"; design B5.1, B5.7): stored
- * query results → the run's files. PDF and Excel go through the report's pinned template with the
+ * The render step of a report run (docs/reporting.md "Report outputs", "How the parts fit", "Temporal workflows"):
+ * stored query results → the run's files. PDF and Excel go through the report's pinned template with the
  * existing renderDocument; CSV is written straight from the stored rows, streamed. Runs on the
  * render task queue; a retried attempt writes the same keys again.
  */
@@ -148,7 +148,9 @@ function checkInput(input: RenderReportInput): Date {
   return scheduledFor;
 }
 
-/** A stored result must sit in this run's folder of this project (tenant scoping, design B5.11). */
+/**
+ * A stored result must sit in this run's folder of this project (tenant scoping, docs/reporting.md "Security rules").
+ */
 function checkResultKeys(input: RenderReportInput): void {
   const folder = `reporting/${input.projectId}/runs/${input.runId}/datasets/`;
   for (const d of input.datasets) {

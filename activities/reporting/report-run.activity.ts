@@ -12,10 +12,10 @@ import type { CompiledQuery, DatasourceKind, QueryLimits } from '../../domain/re
 import type { RenderedReportOutput } from './render-report.activity';
 
 /**
- * The bookkeeping activities of `reportRunWorkflow` (main task queue; docs/reporting.md "Runs";
- * design B5.7): every status move goes through db/reporting/run-state.ts, so a retried activity or
- * a late step of a cancelled run changes nothing. Query text is compiled in the evaluation workers
- * (domain/checks.ts `compiledQuery`), never on the thread that polls Temporal.
+ * The bookkeeping activities of `reportRunWorkflow` (main task queue; docs/reporting.md "Runs", "Temporal workflows"):
+ * every status move goes through db/reporting/run-state.ts, so a retried activity or a late step of a cancelled run
+ * changes nothing. Query text is compiled in the evaluation workers (domain/checks.ts `compiledQuery`), never on the
+ * thread that polls Temporal.
  */
 
 export interface ReportRunActivityDeps {
@@ -29,7 +29,10 @@ export interface ReportRunActivityDeps {
   agents: { queueTimeoutSeconds: number; heartbeatTimeoutSeconds: number; retryDelaySeconds: number };
 }
 
-/** How the workflow waits for an agent's query (design B5.7 `runAgentQuery`), fixed when the run is planned. */
+/**
+ * How the workflow waits for an agent's query (docs/reporting.md "Report runs through an agent"), fixed when the run is
+ * planned.
+ */
 export interface PlannedAgentQuery {
   agentId: string;
   heartbeatTimeoutMs: number;

@@ -11,12 +11,12 @@ import { randomBase62 } from '../../domain/signing';
 import type { RunDirectQueryInput, RunDirectQueryResult } from './run-direct-query.activity';
 
 /**
- * The `runAgentQuery` activity of the main task queue (design B1, B5.7; docs/reporting.md "Agents"):
- * each attempt records one agent task, unique on `(workflowId, activityId, attempt)` so a
- * re-executed attempt finds its own row, and then completes asynchronously. The API completes, fails
- * or heartbeats it by `{workflowId, activityId}` when the agent reports (api/agents/agent-completion.ts);
- * the agent never holds a Temporal credential. Its statement and limits are data; the datasource's
- * secrets are added when the agent leases the task, never put in Temporal.
+ * The `runAgentQuery` activity of the main task queue (docs/reporting.md "Agents",
+ * "Why agents speak HTTPS, not Temporal", "Temporal workflows"): each attempt records one agent task, unique on
+ * `(workflowId, activityId, attempt)` so a re-executed attempt finds its own row, and then completes asynchronously.
+ * The API completes, fails or heartbeats it by `{workflowId, activityId}` when the agent reports
+ * (api/agents/agent-completion.ts); the agent never holds a Temporal credential. Its statement and limits are data; the
+ * datasource's secrets are added when the agent leases the task, never put in Temporal.
  */
 export interface RunAgentQueryInput extends RunDirectQueryInput {
   /** The agent the datasource was bound to when the run was planned. */

@@ -15,9 +15,9 @@ import { createQueryRunner } from './runners';
 
 /**
  * The `runDirectQuery` activity of the `query` task queue (docs/reporting.md, "Query execution on
- * workers"; design B5.7, B5.9). Its input names the datasource by id and carries no secret: the
- * activity loads the row by `(project_id, id)` and decrypts the password itself, so no credential
- * ever reaches a Temporal payload or the workflow history.
+ * workers"; docs/reporting.md "Temporal workflows", "Read-only execution"). Its input names the datasource by id and
+ * carries no secret: the activity loads the row by `(project_id, id)` and decrypts the password itself, so no
+ * credential ever reaches a Temporal payload or the workflow history.
  */
 export interface RunDirectQueryInput {
   projectId: string;

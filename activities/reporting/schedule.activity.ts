@@ -9,7 +9,7 @@ import { occurrenceKey } from '../../domain/reporting/cron';
 import { coerceParameters } from '../../domain/reporting/parameters';
 
 /**
- * The activities of report schedules (docs/reporting.md "Scheduling"; design B5.7), main task queue:
+ * The activities of report schedules (docs/reporting.md "Scheduling", "Temporal workflows"), main task queue:
  * `openScheduledRun` turns one fire of a Temporal Schedule into a run record, and
  * `reconcileReportSchedules` (maintenance) makes Temporal's schedules match the rows.
  */
@@ -141,7 +141,7 @@ export function createScheduleActivities(deps: ScheduleActivityDeps) {
     },
 
     /**
-     * Makes Temporal match the rows (maintenance; design B5.7 "reconciles schedules"): each live row
+     * Makes Temporal match the rows (maintenance; docs/reporting.md "Reconciliation"): each live row
      * gets its Temporal Schedule when it is missing, and is brought in line when its paused state or,
      * for rows changed in the last day, its revision differs (an update whose Temporal call failed);
      * each of this deployment's `report-schedule-*` Temporal Schedules whose row is deleted or gone is

@@ -27,7 +27,7 @@ export interface AttemptEventDeliveriesResult {
 
 /**
  * The first attempts of a batch group's event deliveries in one egress activity (docs/webhooks.md
- * "Batches"), EVENT_DELIVERY_SOCKETS at a time, so a batch's workflow history grows by three events
+ * "Retries"), EVENT_DELIVERY_SOCKETS at a time, so a batch's workflow history grows by three events
  * per group whatever the number of subscriptions, and one batch holds a bounded share of the egress
  * queue's sockets. A delivery whose attempt asks for a retry (or whose attempt failed for want of the
  * database) gets its own `deliverWebhookWorkflow`, started here through the client: a workflow of its

@@ -3,8 +3,8 @@ import { version } from '../package.json';
 import type { LeasedTask } from './task';
 
 /**
- * The agent protocol as the agent speaks it (docs/agent.md; design B5.5): plain HTTPS requests to
- * /api/agents/me/* with the agent token as a bearer token. Every answer that is not 2xx becomes a
+ * The agent protocol as the agent speaks it (docs/agent.md; docs/reporting.md "The agent protocol"): plain HTTPS
+ * requests to /api/agents/me/* with the agent token as a bearer token. Every answer that is not 2xx becomes a
  * ProtocolError with the service's error code; a request that got no answer (DNS, refused, reset,
  * timed out) becomes a NetworkError, which the caller retries with backoff.
  */

@@ -10,7 +10,7 @@ export interface AgentKey {
 }
 
 /**
- * The agent's X25519 key pair (docs/agent.md "Key file"): read from `path` (PKCS8 PEM), or created on
+ * The agent's X25519 key pair (docs/agent.md "The key file"): read from `path` (PKCS8 PEM), or created on
  * the first start and written there with mode 0600 in a directory of mode 0700. An RSA key placed
  * there works too. The service keeps the first public key it was sent: a new key file makes it
  * answer 409 ERR_AGENT_010 until an admin clears the agent's key.

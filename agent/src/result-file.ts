@@ -10,8 +10,8 @@ import type { QueryResultSummary, RowSink } from '../../domain/reporting/query-r
 
 /**
  * A query result on its way to the service: the runner writes its object-per-line NDJSON to a temp
- * file (the sink); the upload then reads it back as the protocol's NDJSON (design B5.5: a columns
- * line, one JSON array per row in column order, a trailer), gzip-compressed on the fly. The temp
+ * file (the sink); the upload then reads it back as the protocol's NDJSON (docs/reporting.md "The agent protocol": a
+ * columns line, one JSON array per row in column order, a trailer), gzip-compressed on the fly. The temp
  * directory (mode 0700) is removed in `dispose`, whatever happened.
  */
 export class ResultFile {

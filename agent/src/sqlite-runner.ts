@@ -7,8 +7,8 @@ import type { CompiledQuery, ConnectionTest, DiscoveredSchema, QueryLimits, Quer
 import type { SqliteCatalog, SqliteReply, SqliteRequest } from './sqlite-protocol';
 
 /**
- * The SQLite runner of the agent (docs/agent.md "SQLite"; design B2, B5.9): the same QueryRunner
- * port as the server's PostgreSQL and MySQL runners. The file is opened read-only and must exist;
+ * The SQLite runner of the agent (docs/agent.md "SQLite"; docs/reporting.md "Datasource kinds", "Read-only execution"):
+ * the same QueryRunner port as the server's PostgreSQL and MySQL runners. The file is opened read-only and must exist;
  * only a statement SQLite itself calls a read-only reader runs (else ERR_QRY_009); rows go through
  * the same NdjsonWriter (maxRows + 1 read, onRowLimit, maxBytes, value conversion).
  *

@@ -11,7 +11,7 @@ export type TaskSecrets =
   | { mode: 'sealed'; sealed?: string }
   | { mode: 'agent_local' };
 
-/** A task as the service leases it (design B5.5 "Task (as leased)"). */
+/** A task as the service leases it (docs/reporting.md "The agent protocol"). */
 export interface LeasedTask {
   taskId: string;
   kind: TaskKind;

@@ -9,10 +9,10 @@ import { schemaOutcome, testOutcome } from '../reporting/agent-tasks.service';
 import type { AgentHooks } from './agent-protocol.service';
 
 /**
- * How agents' work reaches Temporal (design B1, B5.7; docs/reporting.md "Agents"). A `query` task
- * belongs to one attempt of a `runAgentQuery` activity that completed asynchronously: the API, never
- * the agent, heartbeats, completes and fails it by `{workflowId, activityId}`. Every poll and
- * heartbeat of the agent heartbeats the activities of its queued and leased tasks, so an agent that
+ * How agents' work reaches Temporal (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal",
+ * "Temporal workflows"). A `query` task belongs to one attempt of a `runAgentQuery` activity that completed
+ * asynchronously: the API, never the agent, heartbeats, completes and fails it by `{workflowId, activityId}`. Every
+ * poll and heartbeat of the agent heartbeats the activities of its queued and leased tasks, so an agent that
  * goes silent lets the activity's heartbeat timeout fire and the retry policy decide. Test, schema and
  * preview tasks have no activity: their answers are recorded by agent-tasks.service.ts.
  */

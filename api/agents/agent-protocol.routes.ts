@@ -8,9 +8,9 @@ import * as protocol from './agent-protocol.service';
 import * as schema from './agents.schema';
 
 /**
- * The agent protocol under /api/agents/me (docs/reporting.md "Agents"; design B1, B5.5). Only an
- * agent token (`fmag_…`, resolved by api/middleware/authenticate.ts) opens these routes; user
- * sessions and API keys are 403 ERR_AUTH_005, and every other route refuses an agent token the same
+ * The agent protocol under /api/agents/me (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal",
+ * "The agent protocol"). Only an agent token (`fmag_…`, resolved by api/middleware/authenticate.ts) opens these routes;
+ * user sessions and API keys are 403 ERR_AUTH_005, and every other route refuses an agent token the same
  * way (its guards know no `agent` principal). An unknown or rotated token is 401 ERR_AGENT_002, a
  * deactivated agent 401 ERR_AGENT_003, both on the very next request. The rate limiter counts 120
  * requests a minute per agent (api/middleware/rate-limit.ts).

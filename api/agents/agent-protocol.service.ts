@@ -16,10 +16,10 @@ import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agent
 import { taskSignals } from './task-signals';
 
 /**
- * The agent protocol (docs/reporting.md "Agents"; design B1, B5.5, B5.10): sessions, the long
- * poll that leases tasks, heartbeats that renew leases, and result/failure uploads. Tenant
- * isolation is enforced in SQL: an agent leases only queued tasks of its own project whose
- * datasource is bound to it (B5.11 rule 1).
+ * The agent protocol (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal", "The agent protocol",
+ * "Limits"): sessions, the long poll that leases tasks, heartbeats that renew leases, and result/failure uploads.
+ * Tenant isolation is enforced in SQL: an agent leases only queued tasks of its own project whose
+ * datasource is bound to it (docs/reporting.md "Tenant scoping").
  */
 
 const POLL_WAIT_SECONDS = 50;
@@ -39,9 +39,9 @@ const RECENT_ERRORS = 20;
 const DATASET_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$/;
 
 /**
- * Where the lead connects Temporal (design B1): `onAgentHeartbeat` gets the agent's queued and
- * leased tasks on every poll and heartbeat (to heartbeat their activities), `onAgentTaskDone` a task
- * that just completed, failed or was cancelled (to complete or fail its activity).
+ * Where the lead connects Temporal (docs/reporting.md "Why agents speak HTTPS, not Temporal"): `onAgentHeartbeat` gets
+ * the agent's queued and leased tasks on every poll and heartbeat (to heartbeat their activities), `onAgentTaskDone` a
+ * task that just completed, failed or was cancelled (to complete or fail its activity).
  */
 export interface AgentHooks {
   onAgentHeartbeat(tasks: AgentTaskEntity[]): Promise<void>;
@@ -161,8 +161,8 @@ async function leaseNext(deps: ProtocolDeps, agent: AgentEntity, session: AgentS
 }
 
 /**
- * The datasource's secrets as its agent receives them (design B2; docs/agent.md "Secrets as the agent
- * sees them"): a `sealed` value only the agent's private key opens, or nothing for `agent_local` (the
+ * The datasource's secrets as its agent receives them (docs/reporting.md "Datasource kinds"; docs/agent.md "Secrets as
+ * the agent sees them"): a `sealed` value only the agent's private key opens, or nothing for `agent_local` (the
  * agent reads `config.secretEnv`). `stored` values are sealed to the agent's confirmed key for this
  * lease, so a stolen token without the key file receives nothing it can open; only an agent that
  * never sent a key receives them in clear (over HTTPS, to the one agent the datasource is bound to).
@@ -176,7 +176,7 @@ function leasedSecrets(ds: DatasourceEntity, agent: AgentEntity) {
   return { mode: 'stored' as const, values };
 }
 
-/** The task as the agent receives it (design B5.5 "Task (as leased)"). */
+/** The task as the agent receives it (docs/reporting.md "The agent protocol"). */
 async function presentLeased(db: DataSource, agent: AgentEntity, taskId: string) {
   const task = await db.getRepository(AgentTaskEntity).findOneByOrFail({ id: taskId });
   const ds = await db.getRepository(DatasourceEntity).findOneByOrFail({ id: task.datasourceId, projectId: task.projectId });
@@ -289,7 +289,7 @@ export async function heartbeat(deps: ProtocolDeps, agentId: string, input: Hear
 
 /**
  * A task of this agent by `atk_` id or UUID, only while its datasource is bound to this agent in its
- * project (design B5.11 rule 1); any other answers 404 ERR_AGENT_004, so ids cannot be probed.
+ * project (docs/reporting.md "Tenant scoping"); any other answers 404 ERR_AGENT_004, so ids cannot be probed.
  */
 async function ownTask(db: DataSource, agent: AgentEntity, ref: string): Promise<AgentTaskEntity> {
   const column = isUuid(ref) ? 't.id' : ref.startsWith('atk_') && ref.length <= 40 ? 't.shortId' : null;
@@ -372,7 +372,7 @@ function parseColumns(value: unknown): ResultColumn[] {
 }
 
 /**
- * Reads an NDJSON result (design B5.5) as it streams: decompressed bytes are counted against
+ * Reads an NDJSON result (docs/reporting.md "The agent protocol") as it streams: decompressed bytes are counted against
  * `maxBytes` (413 ERR_AGENT_007 the moment they pass it, whatever Content-Length said, so a gzip bomb
  * stops at the cap), each line is bounded, the first line names the columns, every row is an array
  * of that many cells, and the trailer's rowCount must match. The lines are stored gzip-compressed.

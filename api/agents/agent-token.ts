@@ -3,7 +3,7 @@ import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import { randomBase62, sha256Hex } from '../../domain/signing';
 
-/** Agent tokens (design B5.2): `fmag_` + 43 base62 characters; only their SHA-256 is stored. */
+/** Agent tokens (docs/reporting.md "Access"): `fmag_` + 43 base62 characters; only their SHA-256 is stored. */
 const AGENT_TOKEN_PREFIX = 'fmag_';
 
 export function looksLikeAgentToken(token: string): boolean {
@@ -18,7 +18,7 @@ export function newAgentToken(): { token: string; hash: string; prefix: string }
 
 /**
  * One indexed query by the token's hash. A rotated token no longer matches any row and a
- * deactivated agent is refused here, so both stop on the very next request (design B5.11 rule 7).
+ * deactivated agent is refused here, so both stop on the very next request (docs/reporting.md "Agent tokens").
  */
 export async function resolveAgentToken(db: DataSource, token: string): Promise<Principal & { kind: 'agent' }> {
   if (token.length > 100) throw new AppError('ERR_AGENT_002');

@@ -3,7 +3,7 @@ import type { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
 import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
 import { agentKeyStatus, agentStatus } from './agents.service';
 
-/** An agent as every answer shows it (design B5.3 Agent): never the token or its hash. */
+/** An agent as every answer shows it (docs/reporting.md "Agents"): never the token or its hash. */
 export function presentAgent(a: AgentEntity, datasourceCount: number) {
   return {
     id: a.id,
@@ -33,7 +33,7 @@ export function presentHealth(a: AgentEntity) {
   return { status, lastSeenAt, session, load, pools, recentErrors: a.recentErrors.slice(-20) };
 }
 
-/** An agent task for the management API (design B5.3 Agent task): never the statement's values or secrets. */
+/** An agent task for the management API (docs/reporting.md "Agents"): never the statement's values or secrets. */
 export function presentTask(t: AgentTaskEntity, agentShortId: string) {
   return {
     id: t.shortId,

@@ -13,7 +13,7 @@ import * as agents from './agents.service';
 import { pageMeta } from '../page-meta';
 
 /**
- * /api/agents (docs/reporting.md "Agents"; design B5.2, B5.5): the agent protocol under /me first
+ * /api/agents (docs/reporting.md "Agents", "Access", "The agent protocol"): the agent protocol under /me first
  * (so `me` is never taken for an agent id), then management. Management is for user sessions
  * only: viewers read, members see tasks, admins and owners manage (agents hold tokens). API keys
  * and agent tokens are refused (403 ERR_AUTH_005). Creating an agent needs a verified e-mail address

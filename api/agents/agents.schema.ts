@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { AgentTaskKind, AgentTaskStatus } from '../../db/reporting/agent-task.entity';
 
 /**
- * Agent bodies (docs/reporting.md "Agents"; design B5.3, B5.5): the management API and the agent
+ * Agent bodies (docs/reporting.md "Agents", "The agent protocol"): the management API and the agent
  * protocol. Unknown fields are refused (400 ERR_VALID_001); every list and string is bounded.
  */
 

@@ -11,12 +11,12 @@ import { newAgentToken } from './agent-token';
 import type { AgentStatus, CreateAgentInput, ListAgentsQuery, ListTasksQuery, UpdateAgentInput } from './agents.schema';
 
 /**
- * Reporting agents, managed by admins (docs/reporting.md "Agents"; design B5.5). The token is
+ * Reporting agents, managed by admins (docs/reporting.md "Agents", "The agent protocol"). The token is
  * answered once (create, rotate) and only its SHA-256 is kept; status is computed when read.
  */
 
 const SHORT_ID_PREFIX = 'agt_';
-/** Seen within this long: online (design B5.10: offline after 60 s without a poll or heartbeat). */
+/** Seen within this long: online (docs/reporting.md "Limits": offline after 60 s without a poll or heartbeat). */
 const ONLINE_WINDOW_MS = 60_000;
 /** Heartbeats in a row with a pool in trouble before the agent counts as degraded. */
 const DEGRADED_AFTER_BEATS = 3;

@@ -16,7 +16,7 @@ import { getApproval } from './approvals.service';
 import { getRun, readRunArtefact } from './runs.service';
 
 /**
- * External approvers (docs/flow.md, "Review"): a magic-link token plus the approver's e-mail buys
+ * External approvers (docs/flow.md, "Review API"): a magic-link token plus the approver's e-mail buys
  * a review token (`fmrv_…`) bound to that e-mail and to the project of the link's approval: it
  * opens that e-mail's approvals in that project only, never another tenant's (docs/security.md,
  * "Approvals"). Only hashes of both are stored.

@@ -6,7 +6,7 @@ import { MAX_PAYLOAD_BYTES } from './submissions.service';
 
 /**
  * The body reader of Flow submissions (POST /api/flow/gates/:id/test|validate|runs), used instead
- * of the app-wide one (docs/security.md, "Permissions"; docs/flow.md, "Payload size"). It runs
+ * of the app-wide one (docs/security.md, "Permissions"; docs/flow.md, "Limits"). It runs
  * after the route's guard, so nothing is read for a caller who may not submit, and it counts the
  * bytes as they arrive after decoding: a chunked body without Content-Length and a compressed body
  * (gzip, deflate, br) are cut off at MAX_PAYLOAD_BYTES just like a plain one, with 413

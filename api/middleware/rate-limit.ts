@@ -15,7 +15,10 @@ export interface PerMinuteLimits {
   fileLinks: number;
 }
 
-/** Reporting agents (design B5.10): per agent, whatever the API-key budget; a poll waits up to 50 s, so 120 is ample. */
+/**
+ * Reporting agents (docs/reporting.md "Limits"): per agent, whatever the API-key budget; a poll waits up to 50 s, so
+ * 120 is ample.
+ */
 const AGENT_REQUESTS_PER_MINUTE = 120;
 
 /**

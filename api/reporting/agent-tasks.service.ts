@@ -12,11 +12,11 @@ import { randomBase62 } from '../../domain/signing';
 import { taskSignals } from '../agents/task-signals';
 
 /**
- * Connection tests, schema discovery and previews of datasources reached through an agent (design
- * B1 "the same task table without Temporal", B5.4; docs/reporting.md "Agents"): the request records a
- * task for the datasource's agent and waits up to its `wait` for the answer; past it the caller answers
- * 202 with the task id, and GET /api/reporting/tasks/:taskId shows the answer when it comes. A task
- * nobody leases within REPORTING_AGENT_QUEUE_TIMEOUT_SECONDS fails ERR_AGENT_012 (the maintenance sweep).
+ * Connection tests, schema discovery and previews of datasources reached through an agent (docs/reporting.md "Agents",
+ * "Tests, schemas and previews through an agent"): the request records a task for the datasource's agent and waits up
+ * to its `wait` for the answer; past it the caller answers 202 with the task id, and GET /api/reporting/tasks/:taskId
+ * shows the answer when it comes. A task nobody leases within REPORTING_AGENT_QUEUE_TIMEOUT_SECONDS fails ERR_AGENT_012
+ * (the maintenance sweep).
  */
 
 /** How often a waiting request looks at its task (one primary-key read): without the LISTEN connection, and with it. */
@@ -73,7 +73,10 @@ function taskError(task: AgentTaskEntity): { code: string; message: string } {
   return { code: typeof e.code === 'string' && e.code ? e.code.slice(0, 50) : 'ERR_AGENT_012', message: typeof e.message === 'string' ? e.message.slice(0, 300) : 'The agent could not run the task' };
 }
 
-/** A finished `schema` task's answer, bounded as a discovered schema is (B5.3): at most 2,000 tables. */
+/**
+ * A finished `schema` task's answer, bounded as a discovered schema is (docs/reporting.md "Limits"): at most 2,000
+ * tables.
+ */
 export function schemaOutcome(task: AgentTaskEntity): DiscoveredSchema {
   if (task.status !== 'completed') {
     const e = taskError(task);
@@ -84,7 +87,9 @@ export function schemaOutcome(task: AgentTaskEntity): DiscoveredSchema {
   return { refreshedAt: (task.completedAt ?? new Date()).toISOString(), tables, truncated: r.truncated === true || (Array.isArray(r.tables) && r.tables.length > 2000) };
 }
 
-/** A preview task for a compiled statement, in the agent's task payload shape (design B5.5). */
+/**
+ * A preview task for a compiled statement, in the agent's task payload shape (docs/reporting.md "The agent protocol").
+ */
 export function previewPayload(ds: DatasourceEntity, compiled: CompiledQuery, limits: { maxRows: number; timeoutSeconds: number; maxBytes: number }) {
   return { statement: { dialect: ds.kind, sql: compiled.text, values: compiled.values }, limits: { ...limits, onRowLimit: 'truncate' } };
 }

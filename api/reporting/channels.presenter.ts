@@ -23,7 +23,7 @@ export function presentChannel(c: ChannelEntity) {
   };
 }
 
-/** The answer of POST …/test (design B5.4): `ok: false` is an answer too. */
+/** The answer of POST …/test (docs/reporting.md "Channels"): `ok: false` is an answer too. */
 export function presentTest(t: ChannelLastTest) {
   return { ok: t.ok, durationMs: t.durationMs, ...(t.error ? { error: t.error } : {}), ...(t.details ? { details: t.details } : {}) };
 }

@@ -12,10 +12,10 @@ import * as schema from './channels.schema';
 import * as channels from './channels.service';
 
 /**
- * Distribution channels under /api/reporting/channels (docs/reporting.md "Channels"; design B5.2,
- * B5.4). Viewers, and API keys with `read_reports`, read them; members manage e-mail channels and
- * admins every kind (checked by the service, which knows the kind); API keys never change channels
- * (403 ERR_AUTH_005, `relatedInfo.required: "manage_channels"`, a flag no key can hold).
+ * Distribution channels under /api/reporting/channels (docs/reporting.md "Channels", "Access"). Viewers, and API keys
+ * with `read_reports`, read them; members manage e-mail channels and admins every kind (checked by the service, which
+ * knows the kind); API keys never change channels (403 ERR_AUTH_005, `relatedInfo.required: "manage_channels"`, a flag
+ * no key can hold).
  */
 export function channelRoutes(services: Services): Router {
   const { db, config } = services;

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { CHANNEL_KINDS, type ChannelKind } from '../../domain/reporting/channel-kinds';
 
 /**
- * Channel bodies (docs/reporting.md "Channels"; design B5.3, B5.4). The body's shape is checked
+ * Channel bodies (docs/reporting.md "Channels"). The body's shape is checked
  * here (unknown fields: 400 ERR_VALID_001); `config` and `secrets` per kind by the service with
  * domain/reporting/channel-config.ts (400 ERR_CHAN_002 naming every problem).
  */

@@ -17,7 +17,7 @@ import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { CreateChannelInput, ListChannelsQuery, UpdateChannelInput } from './channels.schema';
 
 /**
- * Distribution channels (docs/reporting.md "Channels"; design B5.3, B5.4). Every lookup is
+ * Distribution channels (docs/reporting.md "Channels"). Every lookup is
  * `(project_id, id)`: another project's channel answers ERR_CHAN_001. Members manage e-mail
  * channels, admins every kind (the others hold secrets). Secrets are write-only and encrypted at
  * rest by the entity's column transformer; a webhook channel's signing secret is generated here
@@ -57,7 +57,7 @@ function nameTaken(name: string): AppError {
   return new AppError('ERR_CHAN_003', `A channel named '${name}' exists in this project`, { field: 'name' });
 }
 
-/** Members manage e-mail channels; the other kinds hold secrets and need an admin (B5.2). */
+/** Members manage e-mail channels; the other kinds hold secrets and need an admin (docs/reporting.md "Access"). */
 function assertMayManage(caller: ChannelCaller, kind: ChannelKind): void {
   if (MEMBER_CHANNEL_KINDS.includes(kind)) return;
   const role = caller.role ?? 'viewer';

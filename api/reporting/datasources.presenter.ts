@@ -24,7 +24,7 @@ export function presentDatasource(d: DatasourceEntity) {
   };
 }
 
-/** The answer of POST …/test (design B5.4). */
+/** The answer of POST …/test (docs/reporting.md "Datasources"). */
 export function presentTest(t: DatasourceLastTest, executedBy: 'server' | 'agent' = 'server') {
   return {
     ok: t.ok,

@@ -13,10 +13,10 @@ import { presentTask } from '../agents/agents.presenter';
 import { pageMeta } from '../page-meta';
 
 /**
- * Reporting datasources under /api/reporting/datasources (docs/reporting.md "Datasources"; design
- * B5.2, B5.4). Admins and owners manage them (they hold credentials); viewers, and API keys with
- * `read_reports`, read them; members refresh the schema. API keys never change datasources (403
- * ERR_AUTH_005, `relatedInfo.required: "manage_datasources"`, a flag no key can hold).
+ * Reporting datasources under /api/reporting/datasources (docs/reporting.md "Datasources", "Access"). Admins and owners
+ * manage them (they hold credentials); viewers, and API keys with `read_reports`, read them; members refresh the
+ * schema. API keys never change datasources (403 ERR_AUTH_005, `relatedInfo.required: "manage_datasources"`, a flag no
+ * key can hold).
  */
 export function datasourceRoutes(services: Services): Router {
   const { db } = services;
@@ -98,8 +98,9 @@ export function datasourceRoutes(services: Services): Router {
 }
 
 /**
- * GET /api/reporting/tasks/:taskId (design B5.4): an agent task of the project, with its answer once
- * it has one (a test's outcome, a schema, a preview's rows): what a request that got 202 reads later.
+ * GET /api/reporting/tasks/:taskId (docs/reporting.md "Tests, schemas and previews through an agent"): an agent task of
+ * the project, with its answer once it has one (a test's outcome, a schema, a preview's rows): what a request that got
+ * 202 reads later.
  */
 export function agentTaskRoutes(services: Services): Router {
   const { db, storage } = services;

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { DatasourceKind } from '../../domain/reporting/query-runner';
 
 /**
- * Datasource bodies (docs/reporting.md "Datasources"; design B5.3, B5.4). The body's shape is
+ * Datasource bodies (docs/reporting.md "Datasources"). The body's shape is
  * checked here (unknown fields: 400 ERR_VALID_001); `config` and `secrets` are checked per kind
  * by the service, which answers every problem at once (400 ERR_DS_002, `relatedInfo.errors`).
  */

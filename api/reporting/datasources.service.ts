@@ -20,7 +20,7 @@ import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 
 /**
- * Reporting datasources (docs/reporting.md "Datasources"; design B5.3, B5.4). Every lookup is
+ * Reporting datasources (docs/reporting.md "Datasources"). Every lookup is
  * `(project_id, id)`: another project's datasource answers ERR_DS_001 like one that does not
  * exist. Secrets are write-only and encrypted at rest by the entity's column transformer.
  */
@@ -55,7 +55,10 @@ function check<T>(schema: Joi.Schema, value: unknown, prefix: string): { value: 
   return { value: out as T, errors };
 }
 
-/** Kinds a server connects to itself, and kinds an agent runs (design B2; http_json and csv stay on the server). */
+/**
+ * Kinds a server connects to itself, and kinds an agent runs (docs/reporting.md "Datasource kinds"; http_json and csv
+ * stay on the server).
+ */
 const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json', 'csv'];
 const AGENT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite'];
 
@@ -77,9 +80,9 @@ interface Placement {
 }
 
 /**
- * The connection mode, agent and secret mode of a datasource (design B2, B5.3): `sqlite` only through
- * an agent, `http_json` and `csv` only direct (ERR_DS_005); an agent of this project (ERR_DS_006);
- * `sealed` and `agent_local` only with an agent, `sealed` only once the agent has registered its
+ * The connection mode, agent and secret mode of a datasource (docs/reporting.md "Datasource kinds", "Datasources"):
+ * `sqlite` only through an agent, `http_json` and `csv` only direct (ERR_DS_005); an agent of this project
+ * (ERR_DS_006); `sealed` and `agent_local` only with an agent, `sealed` only once the agent has registered its
  * public key (ERR_DS_007). `current` is the stored datasource of a PATCH: what the body leaves out stays.
  */
 async function placement(db: Queryable, projectId: string, kind: DatasourceKind, req: ModeRequest, current?: DatasourceEntity): Promise<Placement> {
@@ -212,8 +215,8 @@ function withHeaders(config: Record<string, unknown>, given: Record<string, unkn
 }
 
 /**
- * The secrets a datasource keeps in its secret mode (design B2). `stored`: the values, encrypted at
- * rest with the service's key. `agent_local`: none (the agent reads `config.secretEnv`). `sealed`: the
+ * The secrets a datasource keeps in its secret mode (docs/reporting.md "Datasource kinds"). `stored`: the values,
+ * encrypted at rest with the service's key. `agent_local`: none (the agent reads `config.secretEnv`). `sealed`: the
  * values sealed to the agent's public key as one value (JSON of the secrets) that only the agent can
  * open; the plaintext lives in this request's memory only. Sealed values cannot be read back, so a
  * datasource moved to another agent needs them again, while stored ones are sealed as they are.
@@ -415,7 +418,7 @@ async function connectionTest(deps: DatasourceDeps, ds: DatasourceEntity): Promi
 }
 
 /**
- * GET /datasources/:id/health (design B5.4). A direct datasource: the server opens a connection per
+ * GET /datasources/:id/health (docs/reporting.md "Datasources"). A direct datasource: the server opens a connection per
  * query (no pool is kept between queries), so `pool` shows the configured maximum and nothing open;
  * the status is the last connection test's (`ok`, `failing`, or `unknown` before the first test). A
  * datasource behind an agent: its pool as the agent's last heartbeat reported it, `failing` when that

@@ -6,9 +6,8 @@ import { isUuid } from '../../domain/templates/template-ids';
 import { deliveryRetryEntry, type WorkflowOutbox } from '../../platform/workflow-outbox';
 
 /**
- * Report deliveries as the API shows and retries them (docs/reporting.md "Deliveries"; design
- * B5.3 Delivery, B5.4): full records with attempts under a run, a masked target only, and a manual
- * retry that re-sends one failed delivery without touching the others.
+ * Report deliveries as the API shows and retries them (docs/reporting.md "Deliveries"): full records with attempts
+ * under a run, a masked target only, and a manual retry that re-sends one failed delivery without touching the others.
  */
 
 export interface DeliveryDeps {
@@ -35,7 +34,7 @@ export function presentDelivery(d: ReportDeliveryEntity) {
   };
 }
 
-/** The summary a run or job run carries (B5.3 Run `deliveries`): no attempts. */
+/** The summary a run or job run carries (docs/reporting.md "Runs"): no attempts. */
 export const deliverySummary = (d: ReportDeliveryEntity) => ({ id: d.id, channelId: d.channelId, kind: d.kind, target: d.target, status: d.status });
 
 /** Deliveries of runs or job runs, oldest first, grouped by owner id. */

@@ -1,6 +1,6 @@
 import type { ImportEntity } from '../../db/reporting/import.entity';
 
-/** An import (design B5.3 Import); lists leave out the items. */
+/** An import (docs/reporting.md "Imports"); lists leave out the items. */
 export function presentImport(i: ImportEntity, options: { withItems?: boolean } = {}) {
   return {
     id: i.id,

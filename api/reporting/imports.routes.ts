@@ -11,7 +11,7 @@ import * as schema from './imports.schema';
 import * as imports from './imports.service';
 
 /**
- * Model imports under /api/reporting/imports (docs/reporting.md "Imports"; design B3, B5.4):
+ * Model imports under /api/reporting/imports (docs/reporting.md "Imports"):
  * members upload a Metabase, Redash or JRXML model; viewers read the records.
  */
 export function importRoutes(services: Services): Router {

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import type { ImportFormat } from '../../domain/reporting/imports/model';
 
 /**
- * Import form fields (docs/reporting.md "Imports"; design B5.4): the multipart fields besides
+ * Import form fields (docs/reporting.md "Imports"): the multipart fields besides
  * `file`, all strings on the wire; `datasourceMap` is a JSON object `{source database: datasource}`.
  */
 

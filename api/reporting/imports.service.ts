@@ -19,7 +19,7 @@ import type { ImportInput, ListImportsQuery } from './imports.schema';
 import { type Actor, createQuery, updateQuery, validateQuery } from './queries.service';
 
 /**
- * Model imports (docs/reporting.md "Imports"; design B3, B5.4): an uploaded Metabase, Redash or
+ * Model imports (docs/reporting.md "Imports"): an uploaded Metabase, Redash or
  * JRXML model becomes draft query objects, each made through the query service so every save-time
  * check applies (a query the checks refuse is an item that needs attention, with their message).
  * A dry run answers the same items and creates no query; every import, dry runs too, is recorded.
@@ -33,7 +33,7 @@ export interface ImportDeps {
   importPool: ImportPool;
 }
 
-/** The import caps (design B5.10). */
+/** The import caps (docs/reporting.md "Limits"). */
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 const ZIP_CAPS = { maxEntries: 500, maxBytes: 50 * 1024 * 1024 };
 const SHORT_ID_PREFIX = 'rimp_';

@@ -1,7 +1,7 @@
 import type { ReportJobRunEntity } from '../../db/reporting/job-run.entity';
 import type { ReportJobEntity } from '../../db/reporting/job.entity';
 
-/** Report jobs and job runs as clients see them (design B5.3 Job, Job run). */
+/** Report jobs and job runs as clients see them (docs/reporting.md "Jobs"). */
 
 export function presentJob(j: ReportJobEntity) {
   return {

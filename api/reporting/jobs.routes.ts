@@ -13,7 +13,7 @@ import * as jobs from './jobs.service';
 import { requireVerifiedForEmailChannels, requireVerifiedForEmailDeliveries } from './mail-senders';
 
 /**
- * Report jobs and job runs (docs/reporting.md "Jobs"; design B5.4): viewers and API keys with
+ * Report jobs and job runs (docs/reporting.md "Jobs"): viewers and API keys with
  * `read_reports` read; members write jobs; members and API keys with `run_reports` run and cancel.
  */
 export function jobRoutes(services: Services): Router {

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { JobRunStatus } from '../../domain/reporting/job-run-status';
 
-/** Report job bodies (docs/reporting.md "Jobs"; design B5.3 Job, B5.10). Unknown fields: 400 ERR_VALID_001. */
+/** Report job bodies (docs/reporting.md "Jobs", "Limits"). Unknown fields: 400 ERR_VALID_001. */
 
 const MAX_ITEMS = 20;
 const ref = Joi.string().trim().min(1).max(200);

@@ -23,7 +23,7 @@ import type { ReportRunStartDeps } from '../../platform/workflow-starts';
 import type { JobFields, ListJobRunsQuery, ListJobsQuery } from './jobs.schema';
 
 /**
- * Report jobs and their runs (docs/reporting.md "Jobs"; design B5.3, B5.4, B5.6): a job names
+ * Report jobs and their runs (docs/reporting.md "Jobs", "Statuses"): a job names
  * 1–20 published-at-run-time reports; a job run is recorded `queued`, then its workflow
  * `report-job-run-<id>` runs them as child runs and delivers the bundle.
  */

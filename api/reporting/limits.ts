@@ -2,7 +2,7 @@ import { AppError } from '../../domain/errors';
 
 /**
  * The system maximums of a query's `timeoutSeconds` and `maxRows` (REPORTING_QUERY_TIMEOUT_SECONDS,
- * REPORTING_MAX_ROWS; design B5.10). Bodies are shaped by Joi up to the settings' own bounds; the
+ * REPORTING_MAX_ROWS; docs/reporting.md "Limits"). Bodies are shaped by Joi up to the settings' own bounds; the
  * services check values against this deployment's settings here, so raising a setting needs no
  * code change.
  */
@@ -11,7 +11,10 @@ export interface SystemLimits {
   maxRows: number;
 }
 
-/** A datasource's `defaults` when not given (design B5.3: 60 s, 10,000 rows), never above the system maximums. */
+/**
+ * A datasource's `defaults` when not given (docs/reporting.md "Limits": 60 s, 10,000 rows), never above the system
+ * maximums.
+ */
 export const defaultQueryLimits = (system: SystemLimits) => ({ timeoutSeconds: Math.min(60, system.queryTimeoutSeconds), maxRows: Math.min(10_000, system.maxRows) });
 
 /** 400 ERR_VALID_001 naming the field (`<prefix>timeoutSeconds`, `<prefix>maxRows`) over the system maximum. */

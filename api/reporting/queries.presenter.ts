@@ -4,7 +4,7 @@ import type { VersionRecord } from './queries.service';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-/** A query object (design B5.3); lists leave out the text, request and transform. */
+/** A query object (docs/reporting.md "Query objects"); lists leave out the text, request and transform. */
 export function presentQuery(q: QueryEntity, options: { withText?: boolean } = {}) {
   return {
     id: q.id,
@@ -39,7 +39,7 @@ export function presentVersion({ version: v, publishedBy }: VersionRecord) {
   return { id: v.id, version: v.version, releaseNotes: v.releaseNotes, publishedAt: iso(v.publishedAt), publishedBy };
 }
 
-/** GET …/versions/:version: the query version of design B5.3. */
+/** GET …/versions/:version: a query version (docs/reporting.md "Query objects"). */
 export function presentVersionDetail(record: VersionRecord) {
   const v = record.version;
   return { ...presentVersion(record), queryId: v.queryId, datasourceId: v.datasourceId, definition: v.definition };

@@ -11,9 +11,8 @@ import * as schema from './queries.schema';
 import * as queries from './queries.service';
 
 /**
- * Reporting query objects under /api/reporting/queries (docs/reporting.md "Query objects"; design
- * B5.3, B5.4). Viewers read; members write, publish, restore, validate and preview. API keys never
- * manage queries (403 ERR_AUTH_005).
+ * Reporting query objects under /api/reporting/queries (docs/reporting.md "Query objects"). Viewers read; members
+ * write, publish, restore, validate and preview. API keys never manage queries (403 ERR_AUTH_005).
  */
 export function queryRoutes(services: Services): Router {
   const { db } = services;

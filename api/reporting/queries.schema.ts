@@ -4,16 +4,16 @@ import type { HttpRequestSpec } from '../../domain/reporting/http-request';
 import type { ParameterDef } from '../../domain/reporting/parameters';
 
 /**
- * Query object bodies (docs/reporting.md "Query objects"; design B5.3, B5.4). The shape is checked
+ * Query object bodies (docs/reporting.md "Query objects"). The shape is checked
  * here (unknown fields: 400 ERR_VALID_001); the text and parameter definitions are checked by the
  * service against the datasource's dialect, every problem at once (400 ERR_QRY_002).
  */
 
-/** System limits (design B5.10): REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS defaults. */
+/** System limits (docs/reporting.md "Limits"): REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS defaults. */
 /** The settings' own bounds; the deployment's REPORTING_* maximums are checked by the service (limits.ts). */
 const SYSTEM_MAX_TIMEOUT_SECONDS = 24 * 3600;
 const SYSTEM_MAX_ROWS = 10_000_000;
-/** Rows a preview answers at most (design B5.4). */
+/** Rows a preview answers at most (docs/reporting.md "Query objects"). */
 export const PREVIEW_MAX_ROWS = 1000;
 
 const name = Joi.string().trim().min(1).max(100);

@@ -23,7 +23,7 @@ import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, previewOutcome, previe
 import { type CreateQueryInput, type ListQueriesQuery, PREVIEW_MAX_ROWS, type PreviewQueryInput, type UpdateQueryInput, type ValidateQueryInput } from './queries.schema';
 
 /**
- * Reporting query objects (docs/reporting.md "Query objects"; design B5.3, B5.4): a draft checked
+ * Reporting query objects (docs/reporting.md "Query objects"): a draft checked
  * when saved, published as immutable numbered versions like templates. Every lookup is within the
  * project: another project's query answers ERR_QRY_001 like one that does not exist.
  */
@@ -63,7 +63,9 @@ function invalid(errors: Problem[]): AppError {
   return new AppError('ERR_QRY_002', `Query invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
 }
 
-/** The language each kind runs (design B2): SQL kinds `sql`, http_json `http`, csv `table`. */
+/**
+ * The language each kind runs (docs/reporting.md "Datasource kinds"): SQL kinds `sql`, http_json `http`, csv `table`.
+ */
 const LANGUAGE_OF_KIND: Record<DatasourceKind, QueryLanguage> = { postgres: 'sql', mysql: 'sql', sqlite: 'sql', http_json: 'http', csv: 'table' };
 
 /** The dialect a query's text is read in: the datasource's kind, when it is a SQL one. */

@@ -18,7 +18,7 @@ import { getReport, pin } from './reports.service';
 import { pdfOutputOf } from '../../domain/reporting/report-output';
 
 /**
- * POST /reports/:id/preview (docs/reporting.md "Report preview"; design B5.4): the draft, pinned as
+ * POST /reports/:id/preview (docs/reporting.md "Report preview"): the draft, pinned as
  * publish would pin it (every problem at once, 400 ERR_RPT_005), its queries run from this process
  * like query previews (at most 1,000 rows and 5 MB each, within each query's timeout), bound and
  * rendered like a run's output but watermarked, as template previews are. Nothing is stored or charged.

@@ -4,7 +4,7 @@ import type { OutdatedDependency, VersionRecord } from './reports.service';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-/** A report (design B5.3): the draft's fields with where publishing has got to. */
+/** A report (docs/reporting.md "Reports"): the draft's fields with where publishing has got to. */
 export function presentReport(r: ReportEntity, outdated: OutdatedDependency[] = []) {
   const d = r.draft;
   return {

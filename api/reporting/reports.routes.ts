@@ -14,7 +14,7 @@ import * as schema from './reports.schema';
 import * as reports from './reports.service';
 
 /**
- * Reports under /api/reporting/reports (docs/reporting.md "Reports"; design B5.3, B5.4). Viewers and
+ * Reports under /api/reporting/reports (docs/reporting.md "Reports"). Viewers and
  * API keys with `read_reports` read; members write, publish and restore. API keys never manage
  * reports (403 ERR_AUTH_005). Runs and previews are not here.
  */
@@ -46,7 +46,7 @@ export function reportRoutes(services: Services): Router {
     ctx.body = await present(await reports.getReport(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  // PUT is the design's verb; PATCH, the query objects' one, does the same (the fields given).
+  // PUT as templates have it; PATCH, the query objects' verb, does the same (the fields given).
   for (const method of ['put', 'patch'] as const) {
     router[method]('/:id', write, async (ctx) => {
       const patch = validate(schema.updateReportSchema, ctx.request.body);

@@ -6,7 +6,7 @@ import type { OutputOptions } from '../../domain/documents/output';
 import { outputSchema } from '../documents/output.schema';
 
 /**
- * Report bodies (docs/reporting.md "Reports"; design B5.3, B5.4). The shape is checked here (unknown
+ * Report bodies (docs/reporting.md "Reports"). The shape is checked here (unknown
  * fields: 400 ERR_VALID_001); names, mappings, outputs and the file name pattern are checked by the
  * service, every problem at once (400 ERR_RPT_005), and again with the dependencies at publish.
  */
@@ -108,7 +108,7 @@ export const listReportsSchema = Joi.object<ListReportsQuery>({
   sortOrder: Joi.string().lowercase().valid('asc', 'desc').default('desc'),
 });
 
-/** POST /reports/:id/preview (design B5.4). */
+/** POST /reports/:id/preview (docs/reporting.md "Report preview"). */
 export const previewReportSchema = Joi.object<{ parameters?: Record<string, unknown>; format: 'pdf' | 'excel' | 'csv'; dataset?: string }>({
   parameters: Joi.object().unknown(true),
   format: Joi.string().valid('pdf', 'excel', 'csv').default('pdf'),

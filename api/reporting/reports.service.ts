@@ -22,7 +22,7 @@ import { isUniqueViolation, type Queryable } from '../../db/sql';
 import type { CreateReportInput, DatasetInput, ListReportsQuery, UpdateReportInput } from './reports.schema';
 
 /**
- * Reports (docs/reporting.md "Reports"; design B5.3, B5.4): a draft checked when saved, published as
+ * Reports (docs/reporting.md "Reports"): a draft checked when saved, published as
  * immutable numbered versions like query objects. A version holds the resolved definition: the
  * template and query versions it pins as numbers. Every lookup is within the project: another
  * project's report answers ERR_RPT_001 like one that does not exist.

@@ -1,7 +1,7 @@
 import type { ReportRunOutputEntity } from '../../db/reporting/report-run-output.entity';
 import type { ReportRunEntity } from '../../db/reporting/report-run.entity';
 
-/** A run as clients see it (design B5.3 Run): no storage keys, the outputs with fresh signed links. */
+/** A run as clients see it (docs/reporting.md "Runs"): no storage keys, the outputs with fresh signed links. */
 
 export interface PresentedOutput {
   id: string;

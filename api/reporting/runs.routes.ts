@@ -14,7 +14,7 @@ import { retryDelivery } from './deliveries.service';
 import { requireVerifiedForEmailChannels, requireVerifiedForEmailDeliveries } from './mail-senders';
 
 /**
- * Report runs (docs/reporting.md "Runs"; design B5.2, B5.4): viewers and API keys with
+ * Report runs (docs/reporting.md "Runs", "Access"): viewers and API keys with
  * `read_reports` read runs and download outputs; members and API keys with `run_reports` start,
  * cancel and retry them.
  */

@@ -1,7 +1,7 @@
 import Joi from 'joi';
 import type { ReportRunStatus, RunTrigger } from '../../domain/reporting/run-status';
 
-/** Run bodies and list filters (docs/reporting.md "Runs"; design B5.4). Unknown fields: 400 ERR_VALID_001. */
+/** Run bodies and list filters (docs/reporting.md "Runs"). Unknown fields: 400 ERR_VALID_001. */
 
 const FORMATS = ['pdf', 'excel', 'csv'] as const;
 

@@ -22,7 +22,7 @@ import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schem
 import { getReport } from './reports.service';
 
 /**
- * Report runs (docs/reporting.md "Runs"; design B5.3, B5.4, B5.6): a run is recorded `queued`, then
+ * Report runs (docs/reporting.md "Runs", "Statuses"): a run is recorded `queued`, then
  * its workflow `report-run-<id>` is started; cancel moves the record first (so it wins over the
  * workflow's next move) and then cancels the workflow.
  */

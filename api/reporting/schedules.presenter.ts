@@ -3,7 +3,7 @@ import type { ScheduleView } from './schedules.service';
 const iso = (d: Date | null | undefined) => (d ? new Date(d).toISOString() : null);
 
 /**
- * A schedule (design B5.3 Schedule). `nextRunTimes`, `missedRuns` and `skippedOverlapRuns` are
+ * A schedule (docs/reporting.md "Scheduling"). `nextRunTimes`, `missedRuns` and `skippedOverlapRuns` are
  * Temporal's (the Temporal Schedule's describe); lists and a schedule whose Temporal Schedule is
  * missing (awaiting the reconciler) show them as null.
  */

@@ -11,10 +11,9 @@ import * as schedules from './schedules.service';
 import { requireVerifiedForEmailChannels } from './mail-senders';
 
 /**
- * Report schedules under /api/reporting/schedules (docs/reporting.md "Scheduling"; design B5.2,
- * B5.4). Viewers and API keys with `read_reports` read; members create, edit, pause, resume and
- * delete (API keys never manage schedules: 403 ERR_AUTH_005); members and API keys with
- * `run_reports` trigger an occurrence now.
+ * Report schedules under /api/reporting/schedules (docs/reporting.md "Scheduling", "Access"). Viewers and API keys with
+ * `read_reports` read; members create, edit, pause, resume and delete (API keys never manage schedules: 403
+ * ERR_AUTH_005); members and API keys with `run_reports` trigger an occurrence now.
  */
 export function scheduleRoutes(services: Services): Router {
   const { db, config } = services;

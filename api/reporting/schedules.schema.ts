@@ -3,7 +3,7 @@ import type { ReportFormat } from '../../db/reporting/report.entity';
 import type { ScheduleStatus, ScheduleTargetType } from '../../db/reporting/schedule.entity';
 
 /**
- * Schedule bodies (docs/reporting.md "Scheduling"; design B5.3 Schedule, B5.4). The shape is checked
+ * Schedule bodies (docs/reporting.md "Scheduling"). The shape is checked
  * here (unknown fields: 400 ERR_VALID_001); the cron and zone by domain/reporting/cron.ts (ERR_SCHED_002,
  * ERR_SCHED_003), the target, parameters and channels by the service. A cron longer than the
  * grammar's 200 characters reaches the service and is named there (ERR_SCHED_002 TOO_LONG); this cap

@@ -26,7 +26,7 @@ import { getReport } from './reports.service';
 import type { CreateScheduleInput, ListSchedulesQuery, UpdateScheduleInput } from './schedules.schema';
 
 /**
- * Report schedules (docs/reporting.md "Scheduling"; design B5.3, B5.4, B5.7). Rows first, then the
+ * Report schedules (docs/reporting.md "Scheduling", "Temporal workflows"). Rows first, then the
  * Temporal Schedule: a Temporal failure after the row is written is logged and left to the
  * maintenance reconciler (the answer still describes the row; `nextRunTimes` is empty until then).
  */

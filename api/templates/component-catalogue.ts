@@ -3,7 +3,7 @@ import type { ComponentType } from '../../domain/templates/template.types';
 import { joiToJsonSchema } from '../openapi/joi-schema';
 
 /**
- * GET …/component-types (docs/templates.md "Component types"): every component type with the JSON
+ * GET …/component-types (docs/templates.md "Component catalogue"): every component type with the JSON
  * Schema of its props, converted from the very Joi schema validate-schema and saving check them
  * with (domain/templates/components/registry.ts), so an editor built on it (the dashboard's
  * designer) and the API cannot disagree. `children` names where a container holds components:

@@ -150,7 +150,7 @@ export async function previewTemplate(
 
 /**
  * The workbook an `excel` template's draft makes, as a grid a browser can show (docs/templates.md
- * "Previews"): the same render, limits and budget as the file, read back on the render worker.
+ * "Preview"): the same render, limits and budget as the file, read back on the render worker.
  */
 export async function previewTemplateGrid(deps: PreviewDeps, projectId: string, ref: string, variables: Record<string, unknown> | undefined): Promise<WorkbookGrid> {
   const { document } = await previewTemplate(deps, projectId, ref, { format: 'excel', ...(variables ? { variables } : {}) }, 'grid');
@@ -173,7 +173,7 @@ export async function calculateTemplate(deps: TemplateDeps, projectId: string, r
 /** The largest sample data kept with a template, as JSON. */
 const SAMPLE_DATA_MAX_BYTES = 256 * 1024;
 
-/** A template's sample data (docs/templates.md "Sample data"): `{}` when none was kept. */
+/** A template's sample data (docs/templates.md "Checks, automation fields, analytics"): `{}` when none was kept. */
 export async function templateSampleData(deps: TemplateDeps, projectId: string, ref: string): Promise<Record<string, unknown>> {
   const template = await findTemplate(deps.db, projectId, ref);
   const rows: Array<{ sample_data: Record<string, unknown> | null }> = await deps.db.query(`SELECT sample_data FROM templates WHERE id = $1`, [template.id]);

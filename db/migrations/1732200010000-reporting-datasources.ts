@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reporting datasources (docs/reporting.md "Datasources"; design B5.3). Secrets are a jsonb map of
+ * Reporting datasources (docs/reporting.md "Datasources"). Secrets are a jsonb map of
  * `{value: "enc:v1:…", updatedAt}`, sealed by the entity's column transformer; the row never holds
  * a password in plaintext. `agent_id` stays without a foreign key until the agents table exists.
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reporting query objects and their versions (docs/reporting.md "Query objects"; design B5.3): a
+ * Reporting query objects and their versions (docs/reporting.md "Query objects"): a
  * draft per query and immutable versions, like templates. Deleted queries keep their row (and
  * versions) with `deleted_at`; names and slugs are unique among a project's live queries only.
  * `datasource_id` has no foreign key: deleting a datasource a live query uses will answer 409

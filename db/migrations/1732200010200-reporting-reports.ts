@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reports and their versions (docs/reporting.md "Reports"; design B5.3): a draft per report and
+ * Reports and their versions (docs/reporting.md "Reports"): a draft per report and
  * immutable versions holding the resolved definition (template and query versions as numbers).
  * Deleted reports keep their row and versions with `deleted_at`; names and slugs are unique among a
  * project's live reports only. Template and query ids live in the JSON definitions: a deleted

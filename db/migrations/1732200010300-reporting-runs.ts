@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Report runs and their output files (docs/reporting.md "Runs"; design B5.3, B5.6). A run keeps its
+ * Report runs and their output files (docs/reporting.md "Runs", "Statuses"). A run keeps its
  * report id without a foreign key: runs outlive a soft-deleted report for the history, and are
  * removed by retention (REPORTING_RUN_RETENTION_DAYS) or with their project.
  */

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The `http` and `table` query languages (docs/reporting.md "http_json", "csv"; design B5.3): a
+ * The `http` and `table` query languages (docs/reporting.md "http_json", "csv"): a
  * query draft's request spec (`http`) and optional JSONata `transform`. Versions keep both in
  * their `definition` jsonb; SQL queries have neither (null).
  */

@@ -1,11 +1,11 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Distribution (docs/reporting.md "Channels", "Deliveries", "Jobs"; design B5.3): channels, the
+ * Distribution (docs/reporting.md "Channels", "Deliveries", "Jobs"): channels, the
  * per-target delivery records of runs and job runs, report jobs and their runs, and the run columns
  * schedules and jobs need. A delivery keeps its channel id without a foreign key: the record of what
  * was sent outlives a deleted channel. `(schedule_id, occurrence_key)` is unique for every run but the
- * `skipped` records of a duplicate occurrence (a daylight-saving double fire, B5.7).
+ * `skipped` records of a duplicate occurrence (a daylight-saving double fire, docs/reporting.md "Temporal workflows").
  */
 export class ReportingDistribution1732200010600 implements MigrationInterface {
   name = 'ReportingDistribution1732200010600';

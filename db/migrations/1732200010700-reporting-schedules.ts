@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Report schedules (docs/reporting.md "Scheduling"; design B5.3 Schedule, B5.7). The row is the
+ * Report schedules (docs/reporting.md "Scheduling", "Temporal workflows"). The row is the
  * source of truth; each live row has a Temporal Schedule `report-schedule-<id>` that the API writes
  * after the row and the maintenance reconciler repairs. The target is a report or a job, kept
  * without a foreign key (both are soft-deleted; their delete refuses while a live schedule names

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reporting model imports (docs/reporting.md "Imports"; design B3, B5.3 Import): the record of each
+ * Reporting model imports (docs/reporting.md "Imports"): the record of each
  * upload of a Metabase, Redash or JRXML model and what each of its items became. The query objects
  * it made are ordinary drafts; the record only names them.
  */

@@ -1,9 +1,9 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Reporting agents and their tasks (docs/reporting.md "Agents"; design B1, B5.3, B5.5). An agent
- * holds only the SHA-256 of its `fmag_` token. A task is one unit of work an agent leases through
- * the long poll; a Temporal attempt owns at most one row (unique workflow/activity/attempt), so a
+ * Reporting agents and their tasks (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal",
+ * "The agent protocol"). An agent holds only the SHA-256 of its `fmag_` token. A task is one unit of work an agent
+ * leases through the long poll; a Temporal attempt owns at most one row (unique workflow/activity/attempt), so a
  * re-executed attempt finds its row again. Payloads hold the statement and limits, never secrets.
  */
 export class ReportingAgents1732200010900 implements MigrationInterface {

@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A template's sample data (docs/templates.md "Sample data"): the variables its editors preview with,
- * kept beside the definition (not part of it: publishing, versions and generation never read it).
+ * A template's sample data (docs/templates.md "Checks, automation fields, analytics"): the variables its editors
+ * preview with, kept beside the definition (not part of it: publishing, versions and generation never read it).
  */
 export class TemplateSampleData1732200012000 implements MigrationInterface {
   name = 'TemplateSampleData1732200012000';

@@ -4,7 +4,7 @@ export type AgentTaskKind = 'query' | 'test' | 'schema' | 'preview';
 export type AgentTaskStatus = 'queued' | 'leased' | 'completed' | 'failed' | 'cancel_requested' | 'cancelled' | 'expired';
 
 /**
- * One unit of agent work (design B5.3 Agent task, B5.7 `runAgentQuery`). `payload` holds the
+ * One unit of agent work (docs/reporting.md "Agents", "Report runs through an agent"). `payload` holds the
  * compiled statement and limits (never secrets in clear); a query's rows go to storage
  * (`resultKey`), a test's or schema's small JSON answer to `result`.
  */

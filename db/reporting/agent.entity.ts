@@ -38,7 +38,7 @@ export interface AgentRecentError {
   message: string;
 }
 
-/** A reporting agent (docs/reporting.md "Agents"; design B5.3 Agent). Only the token's SHA-256 is kept. */
+/** A reporting agent (docs/reporting.md "Agents"). Only the token's SHA-256 is kept. */
 @Entity({ name: 'reporting_agents' })
 export class AgentEntity {
   @PrimaryColumn('uuid') id: string;

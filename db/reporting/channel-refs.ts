@@ -2,7 +2,7 @@ import type { Queryable } from '../sql';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/templates/template-ids';
 
-/** At most this many channels per run, schedule or job (design B5.10). */
+/** At most this many channels per run, schedule or job (docs/reporting.md "Limits"). */
 const MAX_CHANNELS_PER_TARGET = 10;
 
 /**

@@ -12,7 +12,7 @@ export interface ChannelLastTest {
   details: Record<string, unknown> | null;
 }
 
-/** A distribution channel (docs/reporting.md "Channels"; design B5.3 Channel): where runs are delivered. */
+/** A distribution channel (docs/reporting.md "Channels"): where runs are delivered. */
 @Entity({ name: 'reporting_channels' })
 export class ChannelEntity {
   @PrimaryColumn('uuid') id: string;

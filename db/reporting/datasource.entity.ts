@@ -27,7 +27,7 @@ export interface DatasourceLastTest extends Partial<ConnectionTest> {
   error: { code: string; message: string } | null;
 }
 
-/** A reporting datasource (docs/reporting.md "Datasources"; design B5.3): where queries read from. */
+/** A reporting datasource (docs/reporting.md "Datasources"): where queries read from. */
 @Entity({ name: 'reporting_datasources' })
 export class DatasourceEntity {
   @PrimaryColumn('uuid') id: string;

@@ -9,7 +9,7 @@ import { ReportDeliveryEntity } from './delivery.entity';
 
 /**
  * The only writer of `reporting_deliveries` and of the delivery status of runs and job runs
- * (docs/reporting.md "Deliveries"; design B5.6): a delivery is `pending` → `delivering` →
+ * (docs/reporting.md "Deliveries", "Statuses"): a delivery is `pending` → `delivering` →
  * `completed` | `failed`, `skipped` for a channel that is inactive or gone; a manual retry moves
  * `failed` (or `skipped`) back to `pending`.
  */

@@ -3,9 +3,8 @@ import type { ChannelKind } from '../../domain/reporting/channel-kinds';
 import type { ReportDeliveryAttempt, ReportDeliveryStatus } from '../../domain/reporting/delivery';
 
 /**
- * One target of one channel for one run or job run (docs/reporting.md "Deliveries"; design B5.3
- * Delivery): an e-mail channel has one per recipient, every other kind one. Its workflow is
- * `report-delivery-<id>` (`-retry-<n>` for manual retries).
+ * One target of one channel for one run or job run (docs/reporting.md "Deliveries"): an e-mail channel has one per
+ * recipient, every other kind one. Its workflow is `report-delivery-<id>` (`-retry-<n>` for manual retries).
  */
 @Entity({ name: 'reporting_deliveries' })
 export class ReportDeliveryEntity {

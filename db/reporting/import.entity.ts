@@ -4,7 +4,7 @@ import type { ImportFormat, ImportWarning } from '../../domain/reporting/imports
 export type ImportStatus = 'completed' | 'completed_with_warnings' | 'failed';
 export type ImportAction = 'created' | 'overwritten' | 'skipped' | 'needs_attention' | 'unsupported';
 
-/** One item of an import (design B5.3 Import): what a card, query or report became. */
+/** One item of an import (docs/reporting.md "Imports"): what a card, query or report became. */
 export interface ImportItem {
   source: { type: 'card' | 'query' | 'jrxml'; name: string; ref: string | null };
   action: ImportAction;
@@ -15,7 +15,7 @@ export interface ImportItem {
   warnings: ImportWarning[];
 }
 
-/** A model import (docs/reporting.md "Imports"; design B3, B5.3): the record of what an upload made, dry runs too. */
+/** A model import (docs/reporting.md "Imports"): the record of what an upload made, dry runs too. */
 @Entity({ name: 'reporting_imports' })
 export class ImportEntity {
   @PrimaryColumn('uuid') id: string;

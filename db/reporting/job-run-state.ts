@@ -8,7 +8,7 @@ import { ReportJobRunEntity } from './job-run.entity';
 import type { ReportJobEntity } from './job.entity';
 
 /**
- * The only writer of `reporting_job_runs.status` (design B5.6 Job run): inserted `queued` (or
+ * The only writer of `reporting_job_runs.status` (docs/reporting.md "Statuses"): inserted `queued` (or
  * `skipped` for a schedule's duplicate occurrence), moved by conditional UPDATEs from the statuses
  * domain/reporting/job-run-status.ts allows. Deliveries are settled by db/reporting/delivery-state.ts.
  */

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { JobRunItem, JobRunStatus } from '../../domain/reporting/job-run-status';
 
-/** One run of a report job (design B5.3 Job run): its reports run as child runs, then one bundled delivery. */
+/** One run of a report job (docs/reporting.md "Jobs"): its reports run as child runs, then one bundled delivery. */
 @Entity({ name: 'reporting_job_runs' })
 export class ReportJobRunEntity {
   @PrimaryColumn('uuid') id: string;

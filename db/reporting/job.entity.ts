@@ -7,7 +7,7 @@ export interface ReportJobItem {
   outputs?: Array<'pdf' | 'excel' | 'csv'>;
 }
 
-/** A report job (docs/reporting.md "Jobs"; design B5.3 Job): several reports run and delivered together. */
+/** A report job (docs/reporting.md "Jobs"): several reports run and delivered together. */
 @Entity({ name: 'reporting_jobs' })
 export class ReportJobEntity {
   @PrimaryColumn('uuid') id: string;

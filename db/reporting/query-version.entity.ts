@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { QueryDefinition } from './query.entity';
 
-/** A published, immutable snapshot of a query's draft (design B5.3 "Query version"). */
+/** A published, immutable snapshot of a query's draft (docs/reporting.md "Query objects"). */
 @Entity({ name: 'reporting_query_versions' })
 export class QueryVersionEntity {
   @PrimaryColumn('uuid') id: string;

@@ -5,13 +5,13 @@ import type { ParameterDef } from '../../domain/reporting/parameters';
 export type QueryLanguage = 'sql' | 'http' | 'table';
 export type OnRowLimit = 'fail' | 'truncate';
 
-/** A column a run's result must have (design B5.3); a run lacking one fails ERR_QRY_011. */
+/** A column a run's result must have (docs/reporting.md "Query objects"); a run lacking one fails ERR_QRY_011. */
 export interface ExpectedColumn {
   name: string;
   type?: string;
 }
 
-/** What a query version freezes (design B5.3 "Query version"); the draft's columns hold the same fields. */
+/** What a query version freezes (docs/reporting.md "Query objects"); the draft's columns hold the same fields. */
 export interface QueryDefinition {
   language: QueryLanguage;
   text: string;
@@ -27,7 +27,7 @@ export interface QueryDefinition {
 }
 
 /**
- * A reporting query object (docs/reporting.md "Query objects"; design B5.3): an editable draft and
+ * A reporting query object (docs/reporting.md "Query objects"): an editable draft and
  * published, immutable versions, like templates. Deleted rows stay (`deleted_at`) for the versions
  * reports may pin; their name and slug become free again.
  */

@@ -1,6 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** One file a run produced (design B5.3 Run `outputs`); the bytes live in artefact storage under `storage_key`. */
+/** One file a run produced (docs/reporting.md "Runs"); the bytes live in artefact storage under `storage_key`. */
 @Entity({ name: 'reporting_run_outputs' })
 export class ReportRunOutputEntity {
   @PrimaryColumn('uuid') id: string;

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { FailedStage, ReportRunStatus, RunDataset, RunTrigger } from '../../domain/reporting/run-status';
 
 /**
- * One run of a published report version (docs/reporting.md "Runs"; design B5.3 Run). The row is
+ * One run of a published report version (docs/reporting.md "Runs"). The row is
  * written before the workflow starts (`report-run-<id>`); its status moves only through
  * db/reporting/run-state.ts.
  */

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { PinnedDefinition, ReportDefinition } from './report.entity';
 
-/** A published, immutable report (design B5.3): the resolved definition a run reads. */
+/** A published, immutable report (docs/reporting.md "Reports"): the resolved definition a run reads. */
 @Entity({ name: 'reporting_report_versions' })
 export class ReportVersionEntity {
   @PrimaryColumn('uuid') id: string;

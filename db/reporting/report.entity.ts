@@ -7,7 +7,7 @@ export type ReportFormat = 'pdf' | 'excel' | 'csv';
 /** A version reference in a draft: `latest` is resolved to a number when the report is published. */
 export type VersionRef = 'latest' | number;
 
-/** One query of a report and how its result reaches the template (design B5.3). */
+/** One query of a report and how its result reaches the template (docs/reporting.md "Reports"). */
 export interface ReportDataset {
   /** An identifier, unique in the report. */
   name: string;
@@ -30,7 +30,7 @@ export interface ReportOutput {
 }
 
 /**
- * What a report version freezes (design B5.3). In the draft the versions may be `latest`; in a
+ * What a report version freezes (docs/reporting.md "Reports"). In the draft the versions may be `latest`; in a
  * published version they are numbers, so a run needs nothing but the version and what it pins.
  */
 export interface ReportDefinition<V = VersionRef> {
@@ -47,7 +47,7 @@ export interface ReportDefinition<V = VersionRef> {
 export type PinnedDefinition = ReportDefinition<number>;
 
 /**
- * A report (docs/reporting.md "Reports"; design B5.3): an editable draft and published, immutable
+ * A report (docs/reporting.md "Reports"): an editable draft and published, immutable
  * versions, like query objects. Deleted rows stay (`deleted_at`) with their versions.
  */
 @Entity({ name: 'reporting_reports' })

@@ -7,7 +7,7 @@ import { modifyReturning, type Queryable } from '../sql';
 import { ReportRunEntity } from './report-run.entity';
 
 /**
- * The only writer of `reporting_runs.status` (docs/architecture.md, "State machines"; design B5.6).
+ * The only writer of `reporting_runs.status` (docs/architecture.md, "State machines"; docs/reporting.md "Statuses").
  * A run is inserted `queued` (or `skipped`) and moved by a conditional UPDATE from the statuses
  * domain/reporting/run-status.ts allows to reach the target: a move that already happened (a
  * retried activity) or that the table does not list (a late step of a cancelled run) changes

@@ -5,7 +5,7 @@ export type ScheduleTargetType = 'report' | 'job';
 export type ScheduleStatus = 'active' | 'paused';
 
 /**
- * A report schedule (docs/reporting.md "Scheduling"; design B5.3 Schedule): a cron in a zone that
+ * A report schedule (docs/reporting.md "Scheduling"): a cron in a zone that
  * runs a report or a job. The row is the source of truth; its Temporal Schedule
  * (`report-schedule-<id>`, platform/report-schedules.ts) follows it.
  */

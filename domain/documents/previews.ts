@@ -42,7 +42,7 @@ export const previewKeys = (projectId: string, previewId: string) => ({
 
 /**
  * What a workbook preview answers (POST /api/templates/:id/preview/grid; docs/templates.md
- * "Previews"): the first sheets, rows and columns of the built workbook, as Excel shows them.
+ * "Preview"): the first sheets, rows and columns of the built workbook, as Excel shows them.
  */
 export const GRID_LIMITS = { sheets: 20, rows: 500, columns: 50, cellText: 1000 } as const;
 

@@ -1,5 +1,5 @@
 /**
- * Query results → template variables (docs/reporting.md "Report outputs"; design B5.1, B5.3). Pure:
+ * Query results → template variables (docs/reporting.md "Report outputs", "How the parts fit"). Pure:
  * the rows come in already read from storage (only the first one for `first_row` and `value`).
  */
 

@@ -5,14 +5,14 @@ import { MESSAGE_TOKENS, unknownTokens } from './message-text';
 import { RESERVED_HEADERS } from '../webhooks/delivery';
 
 /**
- * A channel's `config` and `secrets` per kind (docs/reporting.md "Channels"; design B5.3 Channel).
+ * A channel's `config` and `secrets` per kind (docs/reporting.md "Channels").
  * The API checks them when a channel is saved (400 ERR_CHAN_002 naming every problem); the senders
  * read the stored config through the typed views below. Pure: no I/O, whether a URL may be reached
  * is the outbound guard's call.
  */
 
 const DEFAULT_EMAIL_SUBJECT = '{{report.name}} — {{run.scheduledFor | date}}';
-/** Recipients of one e-mail channel, to, cc and bcc together (B5.10). */
+/** Recipients of one e-mail channel, to, cc and bcc together (docs/reporting.md "Limits"). */
 const MAX_EMAIL_RECIPIENTS = 50;
 /** Slack's own limit on a message's `text`. */
 export const MAX_SLACK_TEXT = 3000;

@@ -1,11 +1,11 @@
 /**
- * Distribution channel kinds (docs/reporting.md "Channels"; design B4, B5.3 Channel). Pure: the
+ * Distribution channel kinds (docs/reporting.md "Channels"). Pure: the
  * API, the activities and the workflows share it.
  */
 export const CHANNEL_KINDS = ['email', 'slack', 'teams', 'webhook', 's3', 'sftp', 'webdav'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
 
-/** Members may manage e-mail channels; every other kind needs an admin (B5.4). */
+/** Members may manage e-mail channels; every other kind needs an admin (docs/reporting.md "Channels"). */
 export const MEMBER_CHANNEL_KINDS: readonly ChannelKind[] = ['email'];
 
 /** One place a channel sends to: an e-mail recipient, or `default` for the single target of other kinds. */

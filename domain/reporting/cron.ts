@@ -1,7 +1,7 @@
 import { normalizeTimeZone } from '../identity/time-zones';
 
 /**
- * Cron expressions of report schedules (docs/reporting.md "Scheduling"; design B5.8). Pure. The
+ * Cron expressions of report schedules (docs/reporting.md "Scheduling", "Cron rules"). Pure. The
  * grammar is ours and narrower than Temporal's: only what Vixie cron and Temporal read alike is
  * accepted, so a schedule fires when its author expects. Temporal then computes the fire times
  * itself (the schedule's `nextRunTimes`); this module only checks the expression, the zone, the

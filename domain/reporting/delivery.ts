@@ -1,5 +1,5 @@
 /**
- * Report delivery rules (docs/reporting.md "Deliveries"; design B5.3 Delivery, B5.6). Pure and free
+ * Report delivery rules (docs/reporting.md "Deliveries", "Statuses"). Pure and free
  * of Node built-ins: the workflow bundle imports it too.
  */
 

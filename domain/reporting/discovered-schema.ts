@@ -1,6 +1,9 @@
 import type { DiscoveredSchema } from './query-runner';
 
-/** Discovery lists at most this many tables and columns; `truncated` says when there were more (design B5.3). */
+/**
+ * Discovery lists at most this many tables and columns; `truncated` says when there were more (docs/reporting.md
+ * "Limits").
+ */
 export const MAX_DISCOVERED_TABLES = 2_000;
 export const MAX_DISCOVERED_COLUMNS = 50_000;
 

@@ -1,5 +1,5 @@
 /**
- * A report's `filenamePattern` (docs/reporting.md "Reports"; design B5.3): the name its output files
+ * A report's `filenamePattern` (docs/reporting.md "Reports"): the name its output files
  * get, without the extension. Tokens: `{slug}`, `{name}`, `{runShortId}`,
  * `{scheduledFor:<yyyy, MM, dd, HH, mm and the separators - _ .>}` (in the run's zone) and
  * `{param.<name>}` (a report parameter). The result keeps only `[A-Za-z0-9._-]`, at most 120

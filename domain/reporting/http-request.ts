@@ -3,10 +3,10 @@ import { jsonataProblems } from '../user-regex';
 import { BUILT_IN_PARAMETERS, type ParameterDef, type ParameterValue } from './parameters';
 
 /**
- * The `http` query language of `http_json` datasources (docs/reporting.md "http_json"; design
- * B5.3): a request spec whose `{{param}}` placeholders are substituted as values, never as URL
- * structure: URL-encoded inside a path segment, as query values, as JSON string values of the body.
- * Pure functions: the API and the report run call them in the evaluation workers (domain/checks.ts).
+ * The `http` query language of `http_json` datasources (docs/reporting.md "http_json"): a request spec whose
+ * `{{param}}` placeholders are substituted as values, never as URL structure: URL-encoded inside a path segment, as
+ * query values, as JSON string values of the body. Pure functions: the API and the report run call them in the
+ * evaluation workers (domain/checks.ts).
  */
 
 export interface HttpRequestSpec {

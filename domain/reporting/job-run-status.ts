@@ -1,6 +1,6 @@
 import { defineStateMachine } from '../state-machine';
 
-/** `reporting_job_runs.status` (design B5.6 Job run). */
+/** `reporting_job_runs.status` (docs/reporting.md "Statuses"). */
 const JOB_RUN_STATUSES = ['queued', 'running', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'] as const;
 export type JobRunStatus = (typeof JOB_RUN_STATUSES)[number];
 

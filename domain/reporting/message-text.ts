@@ -1,5 +1,5 @@
 /**
- * The placeholders of a channel's texts (docs/reporting.md "Channels"; design B5.3 Channel): e-mail
+ * The placeholders of a channel's texts (docs/reporting.md "Channels"): e-mail
  * subject and body, Slack text, Teams title and text. Plain token replacement: `{{report.name}}` is
  * looked up in a fixed table and replaced by its value, nothing is evaluated. Pure: the API checks
  * the tokens when a channel is saved, the senders fill them at delivery.

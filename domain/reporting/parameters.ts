@@ -3,7 +3,7 @@ import { FORMAT_CHECKS } from '../flow/formats';
 import { normalizeTimeZone } from '../identity/time-zones';
 
 /**
- * Query and report parameters (docs/reporting.md "Query text"; design B5.8): their definitions and
+ * Query and report parameters (docs/reporting.md "Query text"): their definitions and
  * the coercion of a run's input into typed values. Pure: the run's clock and zone come in as options.
  */
 

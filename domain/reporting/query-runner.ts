@@ -1,11 +1,11 @@
 /**
- * The port every datasource driver implements (docs/reporting.md; design B5.13): the server's
+ * The port every datasource driver implements (docs/reporting.md "Datasource kinds"): the server's
  * direct runners (activities/reporting/postgres-runner.ts, mysql-runner.ts, ...) and, later, the
  * agent's. Types only: no I/O here.
  */
 import type { CompiledHttpRequest } from './http-request';
 
-/** Datasource kinds (design B5.3). `sqlite` exists only through an agent. */
+/** Datasource kinds (docs/reporting.md "Datasource kinds"). `sqlite` exists only through an agent. */
 export type DatasourceKind = 'postgres' | 'mysql' | 'sqlite' | 'http_json' | 'csv';
 
 /** The non-secret settings of a SQL datasource (`config`); the password comes from `secrets`. */

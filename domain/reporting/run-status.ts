@@ -1,14 +1,14 @@
 import { defineStateMachine } from '../state-machine';
 
-/** `reporting_runs.status` (design B5.6). Moved only by db/reporting/run-state.ts. */
+/** `reporting_runs.status` (docs/reporting.md "Statuses"). Moved only by db/reporting/run-state.ts. */
 const REPORT_RUN_STATUSES = ['queued', 'running', 'rendering', 'delivering', 'completed', 'failed', 'cancelled', 'skipped'] as const;
 export type ReportRunStatus = (typeof REPORT_RUN_STATUSES)[number];
 
 export type FailedStage = 'query' | 'render' | 'delivery';
 
 /**
- * The moves of B5.6. `queued → failed` is ours: a run whose pinned report version or template can
- * no longer be read fails before its first query (`failedStage: query`). `delivering` cannot be
+ * The moves (docs/reporting.md "Statuses"). `queued → failed` is ours: a run whose pinned report version or template
+ * can no longer be read fails before its first query (`failedStage: query`). `delivering` cannot be
  * cancelled (deliveries under way finish); the others can until they end.
  */
 export const REPORT_RUN_TRANSITIONS: Readonly<Record<ReportRunStatus, readonly ReportRunStatus[]>> = {
@@ -29,7 +29,7 @@ export const CANCELLABLE_RUN_STATUSES = reportRunMachine.sourcesOf('cancelled');
 
 export type RunTrigger = 'manual' | 'api' | 'schedule' | 'job';
 
-/** One dataset's part of a run, as the run record shows it (B5.3 Run `datasets`). */
+/** One dataset's part of a run, as the run record shows it (docs/reporting.md "Runs"). */
 export interface RunDataset {
   name: string;
   queryId: string;

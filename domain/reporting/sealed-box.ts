@@ -15,10 +15,10 @@ import {
 import { AppError } from '../errors';
 
 /**
- * Secrets sealed to an agent (design B2, "sealed to the agent"; docs/agent.md "Secrets"): the
- * service encrypts a datasource's secrets to the public key the agent registered, stores only the
- * sealed text, and only the agent, holding the private key, can open it. Hybrid encryption: a random
- * AES-256-GCM key and 96-bit IV encrypt the plaintext with `aad` as associated data (so a sealed value
+ * Secrets sealed to an agent (docs/reporting.md "Datasources behind an agent"; docs/agent.md
+ * "Secrets as the agent sees them"): the service encrypts a datasource's secrets to the public key the agent
+ * registered, stores only the sealed text, and only the agent, holding the private key, can open it. Hybrid encryption:
+ * a random AES-256-GCM key and 96-bit IV encrypt the plaintext with `aad` as associated data (so a sealed value
  * copied to another datasource or project fails to open), and that key reaches the agent
  *
  * - for an RSA key: wrapped with RSA-OAEP (SHA-256): `v1.rsa-oaep-256.<wrapped key>.<iv>.<ciphertext+tag>`;

@@ -3,7 +3,7 @@ import type { CompiledQuery } from './query-runner';
 import { BUILT_IN_PARAMETERS, type ParameterDef, type ParameterValue } from './parameters';
 
 /**
- * Query text (docs/reporting.md "Query text"; design B5.8): one hand-written scanner per dialect that
+ * Query text (docs/reporting.md "Query text"): one hand-written scanner per dialect that
  * knows literals, quoted identifiers, dollar quotes and comments; `{{ name }}` placeholders compiled to
  * bind parameters (`$n` for postgres, `?` for mysql) and `[[ ... ]]` optional clauses; the statement
  * rules that keep a saved query a single read. Every pass is linear in the text: no backtracking
@@ -11,7 +11,10 @@ import { BUILT_IN_PARAMETERS, type ParameterDef, type ParameterValue } from './p
  * transaction and a SELECT-only user are the real guarantee.
  */
 
-/** `sqlite` runs only through an agent (design B2): `?` markers, `"…"` and `` `…` `` identifiers, no backslash escapes. */
+/**
+ * `sqlite` runs only through an agent (docs/reporting.md "Datasource kinds"): `?` markers, `"…"` and `` `…` ``
+ * identifiers, no backslash escapes.
+ */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
 
 export type QueryIssueCode =

@@ -5,7 +5,7 @@ import { OUTPUT_FORMATS, pickDefinition, validateDefinition } from './template-d
 import type { TemplateDefinition, TemplateType, ValidationIssue } from './template.types';
 
 /**
- * The template export/import file (docs/templates.md, "Import and export"). One JSON object:
+ * The template export/import file (docs/templates.md, "Export and import"). One JSON object:
  * the definition's four parts plus the template's name, description and output formats, and a
  * `formatVersion` so a later layout can still read files written today.
  */

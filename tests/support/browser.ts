@@ -4,7 +4,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer';
 import { startTestApp, type TestApp, type TestAppOptions } from './app';
 
 /**
- * The dashboard in a real browser (docs/web.md, "Tests"): Debian's Chromium driven by Puppeteer.
+ * The dashboard in a real browser (docs/web.md, "Accessibility and tests"): Debian's Chromium driven by Puppeteer.
  * Controls are found as a screen reader finds them, by role and accessible name (`aria/Name[role="…"]`),
  * never by CSS class. Every page records what it asked of which origin and what the Content-Security-
  * Policy refused, so a test can assert that the app talks to its own origin only and breaks no rule.

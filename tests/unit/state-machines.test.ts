@@ -148,7 +148,7 @@ describe('Document batch statuses (document_batches.status)', () => {
 });
 
 describe('Report run statuses (reporting_runs.status)', () => {
-  it('queues, runs the queries, renders, delivers and ends once (design B5.6)', () => {
+  it('queues, runs the queries, renders, delivers and ends once (docs/reporting.md "Statuses")', () => {
     expect(moves(reportRunMachine)).toEqual([
       'queued → running',
       'queued → failed',

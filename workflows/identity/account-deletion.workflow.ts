@@ -30,7 +30,7 @@ export type AccountDeletionOutcome = 'purged' | 'restored';
  * cancelling the workflow. Once the purge has begun it is shielded from cancellation: a
  * half-purged account must not be handed back.
  *
- * The run is tied to the request it serves (docs/architecture.md "Account deletion"): a
+ * The run is tied to the request it serves (docs/identity.md "A run is tied to its request"): a
  * `deletionRequested` signal (sent with signal-with-start) for a newer request, which arrives when
  * the account was restored but this run missed the restore signal, makes it wait for the new
  * request's grace period, with a notice of its own; the purge begins only while the account's

@@ -22,7 +22,7 @@ const egress = proxyEgressActivities<ReportDeliveryActivities>({
 });
 
 /**
- * One report delivery (docs/reporting.md "Deliveries"; design B5.7), id `report-delivery-<id>`
+ * One report delivery (docs/reporting.md "Deliveries", "Temporal workflows"), id `report-delivery-<id>`
  * (`-retry-<n>` for a manual retry): each attempt is one activity that sends and records itself;
  * a retryable failure sleeps the next delay (a durable timer), a 429's Retry-After when longer.
  */

@@ -16,7 +16,7 @@ export interface ReportJobRunInput {
 const jobs = proxyActivities<JobRunActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.reportBookkeeping });
 
 /**
- * One run of a report job (docs/reporting.md "Jobs"; design B5.6, B5.7), id
+ * One run of a report job (docs/reporting.md "Jobs", "Statuses", "Temporal workflows"), id
  * `report-job-run-<jobRunId>`: each report runs as a child `report-run-<runId>`, at most
  * `concurrency` at once, in the job's order; with `stopOnFailure` a failed report starts no more.
  * Then one bundled delivery of every completed report's files (`delivery: bundle`), or none

@@ -27,8 +27,8 @@ function errorOf(err: unknown): { code: string; message: string } {
 }
 
 /**
- * One report run (design B5.1, B5.7; docs/reporting.md "Runs"), id `report-run-<runId>`: the plan
- * (the pinned report version, each dataset's query compiled with the run's values), every
+ * One report run (docs/reporting.md "Runs", "How the parts fit", "Temporal workflows"), id `report-run-<runId>`: the
+ * plan (the pinned report version, each dataset's query compiled with the run's values), every
  * dataset's query on the query task queue at once, their results stored as gzip NDJSON and never
  * passed through Temporal, then the outputs rendered on the render task queue and recorded. Every
  * status move is a bookkeeping activity (db/reporting/run-state.ts), so a cancel from the API that
@@ -121,8 +121,8 @@ function runDirectQuery(input: ReportRunInput, query: RunDirectQueryInput): Prom
 }
 
 /**
- * The agent's query (design B5.7): the API heartbeats the activity while the agent polls, so a silent
- * agent times the attempt out after `heartbeatTimeoutMs` and the policy tries again on a new task.
+ * The agent's query (docs/reporting.md "Report runs through an agent"): the API heartbeats the activity while the agent
+ * polls, so a silent agent times the attempt out after `heartbeatTimeoutMs` and the policy tries again on a new task.
  */
 function runAgentQuery(agent: PlannedAgentQuery, query: RunAgentQueryInput): Promise<RunDirectQueryResult> {
   const { runAgentQuery: run } = proxyActivities<{ runAgentQuery(i: RunAgentQueryInput): Promise<RunDirectQueryResult> }>({

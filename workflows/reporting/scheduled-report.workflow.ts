@@ -22,7 +22,7 @@ const { openScheduledRun } = proxyActivities<ScheduleActivities>({ startToCloseT
 const { openScheduledJobRun } = proxyActivities<JobRunActivities>({ startToCloseTimeout: '1 minute', retry: RETRY.reportBookkeeping });
 
 /**
- * One fire of a report schedule (docs/reporting.md "Scheduling"; design B5.7), started by the
+ * One fire of a report schedule (docs/reporting.md "Scheduling", "Temporal workflows"), started by the
  * Temporal Schedule `report-schedule-<scheduleId>` as `report-schedule-<scheduleId>-<time>`. Opens
  * the occurrence's run (or records a `skipped` duplicate, or a `failed` run that could not open),
  * then runs `report-run-<runId>` as a child and waits for it: while it runs, this workflow is the

@@ -5,7 +5,7 @@ import type { Mailer } from '../../mail/mailer';
 import type { OutboundGuard } from '../../http/outbound';
 
 /**
- * The port every channel kind implements (design B4; docs/reporting.md "Channels"). The delivery
+ * The port every channel kind implements (docs/reporting.md "Channels"). The delivery
  * activity (deliver-report.activity.ts) loads the delivery, its channel (secrets decrypted by row
  * id, never through Temporal) and the run's files, calls `send` once per attempt and records the
  * result; the workflow owns the retry schedule. A sender never throws for a target's failure: it

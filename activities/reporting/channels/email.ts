@@ -7,7 +7,7 @@ import type { ChannelContext, ChannelSender, DeliveryFile, DeliveryMessage, Send
 import { itemLines, messageValues, plainLinks } from './sender-support';
 
 /**
- * E-mail (design B4): one message per recipient through the Mailer port (privacy, and a delivery
+ * E-mail (docs/reporting.md "Channels"): one message per recipient through the Mailer port (privacy, and a delivery
  * record per recipient). The run's files are attached while their base64 size stays within
  * `maxAttachmentMb`, else the mail carries signed links (note `attachment_replaced_by_link`);
  * `attach: links` always links. SMTP 4xx and connection failures retry, 5xx is final.

@@ -3,7 +3,7 @@ import { parseFilenamePattern, renderFilename, sanitizeFilename } from '../../..
 import type { DeliveryFile, DeliveryMessage, SendResult, TestResult } from './channel-sender';
 
 /**
- * What the three file-share senders (s3, sftp, webdav; design B4, B5.3 Channel) have in common: the
+ * What the three file-share senders (s3, sftp, webdav; docs/reporting.md "Channels") have in common: the
  * remote name of each file, a directory or prefix that cannot be left with `..`, the conflict modes
  * (`unique` appends -1, -2, … before the extension like SSRS AutoIncrement; `overwrite`; `fail`), and
  * one rule for outcomes: an unreachable or overloaded server is retried, a refusal (credentials, host

@@ -8,7 +8,7 @@ import { teamsSender } from './teams';
 import { webdavSender } from './webdav';
 import { webhookSender } from './webhook';
 
-/** Every channel kind's sender (design B4), by kind. */
+/** Every channel kind's sender (docs/reporting.md "Channels"), by kind. */
 export const CHANNEL_SENDERS: Record<ChannelKind, ChannelSender> = {
   email: emailSender,
   slack: slackSender,

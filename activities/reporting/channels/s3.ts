@@ -26,7 +26,7 @@ import {
 } from './file-share';
 
 /**
- * `s3` channels (docs/reporting.md "File shares"; design B4): PutObject to `prefix + name` in a
+ * `s3` channels (docs/reporting.md "File shares", "Channels"): PutObject to `prefix + name` in a
  * bucket of AWS or any S3-compatible endpoint. Every socket the SDK opens resolves its host through
  * the outbound guard (the agent's `lookup`), so it goes to a checked address and a DNS answer that
  * changes between check and connect cannot reach the private network; an IP endpoint is checked

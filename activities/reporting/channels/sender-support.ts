@@ -4,8 +4,8 @@ import type { ReportAttemptOutcome } from '../../../domain/reporting/delivery';
 import type { ChannelContext, DeliveryFile, DeliveryMessage, SendResult, TestResult } from './channel-sender';
 
 /**
- * What the chat, webhook and e-mail senders share (design B4, B5.11 rule 3): what an HTTP answer
- * means for the delivery, one POST through the outbound guard that never follows a redirect and
+ * What the chat, webhook and e-mail senders share (docs/reporting.md "Channels", "Outbound connections"): what an HTTP
+ * answer means for the delivery, one POST through the outbound guard that never follows a redirect and
  * never keeps the remote body, and the placeholder values of a message.
  */
 

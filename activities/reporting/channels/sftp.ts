@@ -22,7 +22,7 @@ import {
 } from './file-share';
 
 /**
- * `sftp` channels (docs/reporting.md "File shares"; design B4, B5.11 rule 6): ssh2 (pure JS; its
+ * `sftp` channels (docs/reporting.md "File shares", "Channels", "Host keys and TLS"): ssh2 (pure JS; its
  * optional native build stays off) to the address the outbound guard checked, the server's host key
  * compared with the pinned SHA-256 fingerprint before anything is sent (a mismatch ends the
  * handshake: no password or key leaves, no file is written), each file uploaded as `name.part` and

@@ -4,7 +4,7 @@ import type { ChannelSender, DeliveryMessage } from './channel-sender';
 import { itemLines, messageValues, postJson, testResult } from './sender-support';
 
 /**
- * Slack incoming webhooks (design B4; also Mattermost and Rocket.Chat): one POST of `{text,
+ * Slack incoming webhooks (docs/reporting.md "Channels"; also Mattermost and Rocket.Chat): one POST of `{text,
  * blocks}` with links to the run's files, never the files. Slack answers 200 `ok`; 429 carries
  * Retry-After. The webhook URL is a secret (its path is the credential).
  */

@@ -4,7 +4,7 @@ import type { ChannelSender, DeliveryMessage } from './channel-sender';
 import { itemLines, messageValues, plainLinks, postJson, testResult } from './sender-support';
 
 /**
- * Microsoft Teams Workflows webhooks (design B4): an Adaptive Card 1.4 wrapped in `{type:
+ * Microsoft Teams Workflows webhooks (docs/reporting.md "Channels"): an Adaptive Card 1.4 wrapped in `{type:
  * "message", attachments: […]}`, one "open" button per file (the retired connectors' MessageCard
  * is not produced). Success is any 2xx.
  */

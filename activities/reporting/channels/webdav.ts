@@ -18,7 +18,7 @@ import {
 } from './file-share';
 
 /**
- * `webdav` channels (docs/reporting.md "File shares"; design B4): every request through the outbound
+ * `webdav` channels (docs/reporting.md "File shares", "Channels"): every request through the outbound
  * guard's fetch, Basic auth when a username is set, MKCOL for each missing parent when
  * `createDirectories`, then PUT. A redirect is not followed but is a permanent failure (the share moved).
  * A file is read into memory first and sent with its length (chunked PUTs are refused by several

@@ -8,7 +8,7 @@ import type { ChannelContext, ChannelSender, DeliveryMessage, SendResult } from 
 import { CHANNEL_TIMEOUT_MS, REPORTS_USER_AGENT, resultOfStatus, testResult } from './sender-support';
 
 /**
- * Signed webhooks (design B4; docs/webhooks.md): the document webhooks' envelope, headers and
+ * Signed webhooks (docs/reporting.md "Channels"; docs/webhooks.md): the document webhooks' envelope, headers and
  * HMAC (X-Service-Signature over `<timestamp>.<body>`, signed afresh on every attempt), events
  * `report.run.completed` and `report.job_run.completed`; POST …/test sends `report.test`. The
  * signing secret is the channel's generated `whsec_…` secret.

@@ -3,7 +3,7 @@ import type { ParameterDef, ParameterType } from '../parameters';
 import { attention, type ExpectedColumn, boundedDescription, boundedLabel, boundedName, IMPORT_LIMITS, ImportParseError, type ImportWarning, isRecord, literalDefault, parameterName, type ParsedItem, str } from './model';
 
 /**
- * JasperReports JRXML (design B3), JR ≤ 6 (`<queryString>`) and JR 7 (`<query>`): the SQL becomes a
+ * JasperReports JRXML (docs/reporting.md "Imports"), JR ≤ 6 (`<queryString>`) and JR 7 (`<query>`): the SQL becomes a
  * query object (`$P{x}` → `{{x}}`, `$X{IN, col, p}` → `col IN ({{p}})` with `p` multiple, the
  * comparisons likewise), `<parameter>` classes become types, literal defaults are kept and
  * `<field>`s become `expectedColumns`. `$P!{x}` splices text into the SQL: never converted. The XML

@@ -2,7 +2,7 @@ import type { ParameterDef, ParameterType } from '../parameters';
 import { attention, boundedDescription, boundedLabel, boundedName, IMPORT_LIMITS, type ImportWarning, isRecord, literalDefault, parameterName, type ParsedItem, str } from './model';
 
 /**
- * Metabase cards (design B3): serialization YAML or API JSON, in the legacy shape
+ * Metabase cards (docs/reporting.md "Imports"): serialization YAML or API JSON, in the legacy shape
  * (`dataset_query: {type: native, native: {query, template-tags}}`) and the MBQL 5 shape
  * (`dataset_query.stages[0]` with `lib/type: mbql.stage/native`). Native questions become query
  * objects; field filters, card and snippet references need attention; GUI questions and dashboards

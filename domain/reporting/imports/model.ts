@@ -1,7 +1,7 @@
 import type { ParameterDef, ParameterType } from '../parameters';
 
 /**
- * What the import parsers (Metabase, Redash, JRXML; design B3) make of a model file: one item per
+ * What the import parsers (Metabase, Redash, JRXML; docs/reporting.md "Imports") make of a model file: one item per
  * question, query or report, each with the query object it becomes or the reason it cannot. Pure
  * data: the service (api/reporting/imports.service.ts) resolves datasources and creates the drafts.
  */
@@ -40,7 +40,9 @@ export interface ParsedItem {
   warnings: ImportWarning[];
 }
 
-/** The bounds every parser keeps (design B5.10): beyond them an item needs attention instead of growing. */
+/**
+ * The bounds every parser keeps (docs/reporting.md "Limits"): beyond them an item needs attention instead of growing.
+ */
 export const IMPORT_LIMITS = {
   items: 500,
   /** More than the 50 a query may have, so the query checks name the problem. */

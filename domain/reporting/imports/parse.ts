@@ -7,7 +7,7 @@ import { isRedashDocument, parseRedash } from './redash';
 import { isZip, unzipEntries, type ZipCaps } from './zip';
 
 /**
- * A model file's format and items (design B3): the format is the one asked for or recognised from
+ * A model file's format and items (docs/reporting.md "Imports"): the format is the one asked for or recognised from
  * the content (a zip's entries each on their own); 400 ERR_IMP_002 when nothing is recognised,
  * ERR_IMP_003 when the file is not readable as its format (`relatedInfo.errors`).
  */

@@ -2,7 +2,7 @@ import type { ParameterDef, ParameterType } from '../parameters';
 import { attention, boundedDescription, boundedLabel, boundedName, IMPORT_LIMITS, type ImportWarning, isRecord, literalDefault, parameterName, type ParsedItem, str } from './model';
 
 /**
- * Redash queries (design B3): one query, a list, or the API's `{results: […]}`. `{{ name }}`
+ * Redash queries (docs/reporting.md "Imports"): one query, a list, or the API's `{results: […]}`. `{{ name }}`
  * becomes `{{name}}` and quotes around a placeholder go (values are bound); a `date-range`
  * parameter `r` becomes two parameters `r_start` and `r_end` (`{{ r.start }}` → `{{r_start}}`: a
  * parameter name is an identifier, so not `r.start`); a `schedule` is only suggested.

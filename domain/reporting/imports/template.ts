@@ -1,7 +1,7 @@
 import type { ExpectedColumn } from './model';
 
 /**
- * The draft template a JRXML import makes next to its query (design B3): a heading with the
+ * The draft template a JRXML import makes next to its query (docs/reporting.md "Imports"): a heading with the
  * report's name and a table of its fields, bound to an array variable `rows` that a report's dataset
  * fills. A starting point: the band layout itself is not converted.
  */

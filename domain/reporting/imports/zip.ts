@@ -2,7 +2,7 @@ import { fromBuffer, type Entry, type ZipFile } from 'yauzl';
 import { AppError } from '../../errors';
 
 /**
- * The entries of an uploaded zip, read from memory with the import caps (design B5.10): at most
+ * The entries of an uploaded zip, read from memory with the import caps (docs/reporting.md "Limits"): at most
  * `maxEntries` entries and `maxBytes` unpacked in all. The declared sizes are checked before any
  * entry is inflated, and the bytes are counted again while inflating (yauzl also refuses an entry
  * whose inflated size differs from the declared one), so a zip bomb stops at the cap.

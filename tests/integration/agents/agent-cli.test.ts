@@ -16,10 +16,11 @@ import { inTeam } from '../../support/teams';
 import { waitFor } from '../../support/wait';
 
 /**
- * The `formwork-agent` CLI against the real API (docs/agent.md; design B1, B5.5, B5.9): a separate
- * process with its own key file, leasing tasks through the long poll and running them on the test
- * PostgreSQL database and on a SQLite file. Tasks are inserted as rows (what the service's task
- * queueing writes), so this tests the agent and the protocol, not the workflows.
+ * The `formwork-agent` CLI against the real API (docs/agent.md; docs/reporting.md
+ * "Why agents speak HTTPS, not Temporal", "The agent protocol", "Read-only execution"): a separate process with its own
+ * key file, leasing tasks through the long poll and running them on the test PostgreSQL database and on a SQLite file.
+ * Tasks are inserted as rows (what the service's task queueing writes), so this tests the agent and the protocol, not
+ * the workflows.
  */
 describe('formwork-agent CLI', () => {
   let app: TestApp;

@@ -12,10 +12,10 @@ import { testDatabaseConfig } from '../../support/reporting';
 import { waitFor } from '../../support/wait';
 
 /**
- * The real `formwork-agent` process against the running API and workers (docs/reporting.md "Agents";
- * design B5.14): report runs whose PostgreSQL and SQLite datasets the agent runs, an agent killed in the
- * middle of a query and started again, a cancelled run whose statement the agent stops, and a sealed
- * password that neither the service's database nor any log holds in clear.
+ * The real `formwork-agent` process against the running API and workers (docs/reporting.md "Agents",
+ * "Report runs through an agent"): report runs whose PostgreSQL and SQLite datasets the agent runs, an agent killed in
+ * the middle of a query and started again, a cancelled run whose statement the agent stops, and a sealed password that
+ * neither the service's database nor any log holds in clear.
  */
 describe('formwork-agent runs report queries', () => {
   let app: TestApp;

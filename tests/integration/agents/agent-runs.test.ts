@@ -8,11 +8,11 @@ import { waitFor } from '../../support/wait';
 import { openSealed } from '../../../domain/reporting/sealed-box';
 
 /**
- * The service's side of agents (docs/reporting.md "Agents"; design B1, B2, B5.4, B5.5, B5.7): datasources
- * bound to agents, connection tests, schema discovery and previews answered by the agent or 202, and
- * report runs whose `runAgentQuery` activity the API completes, fails, times out and cancels for the agent.
- * A protocol client in the test stands in for the agent process here (each step is then under the test's
- * control); agent-cli.test.ts and agent-process.test.ts run the real `formwork-agent`.
+ * The service's side of agents (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal", "Datasource kinds",
+ * "The agent protocol", "Temporal workflows"): datasources bound to agents, connection tests, schema discovery and
+ * previews answered by the agent or 202, and report runs whose `runAgentQuery` activity the API completes, fails, times
+ * out and cancels for the agent. A protocol client in the test stands in for the agent process here (each step is then
+ * under the test's control); agent-cli.test.ts and agent-process.test.ts run the real `formwork-agent`.
  */
 describe('agents serving datasources, previews and report runs', () => {
   let app: TestApp;

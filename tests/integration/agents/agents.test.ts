@@ -12,7 +12,10 @@ const MAX_RESULT = 1_000_000;
 /** The fingerprint as docs/agent.md defines it: SHA256: and the unpadded base64 of the SHA-256 of the SPKI DER. */
 const fingerprintOf = (pem: string) => `SHA256:${createHash('sha256').update(createPublicKey(pem).export({ type: 'spki', format: 'der' })).digest('base64').replace(/=+$/, '')}`;
 
-/** Reporting agents (docs/reporting.md "Agents"; design B1, B5.2, B5.5, B5.10–B5.12). */
+/**
+ * Reporting agents (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal", "Access", "The agent protocol",
+ * "Limits", "Security rules"; docs/errors.md "Errors").
+ */
 describe('reporting agents', () => {
   let app: TestApp;
   let owner: SignedUpUser;

@@ -5,7 +5,7 @@ import { addMember, createTeam, inTeam } from '../../support/teams';
 import { createTemplate, publish } from '../../support/templates';
 
 /**
- * What the dashboard's Usage page reads (docs/documents.md "Usage"): GET /api/documents/quota (this
+ * What the dashboard's Usage page reads (docs/web.md "Usage"): GET /api/documents/quota (this
  * month's free documents against the quota, credits left) and the analytics' per-day completed and
  * failed counts and per-template figures, each checked against the jobs, quota and credit rows.
  */

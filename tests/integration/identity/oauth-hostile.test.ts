@@ -3,7 +3,7 @@ import { signUp, type SignedUpUser } from '../../support/factories';
 import { accessToken, basic, createOAuthClient, tokenByForm } from '../../support/oauth';
 import { waitFor } from '../../support/wait';
 
-/** OAuth client credentials against misuse (docs/oauth.md, "Security"), with a short token lifetime. */
+/** OAuth client credentials against misuse (docs/oauth.md, "Security notes"), with a short token lifetime. */
 describe('OAuth client credentials: hostile use', () => {
   let app: TestApp;
   let alice: SignedUpUser;

@@ -6,7 +6,7 @@ import { signUp, type SignedUpUser } from '../../support/factories';
 import { inTeam } from '../../support/teams';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
-/** Channels under /api/reporting/channels (docs/reporting.md "Channels"; design B5.3, B5.4). */
+/** Channels under /api/reporting/channels (docs/reporting.md "Channels"). */
 describe('reporting channels', () => {
   let app: TestApp;
   let closed: TestApp;

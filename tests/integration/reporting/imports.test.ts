@@ -10,7 +10,7 @@ import { inTeam } from '../../support/teams';
 import { makeZip } from '../../support/zip';
 
 /**
- * Model imports under /api/reporting/imports (docs/reporting.md "Imports"; design B3, B5.4):
+ * Model imports under /api/reporting/imports (docs/reporting.md "Imports"):
  * Metabase, Redash and JRXML files uploaded through the API become draft query objects made by the
  * query service; dry runs, duplicate handling, datasource maps, tenant scoping and the limits.
  */

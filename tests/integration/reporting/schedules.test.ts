@@ -12,10 +12,10 @@ import { signUp, type SignedUpUser } from '../../support/factories';
 import { waitFor } from '../../support/wait';
 
 /**
- * Report schedules on the Temporal dev server (docs/reporting.md "Scheduling"; design B5.3, B5.7,
- * B5.8): Temporal computes the next times in the zone, a due schedule fires and its run completes,
- * overlap SKIP, duplicate occurrences, pause/resume, trigger, the maintenance reconciler, the cron
- * rules and tenant scoping. Reports here are CSV-only over the test PostgreSQL (no renderer needed).
+ * Report schedules on the Temporal dev server (docs/reporting.md "Scheduling", "Temporal workflows", "Cron rules"):
+ * Temporal computes the next times in the zone, a due schedule fires and its run completes, overlap SKIP, duplicate
+ * occurrences, pause/resume, trigger, the maintenance reconciler, the cron rules and tenant scoping. Reports here are
+ * CSV-only over the test PostgreSQL (no renderer needed).
  */
 describe('reporting schedules', () => {
   let app: TestApp;

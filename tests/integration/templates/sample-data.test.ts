@@ -2,7 +2,10 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { addMember } from '../../support/teams';
 
-/** GET and PUT /api/templates/:id/sample-data (docs/templates.md "Sample data"): what a template's editors preview with. */
+/**
+ * GET and PUT /api/templates/:id/sample-data (docs/templates.md "Checks, automation fields, analytics"): what a
+ * template's editors preview with.
+ */
 describe('sample data kept with a template', () => {
   let app: TestApp;
   let owner: SignedUpUser;

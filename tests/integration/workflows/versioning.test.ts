@@ -10,7 +10,7 @@ import { jobBookkeepingStubs } from './harness';
 const Behavior = temporal.api.enums.v1.VersioningBehavior;
 
 /**
- * Versioning per workflow type (docs/operations.md "Upgrading workers"): a worker that polls as a
+ * Versioning per workflow type (docs/operations.md "Deploying new code"): a worker that polls as a
  * Worker Deployment version (the bundle workflows/versioned.ts, as worker/create-workers.ts loads it
  * when TEMPORAL_WORKER_DEPLOYMENT_NAME and TEMPORAL_WORKER_BUILD_ID are set) runs the long waiters
  * auto-upgrade and the short types pinned, whatever its default behaviour, on the run's real Temporal

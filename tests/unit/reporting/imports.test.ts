@@ -9,7 +9,7 @@ import { draftTemplateFor } from '../../../domain/reporting/imports/template';
 import { makeZip } from '../../support/zip';
 
 /**
- * The import parsers (docs/reporting.md "Imports"; design B3) on sample files of each format, and
+ * The import parsers (docs/reporting.md "Imports") on sample files of each format, and
  * on hostile ones: entity bombs, zip bombs, thousands of parameters, huge strings.
  */
 const fixture = (name: string) => readFileSync(join(__dirname, '../../fixtures/reporting-imports', name));
