@@ -16,6 +16,7 @@ import { createScheduleActivities } from '../activities/reporting/schedule.activ
 import { createReportDeliveryActivities } from '../activities/reporting/deliver-report.activity';
 import { createJobRunActivities } from '../activities/reporting/job-run.activity';
 import { documentActivityDeps } from './documents';
+import { maintenanceActivities } from './maintenance';
 import { ensureMaintenanceSchedule } from './schedules';
 import { startOutboxSweeper } from '../platform/workflow-outbox';
 import { signalReviewDigest, startDeliveryRetries, startJobRunWorkflow, startReportRun } from '../platform/workflow-starts';
@@ -57,6 +58,7 @@ export interface CreateWorkersOptions {
 /** The activities of the main and egress queues. */
 function createMainActivities(services: Services) {
   const { config, db, mailer } = services;
+  const documents = createDocumentActivities(documentActivityDeps(services));
   return {
     ...createActivities({
       db,
@@ -72,7 +74,8 @@ function createMainActivities(services: Services) {
       startDeliveryRetry: (delivery) => startDeliveryRetries(services, delivery),
       signalReviewDigest: (digest) => signalReviewDigest(services, digest),
     }),
-    ...createDocumentActivities(documentActivityDeps(services)),
+    ...documents,
+    ...maintenanceActivities(services, documents),
     ...createBatchArchiveBookkeeping(db),
     ...createReportRunActivities({
       db,

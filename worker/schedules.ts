@@ -6,14 +6,16 @@ import { SA_KIND } from '../workflows/shared/search-attributes';
 
 /**
  * The maintenance schedule (retention of artefacts, restart of stranded work). Created by the
- * worker at start-up; an existing schedule is updated so a changed interval or retention applies.
+ * worker at start-up; an existing schedule is updated so a changed interval or retention applies,
+ * and so one created by an older release (which started `documentMaintenanceWorkflow`) starts
+ * `maintenanceWorkflow` from then on.
  */
 export async function ensureMaintenanceSchedule(services: Pick<Services, 'temporal' | 'config' | 'taskQueues'>): Promise<void> {
   const { config, temporal, taskQueues } = services;
   const prefix = config.temporal.taskQueuePrefix;
   const scheduleId = scheduleIds.maintenance(prefix);
   // Typed like `startWorkflow` (platform/start-workflow.ts): the schedule's arguments are the workflow's input.
-  const args: Parameters<Workflows['documentMaintenanceWorkflow']> = [
+  const args: Parameters<Workflows['maintenanceWorkflow']> = [
     {
       retentionSeconds: config.documents.retentionSeconds,
       strandedAfterSeconds: 60,
@@ -27,7 +29,7 @@ export async function ensureMaintenanceSchedule(services: Pick<Services, 'tempor
     spec: { intervals: [{ every: config.documents.maintenanceIntervalSeconds * 1000 }] },
     action: {
       type: 'startWorkflow' as const,
-      workflowType: 'documentMaintenanceWorkflow' satisfies keyof Workflows,
+      workflowType: 'maintenanceWorkflow' satisfies keyof Workflows,
       workflowId: workflowIds.maintenanceRun(prefix),
       taskQueue: taskQueues.main,
       args,

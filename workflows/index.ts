@@ -5,7 +5,9 @@ export { sendInvitationEmailWorkflow } from './identity/team-invitation.workflow
 export { generateDocumentWorkflow } from './documents/generate-document.workflow';
 export { generateBatchWorkflow } from './documents/generate-batch.workflow';
 export { mergeDocumentWorkflow } from './documents/merge-document.workflow';
+// Retired: registered until its last run has ended (docs/operations.md "Retiring the old maintenance workflow").
 export { documentMaintenanceWorkflow } from './documents/maintenance.workflow';
+export { maintenanceWorkflow } from './maintenance/maintenance.workflow';
 export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
 export { flowRunWorkflow } from './flow/flow-run.workflow';
 export { flowReviewDigestWorkflow } from './flow/review-digest.workflow';

@@ -27,6 +27,7 @@ export const VERSIONING_BEHAVIOURS: Record<keyof typeof workflows, VersioningBeh
   generateBatchWorkflow: 'PINNED',
   mergeDocumentWorkflow: 'PINNED',
   documentMaintenanceWorkflow: 'PINNED',
+  maintenanceWorkflow: 'PINNED',
   deliverWebhookWorkflow: 'PINNED',
   flowRunWorkflow: 'AUTO_UPGRADE',
   flowReviewDigestWorkflow: 'AUTO_UPGRADE',

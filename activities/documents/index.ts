@@ -1,15 +1,14 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { In, type DataSource } from 'typeorm';
 import { batchCounts } from '../../db/documents/batch-counts';
 import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
 import { completeBatch } from '../../db/documents/batch-state';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { cancelOpenJob, finishJob, outcomeOf } from '../../db/documents/job-state';
-import { deleteExpiredKeys } from '../../db/idempotency/idempotency-keys';
 import type { JobOutcome } from '../../domain/documents/job-status';
 import type { ArtefactStorage } from '../storage/storage';
 import { batchEventData, jobEventData } from '../../domain/documents/document-events';
 import { createRenderJobActivities, type RenderJobDeps } from './render-job.activity';
+import { sweepStrandedRecords, type OpenRecords, type StrandedWorkPort } from '../maintenance/stranded-records';
 
 export interface EventEnvelope {
   id: string;
@@ -18,29 +17,12 @@ export interface EventEnvelope {
   data: Record<string, unknown>;
 }
 
-export interface DocumentActivityDeps {
+export interface DocumentActivityDeps extends StrandedWorkPort {
   db: DataSource;
   storage: ArtefactStorage;
   downloadUrlTtlSeconds: number;
   /** Creates one delivery per matching subscription; returns their ids (webhooks domain). */
   prepareDeliveries: (projectId: string, event: EventEnvelope) => Promise<string[]>;
-  /**
-   * Starts every outbox mark older than `olderThanMs` (platform/workflow-outbox.ts `sweep`, what
-   * every worker also runs every 30 s); resolves to how many it started.
-   */
-  sweepOutbox: (olderThanMs: number) => Promise<number>;
-  /** Starts an open record's workflow now (the outbox's launcher for that kind: id = the record's id). */
-  startWorkflowOf: (record: StrandedRecord, options: { deletionGraceSeconds: number }) => Promise<void>;
-  /** Whether the record's workflow runs, has closed, or is unknown to Temporal (never started, or its history is gone). */
-  workflowStateOf: (record: StrandedRecord) => Promise<'running' | 'closed' | 'missing'>;
-  /**
-   * Of records of one kind, the ids whose workflow visibility lists as running: one visibility query
-   * for the lot. Visibility lags behind (a just-started run may be missing): what it leaves out is
-   * asked again with `workflowStateOf`, never acted on from the list alone.
-   */
-  runningAmong: (kind: StrandedRecord['kind'], ids: string[]) => Promise<Set<string>>;
-  /** Sign-ups whose verification e-mail was never started (accounts from before the outbox). */
-  restartVerification: (user: { id: string }) => Promise<void>;
   /**
    * Starts each prepared delivery's own workflow (`webhook-delivery-<id>`; one already started is
    * left alone): the events the maintenance sweep announces outside any document workflow.
@@ -48,27 +30,15 @@ export interface DocumentActivityDeps {
   startDeliveries: (projectId: string, deliveryIds: string[]) => Promise<void>;
 }
 
-/** An open record the maintenance sweep checks against Temporal. */
-export interface StrandedRecord {
-  kind: 'documentJob' | 'documentMerge' | 'documentBatch' | 'accountDeletion';
-  id: string;
-  projectId: string | null;
-}
-
 /**
- * Open records without an outbox mark, per kind: their table, when each was accepted, its project,
- * and what "open" means. What the maintenance backstop checks against Temporal.
+ * Open document records without an outbox mark, per kind: what the maintenance backstop checks
+ * against Temporal (account deletions are identity's: activities/identity/account-maintenance.activity.ts).
  */
-const OPEN_RECORDS: Record<StrandedRecord['kind'], { table: string; at: string; project: string; open: string }> = {
+const OPEN_RECORDS: Record<'documentJob' | 'documentMerge' | 'documentBatch', OpenRecords> = {
   documentJob: { table: 'document_jobs', at: 'created_at', project: 'project_id', open: `status IN ('queued', 'processing') AND batch_id IS NULL AND kind = 'render' AND NOT workflow_pending` },
   documentMerge: { table: 'document_jobs', at: 'created_at', project: 'project_id', open: `status IN ('queued', 'processing') AND kind = 'merge' AND NOT workflow_pending` },
   documentBatch: { table: 'document_batches', at: 'created_at', project: 'project_id', open: `status = 'processing' AND NOT workflow_pending` },
-  accountDeletion: { table: 'users', at: 'deletion_requested_at', project: 'NULL::uuid', open: `deletion_status = 'pending' AND NOT deletion_workflow_pending` },
 };
-/** Open records one visibility query checks (its query names each workflow id). */
-const STRANDED_PAGE = 200;
-/** Pages per kind in one maintenance pass: 10,000 open records; the next pass (every few minutes) goes on from the start. */
-const STRANDED_MAX_PAGES = 50;
 
 /** What a job whose workflow closed without finishing it says (it fails, and its document or credit comes back). */
 const WORKFLOW_ENDED = { code: 'ERR_INTERNAL_001', message: "The job's workflow ended without finishing it (terminated, failed or timed out)" };
@@ -137,18 +107,6 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     if (!batch || !done) return undefined;
     return { projectId: batch.projectId, ended: await batchCompletedEvent(batch) };
   };
-
-  /** Sign-ups of the last day without a verification e-mail (accounts from before the outbox recorded it with the sign-up). */
-  const strandedSignups = async (olderThanSeconds: number): Promise<Array<{ id: string }>> =>
-    deps.db.query(
-      `SELECT u.id FROM users u
-        WHERE u.email_verified_at IS NULL AND u.deletion_status IS NULL
-          AND u.created_at < now() - make_interval(secs => $1) AND u.created_at > now() - interval '1 day'
-          AND NOT EXISTS (SELECT 1 FROM email_tokens t WHERE t.user_id = u.id AND t.purpose = 'verify_email')
-          AND NOT EXISTS (SELECT 1 FROM account_email_starts s WHERE s.input->>'userId' = u.id::text AND s.input->>'purpose' = 'verify_email')
-        ORDER BY u.created_at LIMIT 500`,
-      [olderThanSeconds],
-    );
 
   return {
     async markJobFailed(input: { jobId: string; message: string }): Promise<JobOutcome> {
@@ -252,78 +210,40 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     },
 
     /**
-     * The schedule's backstop for accepted work whose workflow is not running (docs/documents.md,
-     * "Starting workflows"), one pass:
+     * Documents' part of the schedule's backstop for accepted work whose workflow is not running
+     * (docs/documents.md, "Starting workflows"), one pass:
      *
-     * 1. outbox marks older than `olderThanSeconds` (a crashed API replica's, if no worker swept yet);
-     * 2. open single jobs, batches and account deletions without a mark, older than that, are read
-     *    oldest first a page (STRANDED_PAGE) at a time, and each page is checked against Temporal
-     *    with one visibility query: those it lists as running are left alone, so stranded records
-     *    behind thousands of running ones are reached in the same pass. Each one it does not list is
-     *    described (visibility lags): one Temporal does not know (never started, or its history is
-     *    gone) is started again, a deletion with what is left of its grace period;
-     * 3. of those whose workflow has closed without finishing them (terminated, failed, timed out):
+     * 1. open single jobs, merges and batches without an outbox mark, older than `olderThanSeconds`,
+     *    are checked against Temporal a page at a time (../maintenance/stranded-records.ts): one
+     *    Temporal does not know (never started, or its history is gone) is started again;
+     * 2. of those whose workflow has closed without finishing them (terminated, failed, timed out):
      *    a job fails, gives its free document or credit back (restarting would repeat what stopped
      *    it, or undo an operator's termination) and sends document.failed; a batch's open jobs fail
-     *    the same way and the batch completes, sending batch.completed; a deletion is started again
-     *    (else the account would stay locked). Failing a job or completing a batch marks the event
-     *    it owes in the same statement (`event_pending`);
-     * 4. the owed events are announced and their marks cleared, those a crashed pass left included.
+     *    the same way and the batch completes, sending batch.completed. Failing a job or completing
+     *    a batch marks the event it owes in the same statement (`event_pending`);
+     * 3. the owed events are announced and their marks cleared, those a crashed pass left included.
      *
      * Returns how many it started or ended.
      */
-    async restartStrandedWork(input: { olderThanSeconds: number; deletionGraceSeconds: number }): Promise<number> {
-      let handled = await deps.sweepOutbox(input.olderThanSeconds * 1000);
-      for (const kind of Object.keys(OPEN_RECORDS) as Array<StrandedRecord['kind']>) {
-        const { table, at, project, open } = OPEN_RECORDS[kind];
-        // Keyset paging; `at` as text keeps its microseconds (a Date would drop them and read a row twice).
-        let after: { at: string; id: string } | null = null;
-        for (let page = 0; page < STRANDED_MAX_PAGES; page += 1) {
-          const rows: Array<{ id: string; project_id: string | null; at: string }> = await deps.db.query(
-            `SELECT id, ${project} AS project_id, ${at}::text AS at FROM ${table}
-              WHERE ${open} AND ${at} < now() - make_interval(secs => $1) AND ($2::timestamptz IS NULL OR (${at}, id) > ($2::timestamptz, $3::uuid))
-              ORDER BY ${at}, id LIMIT $4`,
-            [input.olderThanSeconds, after?.at ?? null, after?.id ?? null, STRANDED_PAGE],
-          );
-          if (rows.length === 0) break;
-          after = { at: rows[rows.length - 1].at, id: rows[rows.length - 1].id };
-          const running = await deps.runningAmong(kind, rows.map((r) => r.id));
-          for (const row of rows) {
-            if (running.has(row.id)) continue;
-            const record: StrandedRecord = { kind, id: row.id, projectId: row.project_id };
-            const state = await deps.workflowStateOf(record);
-            if (state === 'running') continue;
-            if (state === 'missing' || record.kind === 'accountDeletion') await deps.startWorkflowOf(record, { deletionGraceSeconds: input.deletionGraceSeconds });
-            else if (record.kind === 'documentJob' || record.kind === 'documentMerge') await failOpenJobs({ id: record.id });
-            else {
-              await failOpenJobs({ batchId: record.id });
-              // Its archive will not be built: the workflow that builds it has ended.
-              await deps.db.query(
-                `UPDATE document_batches SET archive_status = 'failed', archive_error_code = 'ERR_INTERNAL_001', archive_error = $2 WHERE id = $1 AND archive_status = 'pending'`,
-                [record.id, "The batch's workflow ended before its archive was built"],
-              );
-              await completeBatch(deps.db, record.id, { eventPending: true });
-            }
-            handled += 1;
+    async restartStrandedDocuments(input: { olderThanSeconds: number }): Promise<number> {
+      let handled = 0;
+      for (const [kind, records] of Object.entries(OPEN_RECORDS) as Array<[keyof typeof OPEN_RECORDS, OpenRecords]>) {
+        handled += await sweepStrandedRecords(deps.db, deps, kind, records, input.olderThanSeconds, async (record, state) => {
+          if (state === 'missing') await deps.startWorkflowOf(record, {});
+          else if (record.kind === 'documentJob' || record.kind === 'documentMerge') await failOpenJobs({ id: record.id });
+          else {
+            await failOpenJobs({ batchId: record.id });
+            // Its archive will not be built: the workflow that builds it has ended.
+            await deps.db.query(
+              `UPDATE document_batches SET archive_status = 'failed', archive_error_code = 'ERR_INTERNAL_001', archive_error = $2 WHERE id = $1 AND archive_status = 'pending'`,
+              [record.id, "The batch's workflow ended before its archive was built"],
+            );
+            await completeBatch(deps.db, record.id, { eventPending: true });
           }
-          if (rows.length < STRANDED_PAGE) break;
-        }
+        });
       }
       await announceOwedEvents();
-      for (const user of await strandedSignups(input.olderThanSeconds)) {
-        try {
-          await deps.restartVerification(user);
-          handled += 1;
-        } catch (err) {
-          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        }
-      }
       return handled;
-    },
-
-    /** Idempotency keys past their 24 h (docs/idempotency.md): deletes up to `limit`, returns how many. */
-    async deleteExpiredIdempotencyKeys(input: { limit: number }): Promise<number> {
-      return deleteExpiredKeys(deps.db, input.limit);
     },
   };
 }

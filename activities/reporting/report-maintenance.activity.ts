@@ -4,7 +4,7 @@ import { reportRunMachine } from '../../domain/reporting/run-status';
 import type { ArtefactStorage } from '../storage/storage';
 
 /**
- * Reporting's part of the maintenance schedule (`documentMaintenanceWorkflow`; docs/reporting.md
+ * Reporting's part of the maintenance schedule (`maintenanceWorkflow`; docs/reporting.md
  * "Runs", "Retention and restart"): output files past `expires_at`, dataset result files of runs
  * that ended more than REPORTING_ARTEFACT_RETENTION_DAYS ago, run records older than
  * REPORTING_RUN_RETENTION_DAYS, and queued runs whose workflow never started. Every step works in

@@ -1,11 +1,14 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
 import type { DocumentActivities } from '../../activities/documents';
 import type { FlowActivities } from '../../activities/flow';
+import type { IdempotencyActivities } from '../../activities/idempotency';
+import type { MaintenanceActivities } from '../../activities/maintenance';
 import type { ReportMaintenanceActivities } from '../../activities/reporting/report-maintenance.activity';
 import type { ScheduleActivities } from '../../activities/reporting/schedule.activity';
 import { RETRY } from '../shared/retry-policies';
 
-const { expireArtefacts, restartStrandedWork, deleteExpiredIdempotencyKeys } = proxyActivities<DocumentActivities>({
+// The same activity names as when this type was current (restartStrandedWork now composes the domains' sweeps).
+const { expireArtefacts, restartStrandedWork, deleteExpiredIdempotencyKeys } = proxyActivities<DocumentActivities & MaintenanceActivities & IdempotencyActivities>({
   startToCloseTimeout: '5 minutes',
   retry: RETRY.maintenance,
 });
@@ -42,7 +45,11 @@ export interface MaintenanceInput {
 }
 
 /**
- * Run by a Temporal schedule (`formwork-maintenance`): removes artefacts past the retention period
+ * RETIRED: the schedule starts `maintenanceWorkflow` (workflows/maintenance/maintenance.workflow.ts)
+ * instead. Registered, unchanged, until no run of it is open (docs/operations.md "Retiring the old
+ * maintenance workflow"), so runs in flight and the recorded histories still replay.
+ *
+ * Was run by a Temporal schedule (`formwork-maintenance`): removes artefacts past the retention period
  * (document artefacts, and Flow run artefacts past their plan's retention; report output and
  * dataset files, and report runs past REPORTING_RUN_RETENTION_DAYS) and restarts accepted work
  * whose workflow never started (report runs included), and makes report schedules' Temporal

@@ -7,6 +7,7 @@ import { pdfOutline, unzipAll } from '../../support/batch-archives';
 import { GROWING_LINES_TEMPLATE, download, linesOf, setupDocumentProject, type DocumentProject } from '../../support/documents';
 import { documentedAnswers, type DocumentedAnswers } from '../../support/openapi-answers';
 import { pdfInfo, pdfText } from '../../support/rendering-pdf';
+import { runMaintenance } from '../../support/maintenance';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
@@ -235,11 +236,7 @@ describe('batch archives', () => {
   it('removes an archive past the retention period like a job file: the batch then says expired and offers no link', async () => {
     const { batchId, archiveKey } = zipBatch;
     await app.services.db.query(`UPDATE document_batches SET archive_completed_at = now() - interval '2 hours' WHERE id = $1`, [batchId]);
-    await app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
-      taskQueue: app.services.taskQueues.main,
-      workflowId: `maintenance-test-${randomUUID()}`,
-      args: [{ retentionSeconds: 3600, strandedAfterSeconds: 3600, deletionGraceSeconds: 302 }],
-    });
+    await runMaintenance(app, { retentionSeconds: 3600, strandedAfterSeconds: 3600, deletionGraceSeconds: 302 });
     expect(await app.services.storage.exists(archiveKey)).toBe(false);
     const read = await app.request('GET', `/api/documents/batches/${batchId}`, { token: p.apiKey });
     expect(read.body.archive).toEqual({ format: 'zip', status: 'expired', documents: 5, leftOut: [] });

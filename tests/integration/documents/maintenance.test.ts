@@ -4,7 +4,9 @@ import { setupDocumentProject, waitForJob, type DocumentProject } from '../../su
 import { signUp } from '../../support/factories';
 import { waitFor } from '../../support/wait';
 import { SA_KIND } from '../../../workflows/shared/search-attributes';
-import { scheduleIds } from '../../../domain/temporal-names';
+import { scheduleIds, workflowIds } from '../../../domain/temporal-names';
+import { ensureMaintenanceSchedule } from '../../../worker/schedules';
+import { runMaintenance as runAppMaintenance } from '../../support/maintenance';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 describe('maintenance: retention, stranded work, failure events', () => {
@@ -22,21 +24,69 @@ describe('maintenance: retention, stranded work, failure events', () => {
     await receiver.stop();
   });
 
-  const runMaintenance = (strandedAfterSeconds = 60) =>
-    app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
-      taskQueue: app.services.taskQueues.main,
-      workflowId: `maintenance-test-${randomUUID()}`,
-      args: [{ retentionSeconds: 3600, strandedAfterSeconds, deletionGraceSeconds: 302 }],
-    });
+  const runMaintenance = (strandedAfterSeconds = 60) => runAppMaintenance(app, { retentionSeconds: 3600, strandedAfterSeconds, deletionGraceSeconds: 302 });
+  const scheduleHandle = () => app.services.temporal.schedule.getHandle(scheduleIds.maintenance(app.services.config.temporal.taskQueuePrefix));
   const generate = async (variables: Record<string, unknown>) =>
     (await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: p.templateId, format: 'excel', variables } })).body.jobId as string;
 
+  /** The schedule's action: the workflow it starts, its id and input, and its FormworkKind. */
+  const scheduledAction = async () => {
+    const { action } = await scheduleHandle().describe();
+    if (action.type !== 'startWorkflow') throw new Error(`unexpected schedule action ${action.type}`);
+    const attributes = action.typedSearchAttributes;
+    return { workflowType: action.workflowType, workflowId: action.workflowId, args: action.args, kind: attributes && !Array.isArray(attributes) ? attributes.get(SA_KIND) : attributes };
+  };
+
   it('is scheduled in Temporal by the worker', async () => {
-    const desc = await app.services.temporal.schedule.getHandle(scheduleIds.maintenance(app.services.config.temporal.taskQueuePrefix)).describe();
-    expect(desc.action).toMatchObject({ type: 'startWorkflow', workflowType: 'documentMaintenanceWorkflow' });
-    // Project-less, so operators find its runs by kind in the Web UI.
-    const attributes = desc.action.type === 'startWorkflow' ? desc.action.typedSearchAttributes : undefined;
-    expect(attributes && !Array.isArray(attributes) ? attributes.get(SA_KIND) : attributes).toBe('maintenance');
+    const { config } = app.services;
+    expect(await scheduledAction()).toEqual({
+      workflowType: 'maintenanceWorkflow',
+      workflowId: workflowIds.maintenanceRun(config.temporal.taskQueuePrefix),
+      args: [
+        {
+          retentionSeconds: 3600,
+          strandedAfterSeconds: 60,
+          deletionGraceSeconds: config.users.deletionGraceSeconds,
+          reportArtefactRetentionDays: config.reporting.artefactRetentionDays,
+          reportRunRetentionDays: config.reporting.runRetentionDays,
+          reportAgentQueueTimeoutSeconds: config.reporting.agentQueueTimeoutSeconds,
+        },
+      ],
+      // Project-less, so operators find its runs by kind in the Web UI.
+      kind: 'maintenance',
+    });
+  });
+
+  it('a schedule an older release created (starting documentMaintenanceWorkflow) starts maintenanceWorkflow once a worker starts', async () => {
+    const now = await scheduledAction();
+    await scheduleHandle().update((prev) => ({ ...prev, action: { ...prev.action, workflowType: 'documentMaintenanceWorkflow' } }));
+    expect((await scheduledAction()).workflowType).toBe('documentMaintenanceWorkflow');
+    await ensureMaintenanceSchedule(app.services);
+    expect(await scheduledAction()).toEqual(now);
+  });
+
+  it('the retired documentMaintenanceWorkflow still completes a run started before the change, as it did', async () => {
+    const done = await generate({ customer: 'retired sweep' });
+    await waitForJob(app, p.apiKey, done);
+    await app.services.db.query(`UPDATE document_jobs SET completed_at = now() - interval '2 hours' WHERE id = $1`, [done]);
+    const [{ artefact_key: key }] = await app.services.db.query(`SELECT artefact_key FROM document_jobs WHERE id = $1`, [done]);
+    const stranded = randomUUID();
+    await app.services.db.query(
+      `INSERT INTO document_jobs (id, project_id, template_id, template_version, format, status, variables, billing, created_at)
+       VALUES ($1, $2, $3, 1, 'excel', 'queued', '{"customer":"stranded for the retired sweep"}', 'free', now() - interval '5 minutes')`,
+      [stranded, p.projectId, p.templateId],
+    );
+    // Its input as the old schedule gave it; each of its steps (all four patches) runs on today's activities.
+    const result = await app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
+      taskQueue: app.services.taskQueues.main,
+      workflowId: `maintenance-test-${randomUUID()}`,
+      args: [{ retentionSeconds: 3600, strandedAfterSeconds: 60, deletionGraceSeconds: 302, reportArtefactRetentionDays: 30, reportRunRetentionDays: 90, reportAgentQueueTimeoutSeconds: 600 }],
+    });
+    expect(result).toEqual({ expired: expect.any(Number), restarted: expect.any(Number) });
+    expect(result.expired).toBeGreaterThanOrEqual(1);
+    expect(result.restarted).toBeGreaterThanOrEqual(1);
+    expect(await app.services.storage.exists(key)).toBe(false);
+    expect((await waitForJob(app, p.apiKey, stranded)).status).toBe('completed');
   });
 
   it('removes artefacts past the retention period; their jobs say so instead of offering a dead link', async () => {

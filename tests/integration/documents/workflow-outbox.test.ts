@@ -7,6 +7,7 @@ import { manualGate, submit, teamFlowWorkspace, waitForRunStatus } from '../../s
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { buildSignup, signUp } from '../../support/factories';
 import { createTeam, invite } from '../../support/teams';
+import { runMaintenance as runAppMaintenance } from '../../support/maintenance';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
@@ -161,12 +162,7 @@ describe('workflow outbox: accepted work starts off the request path and is neve
   });
 
   describe('maintenance: open jobs whose workflow is not running', () => {
-    const runMaintenance = () =>
-      workflows().execute('documentMaintenanceWorkflow', {
-        taskQueue: app.services.taskQueues.main,
-        workflowId: `maintenance-test-${randomUUID()}`,
-        args: [{ retentionSeconds: 3600, strandedAfterSeconds: 60, deletionGraceSeconds: 3600 }],
-      });
+    const runMaintenance = () => runAppMaintenance(app, { retentionSeconds: 3600, strandedAfterSeconds: 60, deletionGraceSeconds: 3600 });
     /** A credit-paid job accepted 5 minutes ago whose render began (`processing`), as the API and a render left it. */
     const stuckJob = async (batch?: { id: string; index: number }) => {
       const jobId = randomUUID();

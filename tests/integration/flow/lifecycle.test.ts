@@ -4,6 +4,7 @@ import { download } from '../../support/documents';
 import { createGate, flowWorkspace, type FlowWorkspace } from '../../support/flow';
 import { pdfText } from '../../support/rendering-pdf';
 import { createTemplate, publish } from '../../support/templates';
+import { runMaintenance } from '../../support/maintenance';
 import { waitFor } from '../../support/wait';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../support/webhook-receiver';
 
@@ -134,12 +135,7 @@ describe('Flow run lifecycle: rendering', () => {
     const [{ artefact_key: key }] = await app.services.db.query(`SELECT artefact_key FROM flow_runs WHERE id = $1`, [runId]);
     // Growth keeps 5 days: 4 days old stays, 6 days old goes.
     await app.services.db.query(`UPDATE flow_runs SET artefact_stored_at = now() - interval '4 days' WHERE id = $1`, [runId]);
-    const maintenance = () =>
-      app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
-        taskQueue: app.services.taskQueues.main,
-        workflowId: `flow-maintenance-${runId}-${Date.now()}`,
-        args: [{ retentionSeconds: 3600 * 24 * 365, strandedAfterSeconds: 3600, deletionGraceSeconds: app.services.config.users.deletionGraceSeconds }],
-      });
+    const maintenance = () => runMaintenance(app, { retentionSeconds: 3600 * 24 * 365, strandedAfterSeconds: 3600 });
     await maintenance();
     expect(await app.services.storage.exists(key)).toBe(true);
     await app.services.db.query(`UPDATE flow_runs SET artefact_stored_at = now() - interval '6 days' WHERE id = $1`, [runId]);

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { createGate, flowWorkspace, invoiceSchema, type FlowWorkspace } from '../../support/flow';
 import { buildTemplate } from '../../support/templates';
+import { runMaintenance } from '../../support/maintenance';
 import { waitFor } from '../../support/wait';
 
 /** Idempotency-Key (docs/idempotency.md) against the real service, Postgres and Temporal. */
@@ -180,11 +181,7 @@ describe('Idempotency-Key', () => {
     const dead = [randomUUID(), randomUUID()];
     for (const key of [live, ...dead]) expect((await generate(key, genBody('maintenance'))).status).toBe(201);
     await app.services.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = ANY($1)`, [dead]);
-    await app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
-      taskQueue: app.services.taskQueues.main,
-      workflowId: `idempotency-maintenance-${randomUUID()}`,
-      args: [{ retentionSeconds: 3600, strandedAfterSeconds: 3600, deletionGraceSeconds: 302 }],
-    });
+    await runMaintenance(app, { retentionSeconds: 3600, strandedAfterSeconds: 3600, deletionGraceSeconds: 302 });
     for (const key of dead) expect(await keyRow(p.projectId, key)).toBeUndefined();
     expect(await keyRow(p.projectId, live)).toMatchObject({ state: 'completed', has_answer: true });
   });

@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { personalProjectId } from '../../support/templates';
 import { waitFor } from '../../support/wait';
+import { runMaintenance as runAppMaintenance } from '../../support/maintenance';
 import { workflowIds } from '../../../domain/temporal-names';
 import { recordRunDataset } from '../../../db/reporting/run-state';
 
@@ -28,11 +29,7 @@ describe('reporting maintenance: retention and stranded runs', () => {
   });
 
   const runMaintenance = (strandedAfterSeconds = 60) =>
-    app.services.temporal.workflow.execute('documentMaintenanceWorkflow', {
-      taskQueue: app.services.taskQueues.main,
-      workflowId: `maintenance-test-${randomUUID()}`,
-      args: [{ retentionSeconds: 3600, strandedAfterSeconds, deletionGraceSeconds: 300, reportArtefactRetentionDays: 30, reportRunRetentionDays: 90 }],
-    });
+    runAppMaintenance(app, { retentionSeconds: 3600, strandedAfterSeconds, deletionGraceSeconds: 300, reportArtefactRetentionDays: 30, reportRunRetentionDays: 90 });
 
   /** A run row `ageDays` old (ended then, unless queued), with one dataset result file and, if ended, one CSV output file. */
   async function insertRun(opts: { status: 'completed' | 'failed' | 'queued'; ageDays: number; outputExpiresInDays?: number }) {

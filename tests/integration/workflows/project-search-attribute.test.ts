@@ -56,8 +56,9 @@ describe('the project search attribute on every workflow a project causes', () =
   };
   const attr = (wf: WorkflowExecutionInfo, name: string) => (wf.searchAttributes?.[name] as unknown[] | undefined)?.[0] as string | undefined;
   const key = (wf: WorkflowExecutionInfo) => `${wf.workflowId}/${wf.runId}`;
-  /** A user's account e-mails and deletion, and maintenance runs: no project. Anything else (even without a kind) must have one. */
-  const projectLess = (wf: WorkflowExecutionInfo) => Boolean(attr(wf, 'FormworkKind')?.startsWith('account-')) || wf.type === 'documentMaintenanceWorkflow';
+  /** A user's account e-mails and deletion, and maintenance runs (the retired type's too): no project. Anything else (even without a kind) must have one. */
+  const projectLess = (wf: WorkflowExecutionInfo) =>
+    Boolean(attr(wf, 'FormworkKind')?.startsWith('account-')) || wf.type === 'maintenanceWorkflow' || wf.type === 'documentMaintenanceWorkflow';
 
   it('a job, a batch with continue-as-new, a Flow run with approval digest and webhook delivery, and a scheduled report run are all found by FormworkProjectId', async () => {
     const token = p.user.accessToken;

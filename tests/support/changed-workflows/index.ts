@@ -21,6 +21,7 @@ export const generateDocumentWorkflow = changed(w.generateDocumentWorkflow);
 export const generateBatchWorkflow = changed(w.generateBatchWorkflow);
 export const mergeDocumentWorkflow = changed(w.mergeDocumentWorkflow);
 export const documentMaintenanceWorkflow = changed(w.documentMaintenanceWorkflow);
+export const maintenanceWorkflow = changed(w.maintenanceWorkflow);
 export const deliverWebhookWorkflow = changed(w.deliverWebhookWorkflow);
 export const flowRunWorkflow = changed(w.flowRunWorkflow);
 export const flowReviewDigestWorkflow = changed(w.flowReviewDigestWorkflow);
