@@ -15,7 +15,6 @@ import { type Actor, assertValidDefinition, type TemplateDeps } from './template
  */
 
 export type VersionRecord = VersionRecordOf<TemplateVersionEntity>;
-export type { RestoreResult };
 
 const versions = versionedResource({
   entity: TemplateVersionEntity,
