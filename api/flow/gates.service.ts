@@ -4,6 +4,7 @@ import { GateEntity } from '../../db/flow/gate.entity';
 import { GateSchemaVersionEntity } from '../../db/flow/gate-schema-version.entity';
 import type { SchemaVersionSource } from '../../domain/flow/gate-settings';
 import { ProjectEntity } from '../../db/identity/project.entity';
+import { insertVersionRow, listVersionRows } from '../../db/versioned-resource';
 import { AppError } from '../../domain/errors';
 import { assertNoProblems } from '../../domain/flow/definition-check';
 import type { Evaluator } from '../../domain/evaluation';
@@ -11,6 +12,7 @@ import { GATE_SHORT_ID_PREFIX, gateSlug, isUuid, newGateShortId } from '../../do
 import type { GateValidationDefinition } from '../../domain/flow/gate.types';
 import { flowPlan } from '../../domain/flow/plans';
 import { randomBase62 } from '../../domain/signing';
+import { nextVersionNumber } from '../../domain/versions';
 import type { CreateGateInput, GateSettingsInput, ListGatesQuery, UpdateGateInput } from './gates.schema';
 import { resolveRenderTemplate } from './gate-templates';
 import { resolveGateSecrets } from './gate-secrets';
@@ -82,16 +84,12 @@ function definitionOf(gate: Pick<GateEntity, 'validationMode' | 'schema' | 'busi
   return { validationMode: gate.validationMode, schema: gate.schema, businessRules: gate.businessRules, freetextConfig: gate.freetextConfig };
 }
 
+/** Gate schema versions share the version-row helpers; their counter is the gate's `schemaVersion` (db/versioned-resource.ts). */
+const GATE_VERSIONS = { entity: GateSchemaVersionEntity, parentKey: 'gateId', parentTable: 'flow_gates' } as const;
+
 async function insertVersion(m: EntityManager, gate: GateEntity, source: SchemaVersionSource, sourceTemplateId: string | null = null): Promise<void> {
-  const row: GateSchemaVersionEntity = Object.assign(new GateSchemaVersionEntity(), {
-    gateId: gate.id,
-    version: gate.schemaVersion,
-    ...definitionOf(gate),
-    source,
-    sourceTemplateId,
-    createdAt: new Date(),
-  });
-  await m.getRepository(GateSchemaVersionEntity).insert(row);
+  const row = Object.assign(new GateSchemaVersionEntity(), { gateId: gate.id, version: gate.schemaVersion, ...definitionOf(gate), source, sourceTemplateId, createdAt: new Date() });
+  await insertVersionRow(m, GATE_VERSIONS, row);
 }
 
 function applySettings(gate: GateEntity, input: GateSettingsInput): void {
@@ -203,7 +201,7 @@ export async function updateGate(deps: GateDeps, projectId: string, ref: string,
     const definitionChanged = JSON.stringify([gate.validationMode, gate.freetextConfig]) !== before;
     if (definitionChanged) {
       await checkDefinition(deps, projectId, gate);
-      gate.schemaVersion += 1;
+      gate.schemaVersion = nextVersionNumber(gate.schemaVersion);
       await insertVersion(m, gate, 'settings');
     }
     if (wasEnabled && !gate.circuitBreakerEnabled) resetCircuit(gate);
@@ -238,7 +236,7 @@ export async function putGateSchema(
     gate.schema = change.schema;
     if (change.businessRules !== undefined) gate.businessRules = change.businessRules;
     await checkDefinition(deps, projectId, gate);
-    gate.schemaVersion += 1;
+    gate.schemaVersion = nextVersionNumber(gate.schemaVersion);
     gate.updatedAt = new Date();
     await insertVersion(m, gate, source, sourceTemplateId);
     await m.getRepository(GateEntity).save(gate);
@@ -248,5 +246,5 @@ export async function putGateSchema(
 
 export async function listGateVersions(deps: GateDeps, projectId: string, ref: string): Promise<GateSchemaVersionEntity[]> {
   const gate = await findGate(deps.db, projectId, ref);
-  return deps.db.getRepository(GateSchemaVersionEntity).find({ where: { gateId: gate.id }, order: { version: 'ASC' } });
+  return listVersionRows(deps.db, GATE_VERSIONS, gate.id, 'ASC');
 }

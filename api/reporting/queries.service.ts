@@ -7,6 +7,7 @@ import { type QueryDefinition, QueryEntity, type QueryLanguage } from '../../db/
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { reportsPinningQuery } from '../../db/reporting/report-pins';
 import { isUniqueViolation, type Queryable } from '../../db/sql';
+import { type RestoreResult, versionedResource, type VersionRecord as VersionRecordOf } from '../../db/versioned-resource';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { compileQuery } from '../../domain/reporting/compile-query';
@@ -16,6 +17,7 @@ import type { ArtefactStorage } from '../../activities/storage/storage';
 import type { CompiledQuery, DatasourceKind, QueryRunner, ResultColumn } from '../../domain/reporting/query-runner';
 import type { SqlDialect } from '../../domain/reporting/sql';
 import { randomBase62 } from '../../domain/signing';
+import { parseVersionKey } from '../../domain/versions';
 import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
 import type { RunnerTarget } from '../../platform/reporting-runners';
 import { getDatasource } from './datasources.service';
@@ -261,125 +263,74 @@ export async function deleteQuery(deps: Pick<QueryDeps, 'db'>, projectId: string
   await deps.db.getRepository(QueryEntity).update({ id: q.id, projectId }, { deletedAt: new Date() });
 }
 
-async function nextVersion(m: Queryable, actor: Actor, q: QueryEntity, definition: QueryDefinition, datasourceId: string, releaseNotes: string | null): Promise<QueryVersionEntity> {
-  const now = new Date();
-  const version = Object.assign(new QueryVersionEntity(), {
-    id: randomUUID(),
-    queryId: q.id,
-    version: q.latestVersion + 1,
-    definition,
-    datasourceId,
-    releaseNotes,
-    publishedAt: now,
-    publishedBy: actor.userId ?? null,
-  } satisfies QueryVersionEntity);
-  await m.getRepository(QueryVersionEntity).save(version);
-  await m.getRepository(QueryEntity).update({ id: q.id }, { latestVersion: version.version, isPublished: true, publishedAt: now });
-  return version;
+const versions = versionedResource({
+  entity: QueryVersionEntity,
+  parentKey: 'queryId',
+  parentTable: 'reporting_queries',
+  find: findQuery,
+  // A draft equal to the newest version (definition as JSON values, and the datasource) has nothing to publish.
+  compared: ['definition', 'datasourceId'],
+  unchanged: (latestVersion) => new AppError('ERR_QRY_003', `The draft has no changes since version ${latestVersion}`, { latestVersion }),
+  /** `:version` is a version number (1, 2, …); anything else, or a number not published, is 404 ERR_QRY_004. */
+  versionKey: (param) => parseVersionKey(param),
+  versionNotFound: (param) => new AppError('ERR_QRY_004', `Version ${param.slice(0, 50)} not found`, { version: param.slice(0, 50) }),
+});
+
+/** The draft's checks, run again on what is published. Through the transaction's connection: the embedded store (PGlite) has one connection only. */
+async function assertValid(deps: Pick<QueryDeps, 'evaluator'>, m: Queryable, projectId: string, datasourceId: string, d: QueryDefinition): Promise<void> {
+  const ds = await datasourceFor(m, projectId, datasourceId);
+  const errors = await problems(deps, ds, d.language, d.text, d.parameters, d);
+  if (errors.length > 0) throw invalid(errors);
 }
 
-/**
- * Publishes the draft as the next version. The row is locked, so two publishes at once get
- * consecutive numbers. A draft equal to the newest version (definition as JSON values, and the
- * datasource) has nothing to publish: 409 ERR_QRY_003.
- */
-export async function publishQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, releaseNotes?: string | null): Promise<QueryVersionEntity> {
-  return deps.db.transaction(async (m) => {
-    const q = await findQuery(m, actor.projectId, ref, true);
-    const definition = definitionOf(q);
-    if (q.latestVersion > 0) {
-      const [row]: Array<{ same: boolean }> = await m.query(
-        `SELECT (definition = $3::jsonb AND datasource_id = $4) AS same FROM reporting_query_versions WHERE query_id = $1 AND version = $2`,
-        [q.id, q.latestVersion, JSON.stringify(definition), q.datasourceId],
-      );
-      if (row?.same) throw new AppError('ERR_QRY_003', `The draft has no changes since version ${q.latestVersion}`, { latestVersion: q.latestVersion });
-    }
+/** Publishes the draft as the next version (the row locked meanwhile); an unchanged draft is 409 ERR_QRY_003. */
+export function publishQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, releaseNotes?: string | null): Promise<QueryVersionEntity> {
+  return versions.publish(deps.db, actor, ref, releaseNotes, {
+    snapshot: (_m, q) => ({ definition: definitionOf(q), datasourceId: q.datasourceId }),
     // Saved drafts were valid when saved; checking again keeps a version from outliving a rule fix.
-    // Through the transaction's connection: the embedded store (PGlite) has one connection only.
-    const ds = await datasourceFor(m, actor.projectId, q.datasourceId);
-    const errors = await problems(deps, ds, q.language, q.text, q.parameters, q);
-    if (errors.length > 0) throw invalid(errors);
-    return nextVersion(m, actor, q, definition, q.datasourceId, releaseNotes || null);
+    check: (m, _q, v) => assertValid(deps, m, actor.projectId, v.datasourceId, v.definition),
   });
 }
 
-export interface VersionRecord {
-  version: QueryVersionEntity;
-  /** The publisher's display name; null once their account is gone. */
-  publishedBy: string | null;
-}
-
-const VERSION_SELECT = `
-  SELECT v.id, v.query_id AS "queryId", v.version, v.definition, v.datasource_id AS "datasourceId",
-         v.release_notes AS "releaseNotes", v.published_at AS "publishedAt", v.published_by AS "publishedById",
-         u.name AS "publishedBy"
-    FROM reporting_query_versions v
-    LEFT JOIN users u ON u.id = v.published_by`;
-
-interface VersionRow extends Omit<QueryVersionEntity, 'publishedBy'> {
-  publishedById: string | null;
-  publishedBy: string | null;
-}
-
-function toRecord(row: VersionRow): VersionRecord {
-  const { publishedById, publishedBy, ...rest } = row;
-  return { version: Object.assign(new QueryVersionEntity(), { ...rest, publishedBy: publishedById }), publishedBy };
-}
+export type VersionRecord = VersionRecordOf<QueryVersionEntity>;
 
 /** Newest first. */
-export async function listVersions(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string): Promise<VersionRecord[]> {
-  const q = await findQuery(deps.db, projectId, ref);
-  const rows: VersionRow[] = await deps.db.query(`${VERSION_SELECT} WHERE v.query_id = $1 ORDER BY v.version DESC`, [q.id]);
-  return rows.map(toRecord);
-}
-
-/** `:version` is a version number (1, 2, …); anything else, or a number not published, is 404 ERR_QRY_004. */
-async function findVersion(m: Queryable, q: QueryEntity, param: string): Promise<VersionRecord> {
-  const rows: VersionRow[] = /^[1-9][0-9]{0,8}$/.test(param) ? await m.query(`${VERSION_SELECT} WHERE v.query_id = $1 AND v.version = $2`, [q.id, Number(param)]) : [];
-  if (!rows[0]) throw new AppError('ERR_QRY_004', `Version ${param.slice(0, 50)} not found`, { version: param.slice(0, 50) });
-  return toRecord(rows[0]);
+export function listVersions(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string): Promise<VersionRecord[]> {
+  return versions.list(deps.db, projectId, ref);
 }
 
 export async function getVersion(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: string, param: string): Promise<VersionRecord> {
-  const q = await findQuery(deps.db, projectId, ref);
-  return findVersion(deps.db, q, param);
-}
-
-export interface RestoreResult {
-  newVersion: number;
-  restoredVersion: number;
+  const { parent: _query, ...record } = await versions.get(deps.db, projectId, ref, param);
+  return record;
 }
 
 /**
  * Restore, as templates: the old version's definition and datasource become the draft and are
  * published at once as the next version. Name, description and folder stay as they are now.
  */
-export async function restoreVersion(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, param: string, releaseNotes?: string | null): Promise<RestoreResult> {
-  return deps.db.transaction(async (m) => {
-    const q = await findQuery(m, actor.projectId, ref, true);
-    const { version: old } = await findVersion(m, q, param);
-    const d = old.definition;
-    const ds = await datasourceFor(m, actor.projectId, old.datasourceId);
-    const errors = await problems(deps, ds, d.language, d.text, d.parameters, d);
-    if (errors.length > 0) throw invalid(errors);
-    await m.getRepository(QueryEntity).update(
-      { id: q.id },
-      {
-        datasourceId: old.datasourceId,
-        language: d.language,
-        text: d.text,
-        request: d.request ?? null,
-        transform: d.transform ?? null,
-        parameters: d.parameters,
-        expectedColumns: d.expectedColumns,
-        maxRows: d.maxRows,
-        timeoutSeconds: d.timeoutSeconds,
-        onRowLimit: d.onRowLimit,
-        updatedAt: new Date(),
-      } as never,
-    );
-    const version = await nextVersion(m, actor, q, d, old.datasourceId, releaseNotes || `Restored from version ${old.version}`);
-    return { newVersion: version.version, restoredVersion: old.version };
+export function restoreVersion(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor: Actor, ref: string, param: string, releaseNotes?: string | null): Promise<RestoreResult> {
+  return versions.restore(deps.db, actor, ref, param, releaseNotes, {
+    restore: async (m, q, old) => {
+      const d = old.definition;
+      await assertValid(deps, m, actor.projectId, old.datasourceId, d);
+      await m.getRepository(QueryEntity).update(
+        { id: q.id },
+        {
+          datasourceId: old.datasourceId,
+          language: d.language,
+          text: d.text,
+          request: d.request ?? null,
+          transform: d.transform ?? null,
+          parameters: d.parameters,
+          expectedColumns: d.expectedColumns,
+          maxRows: d.maxRows,
+          timeoutSeconds: d.timeoutSeconds,
+          onRowLimit: d.onRowLimit,
+          updatedAt: new Date(),
+        } as never,
+      );
+      return { definition: d, datasourceId: old.datasourceId };
+    },
   });
 }
 

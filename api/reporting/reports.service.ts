@@ -15,10 +15,12 @@ import { isUuid } from '../../domain/flow/flow-ids';
 import { checkFilenamePattern, DEFAULT_FILENAME_PATTERN } from '../../domain/reporting/filename-pattern';
 import { BUILT_IN_PARAMETERS, checkParameterDefs, coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
 import { randomBase62 } from '../../domain/signing';
+import { parseVersionKey } from '../../domain/versions';
 import type { TemplateVariable } from '../../domain/templates/template.types';
 import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
 import { getQuery, uniqueIndex, type Actor } from './queries.service';
 import { isUniqueViolation, type Queryable } from '../../db/sql';
+import { type RestoreResult, versionedResource, type VersionRecord as VersionRecordOf } from '../../db/versioned-resource';
 import type { CreateReportInput, DatasetInput, ListReportsQuery, UpdateReportInput } from './reports.schema';
 
 /**
@@ -40,7 +42,6 @@ const RESERVED_SLUGS: ReadonlySet<string> = new Set();
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** A mapping to a report parameter: exactly `{{name}}` (spaces allowed inside the braces). */
 const PARAM_REF = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]{0,62})\s*\}\}$/;
-const VERSION_PARAM = /^[1-9][0-9]{0,8}$/;
 
 export interface Problem {
   path: string;
@@ -396,91 +397,43 @@ export async function deleteReport(deps: ReportDeps, projectId: string, ref: str
 // Versions
 // ---------------------------------------------------------------------------------------------
 
-async function nextVersion(m: Queryable, actor: Actor, r: ReportEntity, definition: PinnedDefinition, draft: ReportDefinition, releaseNotes: string | null): Promise<ReportVersionEntity> {
-  const now = new Date();
-  const version = Object.assign(new ReportVersionEntity(), {
-    id: randomUUID(),
-    reportId: r.id,
-    version: r.latestVersion + 1,
-    definition,
-    draft,
-    name: r.name,
-    description: r.description,
-    releaseNotes,
-    publishedAt: now,
-    publishedBy: actor.userId ?? null,
-  } satisfies ReportVersionEntity);
-  await m.getRepository(ReportVersionEntity).save(version);
-  await m.getRepository(ReportEntity).update({ id: r.id }, { latestVersion: version.version, isPublished: true, publishedAt: now });
-  return version;
-}
+const versions = versionedResource({
+  entity: ReportVersionEntity,
+  parentKey: 'reportId',
+  parentTable: 'reporting_reports',
+  find: findReport,
+  // A resolved definition equal to the newest version's has nothing to publish.
+  compared: ['definition'],
+  unchanged: (latestVersion) => new AppError('ERR_RPT_004', `The draft has no changes since version ${latestVersion}`, { latestVersion }),
+  /** `:version` is a version number (1, 2, …); anything else, or a number not published, is 404 ERR_RPT_002. */
+  versionKey: (param) => parseVersionKey(param),
+  versionNotFound: (param) => new AppError('ERR_RPT_002', `Version ${param.slice(0, 50)} not found`, { version: param.slice(0, 50) }),
+});
+
+/** A version keeps the report's name and description as they are at publication. */
+const stateOf = (r: ReportEntity) => ({ name: r.name, description: r.description });
 
 /**
  * Publishes the draft as the next version, `latest` resolved to the newest published template and
- * query versions. The row is locked, so two publishes at once get consecutive numbers. Every problem
- * is one 400 ERR_RPT_005; a resolved definition equal to the newest version's is 409 ERR_RPT_004.
+ * query versions (the row locked meanwhile). Every problem is one 400 ERR_RPT_005, checked before
+ * the comparison since the resolved definition is what is compared: equal to the newest is 409 ERR_RPT_004.
  */
-export async function publishReport(deps: ReportDeps, actor: Actor, ref: string, releaseNotes?: string | null): Promise<ReportVersionEntity> {
-  return deps.db.transaction(async (m) => {
-    const r = await findReport(m, actor.projectId, ref, true);
-    const definition = await pin(m, actor.projectId, r.draft);
-    if (r.latestVersion > 0) {
-      const [row]: Array<{ same: boolean }> = await m.query(`SELECT (definition = $3::jsonb) AS same FROM reporting_report_versions WHERE report_id = $1 AND version = $2`, [
-        r.id,
-        r.latestVersion,
-        JSON.stringify(definition),
-      ]);
-      if (row?.same) throw new AppError('ERR_RPT_004', `The draft has no changes since version ${r.latestVersion}`, { latestVersion: r.latestVersion });
-    }
-    return nextVersion(m, actor, r, definition, r.draft, releaseNotes || null);
+export function publishReport(deps: ReportDeps, actor: Actor, ref: string, releaseNotes?: string | null): Promise<ReportVersionEntity> {
+  return versions.publish(deps.db, actor, ref, releaseNotes, {
+    snapshot: async (m, r) => ({ ...stateOf(r), definition: await pin(m, actor.projectId, r.draft), draft: r.draft }),
   });
 }
 
-export interface VersionRecord {
-  version: ReportVersionEntity;
-  /** The publisher's display name; null once their account is gone. */
-  publishedBy: string | null;
-}
-
-const VERSION_SELECT = `
-  SELECT v.id, v.report_id AS "reportId", v.version, v.definition, v.draft, v.name, v.description,
-         v.release_notes AS "releaseNotes", v.published_at AS "publishedAt", v.published_by AS "publishedById",
-         u.name AS "publishedBy"
-    FROM reporting_report_versions v
-    LEFT JOIN users u ON u.id = v.published_by`;
-
-interface VersionRow extends Omit<ReportVersionEntity, 'publishedBy'> {
-  publishedById: string | null;
-  publishedBy: string | null;
-}
-
-function toRecord(row: VersionRow): VersionRecord {
-  const { publishedById, publishedBy, ...rest } = row;
-  return { version: Object.assign(new ReportVersionEntity(), { ...rest, publishedBy: publishedById }), publishedBy };
-}
+export type VersionRecord = VersionRecordOf<ReportVersionEntity>;
 
 /** Newest first. */
-export async function listVersions(deps: ReportDeps, projectId: string, ref: string): Promise<VersionRecord[]> {
-  const r = await findReport(deps.db, projectId, ref);
-  const rows: VersionRow[] = await deps.db.query(`${VERSION_SELECT} WHERE v.report_id = $1 ORDER BY v.version DESC`, [r.id]);
-  return rows.map(toRecord);
-}
-
-/** `:version` is a version number (1, 2, …); anything else, or a number not published, is 404 ERR_RPT_002. */
-async function findVersion(m: Queryable, r: ReportEntity, param: string): Promise<VersionRecord> {
-  const rows: VersionRow[] = VERSION_PARAM.test(param) ? await m.query(`${VERSION_SELECT} WHERE v.report_id = $1 AND v.version = $2`, [r.id, Number(param)]) : [];
-  if (!rows[0]) throw new AppError('ERR_RPT_002', `Version ${param.slice(0, 50)} not found`, { version: param.slice(0, 50) });
-  return toRecord(rows[0]);
+export function listVersions(deps: ReportDeps, projectId: string, ref: string): Promise<VersionRecord[]> {
+  return versions.list(deps.db, projectId, ref);
 }
 
 export async function getVersion(deps: ReportDeps, projectId: string, ref: string, param: string): Promise<VersionRecord> {
-  const r = await findReport(deps.db, projectId, ref);
-  return findVersion(deps.db, r, param);
-}
-
-export interface RestoreResult {
-  newVersion: number;
-  restoredVersion: number;
+  const { parent: _report, ...record } = await versions.get(deps.db, projectId, ref, param);
+  return record;
 }
 
 /**
@@ -488,14 +441,13 @@ export interface RestoreResult {
  * and the old version's pinned definition is published at once as the next version, after the
  * publish checks (its template and queries must still be live). Name, description and folder stay.
  */
-export async function restoreVersion(deps: ReportDeps, actor: Actor, ref: string, param: string, releaseNotes?: string | null): Promise<RestoreResult> {
-  return deps.db.transaction(async (m) => {
-    const r = await findReport(m, actor.projectId, ref, true);
-    const { version: old } = await findVersion(m, r, param);
-    const definition = await pin(m, actor.projectId, old.definition);
-    await m.getRepository(ReportEntity).update({ id: r.id }, { draft: old.draft, updatedAt: new Date() } as never);
-    const version = await nextVersion(m, actor, r, definition, old.draft, releaseNotes || `Restored from version ${old.version}`);
-    return { newVersion: version.version, restoredVersion: old.version };
+export function restoreVersion(deps: ReportDeps, actor: Actor, ref: string, param: string, releaseNotes?: string | null): Promise<RestoreResult> {
+  return versions.restore(deps.db, actor, ref, param, releaseNotes, {
+    restore: async (m, r, old) => {
+      const definition = await pin(m, actor.projectId, old.definition);
+      await m.getRepository(ReportEntity).update({ id: r.id }, { draft: old.draft, updatedAt: new Date() } as never);
+      return { ...stateOf(r), definition, draft: old.draft };
+    },
   });
 }
 

@@ -1,6 +1,5 @@
 import type { Queryable } from '../sql';
 import type { TemplateEntity } from './template.entity';
-import type { TemplateVersionEntity } from './template-version.entity';
 
 /**
  * Writes of template rows in plain SQL. TypeORM's insert/update types cannot take a jsonb column
@@ -40,12 +39,4 @@ export async function updateTemplateRow(db: Queryable, id: string, changes: Temp
   const sets = keys.map((k, i) => `${TEMPLATE_COLUMNS[k]} = $${i + 2}${k === 'draft' ? '::jsonb' : ''}`);
   const values = keys.map((k) => (k === 'draft' ? JSON.stringify(changes.draft) : changes[k]));
   await db.query(`UPDATE templates SET ${sets.join(', ')} WHERE id = $1`, [id, ...values]);
-}
-
-export async function insertVersionRow(db: Queryable, v: TemplateVersionEntity): Promise<void> {
-  await db.query(
-    `INSERT INTO template_versions (id, template_id, version, definition, name, description, output_formats, release_notes, published_at, published_by)
-     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10)`,
-    [v.id, v.templateId, v.version, JSON.stringify(v.definition), v.name, v.description, v.outputFormats, v.releaseNotes, v.publishedAt, v.publishedBy],
-  );
 }
