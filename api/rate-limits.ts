@@ -58,7 +58,7 @@ function perServices<T extends object>(make: (services: LimiterServices) => T): 
 
 /** PREVIEW_RATE_LIMIT_PER_MINUTE: template previews one project may render per minute (ERR_LIMIT_014). */
 export const previewLimiter = perServices<RateLimiterAbstract>(({ redis, config }) =>
-  createLimiterFactory(redis, config.temporal.taskQueuePrefix)('preview-project', config.mailAbuse.previewsPerMinute, 60),
+  createLimiterFactory(redis, config.temporal.taskQueuePrefix)('preview-project', config.mailAbuse.previewsPerMinute, config.mailAbuse.previewWindowSeconds),
 );
 
 export interface ResendLimiters {

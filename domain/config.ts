@@ -158,6 +158,7 @@ const fragments = {
     ASSET_PROJECT_MAX_BYTES: Joi.number().integer().min(1024).default(100 * 1024 * 1024),
     ASSET_PROJECT_MAX_COUNT: Joi.number().integer().min(1).default(500),
     PREVIEW_RATE_LIMIT_PER_MINUTE: Joi.number().integer().min(1).default(30),
+    PREVIEW_RATE_LIMIT_WINDOW_SECONDS: Joi.number().integer().min(1).default(60),
     RESEND_PER_RECIPIENT_PER_HOUR: Joi.number().integer().min(1).default(5),
     RESEND_PER_PROJECT_PER_HOUR: Joi.number().integer().min(1).default(50),
     REPORT_MAIL_PER_PROJECT_PER_HOUR: Joi.number().integer().min(1).default(500),
@@ -479,6 +480,8 @@ export function loadConfig(env: Env = process.env) {
     mailAbuse: {
       /** Template previews per project and minute (429 ERR_LIMIT_014). */
       previewsPerMinute: v.PREVIEW_RATE_LIMIT_PER_MINUTE as number,
+      /** The window those previews are counted in: a minute; a test lengthens it so a slow machine cannot reopen it mid-test. */
+      previewWindowSeconds: v.PREVIEW_RATE_LIMIT_WINDOW_SECONDS as number,
       /** Approval-link and verification re-sends one address may receive per hour (429 ERR_LIMIT_012). */
       resendsPerRecipientPerHour: v.RESEND_PER_RECIPIENT_PER_HOUR as number,
       /** Approval-link re-sends one project may trigger per hour (429 ERR_LIMIT_013). */

@@ -15,7 +15,7 @@ describe('Output bounds: rendered size and preview rate', () => {
   let p: DocumentProject;
   let other: DocumentProject;
   beforeAll(async () => {
-    app = await startTestApp({ env: { RENDER_OUTPUT_MAX_BYTES: String(LIMIT), PREVIEW_RATE_LIMIT_PER_MINUTE: String(PREVIEWS) } });
+    app = await startTestApp({ env: { RENDER_OUTPUT_MAX_BYTES: String(LIMIT), PREVIEW_RATE_LIMIT_PER_MINUTE: String(PREVIEWS), PREVIEW_RATE_LIMIT_WINDOW_SECONDS: '3600' } });
     p = await setupDocumentProject(app, buildTemplate());
     other = await setupDocumentProject(app, buildTemplate());
   });
