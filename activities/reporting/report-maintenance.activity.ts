@@ -22,7 +22,7 @@ export interface ReportMaintenanceDeps {
   restartJobRun: (jobRun: { id: string; projectId: string }) => Promise<void>;
 }
 
-const ENDED = reportRunMachine.terminal;
+const ENDED = reportRunMachine.ended;
 
 /** Runs whose status ended and whose end (or creation, for a run inserted `skipped`) is older than `days`. */
 const ENDED_BEFORE = `status = ANY($1::text[]) AND coalesce(completed_at, created_at) < now() - make_interval(days => $2)`;

@@ -93,7 +93,7 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
      */
     async prepareReportRun(input: { runId: string }): Promise<ReportRunPlan | null> {
       const run = await loadRun(input.runId);
-      if (reportRunMachine.isTerminal(run.status)) return null;
+      if (reportRunMachine.isEnded(run.status)) return null;
       const version = await db.getRepository(ReportVersionEntity).findOneBy({ reportId: run.reportId, version: run.reportVersion });
       if (!version) throw new AppError('ERR_RPT_002', `Report version ${run.reportVersion} no longer exists`);
       const values = runValues(run, version);
