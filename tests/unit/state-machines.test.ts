@@ -2,6 +2,7 @@ import { BATCH_TRANSITIONS, batchMachine } from '../../domain/documents/batch-st
 import { JOB_TRANSITIONS, jobMachine } from '../../domain/documents/job-status';
 import { APPROVAL_TRANSITIONS, approvalMachine } from '../../domain/flow/approval-status';
 import { RUN_TRANSITIONS, runMachine } from '../../domain/flow/run-status';
+import { AGENT_TASK_TRANSITIONS, agentTaskMachine } from '../../domain/reporting/agent-task-status';
 import { REPORT_DELIVERY_TRANSITIONS, reportDeliveryMachine } from '../../domain/reporting/delivery-status';
 import { JOB_RUN_TRANSITIONS, jobRunMachine } from '../../domain/reporting/job-run-status';
 import { CANCELLABLE_RUN_STATUSES, REPORT_RUN_TRANSITIONS, reportRunMachine } from '../../domain/reporting/run-status';
@@ -266,6 +267,46 @@ describe('Report delivery statuses (reporting_deliveries.status)', () => {
   });
 
   checkShape(reportDeliveryMachine, REPORT_DELIVERY_TRANSITIONS, ['completed']);
+});
+
+describe('Agent task statuses (reporting_agent_tasks.status)', () => {
+  it('is queued, leased by a session, answered, cancelled or expired', () => {
+    expect(moves(agentTaskMachine)).toEqual([
+      'queued → leased',
+      'queued → failed',
+      'queued → cancelled',
+      'queued → expired',
+      'leased → completed',
+      'leased → failed',
+      'leased → cancel_requested',
+      'leased → expired',
+      'completed → expired',
+      'failed → expired',
+      'cancel_requested → completed',
+      'cancel_requested → failed',
+      'cancel_requested → cancelled',
+      'cancel_requested → expired',
+    ]);
+    expect(agentTaskMachine.initial).toEqual(['queued']);
+    expect(agentTaskMachine.ended).toEqual(['completed', 'failed', 'cancelled', 'expired']);
+  });
+
+  it("gives the owner's UPDATEs the statuses they moved from before the table", () => {
+    expect(agentTaskMachine.sourcesOf('leased')).toEqual(['queued']);
+    expect(agentTaskMachine.sourcesOf('cancelled', ['cancel_requested'])).toEqual(['cancel_requested']); // the agent's answer
+    expect(agentTaskMachine.sourcesOf('completed')).toEqual(['leased', 'cancel_requested']);
+    expect(agentTaskMachine.sourcesOf('expired', ['queued', 'leased', 'cancel_requested'])).toEqual(['queued', 'leased', 'cancel_requested']);
+  });
+
+  it('refuses answering a task nobody leased, and reopening one', () => {
+    expect(agentTaskMachine.canMove('queued', 'completed')).toBe(false);
+    expect(agentTaskMachine.canMove('leased', 'cancelled')).toBe(false); // the agent is asked first
+    expect(agentTaskMachine.canMove('expired', 'completed')).toBe(false);
+    expect(agentTaskMachine.canMove('completed', 'leased')).toBe(false);
+    expect(agentTaskMachine.canMove('cancelled', 'expired')).toBe(false);
+  });
+
+  checkShape(agentTaskMachine, AGENT_TASK_TRANSITIONS, ['cancelled', 'expired']);
 });
 
 describe('Webhook delivery statuses (webhook_deliveries.status)', () => {

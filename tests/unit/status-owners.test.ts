@@ -20,6 +20,7 @@ const OWNERS: Record<string, { owner: string; entity: string | null }> = {
   reporting_job_runs: { owner: 'db/reporting/job-run-state.ts', entity: 'ReportJobRunEntity' },
   reporting_deliveries: { owner: 'db/reporting/delivery-state.ts', entity: 'ReportDeliveryEntity' },
   webhook_deliveries: { owner: 'db/webhooks/delivery-attempts.ts', entity: 'WebhookDeliveryEntity' },
+  reporting_agent_tasks: { owner: 'db/reporting/agent-task-state.ts', entity: 'AgentTaskEntity' },
 };
 
 /** The server's code: migrations aside (one may backfill a column), packages and builds too. */
