@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { reportRunMachine } from '../../domain/reporting/run-status';
 import type { ArtefactStorage } from '../storage/storage';
+import { sweepAgentTasks } from '../../db/reporting/agent-task-state';
 
 /**
  * Reporting's part of the maintenance schedule (`maintenanceWorkflow`; docs/reporting.md
@@ -22,7 +23,7 @@ export interface ReportMaintenanceDeps {
   restartJobRun: (jobRun: { id: string; projectId: string }) => Promise<void>;
 }
 
-const ENDED = reportRunMachine.terminal;
+const ENDED = reportRunMachine.ended;
 
 /** Runs whose status ended and whose end (or creation, for a run inserted `skipped`) is older than `days`. */
 const ENDED_BEFORE = `status = ANY($1::text[]) AND coalesce(completed_at, created_at) < now() - make_interval(days => $2)`;
@@ -134,19 +135,7 @@ export function createReportMaintenanceActivities(deps: ReportMaintenanceDeps) {
      * tasks that ended a day ago are deleted, and ended tasks past the run retention with them.
      */
     async expireAgentTasks(input: { queueTimeoutSeconds: number; runRetentionDays: number; limit: number }): Promise<number> {
-      const failed = await db.query(
-        `UPDATE reporting_agent_tasks SET status = 'failed', completed_at = now(),
-                error = jsonb_build_object('code', 'ERR_AGENT_012', 'message', 'No agent picked up the task in time', 'retryable', false)
-          WHERE id IN (SELECT id FROM reporting_agent_tasks WHERE status = 'queued' AND workflow_id IS NULL
-                        AND created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2)`,
-        [input.queueTimeoutSeconds, input.limit],
-      );
-      const expired = await db.query(
-        `UPDATE reporting_agent_tasks SET status = 'expired', completed_at = now()
-          WHERE id IN (SELECT id FROM reporting_agent_tasks WHERE status IN ('leased', 'cancel_requested')
-                        AND lease_expires_at < now() ORDER BY lease_expires_at LIMIT $1)`,
-        [input.limit],
-      );
+      const { failed, expired } = await sweepAgentTasks(db, { queueTimeoutSeconds: input.queueTimeoutSeconds, limit: input.limit });
       const files: Array<{ id: string; result_key: string }> = await db.query(
         `SELECT id, result_key FROM reporting_agent_tasks
           WHERE run_id IS NULL AND result_key IS NOT NULL AND completed_at < now() - interval '1 day' ORDER BY completed_at LIMIT $1`,

@@ -10,6 +10,7 @@ import { compileQuery } from '../../domain/reporting/compile-query';
 import { coerceParameters, datasetQueryInput, type ParameterValue } from '../../domain/reporting/parameters';
 import type { CompiledQuery, DatasourceKind, QueryLimits } from '../../domain/reporting/query-runner';
 import type { RenderedReportOutput } from './render-report.activity';
+import { cancelTasks } from '../../db/reporting/agent-task-state';
 
 /**
  * The bookkeeping activities of `reportRunWorkflow` (main task queue; docs/reporting.md "Runs", "Temporal workflows"):
@@ -93,7 +94,7 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
      */
     async prepareReportRun(input: { runId: string }): Promise<ReportRunPlan | null> {
       const run = await loadRun(input.runId);
-      if (reportRunMachine.isTerminal(run.status)) return null;
+      if (reportRunMachine.isEnded(run.status)) return null;
       const version = await db.getRepository(ReportVersionEntity).findOneBy({ reportId: run.reportId, version: run.reportVersion });
       if (!version) throw new AppError('ERR_RPT_002', `Report version ${run.reportVersion} no longer exists`);
       const values = runValues(run, version);
@@ -193,12 +194,7 @@ export function createReportRunActivities(deps: ReportRunActivityDeps) {
     async cancelReportRun(input: { runId: string }): Promise<void> {
       await moveReportRun(db, { runId: input.runId, status: 'cancelled' });
       // Agents stop the run's queries at their next heartbeat (its answer's `cancel`); queued ones are never leased.
-      await db.query(
-        `UPDATE reporting_agent_tasks SET status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE 'cancel_requested' END,
-                completed_at = CASE WHEN status = 'queued' THEN now() ELSE completed_at END
-          WHERE run_id = $1 AND status IN ('queued', 'leased')`,
-        [input.runId],
-      );
+      await cancelTasks(db, { runId: input.runId });
     },
   };
 }

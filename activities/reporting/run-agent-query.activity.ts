@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { CompleteAsyncError, Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
@@ -7,8 +6,8 @@ import { agentQueryResult } from '../../db/reporting/agent-task-result';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
-import { randomBase62 } from '../../domain/signing';
 import type { RunDirectQueryInput, RunDirectQueryResult } from './run-direct-query.activity';
+import { expireEarlierAttempts, queueQueryTask } from '../../db/reporting/agent-task-state';
 
 /**
  * The `runAgentQuery` activity of the main task queue (docs/reporting.md "Agents",
@@ -49,11 +48,7 @@ export function createAgentQueryActivities(deps: AgentQueryActivityDeps) {
       // An earlier attempt's task the agent completed after that attempt had timed out: its result stands.
       if (done) return agentQueryResult(done.result_key, done.result);
       // Earlier attempts end here: heartbeats and answers by activity id now belong to this attempt.
-      await db.query(
-        `UPDATE reporting_agent_tasks SET status = 'expired', completed_at = now()
-          WHERE workflow_id = $1 AND activity_id = $2 AND attempt < $3 AND status IN ('queued', 'leased', 'cancel_requested')`,
-        [workflowId, activityId, attempt],
-      );
+      await expireEarlierAttempts(db, { workflowId, activityId, attempt });
 
       const ds = isUuid(input.projectId) && isUuid(input.datasourceId) ? await db.getRepository(DatasourceEntity).findOneBy({ projectId: input.projectId, id: input.datasourceId }) : null;
       if (!ds) throw new AppError('ERR_DS_001');
@@ -70,23 +65,16 @@ export function createAgentQueryActivities(deps: AgentQueryActivityDeps) {
         maxBytes: Math.min(input.limits.maxBytes, deps.limits.resultMaxBytes),
         onRowLimit: input.limits.onRowLimit,
       };
-      await db.query(
-        `INSERT INTO reporting_agent_tasks (id, project_id, short_id, agent_id, kind, datasource_id, run_id, workflow_id, activity_id, attempt, payload, status, created_at)
-         VALUES ($1, $2, $3, $4, 'query', $5, $6, $7, $8, $9, $10, 'queued', now())
-         ON CONFLICT (workflow_id, activity_id, attempt) WHERE workflow_id IS NOT NULL DO NOTHING`,
-        [
-          randomUUID(),
-          input.projectId,
-          `atk_${randomBase62(16)}`,
-          agent.id,
-          ds.id,
-          input.runId,
-          workflowId,
-          activityId,
-          attempt,
-          { statement: { dialect: ds.kind, sql: input.compiled.text, values: input.compiled.values }, limits, datasetName: input.datasetName },
-        ],
-      );
+      await queueQueryTask(db, {
+        projectId: input.projectId,
+        agentId: agent.id,
+        datasourceId: ds.id,
+        runId: input.runId,
+        workflowId,
+        activityId,
+        attempt,
+        payload: { statement: { dialect: ds.kind, sql: input.compiled.text, values: input.compiled.values }, limits, datasetName: input.datasetName },
+      });
       throw new CompleteAsyncError();
     },
   };

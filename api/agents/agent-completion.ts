@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors';
 import type { Logger } from '../../domain/logger';
 import { schemaOutcome, testOutcome } from '../reporting/agent-tasks.service';
 import type { AgentHooks } from './agent-protocol.service';
+import { cancelTasks, expireTask, expireUnawaitedAnswer } from '../../db/reporting/agent-task-state';
 
 /**
  * How agents' work reaches Temporal (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal",
@@ -50,16 +51,8 @@ export function createAgentHooks(deps: AgentCompletionDeps): AgentHooks {
 
   /** A task whose activity is cancelled or gone: a queued one ends here, a leased one is told to stop (the heartbeat answer's `cancel`). */
   async function stop(task: AgentTaskEntity, why: 'cancelled' | 'expired'): Promise<void> {
-    if (why === 'cancelled') {
-      await db.query(
-        `UPDATE reporting_agent_tasks SET status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE 'cancel_requested' END,
-                completed_at = CASE WHEN status = 'queued' THEN now() ELSE completed_at END
-          WHERE id = $1 AND status IN ('queued', 'leased')`,
-        [task.id],
-      );
-    } else {
-      await db.query(`UPDATE reporting_agent_tasks SET status = 'expired', completed_at = now() WHERE id = $1 AND status IN ('queued', 'leased', 'cancel_requested')`, [task.id]);
-    }
+    if (why === 'cancelled') await cancelTasks(db, { taskId: task.id });
+    else await expireTask(db, task.id);
   }
 
   return {
@@ -94,7 +87,7 @@ export function createAgentHooks(deps: AgentCompletionDeps): AgentHooks {
         if (err instanceof ActivityNotFoundError) {
           // A cancelled run ends without waiting for its agent: the cancellation is the answer it expected.
           if (task.status === 'cancelled') return;
-          await db.query(`UPDATE reporting_agent_tasks SET status = 'expired' WHERE id = $1`, [task.id]);
+          await expireUnawaitedAnswer(db, task.id);
           throw new AppError('ERR_AGENT_006', 'The run no longer waits for this task');
         }
         throw err;

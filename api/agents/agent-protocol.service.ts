@@ -14,6 +14,7 @@ import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { agentKeyStatus, confirmedKey } from './agents.service';
 import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agents.schema';
 import { taskSignals } from './task-signals';
+import { answerTask, leaseNextTask } from '../../db/reporting/agent-task-state';
 
 /**
  * The agent protocol (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal", "The agent protocol",
@@ -139,25 +140,14 @@ async function liveTasks(db: DataSource, agent: AgentEntity): Promise<AgentTaskE
  * concurrent polls (and replicas) take different tasks without waiting on each other.
  */
 async function leaseNext(deps: ProtocolDeps, agent: AgentEntity, session: AgentSession): Promise<string | null> {
-  const rows = await modifyReturning<{ id: string }>(
-    deps.db,
-    `WITH next AS (
-       SELECT t.id FROM reporting_agent_tasks t
-         JOIN reporting_datasources d ON d.id = t.datasource_id AND d.project_id = t.project_id AND d.agent_id = t.agent_id AND d.connection_mode = 'agent'
-        WHERE t.project_id = $1 AND t.agent_id = $2 AND t.status = 'queued' AND t.kind = ANY($4::text[])
-          AND EXISTS (SELECT 1 FROM reporting_agents a WHERE a.id = $2 AND a.project_id = $1 AND a.is_active AND a.session->>'id' = $3::text
-                        AND (a.public_key IS NULL OR a.key_confirmed_at IS NOT NULL))
-          AND (SELECT count(*) FROM reporting_agent_tasks l WHERE l.agent_id = $2 AND l.session_id = $3::uuid AND l.status = 'leased') < $5
-        ORDER BY t.created_at, t.id
-        LIMIT 1
-        FOR UPDATE OF t SKIP LOCKED)
-     UPDATE reporting_agent_tasks t
-        SET status = 'leased', session_id = $3::uuid, leased_at = now(), lease_expires_at = now() + make_interval(secs => $6)
-       FROM next WHERE t.id = next.id
-     RETURNING t.id`,
-    [agent.projectId, agent.id, session.id, session.capabilities, session.maxConcurrency, leaseSeconds(deps)],
-  );
-  return rows[0]?.id ?? null;
+  return leaseNextTask(deps.db, {
+    projectId: agent.projectId,
+    agentId: agent.id,
+    sessionId: session.id,
+    capabilities: session.capabilities,
+    maxConcurrency: session.maxConcurrency,
+    leaseSeconds: leaseSeconds(deps),
+  });
 }
 
 /**
@@ -316,16 +306,15 @@ export async function taskForUpload(deps: ProtocolDeps, agentId: string, ref: st
 }
 
 /** Ends a leased task; a lease lost meanwhile (expired, cancelled, another session) is refused. */
-async function finish(deps: ProtocolDeps, task: AgentTaskEntity, session: string, set: Pick<AgentTaskEntity, 'status'> & Partial<Pick<AgentTaskEntity, 'result' | 'resultKey' | 'error'>>): Promise<AgentTaskEntity> {
-  const from = set.status === 'cancelled' ? ['cancel_requested'] : ['leased', 'cancel_requested'];
-  const updated = await modifyReturning<{ id: string }>(
-    deps.db,
-    `UPDATE reporting_agent_tasks SET status = $3, result = $4, result_key = $5, error = $6, completed_at = now()
-      WHERE id = $1 AND session_id = $2 AND status = ANY($7::text[]) RETURNING id`,
-    [task.id, session, set.status, set.result ?? null, set.resultKey ?? null, set.error ?? null, from],
-  );
+async function finish(
+  deps: ProtocolDeps,
+  task: AgentTaskEntity,
+  session: string,
+  set: { status: 'completed' | 'failed' | 'cancelled' } & Partial<Pick<AgentTaskEntity, 'result' | 'resultKey' | 'error'>>,
+): Promise<AgentTaskEntity> {
+  const moved = await answerTask(deps.db, { taskId: task.id, sessionId: session, ...set });
   const done = await deps.db.getRepository(AgentTaskEntity).findOneByOrFail({ id: task.id });
-  if (updated.length === 0) throw new AppError(done.status === 'expired' ? 'ERR_AGENT_006' : 'ERR_AGENT_005', undefined, { status: done.status });
+  if (!moved) throw new AppError(done.status === 'expired' ? 'ERR_AGENT_006' : 'ERR_AGENT_005', undefined, { status: done.status });
   await deps.hooks.onAgentTaskDone(done);
   return done;
 }

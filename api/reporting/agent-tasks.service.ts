@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
@@ -8,8 +7,8 @@ import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, DiscoveredSchema } from '../../domain/reporting/query-runner';
-import { randomBase62 } from '../../domain/signing';
 import { taskSignals } from '../agents/task-signals';
+import { queueAgentTask } from '../../db/reporting/agent-task-state';
 
 /**
  * Connection tests, schema discovery and previews of datasources reached through an agent (docs/reporting.md "Agents",
@@ -30,12 +29,7 @@ export const DEFAULT_WAIT_SECONDS = 20;
 /** Records a task for the datasource's agent and waits up to `waitSeconds` for it to end; answers the task as it then is. */
 export async function askAgent(db: DataSource, ds: DatasourceEntity, kind: Exclude<AgentTaskKind, 'query'>, payload: Record<string, unknown>, waitSeconds: number): Promise<AgentTaskEntity> {
   if (ds.connectionMode !== 'agent' || !ds.agentId) throw new AppError('ERR_DS_005', 'This datasource is read by the server, not through an agent');
-  const id = randomUUID();
-  await db.query(
-    `INSERT INTO reporting_agent_tasks (id, project_id, short_id, agent_id, kind, datasource_id, attempt, payload, status, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 1, $7, 'queued', now())`,
-    [id, ds.projectId, `atk_${randomBase62(16)}`, ds.agentId, kind, ds.id, payload],
-  );
+  const id = await queueAgentTask(db, { projectId: ds.projectId, agentId: ds.agentId, kind, datasourceId: ds.id, payload });
   const repo = db.getRepository(AgentTaskEntity);
   const deadline = Date.now() + waitSeconds * 1000;
   const signals = taskSignals(db);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
-import { modifyReturning } from '../../db/sql';
 import { WebhookDeliveryEntity } from '../../db/webhooks/webhook-delivery.entity';
 import { createDeliveries, envelope } from '../../db/webhooks/deliveries';
+import { failUnstartedDelivery, reopenDelivery } from '../../db/webhooks/delivery-attempts';
 import { AppError, type ErrorCode } from '../../domain/errors';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { TEST_EVENT_TYPE, type DeliverySource } from '../../domain/webhooks/delivery';
@@ -98,7 +98,7 @@ export async function sendTestEvent(deps: DeliveryDeps, projectId: string, subsc
     await startDeliveryWorkflow(deps, projectId, deliveryId, workflowIds.webhookDelivery(deliveryId));
   } catch (err) {
     // Left pending, it could never be retried (retry takes failed deliveries): make it retryable.
-    await deps.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [deliveryId]);
+    await failUnstartedDelivery(deps.db, deliveryId);
     throw err;
   }
   return { deliveryId, eventId: event.id };
@@ -144,23 +144,15 @@ export async function retryDelivery(deps: DeliveryDeps, input: RetryDeliveryInpu
   const source = input.source ?? 'document';
   const codes = input.codes ?? DOCUMENT_RETRY_CODES;
   if (!UUID.test(input.deliveryId)) throw new AppError(codes.notFound);
-  // One conditional UPDATE: of two concurrent retries only one moves the row and starts a run.
-  const rows = await modifyReturning<{ manual_retries: number }>(
-    deps.db,
-    `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = NULL, manual_retries = manual_retries + 1
-      WHERE d.id = $1 AND d.project_id = $2 AND d.source = $3 AND d.status = 'failed'
-        AND (d.subscription_id IS NULL OR EXISTS (
-              SELECT 1 FROM webhook_subscriptions s WHERE s.id = d.subscription_id AND s.deleted_at IS NULL AND s.is_active))
-      RETURNING d.manual_retries`,
-    [input.deliveryId, input.projectId, source],
-  );
-  if (rows.length === 0) throw await whyNotRetryable(deps.db, input.deliveryId, input.projectId, source, codes);
+  // Of two concurrent retries only one moves the row and starts a run.
+  const retry = await reopenDelivery(deps.db, { deliveryId: input.deliveryId, projectId: input.projectId, source });
+  if (retry === undefined) throw await whyNotRetryable(deps.db, input.deliveryId, input.projectId, source, codes);
 
-  const workflowId = workflowIds.webhookDeliveryRetry(input.deliveryId, rows[0].manual_retries);
+  const workflowId = workflowIds.webhookDeliveryRetry(input.deliveryId, retry);
   try {
     await startDeliveryWorkflow(deps, input.projectId, input.deliveryId, workflowId);
   } catch (err) {
-    await deps.db.query(`UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1 AND status = 'pending'`, [input.deliveryId]);
+    await failUnstartedDelivery(deps.db, input.deliveryId);
     throw err;
   }
   return { deliveryId: input.deliveryId, workflowId };

@@ -1,7 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { AgentTaskStatus } from '../../domain/reporting/agent-task-status';
 
 export type AgentTaskKind = 'query' | 'test' | 'schema' | 'preview';
-export type AgentTaskStatus = 'queued' | 'leased' | 'completed' | 'failed' | 'cancel_requested' | 'cancelled' | 'expired';
+export type { AgentTaskStatus };
 
 /**
  * One unit of agent work (docs/reporting.md "Agents", "Report runs through an agent"). `payload` holds the

@@ -2,16 +2,21 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { ChannelTarget } from '../../domain/reporting/channel-kinds';
 import type { ReportDeliveryAttempt, ReportDeliveryStatus } from '../../domain/reporting/delivery';
+import { reportDeliveryMachine } from '../../domain/reporting/delivery-status';
 import { randomBase62 } from '../../domain/signing';
 import { modifyReturning, type Queryable } from '../sql';
 import type { ChannelEntity } from './channel.entity';
 import { ReportDeliveryEntity } from './delivery.entity';
+import { completeJobRunAfterRedelivery, settleJobRunDeliveries } from './job-run-state';
+import { completeRunAfterRedelivery, settleRunDeliveries } from './run-state';
 
 /**
- * The only writer of `reporting_deliveries` and of the delivery status of runs and job runs
- * (docs/reporting.md "Deliveries", "Statuses"): a delivery is `pending` → `delivering` →
- * `completed` | `failed`, `skipped` for a channel that is inactive or gone; a manual retry moves
- * `failed` (or `skipped`) back to `pending`.
+ * The only writer of `reporting_deliveries.status` (docs/architecture.md, "State machines";
+ * docs/reporting.md "Deliveries", "Statuses"), moved by conditional UPDATEs from the statuses
+ * domain/reporting/delivery-status.ts allows: `pending` → `delivering` → `completed` | `failed`,
+ * `skipped` for a channel that is inactive or gone; a manual retry moves `failed` (or `skipped`)
+ * back to `pending`. It also keeps the owner's `delivery_status` while deliveries are under way; the
+ * owner's `status` is moved by its own module (run-state.ts, job-run-state.ts), which this one calls.
  */
 
 export const DELIVERY_SHORT_ID_PREFIX = 'rdlv_';
@@ -36,6 +41,8 @@ export interface PlannedChannel {
  * Inserts one delivery per channel target (idempotent: a retried activity finds the rows it made)
  * and answers the ids still to send, `pending` or `delivering` (a crash mid-delivery resumes them).
  */
+const [PENDING, SKIPPED] = reportDeliveryMachine.initial;
+
 export async function insertDeliveries(db: DataSource, projectId: string, owner: DeliveryOwner, channels: PlannedChannel[]): Promise<string[]> {
   await db.transaction(async (m) => {
     for (const c of channels) {
@@ -45,7 +52,7 @@ export async function insertDeliveries(db: DataSource, projectId: string, owner:
           `INSERT INTO reporting_deliveries (id, project_id, short_id, ${ownerColumn(owner)}, channel_id, kind, target_key, target, status, note, completed_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            ON CONFLICT DO NOTHING`,
-          [randomUUID(), projectId, DELIVERY_SHORT_ID_PREFIX + randomBase62(16), ownerId(owner), c.channelId, c.kind, t.key, t.masked, c.skip ? 'skipped' : 'pending', c.skip ?? null, c.skip ? new Date() : null],
+          [randomUUID(), projectId, DELIVERY_SHORT_ID_PREFIX + randomBase62(16), ownerId(owner), c.channelId, c.kind, t.key, t.masked, c.skip ? SKIPPED : PENDING, c.skip ?? null, c.skip ? new Date() : null],
         );
       }
     }
@@ -64,7 +71,10 @@ export async function loadDelivery(db: Queryable, deliveryId: string): Promise<R
 
 /** `pending → delivering` before an attempt, and the owner's delivery status with it. */
 export async function markDelivering(db: DataSource, d: ReportDeliveryEntity): Promise<void> {
-  await db.query(`UPDATE reporting_deliveries SET status = 'delivering', updated_at = now() WHERE id = $1 AND status IN ('pending','delivering')`, [d.id]);
+  await db.query(`UPDATE reporting_deliveries SET status = 'delivering', updated_at = now() WHERE id = $1 AND status = ANY($2::text[])`, [
+    d.id,
+    reportDeliveryMachine.sourcesOf('delivering', ['pending', 'delivering']),
+  ]);
   const owner: DeliveryOwner = d.runId ? { runId: d.runId } : { jobRunId: d.jobRunId! };
   await db.query(`UPDATE ${ownerTable(owner)} SET delivery_status = 'delivering', updated_at = now() WHERE id = $1 AND delivery_status IN ('none','pending')`, [ownerId(owner)]);
 }
@@ -78,7 +88,10 @@ export interface AttemptRecord {
   note?: string;
 }
 
-/** Appends one attempt (numbered after the ones before it) and moves the delivery; a completed delivery is never touched again. */
+/**
+ * Appends one attempt (numbered after the ones before it) and moves the delivery, from where the
+ * table lets it reach `r.status`: a completed delivery is never touched again.
+ */
 export async function recordDeliveryAttempt(db: DataSource, deliveryId: string, r: AttemptRecord): Promise<void> {
   await db.query(
     `UPDATE reporting_deliveries SET
@@ -87,14 +100,17 @@ export async function recordDeliveryAttempt(db: DataSource, deliveryId: string, 
         remote_ref = coalesce($5, remote_ref), note = coalesce($6, note),
         completed_at = CASE WHEN $3 IN ('completed','failed') THEN now() ELSE NULL END,
         updated_at = now()
-      WHERE id = $1 AND status <> 'completed'`,
-    [deliveryId, JSON.stringify(r.attempt), r.status, r.nextAttemptAt, r.remoteRef ?? null, r.note ?? null],
+      WHERE id = $1 AND status = ANY($7::text[])`,
+    [deliveryId, JSON.stringify(r.attempt), r.status, r.nextAttemptAt, r.remoteRef ?? null, r.note ?? null, reportDeliveryMachine.sourcesOf(r.status)],
   );
 }
 
 /** A delivery whose workflow was cancelled or ended without an outcome: `failed`, so a manual retry can find it. */
 export async function abandonReportDelivery(db: DataSource, deliveryId: string): Promise<void> {
-  await db.query(`UPDATE reporting_deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), updated_at = now() WHERE id = $1 AND status IN ('pending','delivering')`, [deliveryId]);
+  await db.query(`UPDATE reporting_deliveries SET status = 'failed', next_attempt_at = NULL, completed_at = now(), updated_at = now() WHERE id = $1 AND status = ANY($2::text[])`, [
+    deliveryId,
+    reportDeliveryMachine.sourcesOf('failed', ['pending', 'delivering']),
+  ]);
 }
 
 /** Counts of an owner's deliveries by status. */
@@ -112,43 +128,27 @@ async function deliveryCounts(db: Queryable, owner: DeliveryOwner): Promise<{ to
 /**
  * The owner's delivery status once its delivery workflows ended: `completed` when every delivery
  * completed or was skipped, else `failed` with "n of m deliveries failed" (the Flow rule). A run or
- * job run still `delivering` moves with it. Answers the final status.
+ * job run still `delivering` moves with it (by its own module). Answers the final status.
  */
 export async function settleDeliveries(db: DataSource, owner: DeliveryOwner): Promise<'completed' | 'failed'> {
   const { total, open, failed } = await deliveryCounts(db, owner);
   const unfinished = failed + open;
   const status = unfinished === 0 ? 'completed' : 'failed';
-  const error = unfinished === 0 ? null : JSON.stringify({ code: 'ERR_RDLV_004', message: `${unfinished} of ${total} deliveries failed` });
-  await db.query(
-    `UPDATE ${ownerTable(owner)} SET delivery_status = $2, updated_at = now(),
-        status = CASE WHEN status = 'delivering' THEN $2 ELSE status END,
-        ${owner.runId ? `failed_stage = CASE WHEN status = 'delivering' AND $2 = 'failed' THEN 'delivery' ELSE failed_stage END,` : ''}
-        error = CASE WHEN status = 'delivering' THEN $3::jsonb ELSE error END,
-        completed_at = CASE WHEN status = 'delivering' THEN now() ELSE completed_at END
-      WHERE id = $1`,
-    [ownerId(owner), status, error],
-  );
+  const error = unfinished === 0 ? null : { code: 'ERR_RDLV_004', message: `${unfinished} of ${total} deliveries failed` };
+  if (owner.runId !== undefined) await settleRunDeliveries(db, owner.runId, status, error);
+  else await settleJobRunDeliveries(db, owner.jobRunId, status, error);
   return status;
 }
 
 /**
  * After a manual retry delivered: a run (or job run) that ended `failed` only because of its
  * deliveries completes once none is left failed or open (docs/reporting.md "Deliveries", as Flow
- * runs do). The one move out of `failed`, so it is guarded here and not in the state machine.
+ * runs do): the `failed → completed` move of its table, made and guarded by its own module.
  */
 export async function completeOwnerIfDelivered(db: DataSource, owner: DeliveryOwner): Promise<boolean> {
   const { open, failed } = await deliveryCounts(db, owner);
   if (open > 0 || failed > 0) return false;
-  const rows = await modifyReturning(
-    db,
-    `UPDATE ${ownerTable(owner)} SET delivery_status = 'completed', updated_at = now(),
-        status = CASE WHEN status = 'failed' THEN 'completed' ELSE status END,
-        ${owner.runId ? `failed_stage = NULL,` : ''} error = NULL
-      WHERE id = $1 AND delivery_status = 'failed' AND (status <> 'failed' OR ${owner.runId ? `failed_stage = 'delivery'` : `error->>'code' = 'ERR_RDLV_004'`})
-      RETURNING id`,
-    [ownerId(owner)],
-  );
-  return rows.length > 0;
+  return owner.runId !== undefined ? completeRunAfterRedelivery(db, owner.runId) : completeJobRunAfterRedelivery(db, owner.jobRunId);
 }
 
 /**
@@ -160,8 +160,8 @@ export async function reopenDelivery(db: DataSource, deliveryId: string): Promis
     db,
     `UPDATE reporting_deliveries SET status = 'pending', manual_retries = manual_retries + 1, next_attempt_at = NULL, completed_at = NULL, updated_at = now(),
             retry_pending_since = now()
-      WHERE id = $1 AND status IN ('failed','skipped') RETURNING manual_retries`,
-    [deliveryId],
+      WHERE id = $1 AND status = ANY($2::text[]) RETURNING manual_retries`,
+    [deliveryId, reportDeliveryMachine.sourcesOf('pending')],
   );
   if (rows[0]) return { retry: rows[0].manual_retries };
   const d = await loadDelivery(db, deliveryId);

@@ -79,7 +79,7 @@ export async function moveJobRun(db: Queryable, jobRunId: string, status: JobRun
         started_at = CASE WHEN $2 = 'running' THEN coalesce(started_at, now()) ELSE started_at END,
         completed_at = CASE WHEN $2 = ANY($5::text[]) THEN coalesce(completed_at, now()) ELSE completed_at END
       WHERE id = $1 AND status = ANY($6::text[]) RETURNING id`,
-    [jobRunId, status, error ? JSON.stringify(error) : null, error !== undefined, jobRunMachine.terminal, jobRunMachine.sourcesOf(status)],
+    [jobRunId, status, error ? JSON.stringify(error) : null, error !== undefined, jobRunMachine.ended, jobRunMachine.sourcesOf(status)],
   );
   return rows.length > 0;
 }
@@ -99,4 +99,38 @@ export async function recordJobItem(db: DataSource, jobRunId: string, index: num
       WHERE id = $1`,
     [jobRunId],
   );
+}
+
+/**
+ * The job run's delivery status once its bundle's delivery workflows ended (db/reporting/delivery-state.ts
+ * counts them): a job run still `delivering` ends with it (with `error`); one that left `delivering`
+ * meanwhile takes only the delivery status.
+ */
+export async function settleJobRunDeliveries(db: Queryable, jobRunId: string, outcome: 'completed' | 'failed', error: { code: string; message: string } | null): Promise<void> {
+  await db.query(
+    `UPDATE reporting_job_runs SET delivery_status = $2, updated_at = now(),
+        status = CASE WHEN status = ANY($4::text[]) THEN $2 ELSE status END,
+        error = CASE WHEN status = ANY($4::text[]) THEN $3::jsonb ELSE error END,
+        completed_at = CASE WHEN status = ANY($4::text[]) THEN now() ELSE completed_at END
+      WHERE id = $1`,
+    [jobRunId, outcome, error ? JSON.stringify(error) : null, jobRunMachine.sourcesOf(outcome, ['delivering'])],
+  );
+}
+
+/**
+ * `failed → completed` after manual retries delivered every failed delivery of the bundle (the
+ * caller checked none is failed or open): only a job run whose delivery status is `failed` and that
+ * failed for its deliveries (`ERR_RDLV_004`), or did not fail, moves. Answers whether it moved.
+ */
+export async function completeJobRunAfterRedelivery(db: Queryable, jobRunId: string): Promise<boolean> {
+  const rows = await modifyReturning(
+    db,
+    `UPDATE reporting_job_runs SET delivery_status = 'completed', updated_at = now(),
+        status = CASE WHEN status = ANY($2::text[]) THEN 'completed' ELSE status END,
+        error = NULL
+      WHERE id = $1 AND delivery_status = 'failed' AND (status <> ALL($2::text[]) OR error->>'code' = 'ERR_RDLV_004')
+      RETURNING id`,
+    [jobRunId, jobRunMachine.sourcesOf('completed', ['failed'])],
+  );
+  return rows.length > 0;
 }

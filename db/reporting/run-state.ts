@@ -28,7 +28,7 @@ export interface ReportRunMove {
   skipReason?: string;
 }
 
-const ENDED: readonly ReportRunStatus[] = reportRunMachine.terminal;
+const ENDED: readonly ReportRunStatus[] = reportRunMachine.ended;
 
 /**
  * Moves a run to `status` if the table allows it from where the run is; a run that leaves
@@ -137,4 +137,39 @@ export async function completeWithOutputs(db: DataSource, run: ReportRunEntity, 
     }
     return true;
   });
+}
+
+/**
+ * The run's delivery status once its delivery workflows ended (db/reporting/delivery-state.ts
+ * counts them): a run still `delivering` ends with it, `failed` at `delivery` with `error`; a run
+ * that left `delivering` meanwhile takes only the delivery status. One statement, so the two agree.
+ */
+export async function settleRunDeliveries(db: Queryable, runId: string, outcome: 'completed' | 'failed', error: { code: string; message: string } | null): Promise<void> {
+  await db.query(
+    `UPDATE reporting_runs SET delivery_status = $2, updated_at = now(),
+        status = CASE WHEN status = ANY($4::text[]) THEN $2 ELSE status END,
+        failed_stage = CASE WHEN status = ANY($4::text[]) AND $2 = 'failed' THEN 'delivery' ELSE failed_stage END,
+        error = CASE WHEN status = ANY($4::text[]) THEN $3::jsonb ELSE error END,
+        completed_at = CASE WHEN status = ANY($4::text[]) THEN now() ELSE completed_at END
+      WHERE id = $1`,
+    [runId, outcome, error ? JSON.stringify(error) : null, reportRunMachine.sourcesOf(outcome, ['delivering'])],
+  );
+}
+
+/**
+ * `failed → completed` after manual retries delivered every failed delivery (the caller checked
+ * none is failed or open): only a run whose delivery status is `failed` and that failed at
+ * `delivery` (or did not fail) moves; `failedStage` and `error` are cleared. Answers whether it moved.
+ */
+export async function completeRunAfterRedelivery(db: Queryable, runId: string): Promise<boolean> {
+  const rows = await modifyReturning(
+    db,
+    `UPDATE reporting_runs SET delivery_status = 'completed', updated_at = now(),
+        status = CASE WHEN status = ANY($2::text[]) THEN 'completed' ELSE status END,
+        failed_stage = NULL, error = NULL
+      WHERE id = $1 AND delivery_status = 'failed' AND (status <> ALL($2::text[]) OR failed_stage = 'delivery')
+      RETURNING id`,
+    [runId, reportRunMachine.sourcesOf('completed', ['failed'])],
+  );
+  return rows.length > 0;
 }

@@ -9,7 +9,10 @@ export type FailedStage = 'query' | 'render' | 'delivery';
 /**
  * The moves (docs/reporting.md "Statuses"). `queued → failed` is ours: a run whose pinned report version or template
  * can no longer be read fails before its first query (`failedStage: query`). `delivering` cannot be
- * cancelled (deliveries under way finish); the others can until they end.
+ * cancelled (deliveries under way finish); the others can until they end. `failed → completed` is
+ * the one way back (docs/reporting.md "Deliveries"): a run that failed only at `delivery` completes
+ * once manual retries delivered every failed delivery; the owner allows it only for
+ * `failedStage: delivery`. `failed` is still an end (`ended`): nothing else moves such a run.
  */
 export const REPORT_RUN_TRANSITIONS: Readonly<Record<ReportRunStatus, readonly ReportRunStatus[]>> = {
   queued: ['running', 'failed', 'cancelled'],
@@ -17,12 +20,12 @@ export const REPORT_RUN_TRANSITIONS: Readonly<Record<ReportRunStatus, readonly R
   rendering: ['delivering', 'completed', 'failed', 'cancelled'],
   delivering: ['completed', 'failed'],
   completed: [],
-  failed: [],
+  failed: ['completed'],
   cancelled: [],
   skipped: [],
 };
 
-export const reportRunMachine = defineStateMachine(REPORT_RUN_STATUSES, ['queued', 'skipped'], REPORT_RUN_TRANSITIONS);
+export const reportRunMachine = defineStateMachine(REPORT_RUN_STATUSES, ['queued', 'skipped'], REPORT_RUN_TRANSITIONS, { ended: ['failed'] });
 
 /** Runs that may still be cancelled (anything else answers 409 ERR_RPT_008). */
 export const CANCELLABLE_RUN_STATUSES = reportRunMachine.sourcesOf('cancelled');

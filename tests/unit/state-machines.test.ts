@@ -2,8 +2,12 @@ import { BATCH_TRANSITIONS, batchMachine } from '../../domain/documents/batch-st
 import { JOB_TRANSITIONS, jobMachine } from '../../domain/documents/job-status';
 import { APPROVAL_TRANSITIONS, approvalMachine } from '../../domain/flow/approval-status';
 import { RUN_TRANSITIONS, runMachine } from '../../domain/flow/run-status';
+import { AGENT_TASK_TRANSITIONS, agentTaskMachine } from '../../domain/reporting/agent-task-status';
+import { REPORT_DELIVERY_TRANSITIONS, reportDeliveryMachine } from '../../domain/reporting/delivery-status';
+import { JOB_RUN_TRANSITIONS, jobRunMachine } from '../../domain/reporting/job-run-status';
 import { CANCELLABLE_RUN_STATUSES, REPORT_RUN_TRANSITIONS, reportRunMachine } from '../../domain/reporting/run-status';
-import type { StateMachine } from '../../domain/state-machine';
+import { defineStateMachine, type StateMachine } from '../../domain/state-machine';
+import { WEBHOOK_DELIVERY_TRANSITIONS, webhookDeliveryMachine } from '../../domain/webhooks/delivery-status';
 
 /** Every move the table allows, as `from → to`. */
 function moves<S extends string>(m: StateMachine<S>): string[] {
@@ -147,6 +151,18 @@ describe('Document batch statuses (document_batches.status)', () => {
   checkShape(batchMachine, BATCH_TRANSITIONS, ['completed']);
 });
 
+describe('the machine helper (domain/state-machine.ts)', () => {
+  it('counts the terminal statuses as ended, and those named `ended` too', () => {
+    const m = defineStateMachine(['open', 'failed', 'done'] as const, ['open'], { open: ['failed', 'done'], failed: ['done'], done: [] }, { ended: ['failed'] });
+    expect(m.terminal).toEqual(['done']);
+    expect(m.ended).toEqual(['failed', 'done']);
+    expect(m.isEnded('failed')).toBe(true);
+    expect(m.isTerminal('failed')).toBe(false);
+    expect(m.isEnded('open')).toBe(false);
+    expect(defineStateMachine(['a', 'b'] as const, ['a'], { a: ['b'], b: [] }).ended).toEqual(['b']);
+  });
+});
+
 describe('Report run statuses (reporting_runs.status)', () => {
   it('queues, runs the queries, renders, delivers and ends once (docs/reporting.md "Statuses")', () => {
     expect(moves(reportRunMachine)).toEqual([
@@ -163,8 +179,19 @@ describe('Report run statuses (reporting_runs.status)', () => {
       'rendering → cancelled',
       'delivering → completed',
       'delivering → failed',
+      'failed → completed',
     ]);
     expect(reportRunMachine.initial).toEqual(['queued', 'skipped']);
+  });
+
+  it('leaves `failed` only for `completed` (its failed deliveries delivered on a manual retry), and counts it an end', () => {
+    expect(reportRunMachine.transitions.failed).toEqual(['completed']);
+    expect(reportRunMachine.sourcesOf('completed', ['failed'])).toEqual(['failed']);
+    expect(reportRunMachine.sourcesOf('completed', ['delivering'])).toEqual(['delivering']);
+    expect(reportRunMachine.canMove('failed', 'delivering')).toBe(false);
+    expect(reportRunMachine.canMove('failed', 'running')).toBe(false);
+    expect(reportRunMachine.canMove('cancelled', 'completed')).toBe(false);
+    expect(reportRunMachine.ended).toEqual(['completed', 'failed', 'cancelled', 'skipped']);
   });
 
   it('cannot cancel a delivering run or one that ended', () => {
@@ -173,5 +200,144 @@ describe('Report run statuses (reporting_runs.status)', () => {
     expect(reportRunMachine.canMove('completed', 'failed')).toBe(false);
   });
 
-  checkShape(reportRunMachine, REPORT_RUN_TRANSITIONS, ['completed', 'failed', 'cancelled', 'skipped']);
+  checkShape(reportRunMachine, REPORT_RUN_TRANSITIONS, ['completed', 'cancelled', 'skipped']);
+});
+
+describe('Report job run statuses (reporting_job_runs.status)', () => {
+  it('queues, runs its reports, delivers the bundle and ends once', () => {
+    expect(moves(jobRunMachine)).toEqual([
+      'queued → running',
+      'queued → failed',
+      'queued → cancelled',
+      'running → delivering',
+      'running → completed',
+      'running → failed',
+      'running → cancelled',
+      'delivering → completed',
+      'delivering → failed',
+      'failed → completed',
+    ]);
+    expect(jobRunMachine.initial).toEqual(['queued', 'skipped']);
+  });
+
+  it('cannot cancel a delivering job run, and leaves `failed` only for `completed`', () => {
+    expect(jobRunMachine.sourcesOf('cancelled')).toEqual(['queued', 'running']);
+    expect(jobRunMachine.transitions.failed).toEqual(['completed']);
+    expect(jobRunMachine.canMove('completed', 'failed')).toBe(false);
+    expect(jobRunMachine.canMove('skipped', 'running')).toBe(false);
+    expect(jobRunMachine.ended).toEqual(['completed', 'failed', 'cancelled', 'skipped']);
+  });
+
+  checkShape(jobRunMachine, JOB_RUN_TRANSITIONS, ['completed', 'cancelled', 'skipped']);
+});
+
+describe('Report delivery statuses (reporting_deliveries.status)', () => {
+  it('is created pending (or skipped), attempted, and reopened by a manual retry', () => {
+    expect(moves(reportDeliveryMachine)).toEqual([
+      'pending → delivering',
+      'pending → failed',
+      'delivering → delivering',
+      'delivering → completed',
+      'delivering → failed',
+      'failed → pending',
+      'failed → delivering',
+      'failed → completed',
+      'failed → failed',
+      'skipped → pending',
+    ]);
+    expect(reportDeliveryMachine.initial).toEqual(['pending', 'skipped']);
+  });
+
+  it("gives the owner's UPDATEs the statuses they moved from before the table", () => {
+    expect(reportDeliveryMachine.sourcesOf('pending')).toEqual(['failed', 'skipped']); // manual retry
+    expect(reportDeliveryMachine.sourcesOf('delivering', ['pending', 'delivering'])).toEqual(['pending', 'delivering']);
+    expect(reportDeliveryMachine.sourcesOf('failed', ['pending', 'delivering'])).toEqual(['pending', 'delivering']); // abandoned
+    // An attempt's record: from anything but completed (skipped deliveries are not attempted).
+    expect(reportDeliveryMachine.sourcesOf('completed')).toEqual(['delivering', 'failed']);
+    expect(reportDeliveryMachine.sourcesOf('failed')).toEqual(['pending', 'delivering', 'failed']);
+  });
+
+  it('never moves a completed delivery, and never sends a skipped one without a retry', () => {
+    expect(reportDeliveryMachine.canMove('completed', 'pending')).toBe(false);
+    expect(reportDeliveryMachine.canMove('completed', 'failed')).toBe(false);
+    expect(reportDeliveryMachine.canMove('skipped', 'delivering')).toBe(false);
+    expect(reportDeliveryMachine.canMove('pending', 'completed')).toBe(false);
+    expect(reportDeliveryMachine.canMove('delivering', 'pending')).toBe(false);
+    expect(() => reportDeliveryMachine.sourcesOf('pending', ['completed'])).toThrow('no move from completed to pending');
+  });
+
+  checkShape(reportDeliveryMachine, REPORT_DELIVERY_TRANSITIONS, ['completed']);
+});
+
+describe('Agent task statuses (reporting_agent_tasks.status)', () => {
+  it('is queued, leased by a session, answered, cancelled or expired', () => {
+    expect(moves(agentTaskMachine)).toEqual([
+      'queued → leased',
+      'queued → failed',
+      'queued → cancelled',
+      'queued → expired',
+      'leased → completed',
+      'leased → failed',
+      'leased → cancel_requested',
+      'leased → expired',
+      'completed → expired',
+      'failed → expired',
+      'cancel_requested → completed',
+      'cancel_requested → failed',
+      'cancel_requested → cancelled',
+      'cancel_requested → expired',
+    ]);
+    expect(agentTaskMachine.initial).toEqual(['queued']);
+    expect(agentTaskMachine.ended).toEqual(['completed', 'failed', 'cancelled', 'expired']);
+  });
+
+  it("gives the owner's UPDATEs the statuses they moved from before the table", () => {
+    expect(agentTaskMachine.sourcesOf('leased')).toEqual(['queued']);
+    expect(agentTaskMachine.sourcesOf('cancelled', ['cancel_requested'])).toEqual(['cancel_requested']); // the agent's answer
+    expect(agentTaskMachine.sourcesOf('completed')).toEqual(['leased', 'cancel_requested']);
+    expect(agentTaskMachine.sourcesOf('expired', ['queued', 'leased', 'cancel_requested'])).toEqual(['queued', 'leased', 'cancel_requested']);
+  });
+
+  it('refuses answering a task nobody leased, and reopening one', () => {
+    expect(agentTaskMachine.canMove('queued', 'completed')).toBe(false);
+    expect(agentTaskMachine.canMove('leased', 'cancelled')).toBe(false); // the agent is asked first
+    expect(agentTaskMachine.canMove('expired', 'completed')).toBe(false);
+    expect(agentTaskMachine.canMove('completed', 'leased')).toBe(false);
+    expect(agentTaskMachine.canMove('cancelled', 'expired')).toBe(false);
+  });
+
+  checkShape(agentTaskMachine, AGENT_TASK_TRANSITIONS, ['cancelled', 'expired']);
+});
+
+describe('Webhook delivery statuses (webhook_deliveries.status)', () => {
+  it('is created pending, attempted, and reopened by a manual retry', () => {
+    expect(moves(webhookDeliveryMachine)).toEqual([
+      'pending → delivering',
+      'pending → failed',
+      'delivering → delivering',
+      'delivering → completed',
+      'delivering → failed',
+      'failed → pending',
+      'failed → delivering',
+      'failed → failed',
+    ]);
+    expect(webhookDeliveryMachine.initial).toEqual(['pending']);
+  });
+
+  it("gives the owner's UPDATEs the statuses they moved from before the table", () => {
+    expect(webhookDeliveryMachine.sourcesOf('delivering')).toEqual(['pending', 'delivering', 'failed']); // any but completed
+    expect(webhookDeliveryMachine.sourcesOf('pending')).toEqual(['failed']); // manual retry
+    expect(webhookDeliveryMachine.sourcesOf('failed', ['pending', 'delivering'])).toEqual(['pending', 'delivering']); // abandoned
+    expect(webhookDeliveryMachine.sourcesOf('failed', ['pending'])).toEqual(['pending']); // retry not started
+    expect(webhookDeliveryMachine.sourcesOf('completed')).toEqual(['delivering']);
+  });
+
+  it('never moves a completed delivery', () => {
+    for (const to of webhookDeliveryMachine.statuses) expect(webhookDeliveryMachine.canMove('completed', to)).toBe(false);
+    expect(webhookDeliveryMachine.canMove('pending', 'completed')).toBe(false);
+    expect(webhookDeliveryMachine.canMove('delivering', 'pending')).toBe(false);
+    expect(() => webhookDeliveryMachine.sourcesOf('pending', ['delivering'])).toThrow('no move from delivering to pending');
+  });
+
+  checkShape(webhookDeliveryMachine, WEBHOOK_DELIVERY_TRANSITIONS, ['completed']);
 });
