@@ -8,7 +8,7 @@ import { TemplateVersionEntity } from '../../db/templates/template-version.entit
 import { AppError } from '../../domain/errors';
 import { isUuid } from '../../domain/flow/flow-ids';
 import { bindDatasets, numberConverter, rowsNeeded, type DatasetRows, type ResultRow } from '../../domain/reporting/bind-datasets';
-import { csvFormatter } from '../../domain/reporting/csv';
+import { csvStream } from '../../domain/reporting/csv';
 import { renderFilename, sanitizeFilename } from '../../domain/reporting/filename-pattern';
 import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits, TemplateDefinition, TemplateVariable } from '../../domain/templates/template.types';
@@ -290,20 +290,24 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
     }
   }
 
-  /** CSV text of the stored rows, gathered into chunks of about CSV_CHUNK bytes (one write per chunk, not per row). */
+  /** CSV text of the stored rows (csvStream), gathered into chunks of about CSV_CHUNK bytes (one write per chunk, not per row). */
   async function writeCsv(result: InputDataset, key: string, ctx: ReturnType<typeof activityContext>): Promise<{ bytes: number; rowCount: number }> {
     let rowCount = 0;
-    const bytes = await storeStream(key, CSV_CONTENT_TYPE, async (write) => {
-      const format = csvFormatter(result.columns);
-      let text = format.header();
+    async function* rows(): AsyncGenerator<ResultRow> {
       for await (const row of storedRows(deps.storage, result.key, { maxBytes })) {
         if (ctx.signal?.aborted) throw ctx.signal.reason;
-        text += format.row(row);
+        yield row;
+        if (++rowCount % 5_000 === 0) ctx.heartbeat();
+      }
+    }
+    const bytes = await storeStream(key, CSV_CONTENT_TYPE, async (write) => {
+      let text = '';
+      for await (const line of csvStream(result.columns, rows()) as AsyncIterable<string>) {
+        text += line;
         if (text.length >= CSV_CHUNK) {
           await write(Buffer.from(text, 'utf8'));
           text = '';
         }
-        if (++rowCount % 5_000 === 0) ctx.heartbeat();
       }
       await write(Buffer.from(text, 'utf8'));
     });
