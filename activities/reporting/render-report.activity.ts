@@ -6,7 +6,6 @@ import { ReportEntity, type PinnedDefinition } from '../../db/reporting/report.e
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { bindDatasets, numberConverter, rowsNeeded, type DatasetRows, type ResultRow } from '../../domain/reporting/bind-datasets';
 import { csvStream } from '../../domain/reporting/csv';
 import { renderFilename, sanitizeFilename } from '../../domain/reporting/filename-pattern';
@@ -21,6 +20,7 @@ import type { ArtefactStorage } from '../storage/storage';
 import { storedRows } from './stored-rows';
 import { pdfOutputOf } from '../../domain/reporting/report-output';
 import type { AssetLoader } from '../rendering/render-assets';
+import { isUuid } from '../../domain/ids';
 
 /**
  * The render step of a report run (docs/reporting.md "Report outputs"; design B5.1, B5.7): stored

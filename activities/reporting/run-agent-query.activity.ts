@@ -6,9 +6,9 @@ import { AgentEntity } from '../../db/reporting/agent.entity';
 import { agentQueryResult } from '../../db/reporting/agent-task-result';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { randomBase62 } from '../../domain/signing';
 import type { RunDirectQueryInput, RunDirectQueryResult } from './run-direct-query.activity';
+import { isUuid } from '../../domain/ids';
 
 /**
  * The `runAgentQuery` activity of the main task queue (design B1, B5.7; docs/reporting.md "Agents"):

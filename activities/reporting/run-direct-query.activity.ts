@@ -7,11 +7,11 @@ import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
 import { isConnectionFailure } from '../../domain/reporting/connection-errors';
 import type { Evaluator } from '../../domain/evaluation';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
 import { createOutboundGuard } from '../http/outbound';
 import type { ArtefactStorage } from '../storage/storage';
 import { createQueryRunner } from './runners';
+import { isUuid } from '../../domain/ids';
 
 /**
  * The `runDirectQuery` activity of the `query` task queue (docs/reporting.md, "Query execution on

@@ -8,12 +8,12 @@ import { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
 import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { agentKeyStatus, confirmedKey } from './agents.service';
 import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agents.schema';
 import { taskSignals } from './task-signals';
+import { isUuid } from '../../domain/ids';
 
 /**
  * The agent protocol (docs/reporting.md "Agents"; design B1, B5.5, B5.10): sessions, the long

@@ -4,11 +4,11 @@ import { AgentEntity } from '../../db/reporting/agent.entity';
 import { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
 import { isUniqueViolation } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
 import { randomBase62 } from '../../domain/signing';
 import { newAgentToken } from './agent-token';
 import type { AgentStatus, CreateAgentInput, ListAgentsQuery, ListTasksQuery, UpdateAgentInput } from './agents.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Reporting agents, managed by admins (docs/reporting.md "Agents"; design B5.5). The token is

@@ -3,8 +3,9 @@ import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { RunEntity } from '../../db/flow/run.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid, RUN_SHORT_ID_PREFIX } from '../../domain/flow/flow-ids';
+import { RUN_SHORT_ID_PREFIX } from '../../domain/flow/flow-ids';
 import type { ListRunsQuery } from './runs.schema';
+import { isUuid } from '../../domain/ids';
 
 /** Runs of one workspace: a run of another workspace is answered like one that does not exist. */
 

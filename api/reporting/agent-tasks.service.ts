@@ -6,10 +6,10 @@ import { AgentTaskEntity, type AgentTaskKind } from '../../db/reporting/agent-ta
 import type { DatasourceEntity, DatasourceLastTest } from '../../db/reporting/datasource.entity';
 import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, DiscoveredSchema } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
 import { taskSignals } from '../agents/task-signals';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Connection tests, schema discovery and previews of datasources reached through an agent (design

@@ -6,7 +6,6 @@ import { ChannelEntity, type ChannelLastTest } from '../../db/reporting/channel.
 import { channelUsage } from '../../db/reporting/channel-usage';
 import type { DatasourceSecrets } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { roleAtLeast, type Role } from '../../domain/identity/roles';
 import { checkChannelSettings, missingSecrets, type ChannelIssue } from '../../domain/reporting/channel-config';
 import { MEMBER_CHANNEL_KINDS, type ChannelKind } from '../../domain/reporting/channel-kinds';
@@ -15,6 +14,7 @@ import type { ChannelTestOutcome, ChannelTestTarget } from '../../platform/chann
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { CreateChannelInput, ListChannelsQuery, UpdateChannelInput } from './channels.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Distribution channels (docs/reporting.md "Channels"; design B5.3, B5.4). Every lookup is

@@ -6,7 +6,6 @@ import type { DataSource } from 'typeorm';
 import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
 import type { RunnerTarget } from '../../platform/reporting-runners';
@@ -18,6 +17,7 @@ import { agentKeyStatus, agentStatus, confirmedKey } from '../agents/agents.serv
 import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOutcome } from './agent-tasks.service';
 import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Reporting datasources (docs/reporting.md "Datasources"; design B5.3, B5.4). Every lookup is

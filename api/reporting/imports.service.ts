@@ -9,7 +9,6 @@ import type { Evaluator } from '../../domain/evaluation';
 import type { ImportedQuery, ParsedItem } from '../../domain/reporting/imports/model';
 import { draftTemplateFor } from '../../domain/reporting/imports/template';
 import { randomBase62 } from '../../domain/signing';
-import { isUuid } from '../../domain/templates/template-ids';
 import { freeName as freeTemplateName, nameExists as templateNameExists } from '../templates/template-store.service';
 import { createTemplate } from '../templates/templates.service';
 import { createReport } from './reports.service';
@@ -17,6 +16,7 @@ import { getDatasource } from './datasources.service';
 import type { SystemLimits } from './limits';
 import type { ImportInput, ListImportsQuery } from './imports.schema';
 import { type Actor, createQuery, updateQuery, validateQuery } from './queries.service';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Model imports (docs/reporting.md "Imports"; design B3, B5.4): an uploaded Metabase, Redash or

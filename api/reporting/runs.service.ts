@@ -13,13 +13,13 @@ import type { Logger } from '../../domain/logger';
 import { coerceParameters } from '../../domain/reporting/parameters';
 import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
-import { isUuid } from '../../domain/templates/template-ids';
 import type { ReportRunStartDeps } from '../../platform/workflow-starts';
 import { resolveChannelRefs } from '../../db/reporting/channel-refs';
 import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries, type DeliveryDeps } from './deliveries.service';
 import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
 import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schema';
 import { getReport } from './reports.service';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Report runs (docs/reporting.md "Runs"; design B5.3, B5.4, B5.6): a run is recorded `queued`, then

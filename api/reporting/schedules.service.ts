@@ -13,7 +13,6 @@ import { checkSchedule, type CronWarning, type ScheduleCheck } from '../../domai
 import { coerceParameters } from '../../domain/reporting/parameters';
 import { randomBase62 } from '../../domain/signing';
 import type { TaskQueues } from '../../domain/temporal-names';
-import { isUuid } from '../../domain/templates/template-ids';
 import {
   deleteReportSchedule,
   describeReportSchedule,
@@ -24,6 +23,7 @@ import {
 } from '../../platform/report-schedules';
 import { getReport } from './reports.service';
 import type { CreateScheduleInput, ListSchedulesQuery, UpdateScheduleInput } from './schedules.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Report schedules (docs/reporting.md "Scheduling"; design B5.3, B5.4, B5.7). Rows first, then the
