@@ -14,6 +14,7 @@ import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
 import { createJobCompletions } from './job-completions';
 import type { AssetLoader } from '../rendering/render-assets';
+import { withHeartbeat } from '../heartbeat';
 
 export interface RenderJobDeps {
   db: DataSource;
@@ -93,12 +94,7 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
     if (ended.length > 0) return outcomeOf(ended[0]);
     if (claimed.length === 0) throw new AppError('ERR_JOB_001', `job ${input.jobId} no longer exists`);
     const { cancellationSignal: signal } = Context.current();
-    const beat = setInterval(() => heartbeat(), 2000);
-    try {
-      return await renderClaimed(claimed[0], templateOf(await templatesOf(claimed), claimed[0]), signal);
-    } finally {
-      clearInterval(beat);
-    }
+    return withHeartbeat(() => heartbeat(), 2000, async () => renderClaimed(claimed[0], templateOf(await templatesOf(claimed), claimed[0]), signal));
   }
 
   /**
@@ -113,7 +109,6 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
     const templates = await templatesOf(claimed);
     const { cancellationSignal: signal } = Context.current();
     const progress = () => ({ ended: outcomes.size, of: input.jobIds.length });
-    const beat = setInterval(() => heartbeat(progress()), 2000);
     let failure: Error | undefined;
     let next = 0;
     const lane = async () => {
@@ -127,11 +122,7 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
         }
       }
     };
-    try {
-      await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, lane));
-    } finally {
-      clearInterval(beat);
-    }
+    await withHeartbeat(() => heartbeat(progress()), 2000, () => Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, lane)));
     if (signal.aborted) throw signal.reason;
     if (failure !== undefined) throw failure;
     return input.jobIds.flatMap((id) => outcomes.get(id) ?? []);

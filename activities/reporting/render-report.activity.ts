@@ -21,6 +21,7 @@ import { storedRows } from './stored-rows';
 import { pdfOutputOf } from '../../domain/reporting/report-output';
 import type { AssetLoader } from '../rendering/render-assets';
 import { isUuid } from '../../domain/ids';
+import { withHeartbeat } from '../heartbeat';
 
 /**
  * The render step of a report run (docs/reporting.md "Report outputs"; design B5.1, B5.7): stored
@@ -336,8 +337,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
       const name = uniqueNamer();
       const formats = [...new Set(input.formats)];
       const outputs: RenderedReportOutput[] = [];
-      const beat = setInterval(ctx.heartbeat, HEARTBEAT_MS);
-      try {
+      return withHeartbeat(() => ctx.heartbeat(), HEARTBEAT_MS, async () => {
         ctx.heartbeat();
         const documents = formats.filter((f): f is 'pdf' | 'excel' => f !== 'csv');
         if (documents.length > 0) {
@@ -390,9 +390,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
           }
         }
         return { outputs };
-      } finally {
-        clearInterval(beat);
-      }
+      });
     },
   };
 }
