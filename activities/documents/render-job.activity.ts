@@ -1,4 +1,5 @@
 import { Context, heartbeat } from '@temporalio/activity';
+import pLimit from 'p-limit';
 import type { DataSource } from 'typeorm';
 import type { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { claimJobs, finishJob, outcomeOf } from '../../db/documents/job-state';
@@ -110,19 +111,18 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
     const { cancellationSignal: signal } = Context.current();
     const progress = () => ({ ended: outcomes.size, of: input.jobIds.length });
     let failure: Error | undefined;
-    let next = 0;
-    const lane = async () => {
-      while (next < claimed.length && !signal.aborted) {
-        const job = claimed[next++];
-        try {
-          outcomes.set(job.id, await renderClaimed(job, templateOf(templates, job), signal));
-          heartbeat(progress());
-        } catch (err) {
-          failure ??= err instanceof Error ? err : new Error(String(err));
-        }
+    const limit = pLimit(Math.max(1, input.concurrency));
+    // Once cancelled, no render begins: the jobs still queued end at once.
+    const renderOne = async (job: (typeof claimed)[number]) => {
+      if (signal.aborted) return;
+      try {
+        outcomes.set(job.id, await renderClaimed(job, templateOf(templates, job), signal));
+        heartbeat(progress());
+      } catch (err) {
+        failure ??= err instanceof Error ? err : new Error(String(err));
       }
     };
-    await withHeartbeat(() => heartbeat(progress()), 2000, () => Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, lane)));
+    await withHeartbeat(() => heartbeat(progress()), 2000, () => Promise.all(claimed.map((job) => limit(() => renderOne(job)))));
     if (signal.aborted) throw signal.reason;
     if (failure !== undefined) throw failure;
     return input.jobIds.flatMap((id) => outcomes.get(id) ?? []);
