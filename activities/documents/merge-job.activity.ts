@@ -35,7 +35,6 @@ interface MergeJobDeps {
   maxOutputBytes: number;
 }
 
-
 const tooLarge = (max: number, size: number, what: string) => new AppError('ERR_LIMIT_011', `${what} is over the limit of ${max} bytes`, { limit: max, size });
 
 export function createMergeJobActivities(deps: MergeJobDeps) {

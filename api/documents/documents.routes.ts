@@ -20,7 +20,6 @@ import { merge, notAPdf, tooManyParts, type MergeUpload } from './merge.service'
 import { mergeMultipartSchema, mergeSchema } from './merge.schema';
 import { isUuid } from '../../domain/ids';
 
-
 /** Who may generate and read jobs: these routes' guards and the MCP tools (api/mcp/) use these same rules. */
 export const DOCUMENT_ACCESS = {
   generate: { role: 'member', permission: 'generate_documents' },

@@ -24,7 +24,6 @@ export interface ApiKeyCreator {
   emailVerifiedAt: Date | null;
 }
 
-
 /** Contract §2: a verified e-mail is needed to mint a credential. Only the SHA-256 of the key is kept. */
 export async function createApiKey(
   deps: ApiKeyDeps,

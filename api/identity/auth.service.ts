@@ -20,7 +20,6 @@ export function tokenDeps(deps: AuthDeps): TokenDeps {
   return { db: deps.db, secret: deps.secret, jwtTtlSeconds: deps.config.auth.jwtTtlSeconds, refreshTokenTtlSeconds: deps.config.auth.refreshTokenTtlSeconds };
 }
 
-
 export async function signup(deps: AuthDeps, input: { email: string; password: string; name: string }): Promise<{ user: UserEntity } & TokenPair> {
   const passwordHash = await hashPassword(input.password);
   const now = new Date();

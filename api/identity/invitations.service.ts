@@ -15,7 +15,6 @@ import { isUuid } from '../../domain/ids';
 
 export type InvitationDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'outbox'>;
 
-
 export interface InviteInput {
   projectId: string;
   /** The caller; the guard has checked they are an admin or the owner of the project. */

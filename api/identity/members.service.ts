@@ -11,7 +11,6 @@ import { isUuid } from '../../domain/ids';
  * caller's role; these functions only act on that project's rows.
  */
 
-
 const MEMBER_SELECT = `
   SELECT u.id, u.email, u.name, m.role, m.joined_at AS "joinedAt"
     FROM memberships m JOIN users u ON u.id = m.user_id

@@ -36,7 +36,6 @@ export interface OAuthClient {
   creatorPendingDeletion: boolean;
 }
 
-
 const SELECT = `
   SELECT c.id, c.project_id, c.client_id, c.name, c.secret_prefix, c.permissions, c.is_active, c.created_by,
          c.secret_rotated_at, c.last_used_at, c.created_at, c.updated_at,

@@ -156,7 +156,6 @@ function grantedPermissions(perms: Record<string, boolean>): string {
   return Object.keys(perms).filter((k) => perms[k]).join(',') || 'none';
 }
 
-
 /** Contract §2: X-Team-Id picks the project (the caller must be a member); default personal. */
 async function activeMembership(db: DataSource, user: UserEntity, teamId: string): Promise<{ projectId: string; role: Role }> {
   const qb = db

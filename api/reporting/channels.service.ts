@@ -48,7 +48,6 @@ const SHORT_ID_PREFIX = 'rch_';
 const ERROR_MESSAGE_MAX = 300;
 const DETAILS_MAX = 4000;
 
-
 function invalid(errors: ChannelIssue[]): AppError {
   return new AppError('ERR_CHAN_002', `Channel configuration invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`.slice(0, 1000), { errors });
 }

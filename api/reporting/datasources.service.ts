@@ -39,7 +39,6 @@ const SHORT_ID_PREFIX = 'ds_';
 const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
 const ERROR_MESSAGE_MAX = 300;
 
-
 interface FieldError {
   path: string;
   message: string;

@@ -153,7 +153,6 @@ export async function getRun(deps: RunDeps, projectId: string, ref: string): Pro
   return findRun(deps.db, projectId, ref);
 }
 
-
 export async function listRuns(deps: RunDeps, projectId: string, q: ListRunsQuery): Promise<{ runs: ReportRunEntity[]; total: number }> {
   const qb = deps.db.getRepository(ReportRunEntity).createQueryBuilder('r').where('r.projectId = :projectId', { projectId });
   if (q.reportId) {

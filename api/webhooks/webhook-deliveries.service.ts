@@ -25,7 +25,6 @@ export interface DeliveryDeps {
   retryDelaysMs: number[];
 }
 
-
 /** Newest first; a subscription of another project (or deleted) is ERR_WEBHOOK_001. */
 export async function listDeliveries(
   deps: Pick<DeliveryDeps, 'db'>,

@@ -26,7 +26,6 @@ export interface Creator {
 /** Each subscription multiplies every event into a delivery and a workflow: bound the fan-out. */
 const MAX_SUBSCRIPTIONS_PER_PROJECT = 25;
 
-
 /** `whsec_` + 32 base62 characters (about 190 bits), the form receivers' docs show. */
 function newSecret(): string {
   return `whsec_${randomBase62(32)}`;

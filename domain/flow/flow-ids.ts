@@ -10,7 +10,6 @@ export { isUuid };
 export const GATE_SHORT_ID_PREFIX = 'fgate_';
 export const RUN_SHORT_ID_PREFIX = 'frun_';
 
-
 /** 16 base62 characters (about 95 bits): unique by index, unguessable in practice. */
 export const newGateShortId = () => GATE_SHORT_ID_PREFIX + randomBase62(16);
 export const newRunShortId = () => RUN_SHORT_ID_PREFIX + randomBase62(16);

@@ -4,7 +4,6 @@ import { isUuid } from '../ids';
 
 const ISSUER = 'formwork';
 
-
 /**
  * Short-lived access token (HS256). Refresh tokens are opaque and stored hashed instead.
  * `sid` names the session: the refresh-token family the token was issued with. The token is

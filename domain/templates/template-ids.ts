@@ -9,7 +9,6 @@ export { isUuid };
 
 export const SHORT_ID_PREFIX = 'etpl_';
 
-
 /** `etpl_` + 12 base62 characters (about 71 bits): unique by the index, unguessable in practice. */
 export function newShortId(): string {
   return SHORT_ID_PREFIX + randomBase62(12);
