@@ -14,7 +14,7 @@ import type { ChannelTestOutcome, ChannelTestTarget } from '../../platform/chann
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { CreateChannelInput, ListChannelsQuery, UpdateChannelInput } from './channels.schema';
-import { isUuid } from '../../domain/ids';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Distribution channels (docs/reporting.md "Channels"; design B5.3, B5.4). Every lookup is
@@ -273,10 +273,7 @@ export async function listChannels(deps: Pick<ChannelDeps, 'db'>, projectId: str
 
 /** A channel of the project by UUID or short id (`rch_…`). */
 export async function getChannel(deps: Pick<ChannelDeps, 'db'>, projectId: string, ref: string): Promise<ChannelEntity> {
-  const qb = deps.db.getRepository(ChannelEntity).createQueryBuilder('c').where('c.projectId = :projectId', { projectId });
-  let found: ChannelEntity | null = null;
-  if (isUuid(ref)) found = await qb.andWhere('c.id = :ref', { ref }).getOne();
-  else if (ref.startsWith(SHORT_ID_PREFIX) && ref.length <= 40) found = await qb.andWhere('c.shortId = :ref', { ref }).getOne();
+  const found = await findByIdOrShortId(deps.db, ChannelEntity, projectId, ref, SHORT_ID_PREFIX, 40);
   if (!found) throw new AppError('ERR_CHAN_001');
   return found;
 }

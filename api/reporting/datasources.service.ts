@@ -18,6 +18,7 @@ import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOut
 import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 import { isUuid } from '../../domain/ids';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Reporting datasources (docs/reporting.md "Datasources"; design B5.3, B5.4). Every lookup is
@@ -301,10 +302,7 @@ export async function listDatasources(deps: Pick<DatasourceDeps, 'db'>, projectI
 /** By UUID or short id (`ds_…`), within the project. */
 /** A datasource of the project by UUID or short id; `db` may be a transaction's manager. */
 export async function getDatasource(deps: { db: Queryable }, projectId: string, ref: string): Promise<DatasourceEntity> {
-  const qb = deps.db.getRepository(DatasourceEntity).createQueryBuilder('d').where('d.projectId = :projectId', { projectId });
-  let found: DatasourceEntity | null = null;
-  if (isUuid(ref)) found = await qb.andWhere('d.id = :ref', { ref }).getOne();
-  else if (ref.startsWith(SHORT_ID_PREFIX)) found = await qb.andWhere('d.shortId = :ref', { ref }).getOne();
+  const found = await findByIdOrShortId(deps.db, DatasourceEntity, projectId, ref, SHORT_ID_PREFIX);
   if (!found) throw new AppError('ERR_DS_001');
   return found;
 }

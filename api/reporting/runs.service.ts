@@ -20,6 +20,7 @@ import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
 import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schema';
 import { getReport } from './reports.service';
 import { isUuid } from '../../domain/ids';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Report runs (docs/reporting.md "Runs"; design B5.3, B5.4, B5.6): a run is recorded `queued`, then
@@ -46,8 +47,7 @@ export interface RunCaller {
 }
 
 async function findRun(db: DataSource, projectId: string, ref: string): Promise<ReportRunEntity> {
-  const where = isUuid(ref) ? { id: ref, projectId } : ref.startsWith(SHORT_ID_PREFIX) ? { shortId: ref, projectId } : null;
-  const run = where ? await db.getRepository(ReportRunEntity).findOneBy(where) : null;
+  const run = await findByIdOrShortId(db, ReportRunEntity, projectId, ref, SHORT_ID_PREFIX);
   if (!run) throw new AppError('ERR_RPT_009');
   return run;
 }

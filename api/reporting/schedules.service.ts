@@ -24,6 +24,7 @@ import {
 import { getReport } from './reports.service';
 import type { CreateScheduleInput, ListSchedulesQuery, UpdateScheduleInput } from './schedules.schema';
 import { isUuid } from '../../domain/ids';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Report schedules (docs/reporting.md "Scheduling"; design B5.3, B5.4, B5.7). Rows first, then the
@@ -52,8 +53,7 @@ const MAX_PARAMETERS_BYTES = 64 * 1024;
 const TRIGGER_WAIT_MS = 5000;
 
 async function findSchedule(db: Queryable, projectId: string, ref: string): Promise<ReportScheduleEntity> {
-  const where = typeof ref === 'string' && isUuid(ref) ? { id: ref.toLowerCase(), projectId } : typeof ref === 'string' && ref.startsWith(SHORT_ID_PREFIX) && ref.length <= 40 ? { shortId: ref, projectId } : null;
-  const found = where ? await db.getRepository(ReportScheduleEntity).findOneBy(where) : null;
+  const found = await findByIdOrShortId(db, ReportScheduleEntity, projectId, ref, SHORT_ID_PREFIX, 40);
   if (!found || found.deletedAt) throw new AppError('ERR_SCHED_001', undefined, { scheduleId: String(ref).slice(0, 200) });
   return found;
 }
