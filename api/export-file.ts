@@ -1,12 +1,12 @@
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { Context } from 'koa';
-import { csvCell } from '../domain/documents/presenter';
+import { guardFormula } from '../domain/reporting/csv';
 
 /**
  * Answers an export (documents' jobs, reporting runs) as a streamed attachment `<name>-<day>.<format>`:
  * JSON as one array written row by row, CSV with a header in `columns` order and every string cell
- * through csvCell (filenames, metadata and messages are caller text: CSV injection). Rows are read
+ * through guardFormula (filenames, metadata and messages are caller text: CSV injection). Rows are read
  * as the client takes them, so an export of any size holds one page in memory.
  */
 export function sendExport(ctx: Context, rows: Readable, opts: { format: 'csv' | 'json'; name: string; columns: readonly string[] }): void {
@@ -17,7 +17,7 @@ export function sendExport(ctx: Context, rows: Readable, opts: { format: 'csv' |
     ctx.body = Readable.from(jsonArray(rows));
   } else {
     ctx.type = 'text/csv; charset=utf-8';
-    ctx.body = rows.pipe(stringify({ header: true, columns: [...opts.columns], cast: { string: csvCell } }));
+    ctx.body = rows.pipe(stringify({ header: true, columns: [...opts.columns], cast: { string: guardFormula } }));
   }
 }
 

@@ -1,4 +1,4 @@
-import { isUuid } from './templates/template-ids';
+import { isUuid } from './ids';
 
 /**
  * The pure rules of versioned resources (templates, reporting queries and reports, gate schemas;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
+import pLimit from 'p-limit';
 import type { Queryable } from '../db/sql';
 import type { Config } from '../domain/config';
 import type { AccountEmailInput } from '../workflows/identity/account-email.workflow';
@@ -293,19 +294,17 @@ export function createWorkflowOutbox(deps: WorkflowOutboxDeps): WorkflowOutbox {
     return deps.db.transaction(async (m) => {
       const rows: ClaimedRow[] = await m.query(specs[kind].claim, [graceMs, CLAIM_BATCH]);
       const started: string[] = [];
-      let next = 0;
-      const lane = async () => {
-        while (next < rows.length && !stopped) {
-          const row = rows[next++];
-          try {
-            await startOnly({ kind, id: row.id, projectId: row.project_id }, {}, row);
-            started.push(row.id);
-          } catch (err) {
-            deps.logger.warn('outbox sweep could not start a workflow', { kind, id: row.id, err });
-          }
+      const limit = pLimit(SWEEP_IN_FLIGHT);
+      const startRow = async (row: ClaimedRow) => {
+        if (stopped) return;
+        try {
+          await startOnly({ kind, id: row.id, projectId: row.project_id }, {}, row);
+          started.push(row.id);
+        } catch (err) {
+          deps.logger.warn('outbox sweep could not start a workflow', { kind, id: row.id, err });
         }
       };
-      await Promise.all(Array.from({ length: Math.min(SWEEP_IN_FLIGHT, rows.length) }, lane));
+      await Promise.all(rows.map((row) => limit(() => startRow(row))));
       if (started.length > 0) await m.query(specs[kind].clear, [started]);
       return { claimed: rows.length, started: started.length };
     });

@@ -11,6 +11,7 @@ import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import type { PdfTools } from '../rendering/pdf-tools/pdf-tools';
 import type { ArtefactStorage } from '../storage/storage';
+import { withHeartbeat } from '../heartbeat';
 
 /**
  * A batch's archive (docs/documents.md "Batch archives"), built by the batch workflow once every job
@@ -215,43 +216,42 @@ export function createBatchArchiveActivities(deps: BatchArchiveDeps) {
       const ctx = Context.current();
       const signal = ctx.cancellationSignal;
       let done = 0;
-      const beat = setInterval(() => ctx.heartbeat({ done }), HEARTBEAT_MS);
-      try {
-        const all = await jobsOf(batch.id);
-        const hasFile = (j: ArchivedJob) => j.status === 'completed' && !!j.artefactKey;
-        const withFile = all.filter(hasFile);
-        // What the records already say is too large fails before a byte is read.
-        const known = withFile.reduce((sum, j) => sum + (j.artefactSize ?? 0), 0);
-        if (known > deps.limits.maxBytes) throw tooLarge(deps.limits.maxBytes);
-        if (withFile.length === 0) throw new AppError('ERR_OUTPUT_008', 'No document of the batch completed: there is nothing to archive', { field: 'output.archive' });
+      return withHeartbeat(() => ctx.heartbeat({ done }), HEARTBEAT_MS, async () => {
+        try {
+          const all = await jobsOf(batch.id);
+          const hasFile = (j: ArchivedJob) => j.status === 'completed' && !!j.artefactKey;
+          const withFile = all.filter(hasFile);
+          // What the records already say is too large fails before a byte is read.
+          const known = withFile.reduce((sum, j) => sum + (j.artefactSize ?? 0), 0);
+          if (known > deps.limits.maxBytes) throw tooLarge(deps.limits.maxBytes);
+          if (withFile.length === 0) throw new AppError('ERR_OUTPUT_008', 'No document of the batch completed: there is nothing to archive', { field: 'output.archive' });
 
-        const key = archiveKey(batch.projectId, batch.id, format);
-        const write = format === 'zip' ? writeZip : writeMergedPdf;
-        const { size, missing } = await write(key, withFile, signal, (n) => (done = n));
-        if (missing.length === withFile.length) {
-          await deps.storage.delete(key);
-          throw new AppError('ERR_OUTPUT_008', 'No document of the batch has its file any more: there is nothing to archive', { field: 'output.archive' });
+          const key = archiveKey(batch.projectId, batch.id, format);
+          const write = format === 'zip' ? writeZip : writeMergedPdf;
+          const { size, missing } = await write(key, withFile, signal, (n) => (done = n));
+          if (missing.length === withFile.length) {
+            await deps.storage.delete(key);
+            throw new AppError('ERR_OUTPUT_008', 'No document of the batch has its file any more: there is nothing to archive', { field: 'output.archive' });
+          }
+          // In batch order: the jobs that ended without a file, and those whose file was gone when it was read.
+          const gone = new Set(missing.map((j) => j.id));
+          const leftOut: LeftOutJob[] = all.filter((j) => !hasFile(j) || gone.has(j.id)).map((j) => ({ jobId: j.id, status: gone.has(j.id) ? 'missing' : j.status }));
+          await deps.db.query(
+            `UPDATE document_batches SET archive_status = 'ready', archive_key = $2, archive_size = $3, archive_documents = $4, archive_left_out = $5::jsonb,
+                    archive_error_code = NULL, archive_error = NULL, archive_completed_at = now()
+              WHERE id = $1 AND (archive_status = 'pending' OR archive_status IS NULL)`,
+            [batch.id, key, size, withFile.length - missing.length, JSON.stringify(leftOut)],
+          );
+          return { status: 'ready' };
+        } catch (err) {
+          if (signal.aborted) throw signal.reason;
+          if (err instanceof AppError && !err.retryable) {
+            await fail(batch.id, { code: err.code, message: err.message });
+            return { status: 'failed' };
+          }
+          throw err;
         }
-        // In batch order: the jobs that ended without a file, and those whose file was gone when it was read.
-        const gone = new Set(missing.map((j) => j.id));
-        const leftOut: LeftOutJob[] = all.filter((j) => !hasFile(j) || gone.has(j.id)).map((j) => ({ jobId: j.id, status: gone.has(j.id) ? 'missing' : j.status }));
-        await deps.db.query(
-          `UPDATE document_batches SET archive_status = 'ready', archive_key = $2, archive_size = $3, archive_documents = $4, archive_left_out = $5::jsonb,
-                  archive_error_code = NULL, archive_error = NULL, archive_completed_at = now()
-            WHERE id = $1 AND (archive_status = 'pending' OR archive_status IS NULL)`,
-          [batch.id, key, size, withFile.length - missing.length, JSON.stringify(leftOut)],
-        );
-        return { status: 'ready' };
-      } catch (err) {
-        if (signal.aborted) throw signal.reason;
-        if (err instanceof AppError && !err.retryable) {
-          await fail(batch.id, { code: err.code, message: err.message });
-          return { status: 'failed' };
-        }
-        throw err;
-      } finally {
-        clearInterval(beat);
-      }
+      });
     },
   };
 }

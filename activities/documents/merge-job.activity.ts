@@ -9,6 +9,7 @@ import { needsFinishing } from '../../domain/documents/output';
 import { AppError } from '../../domain/errors';
 import type { MergeLimits, MergePart, PdfTools, SigningMaterial } from '../rendering/pdf-tools/pdf-tools';
 import type { ArtefactStorage } from '../storage/storage';
+import { withHeartbeat } from '../heartbeat';
 
 /**
  * A merge job's work on the render queue (POST /api/documents/merge; docs/documents.md "Merging and
@@ -33,7 +34,6 @@ interface MergeJobDeps {
   /** RENDER_OUTPUT_MAX_BYTES: the parts together, and the merged file, are at most this (ERR_LIMIT_011). */
   maxOutputBytes: number;
 }
-
 
 const tooLarge = (max: number, size: number, what: string) => new AppError('ERR_LIMIT_011', `${what} is over the limit of ${max} bytes`, { limit: max, size });
 
@@ -114,12 +114,7 @@ export function createMergeJobActivities(deps: MergeJobDeps) {
       if (ended.length > 0) return outcomeOf(ended[0]);
       if (claimed.length === 0) throw new AppError('ERR_JOB_001', `job ${input.jobId} no longer exists`);
       const { cancellationSignal: signal } = Context.current();
-      const beat = setInterval(() => heartbeat(), 2000);
-      try {
-        return await mergeClaimed(claimed[0], signal);
-      } finally {
-        clearInterval(beat);
-      }
+      return withHeartbeat(() => heartbeat(), 2000, () => mergeClaimed(claimed[0], signal));
     },
 
     /**

@@ -1,4 +1,5 @@
 import { Context, heartbeat } from '@temporalio/activity';
+import pLimit from 'p-limit';
 import type { DataSource } from 'typeorm';
 import type { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { claimJobs, finishJob, outcomeOf } from '../../db/documents/job-state';
@@ -14,6 +15,7 @@ import type { PdfRenderer } from '../rendering/pdf-renderer';
 import type { ArtefactStorage } from '../storage/storage';
 import { createJobCompletions } from './job-completions';
 import type { AssetLoader } from '../rendering/render-assets';
+import { withHeartbeat } from '../heartbeat';
 
 export interface RenderJobDeps {
   db: DataSource;
@@ -93,12 +95,7 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
     if (ended.length > 0) return outcomeOf(ended[0]);
     if (claimed.length === 0) throw new AppError('ERR_JOB_001', `job ${input.jobId} no longer exists`);
     const { cancellationSignal: signal } = Context.current();
-    const beat = setInterval(() => heartbeat(), 2000);
-    try {
-      return await renderClaimed(claimed[0], templateOf(await templatesOf(claimed), claimed[0]), signal);
-    } finally {
-      clearInterval(beat);
-    }
+    return withHeartbeat(() => heartbeat(), 2000, async () => renderClaimed(claimed[0], templateOf(await templatesOf(claimed), claimed[0]), signal));
   }
 
   /**
@@ -113,25 +110,19 @@ export function createRenderJobActivities(deps: RenderJobDeps) {
     const templates = await templatesOf(claimed);
     const { cancellationSignal: signal } = Context.current();
     const progress = () => ({ ended: outcomes.size, of: input.jobIds.length });
-    const beat = setInterval(() => heartbeat(progress()), 2000);
     let failure: Error | undefined;
-    let next = 0;
-    const lane = async () => {
-      while (next < claimed.length && !signal.aborted) {
-        const job = claimed[next++];
-        try {
-          outcomes.set(job.id, await renderClaimed(job, templateOf(templates, job), signal));
-          heartbeat(progress());
-        } catch (err) {
-          failure ??= err instanceof Error ? err : new Error(String(err));
-        }
+    const limit = pLimit(Math.max(1, input.concurrency));
+    // Once cancelled, no render begins: the jobs still queued end at once.
+    const renderOne = async (job: (typeof claimed)[number]) => {
+      if (signal.aborted) return;
+      try {
+        outcomes.set(job.id, await renderClaimed(job, templateOf(templates, job), signal));
+        heartbeat(progress());
+      } catch (err) {
+        failure ??= err instanceof Error ? err : new Error(String(err));
       }
     };
-    try {
-      await Promise.all(Array.from({ length: Math.max(1, Math.min(input.concurrency, claimed.length)) }, lane));
-    } finally {
-      clearInterval(beat);
-    }
+    await withHeartbeat(() => heartbeat(progress()), 2000, () => Promise.all(claimed.map((job) => limit(() => renderOne(job)))));
     if (signal.aborted) throw signal.reason;
     if (failure !== undefined) throw failure;
     return input.jobIds.flatMap((id) => outcomes.get(id) ?? []);

@@ -17,6 +17,7 @@ import { chargeRunAtRender } from '../../db/flow/run-billing';
 import { gateRenderSettings } from '../../domain/flow/render-output';
 import type { ArtefactStorage } from '../storage/storage';
 import type { AssetLoader } from '../rendering/render-assets';
+import { withHeartbeat } from '../heartbeat';
 
 /**
  * A run's artefact (spec, Gate `renderMode`), stored at `flow-runs/<projectId>/<runId>.<ext>`.
@@ -75,8 +76,7 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
       const billing = run.billing ?? (await chargeRunAtRender(deps.db, run.id, { projectId: run.projectId, useCredit, freeLimit: deps.freeDocumentsPerMonth, runShortId: run.shortId }));
       // Freetext runs have a string payload: templates see it as `text`.
       const variables = typeof run.inputPayload === 'string' ? { text: run.inputPayload } : (run.inputPayload as Record<string, unknown>);
-      const beat = setInterval(() => heartbeat(), 2000);
-      try {
+      return withHeartbeat(() => heartbeat(), 2000, async () => {
         const doc = await renderDocument(
           {
             pdfRenderer: deps.pdfRenderer(),
@@ -105,9 +105,7 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
         await deps.storage.put(key, doc.body, doc.contentType);
         await setRunArtefact(deps.db, run.id, key);
         return { artefactKey: key };
-      } finally {
-        clearInterval(beat);
-      }
+      });
     },
   };
 }

@@ -3,6 +3,7 @@ import { text } from 'node:stream/consumers';
 import { previewKeys, type PreviewRenderInput, type PreviewRenderOutput, type PreviewRequest } from '../../domain/documents/previews';
 import type { ArtefactStorage } from '../storage/storage';
 import { renderDocument, renderWorkbookGrid, type RenderDeps } from './render-document';
+import { withHeartbeat } from '../heartbeat';
 
 export interface PreviewActivityDeps extends Omit<RenderDeps, 'pdfRenderer'> {
   storage: ArtefactStorage;
@@ -24,8 +25,7 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
       const keys = previewKeys(input.projectId, input.previewId);
       const request = JSON.parse(await text((await deps.storage.get(keys.request)).body)) as PreviewRequest;
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      try {
+      return withHeartbeat(() => ctx.heartbeat(), HEARTBEAT_MS, async () => {
         const { storage, pdfRenderer, ...render } = deps;
         if (request.view === 'grid') {
           const grid = await renderWorkbookGrid({ ...render, pdfRenderer: pdfRenderer() }, { ...request, tenant: input.projectId, signal: ctx.cancellationSignal });
@@ -35,9 +35,7 @@ export function createPreviewActivities(deps: PreviewActivityDeps) {
         const doc = await renderDocument({ ...render, pdfRenderer: pdfRenderer() }, { ...request, tenant: input.projectId, signal: ctx.cancellationSignal });
         await storage.put(keys.file, doc.body, doc.contentType);
         return { key: keys.file, contentType: doc.contentType, fileExtension: doc.fileExtension, ...(doc.pageCount !== undefined ? { pageCount: doc.pageCount } : {}) };
-      } finally {
-        clearInterval(beat);
-      }
+      });
     },
   };
 }

@@ -7,6 +7,7 @@ import { unsealSecret } from '../../domain/secret-box';
 import { createOutboundGuard } from '../http/outbound';
 import type { ArtefactStorage } from '../storage/storage';
 import { createQueryRunner } from './runners';
+import { withHeartbeat } from '../heartbeat';
 
 /**
  * `probeDatasource`, the query task queue's answer to the API's reporting calls that reach a
@@ -46,25 +47,25 @@ export function createProbeActivities(deps: ProbeActivityDeps) {
         datasourceId: target.datasourceId,
       });
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      const key = probeResultKey(input.projectId, input.probeId);
-      try {
-        if (input.op === 'test') return { op: 'test', test: await runner.test() };
-        if (input.op === 'schema') {
-          const schema = await runner.discoverSchema();
-          await deps.storage.put(key, Buffer.from(JSON.stringify(schema)), 'application/json');
-          return { op: 'schema', key };
+      return withHeartbeat(() => ctx.heartbeat(), HEARTBEAT_MS, async () => {
+        const key = probeResultKey(input.projectId, input.probeId);
+        try {
+          if (input.op === 'test') return { op: 'test', test: await runner.test() };
+          if (input.op === 'schema') {
+            const schema = await runner.discoverSchema();
+            await deps.storage.put(key, Buffer.from(JSON.stringify(schema)), 'application/json');
+            return { op: 'schema', key };
+          }
+          if (!input.compiled || !input.limits) throw new AppError('ERR_VALID_001', 'A run probe needs the compiled query and its limits');
+          // Bounded by limits.maxBytes (the NDJSON writer stops there): a preview's few megabytes.
+          const lines: string[] = [];
+          const summary = await runner.run(input.compiled, input.limits, { write: async (line) => void lines.push(line) }, ctx.cancellationSignal);
+          await deps.storage.put(key, Buffer.from(lines.join('')), 'application/x-ndjson');
+          return { op: 'run', key, summary };
+        } finally {
+          await runner.close().catch(() => undefined);
         }
-        if (!input.compiled || !input.limits) throw new AppError('ERR_VALID_001', 'A run probe needs the compiled query and its limits');
-        // Bounded by limits.maxBytes (the NDJSON writer stops there): a preview's few megabytes.
-        const lines: string[] = [];
-        const summary = await runner.run(input.compiled, input.limits, { write: async (line) => void lines.push(line) }, ctx.cancellationSignal);
-        await deps.storage.put(key, Buffer.from(lines.join('')), 'application/x-ndjson');
-        return { op: 'run', key, summary };
-      } finally {
-        clearInterval(beat);
-        await runner.close().catch(() => undefined);
-      }
+      });
     },
   };
 }

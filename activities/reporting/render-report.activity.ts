@@ -6,9 +6,8 @@ import { ReportEntity, type PinnedDefinition } from '../../db/reporting/report.e
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { bindDatasets, numberConverter, rowsNeeded, type DatasetRows, type ResultRow } from '../../domain/reporting/bind-datasets';
-import { csvFormatter } from '../../domain/reporting/csv';
+import { csvStream } from '../../domain/reporting/csv';
 import { renderFilename, sanitizeFilename } from '../../domain/reporting/filename-pattern';
 import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits, TemplateDefinition, TemplateVariable } from '../../domain/templates/template.types';
@@ -21,6 +20,8 @@ import type { ArtefactStorage } from '../storage/storage';
 import { storedRows } from './stored-rows';
 import { pdfOutputOf } from '../../domain/reporting/report-output';
 import type { AssetLoader } from '../rendering/render-assets';
+import { isUuid } from '../../domain/ids';
+import { withHeartbeat } from '../heartbeat';
 
 /**
  * The render step of a report run (docs/reporting.md "Report outputs", "How the parts fit", "Temporal workflows"):
@@ -292,20 +293,24 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
     }
   }
 
-  /** CSV text of the stored rows, gathered into chunks of about CSV_CHUNK bytes (one write per chunk, not per row). */
+  /** CSV text of the stored rows (csvStream), gathered into chunks of about CSV_CHUNK bytes (one write per chunk, not per row). */
   async function writeCsv(result: InputDataset, key: string, ctx: ReturnType<typeof activityContext>): Promise<{ bytes: number; rowCount: number }> {
     let rowCount = 0;
-    const bytes = await storeStream(key, CSV_CONTENT_TYPE, async (write) => {
-      const format = csvFormatter(result.columns);
-      let text = format.header();
+    async function* rows(): AsyncGenerator<ResultRow> {
       for await (const row of storedRows(deps.storage, result.key, { maxBytes })) {
         if (ctx.signal?.aborted) throw ctx.signal.reason;
-        text += format.row(row);
+        yield row;
+        if (++rowCount % 5_000 === 0) ctx.heartbeat();
+      }
+    }
+    const bytes = await storeStream(key, CSV_CONTENT_TYPE, async (write) => {
+      let text = '';
+      for await (const line of csvStream(result.columns, rows()) as AsyncIterable<string>) {
+        text += line;
         if (text.length >= CSV_CHUNK) {
           await write(Buffer.from(text, 'utf8'));
           text = '';
         }
-        if (++rowCount % 5_000 === 0) ctx.heartbeat();
       }
       await write(Buffer.from(text, 'utf8'));
     });
@@ -334,8 +339,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
       const name = uniqueNamer();
       const formats = [...new Set(input.formats)];
       const outputs: RenderedReportOutput[] = [];
-      const beat = setInterval(ctx.heartbeat, HEARTBEAT_MS);
-      try {
+      return withHeartbeat(() => ctx.heartbeat(), HEARTBEAT_MS, async () => {
         ctx.heartbeat();
         const documents = formats.filter((f): f is 'pdf' | 'excel' => f !== 'csv');
         if (documents.length > 0) {
@@ -388,9 +392,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
           }
         }
         return { outputs };
-      } finally {
-        clearInterval(beat);
-      }
+      });
     },
   };
 }

@@ -5,9 +5,9 @@ import { AgentEntity } from '../../db/reporting/agent.entity';
 import { agentQueryResult } from '../../db/reporting/agent-task-result';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { RunDirectQueryInput, RunDirectQueryResult } from './run-direct-query.activity';
 import { expireEarlierAttempts, queueQueryTask } from '../../db/reporting/agent-task-state';
+import { isUuid } from '../../domain/ids';
 
 /**
  * The `runAgentQuery` activity of the main task queue (docs/reporting.md "Agents",

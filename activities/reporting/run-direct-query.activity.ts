@@ -7,11 +7,12 @@ import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
 import { isConnectionFailure } from '../../domain/reporting/connection-errors';
 import type { Evaluator } from '../../domain/evaluation';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
 import { createOutboundGuard } from '../http/outbound';
 import type { ArtefactStorage } from '../storage/storage';
 import { createQueryRunner } from './runners';
+import { isUuid } from '../../domain/ids';
+import { withHeartbeat } from '../heartbeat';
 
 /**
  * The `runDirectQuery` activity of the `query` task queue (docs/reporting.md, "Query execution on
@@ -139,30 +140,30 @@ export function createQueryActivities(deps: QueryActivityDeps) {
         datasourceId: ds.id,
       });
       const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      // Level 1: the result is read back once by the render step; speed matters more than its size.
-      const gzip = createGzip({ level: 1 });
-      // Storage may attach its own listeners only later (after creating its file): an error destroyed into the stream must not go unhandled.
-      gzip.on('error', () => undefined);
-      const stored = deps.storage.put(key, gzip, 'application/gzip');
-      stored.catch(() => undefined); // awaited below; a failure here also fails the sink's next write
-      try {
-        ctx.heartbeat();
-        const sink = gzipSink(gzip, stored);
-        const summary = await runner.run(input.compiled, limits, sink, ctx.cancellationSignal);
-        await sink.flush();
-        gzip.end();
-        await stored;
-        return { key, rowCount: summary.rowCount, truncated: summary.truncated, bytes: summary.bytes, durationMs: summary.durationMs, columns: summary.columns };
-      } catch (err) {
-        gzip.destroy(err instanceof Error ? err : new Error(String(err)));
-        await stored.catch(() => undefined);
-        await deps.storage.delete(key).catch(() => undefined);
-        throw retryableIfConnection(err);
-      } finally {
-        clearInterval(beat);
-        await runner.close().catch(() => undefined);
-      }
+      return withHeartbeat(() => ctx.heartbeat(), HEARTBEAT_MS, async () => {
+        // Level 1: the result is read back once by the render step; speed matters more than its size.
+        const gzip = createGzip({ level: 1 });
+        // Storage may attach its own listeners only later (after creating its file): an error destroyed into the stream must not go unhandled.
+        gzip.on('error', () => undefined);
+        const stored = deps.storage.put(key, gzip, 'application/gzip');
+        stored.catch(() => undefined); // awaited below; a failure here also fails the sink's next write
+        try {
+          ctx.heartbeat();
+          const sink = gzipSink(gzip, stored);
+          const summary = await runner.run(input.compiled, limits, sink, ctx.cancellationSignal);
+          await sink.flush();
+          gzip.end();
+          await stored;
+          return { key, rowCount: summary.rowCount, truncated: summary.truncated, bytes: summary.bytes, durationMs: summary.durationMs, columns: summary.columns };
+        } catch (err) {
+          gzip.destroy(err instanceof Error ? err : new Error(String(err)));
+          await stored.catch(() => undefined);
+          await deps.storage.delete(key).catch(() => undefined);
+          throw retryableIfConnection(err);
+        } finally {
+          await runner.close().catch(() => undefined);
+        }
+      });
     },
   };
 }

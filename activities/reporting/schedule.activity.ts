@@ -4,6 +4,7 @@ import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
 import { ReportEntity } from '../../db/reporting/report.entity';
 import { insertReportRun, moveReportRun } from '../../db/reporting/run-state';
 import { ReportScheduleEntity } from '../../db/reporting/schedule.entity';
+import { isUniqueViolation } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { occurrenceKey } from '../../domain/reporting/cron';
 import { coerceParameters } from '../../domain/reporting/parameters';
@@ -51,10 +52,7 @@ export type ScheduledOpening =
   /** A job target: opened by the job's own activity (lead: `openScheduledJobRun`). */
   | { outcome: 'job'; projectId: string; jobId: string; occurrenceKey: string };
 
-const conflictOn = (constraint: string) => (err: unknown) => {
-  const e = err as { code?: string; constraint?: string };
-  return e.code === '23505' && e.constraint === constraint;
-};
+const conflictOn = (constraint: string) => (err: unknown) => isUniqueViolation(err, constraint);
 const isOccurrenceConflict = conflictOn('reporting_runs_occurrence_idx');
 const isPrimaryKeyConflict = conflictOn('reporting_runs_pkey');
 

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import pLimit from 'p-limit';
 import { EVENT_DELIVERY_SOCKETS, retrySchedule, type DeliveryScheduleInput } from '../../domain/webhooks/delivery';
 import type { AttemptDeliveryInput, AttemptDeliveryResult } from './attempt-delivery.activity';
 
@@ -74,11 +75,8 @@ export function createAttemptEventDeliveriesActivity(deps: AttemptEventDeliverie
 
     // Cancelled (a stopping worker's grace ran out): no new attempt begins, those in flight end within
     // their 10 s budget, and the retry on another worker goes on from the heartbeated progress.
-    let next = 0;
-    const lane = async () => {
-      while (next < todo.length && !ctx.cancellationSignal.aborted) await deliverOne(todo[next++]);
-    };
-    await Promise.all(Array.from({ length: Math.min(EVENT_DELIVERY_SOCKETS, todo.length) }, lane));
+    const limit = pLimit(EVENT_DELIVERY_SOCKETS);
+    await Promise.all(todo.map((id) => limit(async () => (ctx.cancellationSignal.aborted ? undefined : deliverOne(id)))));
     if (ctx.cancellationSignal.aborted) await ctx.cancelled;
     return result;
   };

@@ -8,13 +8,13 @@ import { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
 import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { agentKeyStatus, confirmedKey } from './agents.service';
 import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agents.schema';
 import { taskSignals } from './task-signals';
 import { answerTask, leaseNextTask } from '../../db/reporting/agent-task-state';
+import { isUuid } from '../../domain/ids';
 
 /**
  * The agent protocol (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal", "The agent protocol",

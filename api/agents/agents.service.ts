@@ -4,11 +4,11 @@ import { AgentEntity } from '../../db/reporting/agent.entity';
 import { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
 import { isUniqueViolation } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
 import { randomBase62 } from '../../domain/signing';
 import { newAgentToken } from './agent-token';
 import type { AgentStatus, CreateAgentInput, ListAgentsQuery, ListTasksQuery, UpdateAgentInput } from './agents.schema';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Reporting agents, managed by admins (docs/reporting.md "Agents", "The agent protocol"). The token is
@@ -94,10 +94,7 @@ export async function listAgents(db: DataSource, projectId: string, query: ListA
 
 /** An agent of the project by UUID or short id (`agt_…`); another project's answers 404 ERR_AGENT_001. */
 export async function getAgent(db: DataSource, projectId: string, ref: string): Promise<AgentEntity> {
-  const qb = db.getRepository(AgentEntity).createQueryBuilder('a').where('a.projectId = :projectId', { projectId });
-  let found: AgentEntity | null = null;
-  if (isUuid(ref)) found = await qb.andWhere('a.id = :ref', { ref }).getOne();
-  else if (ref.startsWith(SHORT_ID_PREFIX) && ref.length <= 40) found = await qb.andWhere('a.shortId = :ref', { ref }).getOne();
+  const found = await findByIdOrShortId(db, AgentEntity, projectId, ref, SHORT_ID_PREFIX, 40);
   if (!found) throw new AppError('ERR_AGENT_001');
   return found;
 }

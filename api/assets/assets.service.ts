@@ -6,8 +6,8 @@ import { TemplateAssetEntity } from '../../db/templates/asset.entity';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { CheckedAsset } from '../../domain/templates/asset-content';
-import { isUuid } from '../../domain/templates/template-ids';
 import type { ListAssetsQuery, UploadAssetInput } from './assets.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Assets: the images and fonts a project's templates use (docs/templates.md "Assets and fonts").

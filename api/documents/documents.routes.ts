@@ -18,8 +18,7 @@ import { PDF_MAGIC } from '../../domain/documents/merge';
 import { multipartUpload } from '../middleware/uploads';
 import { merge, notAPdf, tooManyParts, type MergeUpload } from './merge.service';
 import { mergeMultipartSchema, mergeSchema } from './merge.schema';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../../domain/ids';
 
 /** Who may generate and read jobs: these routes' guards and the MCP tools (api/mcp/) use these same rules. */
 export const DOCUMENT_ACCESS = {
@@ -39,7 +38,7 @@ export function documentRoutes(services: Services, prefix: string): Router {
   };
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
   const jobId = (ctx: Context) => {
-    if (!UUID.test(ctx.params.jobId)) throw jobs.notFound();
+    if (!isUuid(ctx.params.jobId)) throw jobs.notFound();
     return ctx.params.jobId as string;
   };
   const statusUrl = (id: string) => `${config.publicUrl}/api/documents/jobs/${id}`;
@@ -108,7 +107,7 @@ export function documentRoutes(services: Services, prefix: string): Router {
   });
 
   router.get('/batches/:batchId', canRead, async (ctx) => {
-    if (!UUID.test(ctx.params.batchId)) throw jobs.batchNotFound();
+    if (!isUuid(ctx.params.batchId)) throw jobs.batchNotFound();
     const { batch, counts, documents } = await getBatch(services, projectId(ctx), ctx.params.batchId);
     ctx.body = presentBatch(batch, counts, documents);
   });

@@ -8,7 +8,7 @@ import type { DownloadLink } from '../../domain/documents/presenter';
 import { documentTemplateNotFound, newJob, publishedTemplateFor, reserve, startJobWorkflow, type Caller, type DocumentDeps } from './documents.service';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { TemplateEntity } from '../../db/templates/template.entity';
-import { isUuid } from '../../domain/templates/template-ids';
+import { isUuid } from '../../domain/ids';
 
 export const notFound = () => new AppError('ERR_JOB_001');
 export const batchNotFound = () => new AppError('ERR_BATCH_001');

@@ -8,8 +8,8 @@ import { SigningCertificateEntity } from '../../db/documents/signing-certificate
 import { assertSigningCertificate } from '../../db/documents/signing-certificates';
 import type { OutputOptions } from '../../domain/documents/output';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/templates/template-ids';
 import type { UploadCertificateFields } from './signing-certificates.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * A project's signing certificates (docs/documents.md "Signatures"): a PKCS#12 file and its

@@ -4,13 +4,13 @@ import { sendApprovalLinks } from '../../db/flow/approval-mail';
 import { recordApprovalDecision } from '../../db/flow/approval-state';
 import { revokeIdleReviewTokens } from '../../db/flow/review-tokens';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { Logger } from '../../domain/logger';
 import type { WorkflowOutbox } from '../../platform/workflow-outbox';
 import type { ApprovalRow } from './approvals.presenter';
 import type { ListApprovalsQuery } from './approvals.schema';
 import { getRun } from './runs.service';
 import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
+import { isUuid } from '../../domain/ids';
 
 export interface ApprovalDeps {
   db: DataSource;

@@ -8,7 +8,9 @@ import { insertVersionRow, listVersionRows } from '../../db/versioned-resource';
 import { AppError } from '../../domain/errors';
 import { assertNoProblems } from '../../domain/flow/definition-check';
 import type { Evaluator } from '../../domain/evaluation';
-import { GATE_SHORT_ID_PREFIX, gateSlug, isUuid, newGateShortId } from '../../domain/flow/flow-ids';
+import { GATE_SHORT_ID_PREFIX, gateSlug, newGateShortId } from '../../domain/flow/flow-ids';
+import { isUuid } from '../../domain/ids';
+import { isUniqueViolation } from '../../db/sql';
 import type { GateValidationDefinition } from '../../domain/flow/gate.types';
 import { flowPlan } from '../../domain/flow/plans';
 import { randomBase62 } from '../../domain/signing';
@@ -97,9 +99,6 @@ function applySettings(gate: GateEntity, input: GateSettingsInput): void {
     if (value !== undefined) (gate as unknown as Record<string, unknown>)[key] = key === 'description' && value === '' ? null : value;
   }
 }
-
-const isUniqueViolation = (err: unknown, constraint: string) =>
-  (err as { code?: string; constraint?: string })?.code === '23505' && (err as { constraint?: string }).constraint === constraint;
 
 /** `inTransaction` runs in the transaction that inserts the gate (the Idempotency-Key's answer, docs/idempotency.md). */
 export async function createGate(deps: GateDeps, projectId: string, input: CreateGateInput, inTransaction?: (m: EntityManager, gate: GateEntity) => Promise<void>): Promise<GateEntity> {

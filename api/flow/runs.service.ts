@@ -3,8 +3,9 @@ import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../activities/storage/storage';
 import { RunEntity } from '../../db/flow/run.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid, RUN_SHORT_ID_PREFIX } from '../../domain/flow/flow-ids';
+import { RUN_SHORT_ID_PREFIX } from '../../domain/flow/flow-ids';
 import type { ListRunsQuery } from './runs.schema';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /** Runs of one workspace: a run of another workspace is answered like one that does not exist. */
 
@@ -25,12 +26,7 @@ export async function listRuns(db: DataSource, projectId: string, query: ListRun
 
 /** A run by UUID or shortId (`frun_…`). */
 export async function getRun(db: DataSource, projectId: string, ref: string): Promise<RunEntity> {
-  const repo = db.getRepository(RunEntity);
-  const run = isUuid(ref)
-    ? await repo.findOneBy({ id: ref, projectId })
-    : ref.startsWith(RUN_SHORT_ID_PREFIX) && ref.length <= 64
-      ? await repo.findOneBy({ shortId: ref, projectId })
-      : null;
+  const run = await findByIdOrShortId(db, RunEntity, projectId, ref, RUN_SHORT_ID_PREFIX, 64);
   if (!run) throw new AppError('FLOW.RUN_NOT_FOUND', undefined, { runId: ref });
   return run;
 }

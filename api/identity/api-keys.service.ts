@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors';
 import { generateApiKey, resolvePermissions } from '../../domain/identity/api-keys';
 import { sha256Hex } from '../../domain/signing';
 import type { CreateApiKeyInput, ListApiKeysQuery, UpdateApiKeyInput } from './api-keys.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * API key management for the dashboard (spec, "API keys (JWT only)"). Every function acts inside
@@ -22,8 +23,6 @@ export interface ApiKeyCreator {
   id: string;
   emailVerifiedAt: Date | null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Contract §2: a verified e-mail is needed to mint a credential. Only the SHA-256 of the key is kept. */
 export async function createApiKey(
@@ -82,7 +81,7 @@ export async function listApiKeys(deps: ApiKeyDeps, projectId: string, query: Li
 }
 
 export async function getApiKey(deps: ApiKeyDeps, projectId: string, id: string): Promise<ApiKeyEntity> {
-  const key = UUID.test(id) ? await deps.db.getRepository(ApiKeyEntity).findOneBy({ id, projectId }) : null;
+  const key = isUuid(id) ? await deps.db.getRepository(ApiKeyEntity).findOneBy({ id, projectId }) : null;
   if (!key) throw new AppError('ERR_AKEY_001');
   return key;
 }
@@ -121,7 +120,7 @@ export async function revokeApiKey(deps: ApiKeyDeps, projectId: string, id: stri
 }
 
 export async function deleteApiKey(deps: ApiKeyDeps, projectId: string, id: string): Promise<void> {
-  const rows = UUID.test(id)
+  const rows = isUuid(id)
     ? await modifyReturning<{ id: string }>(deps.db, `DELETE FROM api_keys WHERE id = $1 AND project_id = $2 RETURNING id`, [id, projectId])
     : [];
   if (rows.length === 0) throw new AppError('ERR_AKEY_001');

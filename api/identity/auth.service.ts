@@ -4,6 +4,7 @@ import { consumeEmailToken, voidEmailTokens } from '../../db/identity/email-toke
 import { MembershipEntity } from '../../db/identity/membership.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
 import { UserEntity } from '../../db/identity/user.entity';
+import { isUniqueViolation } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { DUMMY_PASSWORD_HASH, hashPassword, needsRehash, verifyPassword } from '../../domain/identity/passwords';
 import { uniqueSlug } from '../../domain/identity/slugs';
@@ -18,8 +19,6 @@ export type AuthDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'secret
 export function tokenDeps(deps: AuthDeps): TokenDeps {
   return { db: deps.db, secret: deps.secret, jwtTtlSeconds: deps.config.auth.jwtTtlSeconds, refreshTokenTtlSeconds: deps.config.auth.refreshTokenTtlSeconds };
 }
-
-const UNIQUE_VIOLATION = '23505';
 
 export async function signup(deps: AuthDeps, input: { email: string; password: string; name: string }): Promise<{ user: UserEntity } & TokenPair> {
   const passwordHash = await hashPassword(input.password);
@@ -61,7 +60,7 @@ export async function signup(deps: AuthDeps, input: { email: string; password: s
       return recordAccountEmail(m, { userId: user.id, purpose: 'verify_email' }, workflowIds.signupEmail(user.id));
     });
   } catch (err) {
-    if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('ERR_USER_002');
+    if (isUniqueViolation(err)) throw new AppError('ERR_USER_002');
     throw err;
   }
   deps.outbox.start(verification);

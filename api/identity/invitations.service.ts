@@ -4,18 +4,16 @@ import { recordActivity } from '../../db/identity/activity';
 import { InvitationEntity } from '../../db/identity/invitation.entity';
 import type { InvitableRole } from '../../domain/identity/account.types';
 import type { UserEntity } from '../../db/identity/user.entity';
-import type { Queryable } from '../../db/sql';
+import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/signing';
 import type { Services } from '../../platform/services';
 import type { MyInvitationRow } from './teams.presenter';
 
 import type { InvitationView } from './account-pages.html';
+import { isUuid } from '../../domain/ids';
 
 export type InvitationDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'config' | 'outbox'>;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UNIQUE_VIOLATION = '23505';
 
 export interface InviteInput {
   projectId: string;
@@ -71,7 +69,7 @@ export async function invite(deps: InvitationDeps, input: InviteInput): Promise<
     });
   } catch (err) {
     // A concurrent invite of the same address won the partial unique index.
-    if ((err as { code?: string }).code === UNIQUE_VIOLATION) throw new AppError('ERR_TEAM_008', undefined, { field: 'email' });
+    if (isUniqueViolation(err)) throw new AppError('ERR_TEAM_008', undefined, { field: 'email' });
     throw err;
   }
   // The e-mail's workflow starts after commit, off the request path (platform/workflow-outbox.ts).
@@ -135,7 +133,7 @@ function sameToken(token: string, hash: string | null): boolean {
  * account; a wrong token is ERR_AUTH_007.
  */
 async function decide(db: DataSource, input: DecideInput, decision: 'accepted' | 'rejected'): Promise<void> {
-  if (!UUID.test(input.invitationId)) throw new AppError('ERR_TEAM_009');
+  if (!isUuid(input.invitationId)) throw new AppError('ERR_TEAM_009');
   await db.transaction(async (m) => {
     const [inv] = (await m.query(
       `SELECT i.id, i.project_id, i.email, i.role, i.token_hash, i.status, i.expires_at
@@ -207,7 +205,7 @@ export async function invitationByLink(db: Queryable, invitationId: string, toke
 }
 
 async function pendingByLink(db: Queryable, invitationId: string, token: string): Promise<InvitationByLink | undefined> {
-  if (!UUID.test(invitationId)) return undefined;
+  if (!isUuid(invitationId)) return undefined;
   const [row] = await db.query(
     `SELECT i.id, i.project_id, i.email, i.role, i.token_hash, i.expires_at, p.name AS team_name, u.name AS invited_by
        FROM invitations i
@@ -225,7 +223,7 @@ export const rejectInvitation = (db: DataSource, input: DecideInput) => decide(d
 
 /** The owner withdraws a pending invitation of the active project; its link stops working. */
 export async function cancelInvitation(db: DataSource, input: { projectId: string; actorId: string; invitationId: string }): Promise<void> {
-  if (!UUID.test(input.invitationId)) throw new AppError('ERR_TEAM_009');
+  if (!isUuid(input.invitationId)) throw new AppError('ERR_TEAM_009');
   await db.transaction(async (m) => {
     const [inv] = (await m.query(
       `SELECT id, email, role FROM invitations WHERE id = $1 AND project_id = $2 AND status = 'pending' FOR UPDATE`,

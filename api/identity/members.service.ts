@@ -4,13 +4,12 @@ import type { InvitableRole } from '../../domain/identity/account.types';
 import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import type { MemberRow } from './teams.presenter';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Members of the caller's active project. The route's guard resolved the project and checked the
  * caller's role; these functions only act on that project's rows.
  */
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const MEMBER_SELECT = `
   SELECT u.id, u.email, u.name, m.role, m.joined_at AS "joinedAt"
@@ -23,7 +22,7 @@ export async function listMembers(db: Queryable, projectId: string): Promise<Mem
 }
 
 async function findMember(db: Queryable, projectId: string, userId: string, lock = false): Promise<MemberRow> {
-  const [row] = UUID.test(userId) ? ((await db.query(`${MEMBER_SELECT} AND m.user_id = $2${lock ? ' FOR UPDATE OF m' : ''}`, [projectId, userId])) as MemberRow[]) : [];
+  const [row] = isUuid(userId) ? ((await db.query(`${MEMBER_SELECT} AND m.user_id = $2${lock ? ' FOR UPDATE OF m' : ''}`, [projectId, userId])) as MemberRow[]) : [];
   if (!row) throw new AppError('ERR_TEAM_011');
   return row;
 }

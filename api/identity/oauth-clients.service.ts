@@ -6,6 +6,7 @@ import { resolvePermissions, type ApiKeyPermissions } from '../../domain/identit
 import { looksLikeClientId, newClientId, newClientSecret } from '../../domain/identity/oauth';
 import type { ApiKeyCreator } from './api-keys.service';
 import type { CreateOAuthClientInput, ListOAuthClientsQuery, UpdateOAuthClientInput } from './oauth-clients.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * OAuth client management (docs/oauth.md), beside API keys and under the same rules: every
@@ -34,8 +35,6 @@ export interface OAuthClient {
   creatorIsMember: boolean;
   creatorPendingDeletion: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const SELECT = `
   SELECT c.id, c.project_id, c.client_id, c.name, c.secret_prefix, c.permissions, c.is_active, c.created_by,
@@ -112,7 +111,7 @@ export async function listOAuthClients(deps: OAuthClientDeps, projectId: string,
 
 /** By row id or by `clientId` (`fmoc_…`). */
 export async function getOAuthClient(deps: OAuthClientDeps, projectId: string, idOrClientId: string): Promise<OAuthClient> {
-  const column = UUID.test(idOrClientId) ? 'c.id' : looksLikeClientId(idOrClientId) ? 'c.client_id' : undefined;
+  const column = isUuid(idOrClientId) ? 'c.id' : looksLikeClientId(idOrClientId) ? 'c.client_id' : undefined;
   const rows: Row[] = column ? await deps.db.query(`${SELECT} WHERE ${column} = $1 AND c.project_id = $2`, [idOrClientId, projectId]) : [];
   if (!rows[0]) throw new AppError('ERR_OAUTH_001');
   return fromRow(rows[0]);

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { recordActivity } from '../../db/identity/activity';
 import { MembershipEntity } from '../../db/identity/membership.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
-import type { Queryable } from '../../db/sql';
+import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { slugify, uniqueSlug } from '../../domain/identity/slugs';
 import type { ProjectRow } from './teams.presenter';
@@ -12,9 +12,6 @@ import type { ProjectRow } from './teams.presenter';
  * Projects (the API's teams). Access was decided by the route's guard before any of these run:
  * they receive the project id the caller may act on and never check roles themselves.
  */
-
-const UNIQUE_VIOLATION = '23505';
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === UNIQUE_VIOLATION;
 
 const PROJECT_SELECT = `
   SELECT p.id, p.name, p.slug, p.is_personal AS "isPersonal", p.created_at AS "createdAt", m.role,

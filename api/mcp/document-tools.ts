@@ -14,11 +14,11 @@ import { presentTemplateList } from '../templates/templates.presenter';
 import { listTemplatesSchema } from '../templates/templates.schema';
 import { getTemplate, listTemplates } from '../templates/templates.service';
 import { CREATES, IDEMPOTENCY_KEY_ARG, IDEMPOTENT_REPLAYED, keyedCall, PAGE_ARGS, pageSchema, READ_ONLY, type JsonObjectSchema, type McpTool } from './mcp-tool';
+import { isUuid } from '../../domain/ids';
 
 /** Template and document tools: the services and presenters of api/templates and api/documents. */
 
 const ref = Joi.string().trim().min(1).max(200).required();
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const templateArg = { type: 'string', description: 'Template id (UUID), shortId or slug; list_templates shows them' };
 
 const JSON_TYPES: Record<VariableType, Record<string, unknown>> = {
@@ -167,7 +167,7 @@ export const documentTools: McpTool[] = [
     access: DOCUMENT_ACCESS.read,
     args: Joi.object({ jobId: ref }),
     async run(ctx, { jobId }: { jobId: string }) {
-      if (!UUID.test(jobId)) throw notFound();
+      if (!isUuid(jobId)) throw notFound();
       const job = await findJob(ctx.services, ctx.scope.projectId, jobId);
       // JSON drops the undefined fields REST's body drops too.
       return JSON.parse(JSON.stringify(presentJob(job, await downloadLink(ctx.services, job)))) as Record<string, unknown>;

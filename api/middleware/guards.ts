@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors';
 import type { ApiKeyPermission, ApiKeyPermissions } from '../../domain/identity/api-keys';
 import type { Principal } from '../../domain/identity/principal';
 import { roleAtLeast, type Role } from '../../domain/identity/roles';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Route guards: the only place access is decided. Every project-scoped route declares what it
@@ -121,7 +122,7 @@ export function requireMembership(db: DataSource, need: MembershipRequirement) {
   return async function membershipGuard(ctx: Context, next: Next): Promise<void> {
     const user = await loadUser(db, ctx);
     const projectId = (ctx as Context & { params?: Record<string, string> }).params?.[need.param] ?? '';
-    const m = UUID.test(projectId)
+    const m = isUuid(projectId)
       ? await db
           .getRepository(MembershipEntity)
           .createQueryBuilder('m')
@@ -155,8 +156,6 @@ function grantedPermissions(perms: Record<string, boolean>): string {
   return Object.keys(perms).filter((k) => perms[k]).join(',') || 'none';
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Contract §2: X-Team-Id picks the project (the caller must be a member); default personal. */
 async function activeMembership(db: DataSource, user: UserEntity, teamId: string): Promise<{ projectId: string; role: Role }> {
   const qb = db
@@ -165,7 +164,7 @@ async function activeMembership(db: DataSource, user: UserEntity, teamId: string
     .innerJoin(ProjectEntity, 'p', 'p.id = m.project_id AND p.deleted_at IS NULL')
     .where('m.user_id = :userId', { userId: user.id });
   if (teamId) {
-    if (!UUID.test(teamId)) throw deny('member of X-Team-Id', 'none', 'X-Team-Id is not a project you belong to');
+    if (!isUuid(teamId)) throw deny('member of X-Team-Id', 'none', 'X-Team-Id is not a project you belong to');
     qb.andWhere('m.project_id = :teamId', { teamId });
   } else {
     qb.andWhere('p.is_personal = true');

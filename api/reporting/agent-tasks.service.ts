@@ -5,10 +5,10 @@ import { AgentTaskEntity, type AgentTaskKind } from '../../db/reporting/agent-ta
 import type { DatasourceEntity, DatasourceLastTest } from '../../db/reporting/datasource.entity';
 import type { Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { CompiledQuery, DiscoveredSchema } from '../../domain/reporting/query-runner';
 import { taskSignals } from '../agents/task-signals';
 import { queueAgentTask } from '../../db/reporting/agent-task-state';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Connection tests, schema discovery and previews of datasources reached through an agent (docs/reporting.md "Agents",
@@ -105,8 +105,7 @@ export async function previewOutcome(storage: ArtefactStorage, task: AgentTaskEn
 
 /** GET /api/reporting/tasks/:taskId: an agent task of the project by `atk_` id or UUID (another project's: 404 ERR_AGENT_004). */
 export async function getTask(db: Queryable, projectId: string, ref: string): Promise<AgentTaskEntity> {
-  const column = isUuid(ref) ? 'id' : ref.startsWith('atk_') && ref.length <= 40 ? 'shortId' : null;
-  const task = column ? await db.getRepository(AgentTaskEntity).findOneBy({ projectId, [column]: ref }) : null;
+  const task = await findByIdOrShortId(db, AgentTaskEntity, projectId, ref, 'atk_', 40);
   if (!task) throw new AppError('ERR_AGENT_004');
   return task;
 }

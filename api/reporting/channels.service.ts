@@ -6,7 +6,6 @@ import { ChannelEntity, type ChannelLastTest } from '../../db/reporting/channel.
 import { channelUsage } from '../../db/reporting/channel-usage';
 import type { DatasourceSecrets } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import { roleAtLeast, type Role } from '../../domain/identity/roles';
 import { checkChannelSettings, missingSecrets, type ChannelIssue } from '../../domain/reporting/channel-config';
 import { MEMBER_CHANNEL_KINDS, type ChannelKind } from '../../domain/reporting/channel-kinds';
@@ -15,6 +14,7 @@ import type { ChannelTestOutcome, ChannelTestTarget } from '../../platform/chann
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { CreateChannelInput, ListChannelsQuery, UpdateChannelInput } from './channels.schema';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Distribution channels (docs/reporting.md "Channels"). Every lookup is
@@ -47,7 +47,6 @@ export interface ChannelCaller {
 const SHORT_ID_PREFIX = 'rch_';
 const ERROR_MESSAGE_MAX = 300;
 const DETAILS_MAX = 4000;
-
 
 function invalid(errors: ChannelIssue[]): AppError {
   return new AppError('ERR_CHAN_002', `Channel configuration invalid: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`.slice(0, 1000), { errors });
@@ -274,10 +273,7 @@ export async function listChannels(deps: Pick<ChannelDeps, 'db'>, projectId: str
 
 /** A channel of the project by UUID or short id (`rch_…`). */
 export async function getChannel(deps: Pick<ChannelDeps, 'db'>, projectId: string, ref: string): Promise<ChannelEntity> {
-  const qb = deps.db.getRepository(ChannelEntity).createQueryBuilder('c').where('c.projectId = :projectId', { projectId });
-  let found: ChannelEntity | null = null;
-  if (isUuid(ref)) found = await qb.andWhere('c.id = :ref', { ref }).getOne();
-  else if (ref.startsWith(SHORT_ID_PREFIX) && ref.length <= 40) found = await qb.andWhere('c.shortId = :ref', { ref }).getOne();
+  const found = await findByIdOrShortId(deps.db, ChannelEntity, projectId, ref, SHORT_ID_PREFIX, 40);
   if (!found) throw new AppError('ERR_CHAN_001');
   return found;
 }

@@ -6,7 +6,6 @@ import type { DataSource } from 'typeorm';
 import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/flow/flow-ids';
 import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
 import type { RunnerTarget } from '../../platform/reporting-runners';
@@ -18,6 +17,8 @@ import { agentKeyStatus, agentStatus, confirmedKey } from '../agents/agents.serv
 import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOutcome } from './agent-tasks.service';
 import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
 import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
+import { isUuid } from '../../domain/ids';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Reporting datasources (docs/reporting.md "Datasources"). Every lookup is
@@ -38,7 +39,6 @@ export interface DatasourceDeps {
 const SHORT_ID_PREFIX = 'ds_';
 const DEFAULT_POOL = { max: 5, idleTimeoutSeconds: 60 };
 const ERROR_MESSAGE_MAX = 300;
-
 
 interface FieldError {
   path: string;
@@ -305,10 +305,7 @@ export async function listDatasources(deps: Pick<DatasourceDeps, 'db'>, projectI
 /** By UUID or short id (`ds_…`), within the project. */
 /** A datasource of the project by UUID or short id; `db` may be a transaction's manager. */
 export async function getDatasource(deps: { db: Queryable }, projectId: string, ref: string): Promise<DatasourceEntity> {
-  const qb = deps.db.getRepository(DatasourceEntity).createQueryBuilder('d').where('d.projectId = :projectId', { projectId });
-  let found: DatasourceEntity | null = null;
-  if (isUuid(ref)) found = await qb.andWhere('d.id = :ref', { ref }).getOne();
-  else if (ref.startsWith(SHORT_ID_PREFIX)) found = await qb.andWhere('d.shortId = :ref', { ref }).getOne();
+  const found = await findByIdOrShortId(deps.db, DatasourceEntity, projectId, ref, SHORT_ID_PREFIX);
   if (!found) throw new AppError('ERR_DS_001');
   return found;
 }

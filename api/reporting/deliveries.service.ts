@@ -2,8 +2,8 @@ import type { DataSource } from 'typeorm';
 import { DELIVERY_SHORT_ID_PREFIX, reopenDelivery, type DeliveryOwner } from '../../db/reporting/delivery-state';
 import { ReportDeliveryEntity } from '../../db/reporting/delivery.entity';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/templates/template-ids';
 import { deliveryRetryEntry, type WorkflowOutbox } from '../../platform/workflow-outbox';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Report deliveries as the API shows and retries them (docs/reporting.md "Deliveries"): full records with attempts

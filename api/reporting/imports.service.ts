@@ -9,7 +9,6 @@ import type { Evaluator } from '../../domain/evaluation';
 import type { ImportedQuery, ParsedItem } from '../../domain/reporting/imports/model';
 import { draftTemplateFor } from '../../domain/reporting/imports/template';
 import { randomBase62 } from '../../domain/signing';
-import { isUuid } from '../../domain/templates/template-ids';
 import { freeName as freeTemplateName, nameExists as templateNameExists } from '../templates/template-store.service';
 import { createTemplate } from '../templates/templates.service';
 import { createReport } from './reports.service';
@@ -17,6 +16,7 @@ import { getDatasource } from './datasources.service';
 import type { SystemLimits } from './limits';
 import type { ImportInput, ListImportsQuery } from './imports.schema';
 import { type Actor, createQuery, updateQuery, validateQuery } from './queries.service';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Model imports (docs/reporting.md "Imports"): an uploaded Metabase, Redash or
@@ -245,10 +245,7 @@ export async function listImports(deps: Pick<ImportDeps, 'db'>, projectId: strin
 
 /** By UUID or `rimp_` short id; another project's import answers 404 ERR_IMP_005 like a missing one. */
 export async function getImport(deps: Pick<ImportDeps, 'db'>, projectId: string, ref: string): Promise<ImportEntity> {
-  const repo = deps.db.getRepository(ImportEntity);
-  let found: ImportEntity | null = null;
-  if (isUuid(ref)) found = await repo.findOneBy({ id: ref, projectId });
-  else if (ref.startsWith(SHORT_ID_PREFIX) && ref.length <= 40) found = await repo.findOneBy({ shortId: ref, projectId });
+  const found = await findByIdOrShortId(deps.db, ImportEntity, projectId, ref, SHORT_ID_PREFIX, 40);
   if (!found) throw new AppError('ERR_IMP_005');
   return found;
 }

@@ -17,10 +17,10 @@ import type { Logger } from '../../domain/logger';
 import { jobRunMachine } from '../../domain/reporting/job-run-status';
 import { randomBase62 } from '../../domain/signing';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
-import { isUuid } from '../../domain/templates/template-ids';
 import type { WorkflowOutbox } from '../../platform/workflow-outbox';
 import type { ReportRunStartDeps } from '../../platform/workflow-starts';
 import type { JobFields, ListJobRunsQuery, ListJobsQuery } from './jobs.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Report jobs and their runs (docs/reporting.md "Jobs", "Statuses"): a job names

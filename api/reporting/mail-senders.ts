@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { isUuid } from '../../domain/templates/template-ids';
 import type { Scope } from '../middleware/guards';
 import { requireVerifiedSender } from '../middleware/verified-sender';
+import { isUuid } from '../../domain/ids';
 
 /**
  * No open relay through reporting (docs/security.md "Reporting channels: verified senders, budgets,

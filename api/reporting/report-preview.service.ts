@@ -1,3 +1,4 @@
+import { buffer } from 'node:stream/consumers';
 import type { DataSource } from 'typeorm';
 import { CONTENT_TYPES } from '../../activities/rendering/render-document';
 import type { ArtefactStorage } from '../../activities/storage/storage';
@@ -7,7 +8,7 @@ import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { bindDatasets, type DatasetRows } from '../../domain/reporting/bind-datasets';
 import { compileQuery } from '../../domain/reporting/compile-query';
-import { csvFormatter } from '../../domain/reporting/csv';
+import { csvStream } from '../../domain/reporting/csv';
 import { coerceParameters, datasetQueryInput } from '../../domain/reporting/parameters';
 import type { QueryRunner } from '../../domain/reporting/query-runner';
 import type { RunnerTarget } from '../../platform/reporting-runners';
@@ -70,8 +71,7 @@ export async function previewReport(deps: ReportPreviewDeps, projectId: string, 
 
   const base = `${report.slug}-preview`;
   if (input.format === 'csv') {
-    const csv = csvFormatter(datasets[0].columns);
-    const body = Buffer.from(csv.header() + datasets[0].rows.map((r) => csv.row(r)).join(''), 'utf8');
+    const body = await buffer(csvStream(datasets[0].columns, datasets[0].rows));
     return { filename: `${base}.csv`, contentType: 'text/csv; charset=utf-8', body };
   }
   const template = await deps.db.getRepository(TemplateVersionEntity).findOneByOrFail({ templateId: pinned.templateId!, version: pinned.templateVersion! });

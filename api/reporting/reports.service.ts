@@ -11,7 +11,7 @@ import { TemplateVersionEntity } from '../../db/templates/template-version.entit
 import { findTemplate } from '../../db/templates/template-lookup';
 import { AppError } from '../../domain/errors';
 import { checkOutput } from '../../domain/documents/output';
-import { isUuid } from '../../domain/flow/flow-ids';
+import { isUuid } from '../../domain/ids';
 import { checkFilenamePattern, DEFAULT_FILENAME_PATTERN } from '../../domain/reporting/filename-pattern';
 import { BUILT_IN_PARAMETERS, checkParameterDefs, coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
 import { randomBase62 } from '../../domain/signing';

@@ -13,13 +13,14 @@ import type { Logger } from '../../domain/logger';
 import { coerceParameters } from '../../domain/reporting/parameters';
 import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
-import { isUuid } from '../../domain/templates/template-ids';
 import type { ReportRunStartDeps } from '../../platform/workflow-starts';
 import { resolveChannelRefs } from '../../db/reporting/channel-refs';
 import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries, type DeliveryDeps } from './deliveries.service';
 import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
 import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schema';
 import { getReport } from './reports.service';
+import { isUuid } from '../../domain/ids';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Report runs (docs/reporting.md "Runs", "Statuses"): a run is recorded `queued`, then
@@ -46,8 +47,7 @@ export interface RunCaller {
 }
 
 async function findRun(db: DataSource, projectId: string, ref: string): Promise<ReportRunEntity> {
-  const where = isUuid(ref) ? { id: ref, projectId } : ref.startsWith(SHORT_ID_PREFIX) ? { shortId: ref, projectId } : null;
-  const run = where ? await db.getRepository(ReportRunEntity).findOneBy(where) : null;
+  const run = await findByIdOrShortId(db, ReportRunEntity, projectId, ref, SHORT_ID_PREFIX);
   if (!run) throw new AppError('ERR_RPT_009');
   return run;
 }
@@ -152,7 +152,6 @@ export async function cancelRun(deps: RunDeps, projectId: string, ref: string): 
 export async function getRun(deps: RunDeps, projectId: string, ref: string): Promise<ReportRunEntity> {
   return findRun(deps.db, projectId, ref);
 }
-
 
 export async function listRuns(deps: RunDeps, projectId: string, q: ListRunsQuery): Promise<{ runs: ReportRunEntity[]; total: number }> {
   const qb = deps.db.getRepository(ReportRunEntity).createQueryBuilder('r').where('r.projectId = :projectId', { projectId });

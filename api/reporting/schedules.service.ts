@@ -13,7 +13,6 @@ import { checkSchedule, type CronWarning, type ScheduleCheck } from '../../domai
 import { coerceParameters } from '../../domain/reporting/parameters';
 import { randomBase62 } from '../../domain/signing';
 import type { TaskQueues } from '../../domain/temporal-names';
-import { isUuid } from '../../domain/templates/template-ids';
 import {
   deleteReportSchedule,
   describeReportSchedule,
@@ -24,6 +23,8 @@ import {
 } from '../../platform/report-schedules';
 import { getReport } from './reports.service';
 import type { CreateScheduleInput, ListSchedulesQuery, UpdateScheduleInput } from './schedules.schema';
+import { isUuid } from '../../domain/ids';
+import { findByIdOrShortId } from '../../db/find-by-ref';
 
 /**
  * Report schedules (docs/reporting.md "Scheduling", "Temporal workflows"). Rows first, then the
@@ -52,8 +53,7 @@ const MAX_PARAMETERS_BYTES = 64 * 1024;
 const TRIGGER_WAIT_MS = 5000;
 
 async function findSchedule(db: Queryable, projectId: string, ref: string): Promise<ReportScheduleEntity> {
-  const where = typeof ref === 'string' && isUuid(ref) ? { id: ref.toLowerCase(), projectId } : typeof ref === 'string' && ref.startsWith(SHORT_ID_PREFIX) && ref.length <= 40 ? { shortId: ref, projectId } : null;
-  const found = where ? await db.getRepository(ReportScheduleEntity).findOneBy(where) : null;
+  const found = await findByIdOrShortId(db, ReportScheduleEntity, projectId, ref, SHORT_ID_PREFIX, 40);
   if (!found || found.deletedAt) throw new AppError('ERR_SCHED_001', undefined, { scheduleId: String(ref).slice(0, 200) });
   return found;
 }

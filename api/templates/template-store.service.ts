@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { recordActivity } from '../../db/identity/activity';
-import type { Queryable } from '../../db/sql';
+import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { insertTemplateRow } from '../../db/templates/template-rows';
 import { AppError } from '../../domain/errors';
@@ -27,13 +27,11 @@ export interface Actor {
   userId?: string;
 }
 
-const UNIQUE_VIOLATION = '23505';
-
 /** The unique index a failed insert or update ran into, if that is why it failed. */
 export function violatedIndex(err: unknown): string | undefined {
-  const e = err as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
-  const code = e?.code ?? e?.driverError?.code;
-  return code === UNIQUE_VIOLATION ? (e.constraint ?? e.driverError?.constraint ?? 'unknown') : undefined;
+  if (!isUniqueViolation(err)) return undefined;
+  const e = err as { constraint?: string; driverError?: { constraint?: string } };
+  return e.constraint ?? e.driverError?.constraint ?? 'unknown';
 }
 
 export function nameTaken(name: string): AppError {

@@ -4,7 +4,7 @@ import { TemplateEntity } from '../../db/templates/template.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { updateTemplateRow } from '../../db/templates/template-rows';
 import { AppError } from '../../domain/errors';
-import { isUuid, SHORT_ID_PREFIX } from '../../domain/templates/template-ids';
+import { SHORT_ID_PREFIX } from '../../domain/templates/template-ids';
 import { pickDefinition } from '../../domain/templates/template-definition';
 import type { TemplateDefinition } from '../../domain/templates/template.types';
 import type { CreateTemplateInput, ListTemplatesQuery, TemplateFieldsInput } from './templates.schema';
@@ -20,6 +20,7 @@ import {
   type TemplateDeps,
   violatedIndex,
 } from './template-store.service';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Templates of a project (spec, "Templates"): create, list, read, edit the draft, delete, copy.

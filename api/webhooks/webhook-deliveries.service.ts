@@ -10,6 +10,7 @@ import { TEST_EVENT_TYPE, type DeliverySource } from '../../domain/webhooks/deli
 import { startWebhookDelivery } from '../../platform/workflow-starts';
 import type { ListDeliveriesQuery } from './webhooks.schema';
 import { getSubscription } from './webhooks.service';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Delivery records seen from the API: listing, the test event, and manual retry. Manual retry is
@@ -23,8 +24,6 @@ export interface DeliveryDeps {
   /** config.webhooks.retryDelaysMs */
   retryDelaysMs: number[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Newest first; a subscription of another project (or deleted) is ERR_WEBHOOK_001. */
 export async function listDeliveries(
@@ -61,7 +60,7 @@ export async function listRunDeliveries(deps: Pick<DeliveryDeps, 'db'>, projectI
 
 /** A document delivery of the project whose subscription still exists. */
 export async function getDocumentDelivery(deps: Pick<DeliveryDeps, 'db'>, projectId: string, deliveryId: string): Promise<WebhookDeliveryEntity> {
-  const found = UUID.test(deliveryId)
+  const found = isUuid(deliveryId)
     ? await deps.db
         .getRepository(WebhookDeliveryEntity)
         .createQueryBuilder('d')
@@ -143,7 +142,7 @@ export interface RetryDeliveryInput {
 export async function retryDelivery(deps: DeliveryDeps, input: RetryDeliveryInput): Promise<{ deliveryId: string; workflowId: string }> {
   const source = input.source ?? 'document';
   const codes = input.codes ?? DOCUMENT_RETRY_CODES;
-  if (!UUID.test(input.deliveryId)) throw new AppError(codes.notFound);
+  if (!isUuid(input.deliveryId)) throw new AppError(codes.notFound);
   // Of two concurrent retries only one moves the row and starts a run.
   const retry = await reopenDelivery(deps.db, { deliveryId: input.deliveryId, projectId: input.projectId, source });
   if (retry === undefined) throw await whyNotRetryable(deps.db, input.deliveryId, input.projectId, source, codes);

@@ -5,6 +5,7 @@ import type { OutboundGuard } from '../../activities/http/outbound';
 import { AppError } from '../../domain/errors';
 import { randomBase62 } from '../../domain/signing';
 import type { CreateSubscriptionInput, PageQuery, UpdateSubscriptionInput } from './webhooks.schema';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Document webhook subscriptions (contract §4). Every function acts inside one project: another
@@ -24,8 +25,6 @@ export interface Creator {
 
 /** Each subscription multiplies every event into a delivery and a workflow: bound the fan-out. */
 const MAX_SUBSCRIPTIONS_PER_PROJECT = 25;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `whsec_` + 32 base62 characters (about 190 bits), the form receivers' docs show. */
 function newSecret(): string {
@@ -89,7 +88,7 @@ export async function listSubscriptions(
 }
 
 export async function getSubscription(deps: Pick<SubscriptionDeps, 'db'>, projectId: string, id: string): Promise<WebhookSubscriptionEntity> {
-  const found = UUID.test(id)
+  const found = isUuid(id)
     ? await deps.db.getRepository(WebhookSubscriptionEntity).createQueryBuilder('s').where('s.id = :id AND s.projectId = :projectId AND s.deletedAt IS NULL', { id, projectId }).getOne()
     : null;
   if (!found) throw new AppError('ERR_WEBHOOK_001');

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/templates/template-ids';
 import { SigningCertificateEntity } from './signing-certificate.entity';
+import { isUuid } from '../../domain/ids';
 
 /** A signing certificate opened for one signature: what the PDF tools need (activities/rendering/pdf-tools/sign.ts). */
 export interface StoredSigningMaterial {

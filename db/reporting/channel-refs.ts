@@ -1,6 +1,6 @@
 import type { Queryable } from '../sql';
 import { AppError } from '../../domain/errors';
-import { isUuid } from '../../domain/templates/template-ids';
+import { isUuid } from '../../domain/ids';
 
 /** At most this many channels per run, schedule or job (docs/reporting.md "Limits"). */
 const MAX_CHANNELS_PER_TARGET = 10;

@@ -1,6 +1,6 @@
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import { isUuid } from '../../domain/templates/template-ids';
 import type { Queryable } from '../sql';
+import { isUuid } from '../../domain/ids';
 
 /**
  * A live (not soft-deleted) row of the project by UUID, short id (`<prefix>…`) or slug: how query

@@ -1,9 +1,10 @@
 import { AppError } from '../../domain/errors';
 import type { TemplateDefinition, TemplateType } from '../../domain/templates/template.types';
-import { isUuid, SHORT_ID_PREFIX } from '../../domain/templates/template-ids';
+import { SHORT_ID_PREFIX } from '../../domain/templates/template-ids';
 import type { Queryable } from '../sql';
 import { TemplateEntity } from './template.entity';
 import { TemplateVersionEntity } from './template-version.entity';
+import { isUuid } from '../../domain/ids';
 
 /**
  * Finding templates the way every caller needs to (spec: "addressed by id, shortId or slug"),

@@ -104,15 +104,6 @@ export function presentBatch<B extends PresentableBatch>(batch: B, counts: Prese
   };
 }
 
-/**
- * CSV injection (OWASP): a spreadsheet runs a cell starting with `=`, `+`, `-` or `@` (or a tab or
- * carriage return before one) as a formula. Such a cell gets a leading apostrophe, which spreadsheets
- * show as text and do not evaluate; every other cell is written as it is.
- */
-export function csvCell(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
 /** Columns of the jobs export (CSV header order; JSON uses the same keys). */
 export const EXPORT_COLUMNS = ['jobId', 'status', 'format', 'templateId', 'templateVersion', 'batchId', 'filename', 'errorMessage', 'metadata', 'createdAt', 'completedAt'] as const;
 

@@ -1,14 +1,13 @@
 import { slugify } from '../identity/slugs';
 import { randomBase62 } from '../signing';
+import { isUuid } from '../ids';
+
+/** Still named here for the versioned-resource services that import it from this module. */
 
 /** How gates and runs are addressed: UUID, shortId (`fgate_…`, `frun_…`) or, for gates, slug. */
 
 export const GATE_SHORT_ID_PREFIX = 'fgate_';
 export const RUN_SHORT_ID_PREFIX = 'frun_';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export const isUuid = (value: string) => UUID.test(value);
 
 /** 16 base62 characters (about 95 bits): unique by index, unguessable in practice. */
 export const newGateShortId = () => GATE_SHORT_ID_PREFIX + randomBase62(16);

@@ -1,3 +1,4 @@
+import { isUuid } from '../ids';
 import type { Format } from './gate.types';
 
 /**
@@ -6,7 +7,6 @@ import type { Format } from './gate.types';
  */
 
 const EMAIL = /^[^\s@"<>()[\]\\,;:]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)+$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function validDate(y: number, m: number, d: number): boolean {
@@ -87,7 +87,7 @@ export const FORMAT_CHECKS: Record<Format, (v: string) => boolean> = {
   url: isUrl,
   date: isDate,
   'date-time': isDateTime,
-  uuid: (v) => UUID.test(v),
+  uuid: isUuid,
 };
 
 export const FORMAT_LABELS: Record<Format, string> = {

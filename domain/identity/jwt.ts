@@ -1,9 +1,8 @@
 import jwt from 'jsonwebtoken';
 import { AppError } from '../errors';
+import { isUuid } from '../ids';
 
 const ISSUER = 'formwork';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Short-lived access token (HS256). Refresh tokens are opaque and stored hashed instead.
@@ -20,7 +19,7 @@ export function verifyAccessToken(secret: string, token: string): { userId: stri
   try {
     const claims = jwt.verify(token, secret, { algorithms: ['HS256'], issuer: ISSUER }) as jwt.JwtPayload;
     if (claims.typ !== 'access' || typeof claims.sub !== 'string') throw new Error('not an access token');
-    if (typeof claims.sid !== 'string' || !UUID.test(claims.sid)) throw new Error('no session');
+    if (typeof claims.sid !== 'string' || !isUuid(claims.sid)) throw new Error('no session');
     return { userId: claims.sub, sessionId: claims.sid };
   } catch {
     throw new AppError('ERR_AUTH_004');

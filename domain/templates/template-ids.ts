@@ -1,15 +1,12 @@
 import { slugify } from '../identity/slugs';
 import { randomBase62 } from '../signing';
+import { isUuid } from '../ids';
+
+/** Still named here for the versioned-resource services that import it from this module. */
 
 /** How a template is addressed: id (UUID), shortId (`etpl_…`) or slug (spec, Template). */
 
 export const SHORT_ID_PREFIX = 'etpl_';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
 
 /** `etpl_` + 12 base62 characters (about 71 bits): unique by the index, unguessable in practice. */
 export function newShortId(): string {

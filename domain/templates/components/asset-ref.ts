@@ -1,9 +1,11 @@
+import { UUID_PATTERN } from '../../ids';
+
 /**
  * `asset:<id>`: how a template names one of its project's assets (docs/templates.md "Assets and
  * fonts"), and where Chromium is told to fetch them.
  */
 
-export const ASSET_ID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+export const ASSET_ID = UUID_PATTERN;
 /** An `asset:` reference as a whole value (an image's src, a font family). */
 export const ASSET_REF = new RegExp(`^asset:(${ASSET_ID})$`);
 
