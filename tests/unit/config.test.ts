@@ -23,7 +23,7 @@ describe('loadConfig', () => {
       merge: { maxParts: 50, maxPages: 1000 },
     });
     expect(c.uploads).toMatchObject({ maxFileBytes: 10 * 1024 * 1024, maxFieldsBytes: 64 * 1024 });
-    expect(c.mailAbuse).toEqual({ previewsPerMinute: 30, resendsPerRecipientPerHour: 5, resendsPerProjectPerHour: 50, reportMailsPerProjectPerHour: 500 });
+    expect(c.mailAbuse).toEqual({ previewsPerMinute: 30, previewWindowSeconds: 60, resendsPerRecipientPerHour: 5, resendsPerProjectPerHour: 50, reportMailsPerProjectPerHour: 500 });
     expect(c.evaluation).toEqual({ poolSize: availableParallelism(), timeoutMs: 1000, maxHeapMb: 64 });
     expect(() => loadConfig({ EVAL_TIMEOUT_MS: '5' })).toThrow(/EVAL_TIMEOUT_MS/);
   });
