@@ -120,7 +120,7 @@ describe('output options in the generate form', () => {
         const [chooser] = await Promise.all([page.waitForFileChooser(), byRole(page, 'button', 'PKCS#12 file (.p12, .pfx)').click()]);
         await chooser.accept([p12]);
         await byRole(page, 'textbox', 'Its password').fill('p12-secret');
-        await byRole(page, 'textbox', 'Name').fill('Ada at Acme');
+        await byRole(page, 'textbox', 'Certificate name').fill('Ada at Acme');
         await byRole(page, 'button', 'Upload certificate').click();
         const table = await byRole(page, 'table', 'Signing certificates of the project').waitHandle();
         await page.waitForFunction((el) => el.textContent?.includes('Ada at Acme') && el.textContent.includes('CN=Ada Signer'), {}, table);

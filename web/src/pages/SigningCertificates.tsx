@@ -119,7 +119,7 @@ export function SigningCertificates() {
                 clearable
               />
               <PasswordInput label="Its password" autoComplete="off" value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
-              <TextInput label="Name" description="Default: the certificate's common name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
+              <TextInput label="Certificate name" description="Default: the certificate's common name" value={name} onChange={(e) => setName(e.currentTarget.value)} />
               <TextInput label="Timestamp authority URL" description="Optional: RFC 3161; signatures then carry a trusted time" value={timestampUrl} onChange={(e) => setTimestampUrl(e.currentTarget.value)} />
               <Group>
                 <Button type="submit" disabled={!file || tooLarge} loading={upload.isPending}>
