@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MaintenanceInput, maintenanceWorkflow } from '../../workflows/maintenance/maintenance.workflow';
+import { maintenanceInput } from '../../worker/schedules';
 import type { TestApp } from './app';
 
 /**
@@ -8,20 +9,9 @@ import type { TestApp } from './app';
  * unless the test says otherwise.
  */
 export function runMaintenance(app: TestApp, input: Partial<MaintenanceInput> = {}) {
-  const { config } = app.services;
   return app.services.temporal.workflow.execute<typeof maintenanceWorkflow>('maintenanceWorkflow', {
     taskQueue: app.services.taskQueues.main,
     workflowId: `maintenance-test-${randomUUID()}`,
-    args: [
-      {
-        retentionSeconds: config.documents.retentionSeconds,
-        strandedAfterSeconds: 60,
-        deletionGraceSeconds: config.users.deletionGraceSeconds,
-        reportArtefactRetentionDays: config.reporting.artefactRetentionDays,
-        reportRunRetentionDays: config.reporting.runRetentionDays,
-        reportAgentQueueTimeoutSeconds: config.reporting.agentQueueTimeoutSeconds,
-        ...input,
-      },
-    ],
+    args: [{ ...maintenanceInput(app.services.config), ...input }],
   });
 }
