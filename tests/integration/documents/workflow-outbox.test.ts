@@ -242,7 +242,8 @@ describe('workflow outbox: accepted work starts off the request path and is neve
         ]);
         // The deliveries are recorded like any other (listed, signed, each delivered once).
         const deliveries = () => app.services.db.query(`SELECT event_type, status FROM webhook_deliveries WHERE subscription_id = $1 ORDER BY event_type`, [subscription]);
-        await waitFor(async () => (await deliveries()).every((d: { status: string }) => d.status !== 'pending'), { what: 'the deliveries to be recorded' });
+        // The receiver has the events before each attempt is recorded (the answer comes first): wait for the records to settle.
+        await waitFor(async () => (await deliveries()).every((d: { status: string }) => d.status !== 'pending' && d.status !== 'delivering'), { what: 'the deliveries to be recorded' });
         expect(await deliveries()).toEqual([
           { event_type: 'batch.completed', status: 'completed' },
           { event_type: 'document.failed', status: 'completed' },
