@@ -68,7 +68,8 @@ export async function createServices(config: Config, logger = createLogger(confi
   // Rows written before secrets were encrypted (or by hand) are encrypted now; idempotent, so every role may run it.
   const encrypted = await reencryptStoredSecrets(db, keyring, 'plaintext');
   if (Object.values(encrypted).some((n) => n > 0)) logger.info('encrypted plaintext secrets at rest', encrypted);
-  const temporal = await connectTemporalClient(config.temporal);
+  const temporalClient = await connectTemporalClient(config.temporal);
+  const temporal = temporalClient.client;
   const redis = config.limits.redisUrl ? new Redis(config.limits.redisUrl, { enableOfflineQueue: false, lazyConnect: false }) : undefined;
   const storage = createStorage(config, { signingSecret: secret });
   const mailer = createMailer(config, { log: logger });
@@ -105,7 +106,7 @@ export async function createServices(config: Config, logger = createLogger(confi
       await evaluator.close();
       await importPool.close();
       await pdfTools.close();
-      await temporal.connection.close();
+      await temporalClient.close();
       redis?.disconnect();
       await db.destroy();
     },

@@ -1,5 +1,5 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared/search-attributes';
 import type { Logger } from '../domain/logger';
 import type { Config } from '../domain/config';
@@ -29,9 +29,43 @@ export function temporalConnectionOptions(t: Pick<Config['temporal'], 'address' 
   return { address: t.address!, ...(tls ? { tls } : {}), ...(t.apiKey ? { apiKey: t.apiKey } : {}) };
 }
 
-export async function connectTemporalClient(t: Config['temporal']): Promise<Client> {
-  const connection = await Connection.connect(temporalConnectionOptions(t));
-  return new Client({ connection, namespace: t.namespace });
+/** A Temporal client and the way to close its connection. */
+export interface TemporalClient {
+  client: Client;
+  /** Stops retrying, lets every retry already scheduled run, then closes the connection. */
+  close(): Promise<void>;
+}
+
+/**
+ * The client's gRPC retries (the SDK's default policy: up to 10 attempts, at most 5 s apart) with a
+ * close that cannot strand one. The SDK schedules a retry with a timer that opens a new call on the
+ * channel; a timer firing after the connection closed throws "Channel has been shut down" outside any
+ * promise, which ends the process. So closing first stops new retries, then waits until the last
+ * scheduled retry timer has fired (at most the policy's 5 s), then closes.
+ */
+export async function connectTemporalClient(t: Config['temporal']): Promise<TemporalClient> {
+  const policy = defaultGrpcRetryOptions();
+  let closing = false;
+  let lastRetryAt = 0;
+  const interceptor = makeGrpcRetryInterceptor({
+    retryableDecider: (attempt, status) => !closing && policy.retryableDecider(attempt, status),
+    delayFunction: (attempt, status) => {
+      const delay = policy.delayFunction(attempt, status);
+      lastRetryAt = Math.max(lastRetryAt, Date.now() + delay);
+      return delay;
+    },
+  });
+  const connection = await Connection.connect({ ...temporalConnectionOptions(t), interceptors: [interceptor] });
+  return {
+    client: new Client({ connection, namespace: t.namespace }),
+    async close() {
+      closing = true;
+      // Timers fire in the order they fall due: one due after the last retry's fires after it.
+      const wait = lastRetryAt - Date.now();
+      if (wait >= 0) await new Promise((resolve) => setTimeout(resolve, wait + 1));
+      await connection.close();
+    },
+  };
 }
 
 /**
