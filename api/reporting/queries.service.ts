@@ -6,7 +6,7 @@ import { findLiveByRef } from '../../db/reporting/find-live';
 import { type QueryDefinition, QueryEntity, type QueryLanguage } from '../../db/reporting/query.entity';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { reportsPinningQuery } from '../../db/reporting/report-pins';
-import { isUniqueViolation, type Queryable } from '../../db/sql';
+import { insertWithFreshCandidates, isUniqueViolation, violatedIndex, type Queryable } from '../../db/sql';
 import { type RestoreResult, versionedResource, type VersionRecord as VersionRecordOf } from '../../db/versioned-resource';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
@@ -52,8 +52,6 @@ const SHORT_ID_PREFIX = 'qry_';
 const RESERVED_SLUGS = new Set(['validate']);
 /** Uncompressed NDJSON a preview may hold in memory. */
 const PREVIEW_MAX_BYTES = 5 * 1024 * 1024;
-
-export const uniqueIndex = (err: unknown) => String((err as { constraint?: string }).constraint ?? '');
 
 interface Problem {
   path: string;
@@ -142,16 +140,11 @@ function nameTaken(name: string): AppError {
 
 /** Saves a new row; a taken slug gets a random suffix (the name stays), a taken name is 409 ERR_QRY_013. */
 async function insertQuery(db: DataSource, q: QueryEntity): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await db.getRepository(QueryEntity).save(q);
-      return;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      if (uniqueIndex(err).includes('name')) throw nameTaken(q.name);
-      if (attempt >= 3) throw err;
-      q.slug = suffixedSlug(querySlug(q.name));
-    }
+  try {
+    await insertWithFreshCandidates(4, { reporting_queries_slug_idx: () => void (q.slug = suffixedSlug(querySlug(q.name))) }, () => db.getRepository(QueryEntity).save(q));
+  } catch (err) {
+    if (violatedIndex(err) === 'reporting_queries_name_idx') throw nameTaken(q.name);
+    throw err;
   }
 }
 
