@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
-import type { RenderedDocument } from '../activities/rendering/render-document';
+import type { RenderedDocument } from '../adapters/rendering/render-document';
 import { previewKeys, type PreviewRenderOutput, type PreviewRequest } from '../domain/documents/previews';
 import { AppError } from '../domain/errors';
 import { workflowIds } from '../domain/temporal-names';

@@ -24,7 +24,7 @@ import { reportSchedulePort } from '../platform/report-schedules';
 import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
-import { databaseAssets } from '../activities/rendering/render-assets';
+import { databaseAssets } from '../adapters/rendering/render-assets';
 import { createMergeJobActivities } from '../activities/documents/merge-job.activity';
 import { openSigningCertificate } from '../db/documents/signing-certificates';
 

@@ -8,9 +8,9 @@ import { AppError } from '../../domain/errors';
 import { isConnectionFailure } from '../../domain/reporting/connection-errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
-import { createOutboundGuard } from '../http/outbound';
-import type { ArtefactStorage } from '../storage/storage';
-import { createQueryRunner } from './runners';
+import { createOutboundGuard } from '../../adapters/http/outbound';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
+import { createQueryRunner } from '../../adapters/query-runners/runners';
 import { isUuid } from '../../domain/ids';
 import { withHeartbeat } from '../heartbeat';
 

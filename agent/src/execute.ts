@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
-import { createMysqlRunner } from '../../activities/reporting/mysql-runner';
-import { createPostgresRunner } from '../../activities/reporting/postgres-runner';
-import type { OutboundGuard } from '../../activities/http/outbound';
+import { createMysqlRunner } from '../../adapters/query-runners/mysql-runner';
+import { createPostgresRunner } from '../../adapters/query-runners/postgres-runner';
+import type { OutboundGuard } from '../../adapters/http/outbound';
 import { AppError } from '../../domain/errors';
 import { isConnectionFailure } from '../../domain/reporting/connection-errors';
 import type { QueryLimits, QueryResultSummary, QueryRunner, SqlConnectionConfig } from '../../domain/reporting/query-runner';

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { NdjsonWriter } from '../../activities/reporting/ndjson-sink';
+import { NdjsonWriter } from '../../adapters/query-runners/ndjson-sink';
 import { AppError } from '../../domain/errors';
 import { assembleSchema } from '../../domain/reporting/discovered-schema';
 import type { CompiledQuery, ConnectionTest, DiscoveredSchema, QueryLimits, QueryResultSummary, QueryRunner, ResultColumn, RowSink } from '../../domain/reporting/query-runner';

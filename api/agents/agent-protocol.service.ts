@@ -2,7 +2,7 @@ import { randomUUID, createPublicKey } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
 import type { DataSource } from 'typeorm';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { AgentEntity, type AgentPool, type AgentRecentError, type AgentSession } from '../../db/reporting/agent.entity';
 import { AgentTaskEntity } from '../../db/reporting/agent-task.entity';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';

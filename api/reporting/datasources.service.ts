@@ -8,10 +8,10 @@ import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } fro
 import { AppError } from '../../domain/errors';
 import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
-import type { RunnerTarget } from '../../platform/reporting-runners';
+import type { RunnerTarget } from '../../adapters/query-runners/runner-target';
 import { createReadStream } from 'node:fs';
 import { CSV_MAX_BYTES, csvSourceKey } from '../../domain/reporting/csv-source';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { AgentEntity } from '../../db/reporting/agent.entity';
 import { agentKeyStatus, agentStatus, confirmedKey } from '../agents/agents.service';
 import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOutcome } from './agent-tasks.service';

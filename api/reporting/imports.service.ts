@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { DataSource } from 'typeorm';
-import type { ImportPool } from '../../activities/evaluation/import-pool';
+import type { ImportPool } from '../../adapters/evaluation/import-pool';
 import { type ImportAction, ImportEntity, type ImportItem, type ImportStatus } from '../../db/reporting/import.entity';
 import { QueryEntity } from '../../db/reporting/query.entity';
 import { AppError } from '../../domain/errors';

@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { createPdfTools, type PdfTools } from '../../../activities/rendering/pdf-tools/pdf-tools';
+import { createPdfTools, type PdfTools } from '../../../adapters/rendering/pdf-tools/pdf-tools';
 
 /**
  * The PDF tools' processes (activities/rendering/pdf-tools/pdf-tools.ts): every finishing step runs

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createImportPool, type ImportPool } from '../../../activities/evaluation/import-pool';
+import { createImportPool, type ImportPool } from '../../../adapters/evaluation/import-pool';
 
 /**
  * The import pool (activities/evaluation/import-pool.ts): model files are read in worker processes

@@ -1,5 +1,5 @@
-import { channelConfig, MAX_TEAMS_TEXT, MAX_TEAMS_TITLE } from '../../../domain/reporting/channel-config';
-import { fillTokens, oneLine } from '../../../domain/reporting/message-text';
+import { channelConfig, MAX_TEAMS_TEXT, MAX_TEAMS_TITLE } from '../../domain/reporting/channel-config';
+import { fillTokens, oneLine } from '../../domain/reporting/message-text';
 import type { ChannelSender, DeliveryMessage } from './channel-sender';
 import { itemLines, messageValues, plainLinks, postJson, testResult } from './sender-support';
 

@@ -1,5 +1,5 @@
-import type { ChannelTarget, ConflictMode } from '../../../domain/reporting/channel-kinds';
-import { parseFilenamePattern, renderFilename, sanitizeFilename } from '../../../domain/reporting/filename-pattern';
+import type { ChannelTarget, ConflictMode } from '../../domain/reporting/channel-kinds';
+import { parseFilenamePattern, renderFilename, sanitizeFilename } from '../../domain/reporting/filename-pattern';
 import type { DeliveryFile, DeliveryMessage, SendResult, TestResult } from './channel-sender';
 
 /**

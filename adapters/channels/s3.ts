@@ -3,7 +3,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Readable, Transform } from 'node:stream';
-import type { OutboundGuard } from '../../http/outbound';
+import type { OutboundGuard } from '../http/outbound';
 import type { ChannelContext, ChannelSender, DeliveryFile } from './channel-sender';
 import {
   configSecret,

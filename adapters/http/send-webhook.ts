@@ -1,6 +1,6 @@
 import { AppError } from '../../domain/errors';
 import { DELIVERY_TIMEOUT_MS, outcomeForStatus, type AttemptOutcome } from '../../domain/webhooks/delivery';
-import type { OutboundGuard } from '../http/outbound';
+import type { OutboundGuard } from './outbound';
 
 /**
  * One HTTP POST of a webhook and what it means for the schedule. Never throws: every way a

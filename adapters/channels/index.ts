@@ -1,4 +1,4 @@
-import type { ChannelKind } from '../../../domain/reporting/channel-kinds';
+import type { ChannelKind } from '../../domain/reporting/channel-kinds';
 import type { ChannelSender } from './channel-sender';
 import { emailSender } from './email';
 import { s3Sender } from './s3';

@@ -1,6 +1,6 @@
-import { AppError } from '../../../domain/errors';
-import { dateInZone, type MessageToken } from '../../../domain/reporting/message-text';
-import type { ReportAttemptOutcome } from '../../../domain/reporting/delivery';
+import { AppError } from '../../domain/errors';
+import { dateInZone, type MessageToken } from '../../domain/reporting/message-text';
+import type { ReportAttemptOutcome } from '../../domain/reporting/delivery';
 import type { ChannelContext, DeliveryFile, DeliveryMessage, SendResult, TestResult } from './channel-sender';
 
 /**

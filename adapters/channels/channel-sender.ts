@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
-import type { ChannelKind, ChannelTarget } from '../../../domain/reporting/channel-kinds';
-import type { ReportAttemptOutcome } from '../../../domain/reporting/delivery';
-import type { Mailer } from '../../mail/mailer';
-import type { OutboundGuard } from '../../http/outbound';
+import type { ChannelKind, ChannelTarget } from '../../domain/reporting/channel-kinds';
+import type { ReportAttemptOutcome } from '../../domain/reporting/delivery';
+import type { Mailer } from '../mail/mailer';
+import type { OutboundGuard } from '../http/outbound';
 
 /**
  * The port every channel kind implements (docs/reporting.md "Channels"). The delivery

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { channelConfig } from '../../../domain/reporting/channel-config';
-import { webhookSignature } from '../../../domain/signing';
-import { RESERVED_HEADERS, type WebhookEnvelope } from '../../../domain/webhooks/delivery';
-import type { OutboundGuard } from '../../http/outbound';
-import { sendWebhook } from '../../webhooks/send-webhook';
+import { channelConfig } from '../../domain/reporting/channel-config';
+import { webhookSignature } from '../../domain/signing';
+import { RESERVED_HEADERS, type WebhookEnvelope } from '../../domain/webhooks/delivery';
+import type { OutboundGuard } from '../http/outbound';
+import { sendWebhook } from '../http/send-webhook';
 import type { ChannelContext, ChannelSender, DeliveryMessage, SendResult } from './channel-sender';
 import { CHANNEL_TIMEOUT_MS, REPORTS_USER_AGENT, resultOfStatus, testResult } from './sender-support';
 

@@ -1,8 +1,8 @@
 import { buffer } from 'node:stream/consumers';
-import { channelConfig, MAX_EMAIL_SUBJECT, type EmailChannelConfig } from '../../../domain/reporting/channel-config';
-import type { ChannelTarget } from '../../../domain/reporting/channel-kinds';
-import { fillTokens, oneLine } from '../../../domain/reporting/message-text';
-import type { MailAttachment } from '../../mail/mailer';
+import { channelConfig, MAX_EMAIL_SUBJECT, type EmailChannelConfig } from '../../domain/reporting/channel-config';
+import type { ChannelTarget } from '../../domain/reporting/channel-kinds';
+import { fillTokens, oneLine } from '../../domain/reporting/message-text';
+import type { MailAttachment } from '../mail/mailer';
 import type { ChannelContext, ChannelSender, DeliveryFile, DeliveryMessage, SendResult } from './channel-sender';
 import { itemLines, messageValues, plainLinks } from './sender-support';
 

@@ -1,5 +1,5 @@
-import { channelConfig, MAX_SLACK_TEXT } from '../../../domain/reporting/channel-config';
-import { fillTokens } from '../../../domain/reporting/message-text';
+import { channelConfig, MAX_SLACK_TEXT } from '../../domain/reporting/channel-config';
+import { fillTokens } from '../../domain/reporting/message-text';
 import type { ChannelSender, DeliveryMessage } from './channel-sender';
 import { itemLines, messageValues, postJson, testResult } from './sender-support';
 

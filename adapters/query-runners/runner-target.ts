@@ -1,6 +1,6 @@
-import type { Evaluator } from '../domain/evaluation';
-import type { ArtefactStorage } from '../activities/storage/storage';
-import type { DatasourceKind } from '../domain/reporting/query-runner';
+import type { Evaluator } from '../../domain/evaluation';
+import type { ArtefactStorage } from '../storage/storage';
+import type { DatasourceKind } from '../../domain/reporting/query-runner';
 
 /**
  * A datasource's stored settings, decrypted: what the API's runners (api/reporting/probes.ts, each

@@ -1,8 +1,8 @@
-import { createOutboundGuard } from '../activities/http/outbound';
-import type { Mailer } from '../activities/mail/mailer';
-import { CHANNEL_SENDERS } from '../activities/reporting/channels';
-import type { Config } from '../domain/config';
-import type { ChannelKind } from '../domain/reporting/channel-kinds';
+import { createOutboundGuard } from '../http/outbound';
+import type { Mailer } from '../mail/mailer';
+import { CHANNEL_SENDERS } from '.';
+import type { Config } from '../../domain/config';
+import type { ChannelKind } from '../../domain/reporting/channel-kinds';
 
 /** A stored channel, secrets decrypted: what a test message is sent with. */
 export interface ChannelTestTarget {
