@@ -1,5 +1,4 @@
-import type { DataSource } from 'typeorm';
-import { assetContents, assetsNamedBy } from '../../db/templates/asset-rows';
+import type { AssetRows } from '../../db/templates/asset-rows';
 import { NO_ASSETS, type DocumentAssets, type FontFace } from '../../domain/templates/asset-refs';
 import type { TemplateSchema } from '../../domain/templates/template.types';
 import type { PageAssets } from './pdf-renderer';
@@ -31,12 +30,12 @@ export const NO_LOADED_ASSETS: LoadedAssets = { document: NO_ASSETS, bodies: new
 type Body = { contentType: string; body: Buffer };
 
 /**
- * Reads assets from Postgres. An asset's bytes never change (a new upload is a new asset), so they
- * are kept in a cache of `cacheBytes` shared by the renders of this process (least recently used
- * out first): the same logo on a thousand invoices is read once. Which assets the project has is
- * asked every time, so a deleted asset stops rendering at once.
+ * Reads assets from Postgres (`rows`: db/templates/asset-rows.ts `assetRows`). An asset's bytes never
+ * change (a new upload is a new asset), so they are kept in a cache of `cacheBytes` shared by the
+ * renders of this process (least recently used out first): the same logo on a thousand invoices is
+ * read once. Which assets the project has is asked every time, so a deleted asset stops rendering at once.
  */
-export function databaseAssets(db: DataSource, cacheBytes = 64 * 1024 * 1024): AssetLoader {
+export function databaseAssets(rows: AssetRows, cacheBytes = 64 * 1024 * 1024): AssetLoader {
   const cache = new Map<string, Body>();
   let cached = 0;
   const remember = (id: string, entry: Body) => {
@@ -67,11 +66,11 @@ export function databaseAssets(db: DataSource, cacheBytes = 64 * 1024 * 1024): A
     if (ids.length === 0) return [];
     const wanted = ids.map((id) => id.toLowerCase());
     // Which the project has is asked every time; only the bytes not cached are read.
-    const present: Array<{ id: string }> = await db.query(`SELECT id FROM template_assets WHERE project_id = $1 AND kind = 'pdf' AND id = ANY($2::uuid[])`, [projectId, wanted]);
-    const uncached = present.map((r) => r.id).filter((id) => !cache.has(id));
-    const fetched = await assetContents(db, projectId, uncached);
+    const present = await rows.pdfIds(projectId, wanted);
+    const uncached = present.filter((id) => !cache.has(id));
+    const fetched = await rows.contents(projectId, uncached);
     for (const [id, body] of fetched) remember(id, { contentType: 'application/pdf', body });
-    const has = new Set(present.map((r) => r.id));
+    const has = new Set(present);
     return wanted.flatMap((id) => {
       const body = has.has(id) ? (fetched.get(id) ?? recall(id)?.body) : undefined;
       return body ? [body] : [];
@@ -80,9 +79,9 @@ export function databaseAssets(db: DataSource, cacheBytes = 64 * 1024 * 1024): A
 
   return {
     async load(projectId, schema) {
-      const [named, appendPdfs] = await Promise.all([assetsNamedBy(db, projectId, schema), appended(projectId, schema.appendPdfs ?? [])]);
+      const [named, appendPdfs] = await Promise.all([rows.namedBy(projectId, schema), appended(projectId, schema.appendPdfs ?? [])]);
       if (named.length === 0) return appendPdfs.length > 0 ? { ...NO_LOADED_ASSETS, appendPdfs } : NO_LOADED_ASSETS;
-      const fetched = await assetContents(db, projectId, named.filter((a) => !cache.has(a.id)).map((a) => a.id));
+      const fetched = await rows.contents(projectId, named.filter((a) => !cache.has(a.id)).map((a) => a.id));
       const bodies = new Map<string, Body>();
       for (const a of named) {
         const content = fetched.get(a.id);
