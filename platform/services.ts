@@ -48,9 +48,9 @@ export interface Services {
   excelRenderer: ExcelRenderer;
   /** The process's evaluation threads: every user expression and pattern runs there (docs/security.md). */
   evaluator: Evaluator;
-  /** Model imports are read in worker processes (started by the first import; activities/evaluation/import-pool.ts). */
+  /** Model imports are read in worker processes (started by the first import; adapters/evaluation/import-pool.ts). */
   importPool: ImportPool;
-  /** The PDF tools' processes (started by the first finishing step; activities/rendering/pdf-tools/). */
+  /** The PDF tools' processes (started by the first finishing step; adapters/rendering/pdf-tools/). */
   pdfTools: PdfTools;
   /** HMAC key for access tokens and signed local download URLs. */
   secret: string;

@@ -16,7 +16,7 @@ export type PreviewRenderer = (request: PreviewRequest) => Promise<PreviewDocume
 
 /**
  * A render's own deadline: Chromium's content and print timeouts (30 s + 60 s,
- * activities/rendering/chromium-page.ts) and the evaluation of calculated variables fit within it.
+ * adapters/rendering/chromium-page.ts) and the evaluation of calculated variables fit within it.
  */
 const RENDER_TIMEOUT_MS = 120_000;
 /** How much longer than the render's deadline the API waits (workflow and activity tasks being picked up). */

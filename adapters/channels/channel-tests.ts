@@ -26,7 +26,7 @@ export interface ChannelTestOutcome {
 const TEST_TIMEOUT_MS = 10_000;
 
 /**
- * Runs a channel kind's test (activities/reporting/channels: a test mail to the caller, a chat
+ * Runs a channel kind's test (adapters/channels: a test mail to the caller, a chat
  * post, a signed `report.test` event, a file written and deleted on a share) in the calling
  * process, behind the outbound guard (OUTBOUND_ALLOWLIST; redirects never followed) and within
  * 10 s. The API's channel test uses it; an error is an outcome, never thrown.

@@ -7,7 +7,7 @@ import type { ZipCaps } from '../../domain/reporting/imports/zip';
 import type { ImportReply } from './import-pool';
 
 /**
- * The process an import's model file is read in (activities/evaluation/import-pool.ts): it reads
+ * The process an import's model file is read in (adapters/evaluation/import-pool.ts): it reads
  * the uploaded file from its path, unzips and parses it, and answers the items or the catalogued
  * refusal. Its heap is limited (`--max-old-space-size`), so a file that needs more ends this
  * process alone.

@@ -118,7 +118,7 @@ function typeName(field: FieldPacket): string {
 }
 
 /**
- * Counts what the server sends before mysql2's packet parser buffers it (activities/reporting/wire-guard.ts):
+ * Counts what the server sends before mysql2's packet parser buffers it (adapters/query-runners/wire-guard.ts):
  * the connection hands every chunk, plain or decrypted, to `packetParser.execute`, so the guard sits in front of it.
  */
 function guardPackets(conn: Connection, caps: WireCaps): WireGuard {

@@ -106,7 +106,7 @@ function postgresError(err: unknown, text?: string): unknown {
 }
 
 /**
- * Counts what the server sends before node-postgres's parser buffers it (activities/reporting/wire-guard.ts):
+ * Counts what the server sends before node-postgres's parser buffers it (adapters/query-runners/wire-guard.ts):
  * the guard listens on the socket (or, with TLS, the decrypted stream) ahead of the parser, which
  * the client attaches in `connection.attachListeners`.
  */

@@ -88,7 +88,7 @@ interface Thread {
 }
 
 /**
- * Up to `size` threads running activities/rendering/excel-thread.ts (the compiled file, located by
+ * Up to `size` threads running adapters/rendering/excel-thread.ts (the compiled file, located by
  * threadFile). Threads start on first use and stay for the next workbook; an idle thread is
  * unref'd, so it never keeps a process alive on its own. A thread that dies takes only its own
  * workbook with it (that render fails with an ordinary error, which Temporal retries) and is

@@ -30,7 +30,7 @@ export interface ChannelDeps {
   guard: OutboundGuard;
   /** OUTBOUND_ALLOWLIST as configured: a chat webhook URL may be plain http only for a host named there. */
   outboundAllowlist: string[];
-  /** Sends a kind's test message in this process (platform/channel-tests.ts). */
+  /** Sends a kind's test message in this process (adapters/channels/channel-tests.ts). */
   runTest: (target: ChannelTestTarget) => Promise<ChannelTestOutcome>;
   /** REPORTING_CHANNELS_PER_PROJECT. */
   channelsPerProject: number;

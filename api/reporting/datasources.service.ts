@@ -30,7 +30,7 @@ export interface DatasourceDeps {
   db: DataSource;
   /** REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS: the bounds of `defaults`. */
   limits: SystemLimits;
-  /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
+  /** Opens a direct runner with the process's outbound guard bound in (adapters/query-runners/runner-target.ts). */
   connect: (target: RunnerTarget) => QueryRunner;
   /** csv: where uploaded files are kept (artefact storage). */
   storage?: ArtefactStorage;

@@ -34,7 +34,7 @@ export interface QueryDeps {
   db: DataSource;
   /** The query text is scanned and compiled in the evaluation workers, off the loop that serves HTTP. */
   evaluator: Evaluator;
-  /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
+  /** Opens a direct runner with the process's outbound guard bound in (adapters/query-runners/runner-target.ts). */
   connect: (target: RunnerTarget) => QueryRunner;
   /** REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS: a query's `timeoutSeconds` and `maxRows` stay within them. */
   limits: SystemLimits;

@@ -1,6 +1,6 @@
 /**
  * The port every datasource driver implements (docs/reporting.md "Datasource kinds"): the server's
- * direct runners (activities/reporting/postgres-runner.ts, mysql-runner.ts, ...) and, later, the
+ * direct runners (adapters/query-runners/postgres-runner.ts, mysql-runner.ts, ...) and, later, the
  * agent's. Types only: no I/O here.
  */
 import type { CompiledHttpRequest } from './http-request';

@@ -45,7 +45,7 @@ function serviceModulesReachedFrom(testFile: string): string[] {
     const { file, chain } = queue.shift()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    // A path into the build, quoted: dist, dist/…, ../dist/… (as activities/threads.ts and the process helpers write it).
+    // A path into the build, quoted: dist, dist/…, ../dist/… (as adapters/threads.ts and the process helpers write it).
     if (/['"`](?:\.\.?\/)*dist['"/]/.test(readFileSync(file, 'utf8'))) found.push(`the tsc build (dist) via ${chain.join(' > ')}`);
     for (const spec of importsOf(file)) {
       if (spec.startsWith('.')) {

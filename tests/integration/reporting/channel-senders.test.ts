@@ -15,7 +15,7 @@ import { startSmtpServer, type SmtpTestServer } from '../../support/smtp-server'
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 /**
- * The e-mail, Slack, Teams and webhook senders (activities/reporting/channels; docs/reporting.md "Channels") against a
+ * The e-mail, Slack, Teams and webhook senders (adapters/channels; docs/reporting.md "Channels") against a
  * real SMTP server and local HTTP receivers: what arrives, and what each answer means for the
  * delivery (delivered, retry, permanent).
  */
