@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isConnectionFailure } from '../../domain/reporting/connection-errors';
+import { isConnectionFailure } from '@formwork/wire';
 import type { Evaluator } from '../../domain/evaluation';
 import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
 import { createOutboundGuard } from '../../adapters/http/outbound';

@@ -15,7 +15,7 @@ import type {
 } from '../../domain/reporting/query-runner';
 import type { OutboundGuard } from '../http/outbound';
 import type { ArtefactStorage } from '../storage/storage';
-import { NdjsonWriter } from './ndjson-sink';
+import { NdjsonWriter } from '@formwork/query-runners';
 
 /**
  * The direct runner of `csv` datasources (docs/reporting.md "csv", "Datasource kinds"): the uploaded file

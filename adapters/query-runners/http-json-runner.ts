@@ -13,7 +13,7 @@ import type {
   RowSink,
 } from '../../domain/reporting/query-runner';
 import type { OutboundGuard } from '../http/outbound';
-import { NdjsonWriter } from './ndjson-sink';
+import { NdjsonWriter } from '@formwork/query-runners';
 
 /**
  * The direct runner of `http_json` datasources (docs/reporting.md "http_json", "Datasource kinds",

@@ -13,8 +13,8 @@ import type { OutboundGuard } from '../http/outbound';
 import type { ArtefactStorage } from '../storage/storage';
 import { createCsvRunner } from './csv-runner';
 import { createHttpJsonRunner } from './http-json-runner';
-import { createMysqlRunner } from './mysql-runner';
-import { createPostgresRunner } from './postgres-runner';
+import { createMysqlRunner } from '@formwork/query-runners';
+import { createPostgresRunner } from '@formwork/query-runners';
 
 export interface QueryRunnerInput {
   kind: DatasourceKind;

@@ -1,9 +1,9 @@
 import type { KeyObject } from 'node:crypto';
-import { createMysqlRunner } from '../../adapters/query-runners/mysql-runner';
-import { createPostgresRunner } from '../../adapters/query-runners/postgres-runner';
+import { createMysqlRunner } from '@formwork/query-runners';
+import { createPostgresRunner } from '@formwork/query-runners';
 import type { OutboundGuard } from '../../adapters/http/outbound';
 import { AppError } from '../../domain/errors';
-import { isConnectionFailure } from '../../domain/reporting/connection-errors';
+import { isConnectionFailure } from '@formwork/wire';
 import type { QueryLimits, QueryResultSummary, QueryRunner, SqlConnectionConfig } from '../../domain/reporting/query-runner';
 import type { TaskFailure } from './client';
 import { ResultFile } from './result-file';

@@ -1,8 +1,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { NdjsonWriter } from '../../adapters/query-runners/ndjson-sink';
+import { NdjsonWriter } from '@formwork/query-runners';
 import { AppError } from '../../domain/errors';
-import { assembleSchema } from '../../domain/reporting/discovered-schema';
+import { assembleSchema } from '@formwork/wire';
 import type { CompiledQuery, ConnectionTest, DiscoveredSchema, QueryLimits, QueryResultSummary, QueryRunner, ResultColumn, RowSink } from '../../domain/reporting/query-runner';
 import type { SqliteCatalog, SqliteReply, SqliteRequest } from './sqlite-protocol';
 

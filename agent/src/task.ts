@@ -1,4 +1,4 @@
-import { openSealed } from '../../domain/reporting/sealed-box';
+import { openSealed } from '@formwork/wire';
 import type { KeyObject } from 'node:crypto';
 import { AppError } from '../../domain/errors';
 

@@ -9,7 +9,7 @@ import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { keyFingerprint } from '../../domain/reporting/key-fingerprint';
-import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
+import { sealedSecretAad, sealSecret } from '@formwork/wire';
 import { agentKeyStatus, confirmedKey } from './agents.service';
 import type { HeartbeatInput, OpenSessionInput, TaskFailureInput } from './agents.schema';
 import { taskSignals } from './task-signals';

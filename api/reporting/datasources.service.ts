@@ -15,7 +15,7 @@ import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { AgentEntity } from '../../db/reporting/agent.entity';
 import { agentKeyStatus, agentStatus, confirmedKey } from '../agents/agents.service';
 import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOutcome } from './agent-tasks.service';
-import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
+import { sealedSecretAad, sealSecret } from '@formwork/wire';
 import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 import { isUuid } from '../../domain/ids';
 import { findByIdOrShortId } from '../../db/find-by-ref';

@@ -1,7 +1,7 @@
 import { connect as netConnect } from 'node:net';
 import type { Readable } from 'node:stream';
 import { authPlugins, createConnection, Types, type Connection, type ConnectionOptions, type FieldPacket, type SslOptions } from 'mysql2';
-import { AppError } from '../../domain/errors';
+import { AppError } from '@formwork/wire';
 import type {
   CompiledQuery,
   ConnectionTest,
@@ -12,12 +12,12 @@ import type {
   RowSink,
   SqlConnectionConfig,
   SqlConnectionSecrets,
-} from '../../domain/reporting/query-runner';
-import type { OutboundGuard } from '../http/outbound';
-import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
+} from '@formwork/wire';
+import type { OutboundGuard } from '../../../adapters/http/outbound';
+import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '@formwork/wire';
 import { NdjsonWriter } from './ndjson-sink';
 import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
-import { cleartextRefused, mayRevealPassword } from '../../domain/reporting/cleartext-password';
+import { cleartextRefused, mayRevealPassword } from '@formwork/wire';
 
 
 /**

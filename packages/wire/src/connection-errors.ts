@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from './errors';
 
 /**
  * Driver codes (`relatedInfo.dbCode` of ERR_QRY_006) that say the connection failed, not the

@@ -1,5 +1,5 @@
-import { AppError } from '../../domain/errors';
-import type { QueryLimits, RowSink } from '../../domain/reporting/query-runner';
+import { AppError } from '@formwork/wire';
+import type { QueryLimits, RowSink } from '@formwork/wire';
 
 /**
  * One JSON value of a result cell. Numbers the driver gives as numbers stay numbers; what it gives

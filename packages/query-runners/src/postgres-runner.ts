@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, types as pgTypes, type DatabaseError, type FieldDef } from 'pg';
 import Cursor from 'pg-cursor';
-import { AppError } from '../../domain/errors';
+import { AppError } from '@formwork/wire';
 import type {
   CompiledQuery,
   ConnectionTest,
@@ -13,13 +13,13 @@ import type {
   RowSink,
   SqlConnectionConfig,
   SqlConnectionSecrets,
-} from '../../domain/reporting/query-runner';
-import type { OutboundGuard } from '../http/outbound';
-import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
+} from '@formwork/wire';
+import type { OutboundGuard } from '../../../adapters/http/outbound';
+import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '@formwork/wire';
 import { NdjsonWriter } from './ndjson-sink';
 import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
 import type { Duplex } from 'node:stream';
-import { cleartextRefused, mayRevealPassword } from '../../domain/reporting/cleartext-password';
+import { cleartextRefused, mayRevealPassword } from '@formwork/wire';
 
 /**
  * The direct PostgreSQL runner (docs/reporting.md "Read-only execution"): every connection goes to

@@ -12,7 +12,7 @@ import {
   randomBytes,
   type KeyObject,
 } from 'node:crypto';
-import { AppError } from '../errors';
+import { AppError } from './errors';
 
 /**
  * Secrets sealed to an agent (docs/reporting.md "Datasources behind an agent"; docs/agent.md

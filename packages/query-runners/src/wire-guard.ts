@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors';
+import { AppError } from '@formwork/wire';
 
 /**
  * Caps on what a database server may send, counted from the message headers as the bytes arrive,
