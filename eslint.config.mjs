@@ -13,7 +13,7 @@ import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import layers from './eslint.layers.mjs';
 
-const layerDirs = ['api', 'activities', 'adapters', 'workflows', 'worker', 'db', 'domain', 'platform', 'scripts', 'tests', 'agent/src'];
+const layerDirs = ['api', 'activities', 'adapters', 'workflows', 'worker', 'db', 'domain', 'platform', 'scripts', 'tests', 'agent/src', 'packages/*/src'];
 // The dashboard (web/, its own tsconfig for the browser and JSX) keeps the same bug-catching rules.
 const webFiles = ['web/src/**/*.ts', 'web/src/**/*.tsx', 'web/vite.config.ts'];
 

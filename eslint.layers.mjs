@@ -113,6 +113,24 @@ export default [
     },
   },
   {
+    files: ['packages/*/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        regex: String.raw`^\.\./\.\.`,
+        message: 'A workspace package imports its own files, other packages and npm packages only: the server and agent/ depend on it, not the other way round.',
+      }),
+    },
+  },
+  {
+    files: ['agent/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        regex: String.raw`^\.\./`,
+        message: 'agent/ imports its own files, the workspace packages (@formwork/wire, @formwork/query-runners) and npm packages: it compiles alone, none of the server.',
+      }),
+    },
+  },
+  {
     files: ['scripts/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({

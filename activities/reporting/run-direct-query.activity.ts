@@ -66,7 +66,7 @@ export const datasetResultKey = (projectId: string, runId: string, datasetName: 
   `reporting/${projectId}/runs/${runId}/datasets/${datasetName}.ndjson.gz`;
 
 /**
- * A connection failure (domain/reporting/connection-errors.ts, the list the agent uses too) becomes a
+ * A connection failure (packages/wire/src/connection-errors.ts, the list the agent uses too) becomes a
  * retryable failure of the same code; every other error passes to the failure mapper as it is.
  */
 function retryableIfConnection(err: unknown): unknown {

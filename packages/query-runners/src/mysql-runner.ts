@@ -1,24 +1,10 @@
 import { connect as netConnect } from 'node:net';
 import type { Readable } from 'node:stream';
 import { authPlugins, createConnection, Types, type Connection, type ConnectionOptions, type FieldPacket, type SslOptions } from 'mysql2';
-import { AppError } from '@formwork/wire';
-import type {
-  CompiledQuery,
-  ConnectionTest,
-  DiscoveredSchema,
-  QueryLimits,
-  QueryResultSummary,
-  QueryRunner,
-  RowSink,
-  SqlConnectionConfig,
-  SqlConnectionSecrets,
-} from '@formwork/wire';
-import type { OutboundGuard } from '../../../adapters/http/outbound';
-import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '@formwork/wire';
+import { AppError, assembleSchema, cleartextRefused, type CompiledQuery, type ConnectionTest, type DiscoveredSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES, mayRevealPassword, type QueryLimits, type QueryResultSummary, type QueryRunner, type RowSink, type SqlConnectionConfig, type SqlConnectionSecrets } from '@formwork/wire';
+import type { TcpGuard } from './tcp-guard';
 import { NdjsonWriter } from './ndjson-sink';
 import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
-import { cleartextRefused, mayRevealPassword } from '@formwork/wire';
-
 
 /**
  * The direct MySQL/MariaDB runner (docs/reporting.md "Read-only execution"): the socket goes to the
@@ -40,7 +26,7 @@ const READ_ONLY_ERRNOS = new Set([1792, 1568]);
 interface MysqlRunnerInput {
   config: SqlConnectionConfig;
   secrets: SqlConnectionSecrets;
-  guard: OutboundGuard;
+  guard: TcpGuard;
 }
 
 interface MysqlDriverError {
@@ -118,7 +104,7 @@ function typeName(field: FieldPacket): string {
 }
 
 /**
- * Counts what the server sends before mysql2's packet parser buffers it (adapters/query-runners/wire-guard.ts):
+ * Counts what the server sends before mysql2's packet parser buffers it (packages/query-runners/src/wire-guard.ts):
  * the connection hands every chunk, plain or decrypted, to `packetParser.execute`, so the guard sits in front of it.
  */
 function guardPackets(conn: Connection, caps: WireCaps): WireGuard {

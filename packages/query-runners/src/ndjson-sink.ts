@@ -1,5 +1,4 @@
-import { AppError } from '@formwork/wire';
-import type { QueryLimits, RowSink } from '@formwork/wire';
+import { AppError, type QueryLimits, type RowSink } from '@formwork/wire';
 
 /**
  * One JSON value of a result cell. Numbers the driver gives as numbers stay numbers; what it gives

@@ -2,24 +2,11 @@ import { isIP } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { Client, types as pgTypes, type DatabaseError, type FieldDef } from 'pg';
 import Cursor from 'pg-cursor';
-import { AppError } from '@formwork/wire';
-import type {
-  CompiledQuery,
-  ConnectionTest,
-  DiscoveredSchema,
-  QueryLimits,
-  QueryResultSummary,
-  QueryRunner,
-  RowSink,
-  SqlConnectionConfig,
-  SqlConnectionSecrets,
-} from '@formwork/wire';
-import type { OutboundGuard } from '../../../adapters/http/outbound';
-import { assembleSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '@formwork/wire';
+import { AppError, assembleSchema, cleartextRefused, type CompiledQuery, type ConnectionTest, type DiscoveredSchema, MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES, mayRevealPassword, type QueryLimits, type QueryResultSummary, type QueryRunner, type RowSink, type SqlConnectionConfig, type SqlConnectionSecrets } from '@formwork/wire';
+import type { TcpGuard } from './tcp-guard';
 import { NdjsonWriter } from './ndjson-sink';
 import { createWireGuard, PROBE_WIRE_CAPS, resultWireCaps, type WireCaps, type WireGuard } from './wire-guard';
 import type { Duplex } from 'node:stream';
-import { cleartextRefused, mayRevealPassword } from '@formwork/wire';
 
 /**
  * The direct PostgreSQL runner (docs/reporting.md "Read-only execution"): every connection goes to
@@ -54,7 +41,7 @@ const resultTypes = {
 interface PostgresRunnerInput {
   config: SqlConnectionConfig;
   secrets: SqlConnectionSecrets;
-  guard: OutboundGuard;
+  guard: TcpGuard;
 }
 
 function sslOptions(config: SqlConnectionConfig): false | ConnectionOptions {
@@ -106,7 +93,7 @@ function postgresError(err: unknown, text?: string): unknown {
 }
 
 /**
- * Counts what the server sends before node-postgres's parser buffers it (adapters/query-runners/wire-guard.ts):
+ * Counts what the server sends before node-postgres's parser buffers it (packages/query-runners/src/wire-guard.ts):
  * the guard listens on the socket (or, with TLS, the decrypted stream) ahead of the parser, which
  * the client attaches in `connection.attachListeners`.
  */

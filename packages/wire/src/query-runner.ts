@@ -1,10 +1,8 @@
 /**
  * The port every datasource driver implements (docs/reporting.md "Datasource kinds"): the server's
- * direct runners (adapters/query-runners/postgres-runner.ts, mysql-runner.ts, ...) and, later, the
- * agent's. Types only: no I/O here.
+ * runners (adapters/query-runners/, the PostgreSQL and MySQL ones from `@formwork/query-runners`) and
+ * the agent's. Types only: no I/O here.
  */
-import type { CompiledHttpRequest } from '../../../domain/reporting/http-request';
-
 /** Datasource kinds (docs/reporting.md "Datasource kinds"). `sqlite` exists only through an agent. */
 export type DatasourceKind = 'postgres' | 'mysql' | 'sqlite' | 'http_json' | 'csv';
 
@@ -54,6 +52,21 @@ export interface HttpJsonSecrets {
   password?: string;
   token?: string;
   headerValue?: string;
+}
+
+/** The request as it is sent, values substituted; no secret (the activity adds the datasource's auth). */
+export interface CompiledHttpRequest {
+  method: 'GET' | 'POST';
+  /** Encoded path, relative to the datasource's baseUrl. */
+  path: string;
+  query: Array<[string, string]>;
+  headers: Record<string, string>;
+  /** JSON body (POST). */
+  body?: unknown;
+  rowsPath?: string;
+  transform?: string;
+  /** The values, for `transform` (`{rows, params}`), as JSON. */
+  params: Record<string, unknown>;
 }
 
 /**

@@ -33,7 +33,7 @@ function refused(open: () => string): AppError {
   throw new Error('opened what it should have refused');
 }
 
-describe('secrets sealed to an agent (domain/reporting/sealed-box.ts)', () => {
+describe('secrets sealed to an agent (packages/wire/src/sealed-box.ts)', () => {
   describe.each([
     ['X25519', x25519, 'x25519'],
     ['RSA', rsa, 'rsa-oaep-256'],
