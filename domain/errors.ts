@@ -3,4 +3,4 @@
  * its default message) and AppError live in `@formwork/wire` (packages/wire/src/errors.ts): the
  * reporting agent throws and reports the same codes. The server imports them from here.
  */
-export { AppError, ERRORS, errorBody, isErrorCode, isRetryable, type ErrorBody, type ErrorCode } from '@formwork/wire';
+export { AppError, ERRORS, errorBody, isErrorCode, isRetryable, type ErrorCode } from '@formwork/wire';

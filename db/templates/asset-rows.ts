@@ -63,7 +63,7 @@ export async function assetContents(db: DataSource | EntityManager, projectId: s
 }
 
 /** The ids among `ids` of the project's PDF assets (a template's appended PDFs). */
-export async function pdfAssetIds(db: DataSource | EntityManager, projectId: string, ids: string[]): Promise<string[]> {
+async function pdfAssetIds(db: DataSource | EntityManager, projectId: string, ids: string[]): Promise<string[]> {
   const rows: Array<{ id: string }> = await db.query(`SELECT id FROM template_assets WHERE project_id = $1 AND kind = 'pdf' AND id = ANY($2::uuid[])`, [projectId, ids]);
   return rows.map((r) => r.id);
 }
