@@ -16,14 +16,6 @@ const INFRASTRUCTURE_PACKAGES = String.raw`^(koa|koa-[^/]+|@koa/[^/]+|typeorm|pg
 /** The only workflows/ modules the API may load: signal (and query) definitions, no workflow code. */
 const WORKFLOW_DEFINITION_MODULES = ['flow/approval-signals', String.raw`identity/account-deletion\.signals`];
 
-/**
- * adapters/ is what the processes use to reach the world: storage, mail, outbound HTTP, rendering,
- * evaluation processes and threads, the query runners and the channel senders. The API, the
- * activities, the roles and platform/ all import it; it imports only domain/, other adapters/ and
- * plain packages (db/ by type only: the rows a port hands it). activities/ is Temporal activity code
- * alone (`*.activity.ts`, the bundles `activities/<area>/index.ts` and `activities/index.ts`, and
- * helpers only activities use).
- */
 const restrict = (...patterns) => ['error', { patterns: patterns.map((p) => ({ caseSensitive: true, ...p })) }];
 
 export default [
@@ -76,6 +68,14 @@ export default [
       ),
     },
   },
+  /**
+   * adapters/ is what the processes use to reach the world: storage, mail, outbound HTTP, rendering,
+   * evaluation processes and threads, the query runners and the channel senders. The API, the
+   * activities, the roles and platform/ all import it; it imports only domain/, other adapters/ and
+   * plain packages (db/ by type only: the rows a port hands it). activities/ is Temporal activity code
+   * alone (`*.activity.ts`, the bundles `activities/<area>/index.ts` and `activities/index.ts`, and
+   * helpers only activities use).
+   */
   {
     files: ['adapters/**/*.ts'],
     rules: {
