@@ -125,8 +125,8 @@ export default [
     files: ['agent/src/**/*.ts'],
     rules: {
       'no-restricted-imports': restrict({
-        regex: String.raw`^\.\./`,
-        message: 'agent/ imports its own files, the workspace packages (@formwork/wire, @formwork/query-runners) and npm packages: it compiles alone, none of the server.',
+        regex: String.raw`^\.\./(?!package\.json$)`,
+        message: 'agent/ imports its own files (and its package.json), the workspace packages (@formwork/wire, @formwork/query-runners) and npm packages: it compiles alone, none of the server.',
       }),
     },
   },

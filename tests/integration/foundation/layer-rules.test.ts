@@ -41,6 +41,8 @@ describe('layer import rules', () => {
       ['adapters/rendering/a.ts', "import { assetContents } from '../../db/templates/asset-rows';"],
       ['adapters/http/a.ts', "import { startWorkflow } from '../../platform/start-workflow';"],
       ['api/reporting/a.ts', "import { storedRows } from '../../activities/reporting/stored-rows';"],
+      ['agent/src/a.ts', "import { AppError } from '../../domain/errors';"],
+      ['packages/wire/src/a.ts', "import { loadConfig } from '../../../domain/config';"],
       ['worker/a.ts', "import { generateJob } from '../api/documents/jobs.service';"],
       ['platform/a.ts', "import { startApiServer } from '../api/server';"],
       ['scripts/a.ts', "import { createApp } from '../api/app';"],
@@ -57,6 +59,8 @@ describe('layer import rules', () => {
       ['activities/identity/a.ts', "import type { AccountEmailInput } from '../../workflows/identity/account-email.workflow'; import { UserEntity } from '../../db/identity/user.entity';"],
       ['adapters/channels/a.ts', "import { createOutboundGuard } from '../http/outbound'; import type { AssetRows } from '../../db/templates/asset-rows'; import { AppError } from '../../domain/errors';"],
       ['activities/reporting/a.ts', "import { CHANNEL_SENDERS } from '../../adapters/channels';"],
+      ['agent/src/a.ts', "import { AppError } from '@formwork/wire'; import { version } from '../package.json'; import { ResultFile } from './result-file';"],
+      ['packages/query-runners/src/a.ts', "import { AppError } from '@formwork/wire'; import { NdjsonWriter } from './ndjson-sink';"],
       ['platform/a.ts', "import { createMailer } from '../adapters/mail'; import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/shared/search-attributes';"],
       ['scripts/a.ts', "import { startApiServer } from '../api/server';"],
     ];
