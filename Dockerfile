@@ -8,6 +8,8 @@ ENV PUPPETEER_SKIP_DOWNLOAD=1
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 COPY agent/package.json agent/
+COPY packages/wire/package.json packages/wire/
+COPY packages/query-runners/package.json packages/query-runners/
 COPY web/package.json web/
 # Exactly the locked versions; fails if package-lock.json is out of sync with package.json.
 RUN npm ci --no-audit --no-fund

@@ -7,13 +7,13 @@
 //
 // knip.json: the unused-export check. Its entry points are what is loaded by name or path rather than
 // imported: api/main.ts, worker/*main.ts, workflows/index.ts (the Temporal bundle), the thread and
-// process files activities/threads.ts `threadFile` loads, scripts/ and tests/. An export that only its
+// process files adapters/threads.ts `threadFile` loads, scripts/ and tests/. An export that only its
 // own file uses loses `export`; exported types used in their own file's signatures stay.
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
 import layers from './eslint.layers.mjs';
 
-const layerDirs = ['api', 'activities', 'workflows', 'worker', 'db', 'domain', 'platform', 'scripts', 'tests', 'agent/src'];
+const layerDirs = ['api', 'activities', 'adapters', 'workflows', 'worker', 'db', 'domain', 'platform', 'scripts', 'tests', 'agent/src', 'packages/*/src'];
 // The dashboard (web/, its own tsconfig for the browser and JSX) keeps the same bug-catching rules.
 const webFiles = ['web/src/**/*.ts', 'web/src/**/*.tsx', 'web/vite.config.ts'];
 

@@ -11,6 +11,8 @@ const shared = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  // The workspace packages from their sources, as tsconfig.json's `paths` (no build needed for unit tests).
+  moduleNameMapper: { '^@formwork/(wire|query-runners)$': '<rootDir>/packages/$1/src/index.ts' },
 };
 
 /** @type {import('jest').Config} */

@@ -52,7 +52,7 @@ import { channelRoutes } from './reporting/channels.routes';
 import { importRoutes } from './reporting/imports.routes';
 import { agentRouters } from './agents/agents.routes';
 import { closeTaskSignals } from './agents/task-signals';
-import { LocalStorage } from '../activities/storage/local-storage';
+import { LocalStorage } from '../adapters/storage/local-storage';
 import { webApp } from './web/web-app';
 import { embedRoutes } from './templates/embed.routes';
 import { embedTokenResolver } from './templates/embed.service';

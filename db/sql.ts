@@ -20,3 +20,33 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const code = e?.code ?? e?.driverError?.code;
   return code === '23505' && (constraint === undefined || (e?.constraint ?? e?.driverError?.constraint) === constraint);
 }
+
+/** The unique index a failed insert or update ran into (`'unknown'` if unnamed), if that is why it failed. */
+export function violatedIndex(err: unknown): string | undefined {
+  if (!isUniqueViolation(err)) return undefined;
+  const e = err as { constraint?: string; driverError?: { constraint?: string } };
+  return e.constraint ?? e.driverError?.constraint ?? 'unknown';
+}
+
+/**
+ * An insert whose generated values (a slug, a short id) a unique index may refuse: runs `insert`,
+ * and on a unique violation of an index named in `fresh` calls that entry (which picks a new
+ * candidate for the next try) and runs `insert` again, `attempts` times in all. Any other error,
+ * and the violation of the last try, are thrown as they are (callers translate them).
+ */
+export async function insertWithFreshCandidates<T>(
+  attempts: number,
+  fresh: Readonly<Record<string, () => void | Promise<void>>>,
+  insert: () => Promise<T>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await insert();
+    } catch (err) {
+      const index = violatedIndex(err);
+      const next = index === undefined || !Object.hasOwn(fresh, index) ? undefined : fresh[index];
+      if (!next || attempt >= attempts) throw err;
+      await next();
+    }
+  }
+}

@@ -142,7 +142,7 @@ const fragments = {
     RENDER_HTML_MAX_BYTES: Joi.number().integer().min(1024).default(10 * 1024 * 1024),
     CUSTOM_RENDER_MAX_BYTES: Joi.number().integer().min(1024).default(20 * 1024 * 1024),
     RENDER_OUTPUT_MAX_BYTES: Joi.number().integer().min(1024).default(50 * 1024 * 1024),
-    /** The PDF tools' processes (activities/rendering/pdf-tools/): how many at once (default RENDER_POOL_SIZE), heap and time per step. */
+    /** The PDF tools' processes (adapters/rendering/pdf-tools/): how many at once (default RENDER_POOL_SIZE), heap and time per step. */
     PDF_TOOLS_CONCURRENCY: Joi.number().integer().min(1).max(32),
     PDF_TOOLS_MAX_HEAP_MB: Joi.number().integer().min(64).max(8192).default(512),
     PDF_TOOLS_TIMEOUT_MS: Joi.number().integer().min(1000).max(600_000).default(120_000),
@@ -508,7 +508,7 @@ export function loadConfig(env: Env = process.env) {
       queryConcurrency: v.REPORTING_QUERY_CONCURRENCY as number,
       /** Probes (tests, schema refreshes, previews) one project may have running at once, across API replicas when REDIS_URL is set. */
       probesPerProject: v.REPORTING_PROBES_PER_PROJECT as number,
-      /** Model imports: processes per replica, queue, heap (MB) and time per file (activities/evaluation/import-pool.ts). */
+      /** Model imports: processes per replica, queue, heap (MB) and time per file (adapters/evaluation/import-pool.ts). */
       imports: {
         concurrency: v.REPORTING_IMPORT_CONCURRENCY as number,
         queue: v.REPORTING_IMPORT_QUEUE as number,

@@ -3,7 +3,7 @@
  * passes: on a busy machine (a batch rendering on every core, a deploy) an honest calculation that
  * needs 5 ms of CPU may take a second to be scheduled, and must not fail for it; a runaway
  * expression burns its budget in CPU whatever the load. Time spent waiting is bounded elsewhere
- * (the pool's wall-clock backstop, activities/evaluation/eval-pool.ts).
+ * (the pool's wall-clock backstop, adapters/evaluation/eval-pool.ts).
  */
 export interface CpuBudget {
   /** The budget, in milliseconds of CPU time. */

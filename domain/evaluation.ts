@@ -5,7 +5,7 @@ import type { CalculatedVariable } from './templates/template.types';
 /**
  * The port through which the service evaluates what tenants wrote: a gate's validation (schema or
  * freetext patterns and JSONata rules) and a template's calculated variables. The implementation
- * (activities/evaluation/eval-host.ts, eval-pool.ts) runs them in worker processes with one budget per request,
+ * (adapters/evaluation/eval-host.ts, eval-pool.ts) runs them in worker processes with one budget per request,
  * a heap limit per process and a fair share per tenant; nothing a tenant wrote runs on a thread
  * that serves HTTP or polls Temporal. docs/security.md, "Untrusted input".
  */

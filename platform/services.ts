@@ -1,19 +1,19 @@
-import { createImportPool, type ImportPool } from '../activities/evaluation/import-pool';
-import { createPdfTools, type PdfTools } from '../activities/rendering/pdf-tools/pdf-tools';
+import { createImportPool, type ImportPool } from '../adapters/evaluation/import-pool';
+import { createPdfTools, type PdfTools } from '../adapters/rendering/pdf-tools/pdf-tools';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@temporalio/client';
 import Redis from 'ioredis';
 import type { DataSource } from 'typeorm';
-import { createEvalHost } from '../activities/evaluation/eval-host';
-import { createMailer } from '../activities/mail';
-import { createChromiumPool } from '../activities/rendering/chromium-pool';
-import { ExcelThreads, type ExcelRenderer } from '../activities/rendering/excel-threads';
-import type { PdfRenderer } from '../activities/rendering/pdf-renderer';
-import type { Mailer } from '../activities/mail/mailer';
-import { createStorage } from '../activities/storage';
-import type { ArtefactStorage } from '../activities/storage/storage';
+import { createEvalHost } from '../adapters/evaluation/eval-host';
+import { createMailer } from '../adapters/mail';
+import { createChromiumPool } from '../adapters/rendering/chromium-pool';
+import { ExcelThreads, type ExcelRenderer } from '../adapters/rendering/excel-threads';
+import type { PdfRenderer } from '../adapters/rendering/pdf-renderer';
+import type { Mailer } from '../adapters/mail/mailer';
+import { createStorage } from '../adapters/storage';
+import type { ArtefactStorage } from '../adapters/storage/storage';
 import { openDatabase } from '../db/data-source';
 import { reencryptStoredSecrets } from '../db/secrets-at-rest';
 import type { Config } from '../domain/config';
@@ -48,9 +48,9 @@ export interface Services {
   excelRenderer: ExcelRenderer;
   /** The process's evaluation threads: every user expression and pattern runs there (docs/security.md). */
   evaluator: Evaluator;
-  /** Model imports are read in worker processes (started by the first import; activities/evaluation/import-pool.ts). */
+  /** Model imports are read in worker processes (started by the first import; adapters/evaluation/import-pool.ts). */
   importPool: ImportPool;
-  /** The PDF tools' processes (started by the first finishing step; activities/rendering/pdf-tools/). */
+  /** The PDF tools' processes (started by the first finishing step; adapters/rendering/pdf-tools/). */
   pdfTools: PdfTools;
   /** HMAC key for access tokens and signed local download URLs. */
   secret: string;

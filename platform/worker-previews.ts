@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { buffer } from 'node:stream/consumers';
-import type { RenderedDocument } from '../activities/rendering/render-document';
+import type { RenderedDocument } from '../adapters/rendering/render-document';
 import { previewKeys, type PreviewRenderOutput, type PreviewRequest } from '../domain/documents/previews';
 import { AppError } from '../domain/errors';
 import { workflowIds } from '../domain/temporal-names';
@@ -16,7 +16,7 @@ export type PreviewRenderer = (request: PreviewRequest) => Promise<PreviewDocume
 
 /**
  * A render's own deadline: Chromium's content and print timeouts (30 s + 60 s,
- * activities/rendering/chromium-page.ts) and the evaluation of calculated variables fit within it.
+ * adapters/rendering/chromium-page.ts) and the evaluation of calculated variables fit within it.
  */
 const RENDER_TIMEOUT_MS = 120_000;
 /** How much longer than the render's deadline the API waits (workflow and activity tasks being picked up). */

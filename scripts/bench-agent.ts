@@ -40,7 +40,7 @@ async function main(): Promise<void> {
     const agent = await call('POST', '/api/agents', jwt, { name: 'bench agent' });
     const keyDir = await mkdtemp(join(tmpdir(), 'formwork-bench-agent-'));
     // The agent as its own package builds it (npm run build --workspace agent).
-    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'agent', 'dist', 'agent', 'src', 'cli.js'), '--url', bench.url, '--key-file', join(keyDir, 'key.pem'), '--max-concurrency', '4'], {
+    const child = spawn(process.execPath, [join(__dirname, '..', '..', 'agent', 'dist', 'cli.js'), '--url', bench.url, '--key-file', join(keyDir, 'key.pem'), '--max-concurrency', '4'], {
       env: { PATH: process.env.PATH ?? '', HOME: keyDir, FORMWORK_AGENT_TOKEN: agent.token },
       stdio: 'ignore',
     });

@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import ExcelJS from 'exceljs';
-import { LocalStorage } from '../activities/storage/local-storage';
+import { LocalStorage } from '../adapters/storage/local-storage';
 import { storedRowSource } from '../activities/reporting/render-report.activity';
 import { storedRows } from '../activities/reporting/stored-rows';
-import { streamExcelDocument } from '../activities/rendering/render-document';
-import { ExcelThreads } from '../activities/rendering/excel-threads';
+import { streamExcelDocument } from '../adapters/rendering/render-document';
+import { ExcelThreads } from '../adapters/rendering/excel-threads';
 import type { Evaluator } from '../domain/evaluation';
 import type { TemplateDefinition } from '../domain/templates/template.types';
 

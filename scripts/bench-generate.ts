@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { renderDocument } from '../activities/rendering/render-document';
+import { renderDocument } from '../adapters/rendering/render-document';
 import type { TemplateDefinition } from '../domain/templates/template.types';
 import { addCpu, formatCpu, withCpu, type CpuUsage } from './bench-cpu';
 import { withBench, type Bench } from './bench-harness';

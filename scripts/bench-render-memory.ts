@@ -1,8 +1,8 @@
 import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createChromiumPool } from '../activities/rendering/chromium-pool';
-import { createEvalHost } from '../activities/evaluation/eval-host';
-import { renderDocument } from '../activities/rendering/render-document';
+import { createChromiumPool } from '../adapters/rendering/chromium-pool';
+import { createEvalHost } from '../adapters/evaluation/eval-host';
+import { renderDocument } from '../adapters/rendering/render-document';
 import { loadConfig } from '../domain/config';
 import { renderLimitsOf } from '../platform/services';
 import { INVOICE } from './bench-invoice';

@@ -11,6 +11,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 # processes run), knip and the unit tests, which need neither it nor each other's results.
 phase "eslint (type-aware; beside the next three)" npx eslint . &
 eslint=$!
+phase "packages (their own builds into packages/*/dist, which dist/ loads)" npm run build:packages --silent
 phase "tsc (type check and build into dist/)" npx tsc -p tsconfig.json
 phase "web (type check and Vite build into web/dist/)" npm run build --workspace web --silent
 phase "knip (unused files and exports)" npx knip

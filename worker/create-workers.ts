@@ -24,7 +24,8 @@ import { reportSchedulePort } from '../platform/report-schedules';
 import { reportMailBudget } from '../platform/report-mail-budget';
 import { renderLimitsOf, type Services } from '../platform/services';
 import { countCircuitOpening, withActivityMetrics } from '../platform/metrics';
-import { databaseAssets } from '../activities/rendering/render-assets';
+import { databaseAssets } from '../adapters/rendering/render-assets';
+import { assetRows } from '../db/templates/asset-rows';
 import { createMergeJobActivities } from '../activities/documents/merge-job.activity';
 import { openSigningCertificate } from '../db/documents/signing-certificates';
 
@@ -170,7 +171,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
         excelRenderer: services.excelRenderer,
         limits: renderLimitsOf(config),
         imageAllowlist: config.rendering.imageHostAllowlist,
-        assets: databaseAssets(db),
+        assets: databaseAssets(assetRows(db)),
         pdfTools: services.pdfTools,
         signing: (projectId: string, certificateId: string) => openSigningCertificate(db, projectId, certificateId),
         outboundAllowlist: config.outbound.allowlist,

@@ -9,8 +9,8 @@ import { ARCHIVE_CONTENT_TYPES, archiveKey, entryName, uniqueEntryNames, type Ar
 import { downloadName } from '../../domain/documents/files';
 import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
-import type { PdfTools } from '../rendering/pdf-tools/pdf-tools';
-import type { ArtefactStorage } from '../storage/storage';
+import type { PdfTools } from '../../adapters/rendering/pdf-tools/pdf-tools';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { withHeartbeat } from '../heartbeat';
 
 /**

@@ -5,7 +5,7 @@ import { completeBatch } from '../../db/documents/batch-state';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { cancelOpenJob, finishJob, outcomeOf } from '../../db/documents/job-state';
 import type { JobOutcome } from '../../domain/documents/job-status';
-import type { ArtefactStorage } from '../storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { batchEventData, jobEventData } from '../../domain/documents/document-events';
 import { createRenderJobActivities, type RenderJobDeps } from './render-job.activity';
 import { sweepStrandedRecords, type OpenRecords, type StrandedWorkPort } from '../maintenance/stranded-records';

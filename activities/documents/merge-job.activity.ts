@@ -7,8 +7,8 @@ import type { JobOutcome } from '../../domain/documents/job-status';
 import { mergeUploadKey } from '../../domain/documents/merge';
 import { needsFinishing } from '../../domain/documents/output';
 import { AppError } from '../../domain/errors';
-import type { MergeLimits, MergePart, PdfTools, SigningMaterial } from '../rendering/pdf-tools/pdf-tools';
-import type { ArtefactStorage } from '../storage/storage';
+import type { MergeLimits, MergePart, PdfTools, SigningMaterial } from '../../adapters/rendering/pdf-tools/pdf-tools';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { withHeartbeat } from '../heartbeat';
 
 /**

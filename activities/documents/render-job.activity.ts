@@ -9,12 +9,12 @@ import type { JobOutcome } from '../../domain/documents/job-status';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits, TemplateDefinition } from '../../domain/templates/template.types';
-import { renderDocument, type RenderDeps } from '../rendering/render-document';
-import type { ExcelRenderer } from '../rendering/excel-threads';
-import type { PdfRenderer } from '../rendering/pdf-renderer';
-import type { ArtefactStorage } from '../storage/storage';
+import { renderDocument, type RenderDeps } from '../../adapters/rendering/render-document';
+import type { ExcelRenderer } from '../../adapters/rendering/excel-threads';
+import type { PdfRenderer } from '../../adapters/rendering/pdf-renderer';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { createJobCompletions } from './job-completions';
-import type { AssetLoader } from '../rendering/render-assets';
+import type { AssetLoader } from '../../adapters/rendering/render-assets';
 import { withHeartbeat } from '../heartbeat';
 
 export interface RenderJobDeps {

@@ -5,7 +5,7 @@ import { moveRun } from '../../db/flow/run-state';
 import type { ApprovalOutcome } from '../../domain/flow/approval-outcome';
 import type { ApprovalConfig, NotificationMode } from '../../domain/flow/gate-settings';
 import type { ReviewDigestInput } from '../../workflows/flow/review-digest.workflow';
-import type { Mailer } from '../mail/mailer';
+import type { Mailer } from '../../adapters/mail/mailer';
 import { sendApprovalLinks, sendReviewNotices } from '../../db/flow/approval-mail';
 
 export interface ApprovalActivityDeps {

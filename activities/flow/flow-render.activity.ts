@@ -9,14 +9,14 @@ import type { Evaluator } from '../../domain/evaluation';
 import { webhookSignature } from '../../domain/signing';
 import type { RenderLimits } from '../../domain/templates/template.types';
 import { USER_AGENTS } from '../../domain/webhooks/delivery';
-import { createOutboundGuard } from '../http/outbound';
-import type { ExcelRenderer } from '../rendering/excel-threads';
-import type { PdfRenderer } from '../rendering/pdf-renderer';
-import { CONTENT_TYPES, renderDocument, type RenderDeps } from '../rendering/render-document';
+import { createOutboundGuard } from '../../adapters/http/outbound';
+import type { ExcelRenderer } from '../../adapters/rendering/excel-threads';
+import type { PdfRenderer } from '../../adapters/rendering/pdf-renderer';
+import { CONTENT_TYPES, renderDocument, type RenderDeps } from '../../adapters/rendering/render-document';
 import { chargeRunAtRender } from '../../db/flow/run-billing';
 import { gateRenderSettings } from '../../domain/flow/render-output';
-import type { ArtefactStorage } from '../storage/storage';
-import type { AssetLoader } from '../rendering/render-assets';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
+import type { AssetLoader } from '../../adapters/rendering/render-assets';
 import { withHeartbeat } from '../heartbeat';
 
 /**

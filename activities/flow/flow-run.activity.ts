@@ -8,7 +8,7 @@ import { refundRunDocument } from '../../db/flow/run-billing';
 import { moveRun, type RunMove } from '../../db/flow/run-state';
 import { prepareEventDeliveries } from '../../db/webhooks/deliveries';
 import { FLOW_PLANS } from '../../domain/flow/plans';
-import type { ArtefactStorage } from '../storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { createFlowRenderApiActivity } from './flow-render.activity';
 
 export interface FlowActivityDeps {

@@ -3,8 +3,8 @@ import { UserEntity } from '../../db/identity/user.entity';
 import { modifyReturning } from '../../db/sql';
 import { DELETION_REQUEST_TOKEN_SQL } from '../../domain/identity/account-deletion';
 import { accountDeletionEmail } from '../../domain/identity/account-deletion-email';
-import type { Mailer } from '../mail/mailer';
-import type { ArtefactStorage } from '../storage/storage';
+import type { Mailer } from '../../adapters/mail/mailer';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { purgeUserData, type PurgeSummary } from './account-purge';
 
 export interface AccountDeletionDeps {

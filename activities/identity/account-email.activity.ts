@@ -3,7 +3,7 @@ import { issueEmailToken } from '../../db/identity/email-tokens';
 import { UserEntity } from '../../db/identity/user.entity';
 import { AppError } from '../../domain/errors';
 import { accountEmail, signInLockedEmail } from '../../domain/identity/emails';
-import type { Mailer } from '../mail/mailer';
+import type { Mailer } from '../../adapters/mail/mailer';
 import type { AccountEmailInput } from '../../workflows/identity/account-email.workflow';
 
 export interface AccountEmailDeps {

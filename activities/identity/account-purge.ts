@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { ArtefactStorage } from '../storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 
 export interface PurgeSummary {
   /** False when the user row was already gone (a retry after a purge whose result was lost). */

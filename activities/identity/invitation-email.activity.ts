@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { modifyReturning } from '../../db/sql';
 import { invitationEmail } from '../../domain/identity/invitation-email';
 import { randomToken, sha256Hex } from '../../domain/signing';
-import type { Mailer } from '../mail/mailer';
+import type { Mailer } from '../../adapters/mail/mailer';
 import type { InvitationEmailInput } from '../../workflows/identity/team-invitation.workflow';
 
 export interface InvitationEmailDeps {

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { text } from 'node:stream/consumers';
 import { previewKeys, type PreviewRenderInput, type PreviewRenderOutput, type PreviewRequest } from '../../domain/documents/previews';
-import type { ArtefactStorage } from '../storage/storage';
-import { renderDocument, renderWorkbookGrid, type RenderDeps } from './render-document';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
+import { renderDocument, renderWorkbookGrid, type RenderDeps } from '../../adapters/rendering/render-document';
 import { withHeartbeat } from '../heartbeat';
 
 export interface PreviewActivityDeps extends Omit<RenderDeps, 'pdfRenderer'> {

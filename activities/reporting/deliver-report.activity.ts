@@ -14,11 +14,11 @@ import {
 import type { ReportDeliveryEntity } from '../../db/reporting/delivery.entity';
 import { AppError, isRetryable } from '../../domain/errors';
 import type { ReportAttemptOutcome } from '../../domain/reporting/delivery';
-import { createOutboundGuard, type OutboundGuard } from '../http/outbound';
-import type { Mailer } from '../mail/mailer';
-import type { ArtefactStorage } from '../storage/storage';
-import type { DeliveryFile, DeliveryMessage, SendResult } from './channels/channel-sender';
-import { CHANNEL_SENDERS } from './channels';
+import { createOutboundGuard, type OutboundGuard } from '../../adapters/http/outbound';
+import type { Mailer } from '../../adapters/mail/mailer';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
+import type { DeliveryFile, DeliveryMessage, SendResult } from '../../adapters/channels/channel-sender';
+import { CHANNEL_SENDERS } from '../../adapters/channels';
 
 /**
  * The delivery activities of report runs and job runs (main task queue; docs/reporting.md

@@ -4,9 +4,9 @@ import type { Evaluator } from '../../domain/evaluation';
 import type { SqlConnectionConfig } from '../../domain/reporting/query-runner';
 import { probeResultKey, type ProbeInput, type ProbeOutput, type ProbeTarget } from '../../domain/reporting/probes';
 import { unsealSecret } from '../../domain/secret-box';
-import { createOutboundGuard } from '../http/outbound';
-import type { ArtefactStorage } from '../storage/storage';
-import { createQueryRunner } from './runners';
+import { createOutboundGuard } from '../../adapters/http/outbound';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
+import { createQueryRunner } from '../../adapters/query-runners/runners';
 import { withHeartbeat } from '../heartbeat';
 
 /**

@@ -12,14 +12,14 @@ import { renderFilename, sanitizeFilename } from '../../domain/reporting/filenam
 import type { Evaluator } from '../../domain/evaluation';
 import type { RenderLimits, TemplateDefinition, TemplateVariable } from '../../domain/templates/template.types';
 import { resolveArrayElement } from '../../domain/templates/variables';
-import { canStreamVariable, type RowSource } from '../rendering/excel-renderer';
-import { CONTENT_TYPES, renderDocument, streamExcelDocument, type RenderDeps } from '../rendering/render-document';
-import type { ExcelRenderer } from '../rendering/excel-threads';
-import type { PdfRenderer } from '../rendering/pdf-renderer';
-import type { ArtefactStorage } from '../storage/storage';
+import { canStreamVariable, type RowSource } from '../../adapters/rendering/excel-renderer';
+import { CONTENT_TYPES, renderDocument, streamExcelDocument, type RenderDeps } from '../../adapters/rendering/render-document';
+import type { ExcelRenderer } from '../../adapters/rendering/excel-threads';
+import type { PdfRenderer } from '../../adapters/rendering/pdf-renderer';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { storedRows } from './stored-rows';
 import { pdfOutputOf } from '../../domain/reporting/report-output';
-import type { AssetLoader } from '../rendering/render-assets';
+import type { AssetLoader } from '../../adapters/rendering/render-assets';
 import { isUuid } from '../../domain/ids';
 import { withHeartbeat } from '../heartbeat';
 

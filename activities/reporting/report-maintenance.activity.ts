@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { reportRunMachine } from '../../domain/reporting/run-status';
-import type { ArtefactStorage } from '../storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { sweepAgentTasks } from '../../db/reporting/agent-task-state';
 
 /**

@@ -5,12 +5,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource } from 'typeorm';
 import { DatasourceEntity } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import { isConnectionFailure } from '../../domain/reporting/connection-errors';
+import { isConnectionFailure } from '@formwork/wire';
 import type { Evaluator } from '../../domain/evaluation';
 import type { CompiledQuery, QueryLimits, ResultColumn, RowSink, SqlConnectionConfig } from '../../domain/reporting/query-runner';
-import { createOutboundGuard } from '../http/outbound';
-import type { ArtefactStorage } from '../storage/storage';
-import { createQueryRunner } from './runners';
+import { createOutboundGuard } from '../../adapters/http/outbound';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
+import { createQueryRunner } from '../../adapters/query-runners/runners';
 import { isUuid } from '../../domain/ids';
 import { withHeartbeat } from '../heartbeat';
 
@@ -66,7 +66,7 @@ export const datasetResultKey = (projectId: string, runId: string, datasetName: 
   `reporting/${projectId}/runs/${runId}/datasets/${datasetName}.ndjson.gz`;
 
 /**
- * A connection failure (domain/reporting/connection-errors.ts, the list the agent uses too) becomes a
+ * A connection failure (packages/wire/src/connection-errors.ts, the list the agent uses too) becomes a
  * retryable failure of the same code; every other error passes to the failure mapper as it is.
  */
 function retryableIfConnection(err: unknown): unknown {

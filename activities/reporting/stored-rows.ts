@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { AppError } from '../../domain/errors';
 import type { ResultRow } from '../../domain/reporting/bind-datasets';
-import type { ArtefactStorage } from '../storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 
 const NEWLINE = 0x0a;
 

@@ -3,8 +3,8 @@ import { completeRunIfDelivered } from '../../db/flow/run-state';
 import { abandonDelivery, loadDeliveryTarget, markDelivering, recordAttempt, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
 import { webhookSignature } from '../../domain/signing';
 import { RESERVED_HEADERS, USER_AGENTS, type AttemptOutcome, type DeliveryStatus } from '../../domain/webhooks/delivery';
-import type { OutboundGuard } from '../http/outbound';
-import { sendWebhook } from './send-webhook';
+import type { OutboundGuard } from '../../adapters/http/outbound';
+import { sendWebhook } from '../../adapters/http/send-webhook';
 
 export interface AttemptDeliveryDeps {
   db: DataSource;

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { prepareEventDeliveries, type PrepareDeliveriesInput } from '../../db/webhooks/deliveries';
 import { DELIVERY_TIMEOUT_MS } from '../../domain/webhooks/delivery';
-import { createOutboundGuard } from '../http/outbound';
+import { createOutboundGuard } from '../../adapters/http/outbound';
 import { createAbandonDeliveryActivity, createAttemptDeliveryActivity } from './attempt-delivery.activity';
 import { createAttemptEventDeliveriesActivity, type StartDeliveryRetry } from './attempt-event-deliveries.activity';
 

@@ -1,10 +1,6 @@
 import type { KeyObject } from 'node:crypto';
-import { createMysqlRunner } from '../../activities/reporting/mysql-runner';
-import { createPostgresRunner } from '../../activities/reporting/postgres-runner';
-import type { OutboundGuard } from '../../activities/http/outbound';
-import { AppError } from '../../domain/errors';
-import { isConnectionFailure } from '../../domain/reporting/connection-errors';
-import type { QueryLimits, QueryResultSummary, QueryRunner, SqlConnectionConfig } from '../../domain/reporting/query-runner';
+import { createMysqlRunner, createPostgresRunner, type TcpGuard } from '@formwork/query-runners';
+import { AppError, isConnectionFailure, type QueryLimits, type QueryResultSummary, type QueryRunner, type SqlConnectionConfig } from '@formwork/wire';
 import type { TaskFailure } from './client';
 import { ResultFile } from './result-file';
 import { createSqliteRunner } from './sqlite-runner';
@@ -16,13 +12,7 @@ import { taskSecrets, type LeasedTask } from './task';
  * SSRF guard (OUTBOUND_ALLOWLIST) protects the service's network, not this one. The host name is
  * passed on as it is (the driver resolves it).
  */
-const ALLOW_ALL: OutboundGuard = {
-  async assertAllowed(url) {
-    return { url: new URL(url), addresses: [] };
-  },
-  guardedFetch: (url, init) => fetch(url, init),
-  resolveTcp: async (host) => host,
-};
+const ALLOW_ALL: TcpGuard = { resolveTcp: async (host) => host };
 
 const DEFAULT_LIMITS = { maxRows: 10_000, timeoutSeconds: 60 };
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pipeline, Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
-import type { QueryResultSummary, RowSink } from '../../domain/reporting/query-runner';
+import type { QueryResultSummary, RowSink } from '@formwork/wire';
 
 /**
  * A query result on its way to the service: the runner writes its object-per-line NDJSON to a temp

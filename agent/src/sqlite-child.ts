@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '../../domain/reporting/discovered-schema';
+import { MAX_DISCOVERED_COLUMNS, MAX_DISCOVERED_TABLES } from '@formwork/wire';
 import type { SqliteReply, SqliteRequest } from './sqlite-protocol';
 
 /**

@@ -1,4 +1,4 @@
-import type { ResultColumn } from '../../domain/reporting/query-runner';
+import type { ResultColumn } from '@formwork/wire';
 
 /** Messages between agent/src/sqlite-runner.ts and the process it forks (agent/src/sqlite-child.ts). */
 export type SqliteRequest =

@@ -1,9 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { NdjsonWriter } from '../../activities/reporting/ndjson-sink';
-import { AppError } from '../../domain/errors';
-import { assembleSchema } from '../../domain/reporting/discovered-schema';
-import type { CompiledQuery, ConnectionTest, DiscoveredSchema, QueryLimits, QueryResultSummary, QueryRunner, ResultColumn, RowSink } from '../../domain/reporting/query-runner';
+import { NdjsonWriter } from '@formwork/query-runners';
+import { AppError, assembleSchema, type CompiledQuery, type ConnectionTest, type DiscoveredSchema, type QueryLimits, type QueryResultSummary, type QueryRunner, type ResultColumn, type RowSink } from '@formwork/wire';
 import type { SqliteCatalog, SqliteReply, SqliteRequest } from './sqlite-protocol';
 
 /**

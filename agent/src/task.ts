@@ -1,6 +1,5 @@
-import { openSealed } from '../../domain/reporting/sealed-box';
+import { AppError, openSealed } from '@formwork/wire';
 import type { KeyObject } from 'node:crypto';
-import { AppError } from '../../domain/errors';
 
 /** The kinds of task the agent runs; sent as `capabilities` (the service leases only these). */
 export const TASK_KINDS = ['query', 'test', 'schema', 'preview'] as const;

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
-import { contentDisposition } from '../../activities/storage/storage';
+import { contentDisposition } from '../../adapters/storage/storage';
 import { AppError } from '../../domain/errors';
 import { ASSET_LIMITS } from '../../domain/templates/asset-content';
 import type { Scope } from '../middleware/guards';

@@ -1,5 +1,5 @@
 import { listOf, noContent, ok, operationTable, type JsonSchema } from '../openapi/operation';
-import { P12_MAX_BYTES } from '../../activities/rendering/pdf-tools/p12';
+import { P12_MAX_BYTES } from '../../adapters/rendering/pdf-tools/p12';
 import * as schema from './signing-certificates.schema';
 
 /**

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { createOutboundGuard } from '../../activities/http/outbound';
-import { P12_MAX_BYTES } from '../../activities/rendering/pdf-tools/p12';
+import { createOutboundGuard } from '../../adapters/http/outbound';
+import { P12_MAX_BYTES } from '../../adapters/rendering/pdf-tools/p12';
 import type { Services } from '../../platform/services';
 import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';

@@ -1,5 +1,5 @@
 import Joi from 'joi';
-import { P12_MAX_BYTES } from '../../activities/rendering/pdf-tools/p12';
+import { P12_MAX_BYTES } from '../../adapters/rendering/pdf-tools/p12';
 
 /**
  * A signing certificate's upload (docs/documents.md "Signatures"): multipart/form-data with the

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { DataSource } from 'typeorm';
-import type { OutboundGuard } from '../../activities/http/outbound';
-import { P12_MAX_BYTES } from '../../activities/rendering/pdf-tools/p12';
-import { describeP12InChild } from '../../activities/rendering/pdf-tools/p12-child';
+import type { OutboundGuard } from '../../adapters/http/outbound';
+import { P12_MAX_BYTES } from '../../adapters/rendering/pdf-tools/p12';
+import { describeP12InChild } from '../../adapters/rendering/pdf-tools/p12-child';
 import { SigningCertificateEntity } from '../../db/documents/signing-certificate.entity';
 import { assertSigningCertificate } from '../../db/documents/signing-certificates';
 import type { OutputOptions } from '../../domain/documents/output';

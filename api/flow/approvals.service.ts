@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Mailer } from '../../activities/mail/mailer';
+import type { Mailer } from '../../adapters/mail/mailer';
 import { sendApprovalLinks } from '../../db/flow/approval-mail';
 import { recordApprovalDecision } from '../../db/flow/approval-state';
 import { revokeIdleReviewTokens } from '../../db/flow/review-tokens';

@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import type { Services } from '../../platform/services';
 import { requireProject, type ProjectRequirement } from '../middleware/guards';
 import { createLimiterFactory } from '../rate-limits';

@@ -10,7 +10,7 @@ import { assertNoProblems } from '../../domain/flow/definition-check';
 import type { Evaluator } from '../../domain/evaluation';
 import { GATE_SHORT_ID_PREFIX, gateSlug, newGateShortId } from '../../domain/flow/flow-ids';
 import { isUuid } from '../../domain/ids';
-import { isUniqueViolation } from '../../db/sql';
+import { insertWithFreshCandidates } from '../../db/sql';
 import type { GateValidationDefinition } from '../../domain/flow/gate.types';
 import { flowPlan } from '../../domain/flow/plans';
 import { randomBase62 } from '../../domain/signing';
@@ -142,30 +142,23 @@ export async function createGate(deps: GateDeps, projectId: string, input: Creat
   await checkSettings(deps.db, projectId, gate);
   await checkDefinition(deps, projectId, gate);
 
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await deps.db.transaction(async (m) => {
-        // One creator at a time per workspace, so two concurrent creates cannot both pass the plan's gate count.
-        await m.query(`SELECT pg_advisory_xact_lock(hashtext('flow-gates:' || $1))`, [projectId]);
-        const max = (await projectPlan(m, projectId)).maxGates;
-        if (max !== null) {
-          const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM flow_gates WHERE project_id = $1 AND deleted_at IS NULL`, [projectId]);
-          if (n >= max) throw new AppError('ERR_FLOW_LIMIT_001', undefined, { limit: max });
-        }
-        // Cast: TypeORM's deep-partial type cannot follow the recursive ObjectSchema jsonb column.
-        await m.getRepository(GateEntity).insert(gate as never);
-        await insertVersion(m, gate, 'create');
-        await inTransaction?.(m, gate);
-      });
-      return gate;
-    } catch (err) {
-      if (attempt < 5 && isUniqueViolation(err, 'flow_gates_project_slug_key')) {
-        gate.slug = gateSlug(input.name, randomBase62(4).toLowerCase());
-        continue;
+  const freshSlug = () => void (gate.slug = gateSlug(input.name, randomBase62(4).toLowerCase()));
+  return insertWithFreshCandidates(6, { flow_gates_project_slug_key: freshSlug }, () =>
+    deps.db.transaction(async (m) => {
+      // One creator at a time per workspace, so two concurrent creates cannot both pass the plan's gate count.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('flow-gates:' || $1))`, [projectId]);
+      const max = (await projectPlan(m, projectId)).maxGates;
+      if (max !== null) {
+        const [{ n }] = await m.query(`SELECT count(*)::int AS n FROM flow_gates WHERE project_id = $1 AND deleted_at IS NULL`, [projectId]);
+        if (n >= max) throw new AppError('ERR_FLOW_LIMIT_001', undefined, { limit: max });
       }
-      throw err;
-    }
-  }
+      // Cast: TypeORM's deep-partial type cannot follow the recursive ObjectSchema jsonb column.
+      await m.getRepository(GateEntity).insert(gate as never);
+      await insertVersion(m, gate, 'create');
+      await inTransaction?.(m, gate);
+      return gate;
+    }),
+  );
 }
 
 const SORT_COLUMNS: Record<ListGatesQuery['sortBy'], string> = { createdAt: 'g.createdAt', name: 'LOWER(g.name)', updatedAt: 'g.updatedAt' };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import { sendApprovalLinks, type ApprovalMailDeps } from '../../db/flow/approval-mail';
-import type { ArtefactStorage, StoredObject } from '../../activities/storage/storage';
+import type { ArtefactStorage, StoredObject } from '../../adapters/storage/storage';
 import type { ObjectSchema } from '../../domain/flow/gate.types';
 import { modifyReturning } from '../../db/sql';
 import { AppError } from '../../domain/errors';

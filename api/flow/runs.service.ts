@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { DataSource } from 'typeorm';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { RunEntity } from '../../db/flow/run.entity';
 import { AppError } from '../../domain/errors';
 import { RUN_SHORT_ID_PREFIX } from '../../domain/flow/flow-ids';

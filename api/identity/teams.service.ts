@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { recordActivity } from '../../db/identity/activity';
 import { MembershipEntity } from '../../db/identity/membership.entity';
 import { ProjectEntity } from '../../db/identity/project.entity';
-import { isUniqueViolation, type Queryable } from '../../db/sql';
+import { insertWithFreshCandidates, isUniqueViolation, violatedIndex, type Queryable } from '../../db/sql';
 import { AppError } from '../../domain/errors';
 import { slugify, uniqueSlug } from '../../domain/identity/slugs';
 import type { ProjectRow } from './teams.presenter';
@@ -49,16 +49,13 @@ export interface CreateProjectInput {
  */
 export async function createProject(db: DataSource, input: CreateProjectInput): Promise<ProjectEntity> {
   const candidates = input.slug ? [input.slug] : [slugify(input.name), uniqueSlug(input.name), uniqueSlug(input.name)];
-  for (const slug of candidates) {
-    if (await slugTaken(db, slug)) continue;
-    try {
-      return await insertProject(db, input, slug);
-    } catch (err) {
-      // Another request took the slug between the check and the insert.
-      if (!isUniqueViolation(err)) throw err;
-    }
+  let tried = 0;
+  try {
+    return await insertWithFreshCandidates(candidates.length, { projects_slug_key: () => void (tried += 1) }, () => insertProject(db, input, candidates[tried]));
+  } catch (err) {
+    if (violatedIndex(err) !== 'projects_slug_key') throw err;
+    throw new AppError('ERR_TEAM_002', input.slug ? `Slug '${input.slug}' is already taken` : undefined, input.slug ? { field: 'slug' } : undefined);
   }
-  throw new AppError('ERR_TEAM_002', input.slug ? `Slug '${input.slug}' is already taken` : undefined, input.slug ? { field: 'slug' } : undefined);
 }
 
 async function insertProject(db: DataSource, input: CreateProjectInput, slug: string): Promise<ProjectEntity> {

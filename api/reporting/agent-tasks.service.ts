@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import type { DataSource } from 'typeorm';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { AgentTaskEntity, type AgentTaskKind } from '../../db/reporting/agent-task.entity';
 import type { DatasourceEntity, DatasourceLastTest } from '../../db/reporting/datasource.entity';
 import type { Queryable } from '../../db/sql';

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { createOutboundGuard } from '../../activities/http/outbound';
-import { channelTests } from '../../platform/channel-tests';
+import { createOutboundGuard } from '../../adapters/http/outbound';
+import { channelTests } from '../../adapters/channels/channel-tests';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { resendLimiters } from '../rate-limits';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../db/sql';
-import { isInternalAddress, type OutboundGuard } from '../../activities/http/outbound';
+import { isInternalAddress, type OutboundGuard } from '../../adapters/http/outbound';
 import { ChannelEntity, type ChannelLastTest } from '../../db/reporting/channel.entity';
 import { channelUsage } from '../../db/reporting/channel-usage';
 import type { DatasourceSecrets } from '../../db/reporting/datasource.entity';
@@ -10,7 +10,7 @@ import { roleAtLeast, type Role } from '../../domain/identity/roles';
 import { checkChannelSettings, missingSecrets, type ChannelIssue } from '../../domain/reporting/channel-config';
 import { MEMBER_CHANNEL_KINDS, type ChannelKind } from '../../domain/reporting/channel-kinds';
 import { randomBase62 } from '../../domain/signing';
-import type { ChannelTestOutcome, ChannelTestTarget } from '../../platform/channel-tests';
+import type { ChannelTestOutcome, ChannelTestTarget } from '../../adapters/channels/channel-tests';
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { consumeOrRefuse, type ResendLimiters } from '../rate-limits';
 import type { CreateChannelInput, ListChannelsQuery, UpdateChannelInput } from './channels.schema';
@@ -30,7 +30,7 @@ export interface ChannelDeps {
   guard: OutboundGuard;
   /** OUTBOUND_ALLOWLIST as configured: a chat webhook URL may be plain http only for a host named there. */
   outboundAllowlist: string[];
-  /** Sends a kind's test message in this process (platform/channel-tests.ts). */
+  /** Sends a kind's test message in this process (adapters/channels/channel-tests.ts). */
   runTest: (target: ChannelTestTarget) => Promise<ChannelTestOutcome>;
   /** REPORTING_CHANNELS_PER_PROJECT. */
   channelsPerProject: number;

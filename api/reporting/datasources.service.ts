@@ -8,14 +8,14 @@ import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } fro
 import { AppError } from '../../domain/errors';
 import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
-import type { RunnerTarget } from '../../platform/reporting-runners';
+import type { RunnerTarget } from '../../adapters/query-runners/runner-target';
 import { createReadStream } from 'node:fs';
 import { CSV_MAX_BYTES, csvSourceKey } from '../../domain/reporting/csv-source';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { AgentEntity } from '../../db/reporting/agent.entity';
 import { agentKeyStatus, agentStatus, confirmedKey } from '../agents/agents.service';
 import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, schemaOutcome, testOutcome } from './agent-tasks.service';
-import { sealedSecretAad, sealSecret } from '../../domain/reporting/sealed-box';
+import { sealedSecretAad, sealSecret } from '@formwork/wire';
 import { csvConfigSchema, sqliteConfigSchema, httpJsonConfigSchema, httpJsonSecretsSchema, noSecretsSchema, sqlConfigSchema, sqlSecretsSchema, type CreateDatasourceInput, type ListDatasourcesQuery, type UpdateDatasourceInput } from './datasources.schema';
 import { isUuid } from '../../domain/ids';
 import { findByIdOrShortId } from '../../db/find-by-ref';
@@ -30,7 +30,7 @@ export interface DatasourceDeps {
   db: DataSource;
   /** REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS: the bounds of `defaults`. */
   limits: SystemLimits;
-  /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
+  /** Opens a direct runner with the process's outbound guard bound in (adapters/query-runners/runner-target.ts). */
   connect: (target: RunnerTarget) => QueryRunner;
   /** csv: where uploaded files are kept (artefact storage). */
   storage?: ArtefactStorage;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { DataSource } from 'typeorm';
-import type { ImportPool } from '../../activities/evaluation/import-pool';
+import type { ImportPool } from '../../adapters/evaluation/import-pool';
 import { type ImportAction, ImportEntity, type ImportItem, type ImportStatus } from '../../db/reporting/import.entity';
 import { QueryEntity } from '../../db/reporting/query.entity';
 import { AppError } from '../../domain/errors';
@@ -204,7 +204,7 @@ export async function runImport(deps: ImportDeps, actor: Actor, file: UploadedFi
   if (file.size > IMPORT_MAX_BYTES) throw new AppError('ERR_IMP_004', undefined, { maxBytes: IMPORT_MAX_BYTES });
   const { fallback, map } = await resolveDatasources(deps, actor.projectId, input);
   if ((await stat(file.filepath)).size > IMPORT_MAX_BYTES) throw new AppError('ERR_IMP_004', undefined, { maxBytes: IMPORT_MAX_BYTES });
-  // Read, unzipped and parsed in a worker process of its own, never on this one (activities/evaluation/import-pool.ts).
+  // Read, unzipped and parsed in a worker process of its own, never on this one (adapters/evaluation/import-pool.ts).
   const parsed = await deps.importPool.parse(actor.projectId, file.filepath, ZIP_CAPS, input.format);
   const taken = new Set<string>();
   const items: ImportItem[] = [];

@@ -6,7 +6,7 @@ import { AppError } from '../../domain/errors';
 import type { DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
 import { sealSecret } from '../../domain/secret-box';
 import { workflowIds } from '../../domain/temporal-names';
-import type { RunnerTarget } from '../../platform/reporting-runners';
+import type { RunnerTarget } from '../../adapters/query-runners/runner-target';
 import type { Services } from '../../platform/services';
 import { startWorkflow } from '../../platform/start-workflow';
 import { awaitAnswer } from '../../platform/workflow-answer';

@@ -6,20 +6,20 @@ import { findLiveByRef } from '../../db/reporting/find-live';
 import { type QueryDefinition, QueryEntity, type QueryLanguage } from '../../db/reporting/query.entity';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { reportsPinningQuery } from '../../db/reporting/report-pins';
-import { isUniqueViolation, type Queryable } from '../../db/sql';
+import { insertWithFreshCandidates, isUniqueViolation, violatedIndex, type Queryable } from '../../db/sql';
 import { type RestoreResult, versionedResource, type VersionRecord as VersionRecordOf } from '../../db/versioned-resource';
 import { AppError } from '../../domain/errors';
 import type { Evaluator } from '../../domain/evaluation';
 import { compileQuery } from '../../domain/reporting/compile-query';
 import { coerceParameters, type ParameterDef } from '../../domain/reporting/parameters';
 import type { HttpRequestSpec } from '../../domain/reporting/http-request';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import type { CompiledQuery, DatasourceKind, QueryRunner, ResultColumn } from '../../domain/reporting/query-runner';
 import type { SqlDialect } from '../../domain/reporting/sql';
 import { randomBase62 } from '../../domain/signing';
 import { parseVersionKey } from '../../domain/versions';
 import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
-import type { RunnerTarget } from '../../platform/reporting-runners';
+import type { RunnerTarget } from '../../adapters/query-runners/runner-target';
 import { getDatasource } from './datasources.service';
 import { askAgent, DEFAULT_WAIT_SECONDS, isDone, pending, previewOutcome, previewPayload } from './agent-tasks.service';
 import { type CreateQueryInput, type ListQueriesQuery, PREVIEW_MAX_ROWS, type PreviewQueryInput, type UpdateQueryInput, type ValidateQueryInput } from './queries.schema';
@@ -34,7 +34,7 @@ export interface QueryDeps {
   db: DataSource;
   /** The query text is scanned and compiled in the evaluation workers, off the loop that serves HTTP. */
   evaluator: Evaluator;
-  /** Opens a direct runner with the process's outbound guard bound in (platform/reporting-runners.ts). */
+  /** Opens a direct runner with the process's outbound guard bound in (adapters/query-runners/runner-target.ts). */
   connect: (target: RunnerTarget) => QueryRunner;
   /** REPORTING_QUERY_TIMEOUT_SECONDS and REPORTING_MAX_ROWS: a query's `timeoutSeconds` and `maxRows` stay within them. */
   limits: SystemLimits;
@@ -52,8 +52,6 @@ const SHORT_ID_PREFIX = 'qry_';
 const RESERVED_SLUGS = new Set(['validate']);
 /** Uncompressed NDJSON a preview may hold in memory. */
 const PREVIEW_MAX_BYTES = 5 * 1024 * 1024;
-
-export const uniqueIndex = (err: unknown) => String((err as { constraint?: string }).constraint ?? '');
 
 interface Problem {
   path: string;
@@ -142,16 +140,11 @@ function nameTaken(name: string): AppError {
 
 /** Saves a new row; a taken slug gets a random suffix (the name stays), a taken name is 409 ERR_QRY_013. */
 async function insertQuery(db: DataSource, q: QueryEntity): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await db.getRepository(QueryEntity).save(q);
-      return;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      if (uniqueIndex(err).includes('name')) throw nameTaken(q.name);
-      if (attempt >= 3) throw err;
-      q.slug = suffixedSlug(querySlug(q.name));
-    }
+  try {
+    await insertWithFreshCandidates(4, { reporting_queries_slug_idx: () => void (q.slug = suffixedSlug(querySlug(q.name))) }, () => db.getRepository(QueryEntity).save(q));
+  } catch (err) {
+    if (violatedIndex(err) === 'reporting_queries_name_idx') throw nameTaken(q.name);
+    throw err;
   }
 }
 

@@ -1,7 +1,7 @@
 import { buffer } from 'node:stream/consumers';
 import type { DataSource } from 'typeorm';
-import { CONTENT_TYPES } from '../../activities/rendering/render-document';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import { CONTENT_TYPES } from '../../adapters/rendering/render-document';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { QueryVersionEntity } from '../../db/reporting/query-version.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
 import { AppError } from '../../domain/errors';
@@ -11,7 +11,7 @@ import { compileQuery } from '../../domain/reporting/compile-query';
 import { csvStream } from '../../domain/reporting/csv';
 import { coerceParameters, datasetQueryInput } from '../../domain/reporting/parameters';
 import type { QueryRunner } from '../../domain/reporting/query-runner';
-import type { RunnerTarget } from '../../platform/reporting-runners';
+import type { RunnerTarget } from '../../adapters/query-runners/runner-target';
 import type { PreviewRenderer } from '../../platform/worker-previews';
 import { getDatasource } from './datasources.service';
 import { previewRows } from './queries.service';

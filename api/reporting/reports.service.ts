@@ -18,8 +18,8 @@ import { randomBase62 } from '../../domain/signing';
 import { parseVersionKey } from '../../domain/versions';
 import type { TemplateVariable } from '../../domain/templates/template.types';
 import { resourceSlug, suffixedSlug } from '../../domain/templates/template-ids';
-import { getQuery, uniqueIndex, type Actor } from './queries.service';
-import { isUniqueViolation, type Queryable } from '../../db/sql';
+import { getQuery, type Actor } from './queries.service';
+import { insertWithFreshCandidates, isUniqueViolation, violatedIndex, type Queryable } from '../../db/sql';
 import { type RestoreResult, versionedResource, type VersionRecord as VersionRecordOf } from '../../db/versioned-resource';
 import type { CreateReportInput, DatasetInput, ListReportsQuery, UpdateReportInput } from './reports.schema';
 
@@ -299,16 +299,11 @@ export async function pin(m: Queryable, projectId: string, d: ReportDefinition):
 
 /** Saves a new row; a taken slug gets a random suffix (the name stays), a taken name is 409 ERR_RPT_006. */
 async function insertReport(db: DataSource, r: ReportEntity): Promise<void> {
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      await db.getRepository(ReportEntity).save(r);
-      return;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      if (uniqueIndex(err).includes('name')) throw nameTaken(r.name);
-      if (attempt >= 3) throw err;
-      r.slug = suffixedSlug(reportSlug(r.name));
-    }
+  try {
+    await insertWithFreshCandidates(4, { reporting_reports_slug_idx: () => void (r.slug = suffixedSlug(reportSlug(r.name))) }, () => db.getRepository(ReportEntity).save(r));
+  } catch (err) {
+    if (violatedIndex(err) === 'reporting_reports_name_idx') throw nameTaken(r.name);
+    throw err;
   }
 }
 

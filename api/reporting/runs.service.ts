@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { ReportRunOutputEntity } from '../../db/reporting/report-run-output.entity';
 import { ReportRunEntity } from '../../db/reporting/report-run.entity';
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';

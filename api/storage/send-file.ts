@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { StoredObject } from '../../activities/storage/storage';
+import type { StoredObject } from '../../adapters/storage/storage';
 
 /**
  * Answers a stored object's bytes as a file to show or save, never a page to run: the stored content

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { FILES_ROUTE_PREFIX, type LocalStorage } from '../../activities/storage/local-storage';
-import { contentDisposition } from '../../activities/storage/storage';
+import { FILES_ROUTE_PREFIX, type LocalStorage } from '../../adapters/storage/local-storage';
+import { contentDisposition } from '../../adapters/storage/storage';
 
 /**
  * Serves artefacts of the local storage adapter through their signed, expiring links.

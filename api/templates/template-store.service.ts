@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { recordActivity } from '../../db/identity/activity';
-import { isUniqueViolation, type Queryable } from '../../db/sql';
+import { insertWithFreshCandidates, violatedIndex, type Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { insertTemplateRow } from '../../db/templates/template-rows';
 import { AppError } from '../../domain/errors';
@@ -25,13 +25,6 @@ export interface TemplateDeps {
 export interface Actor {
   projectId: string;
   userId?: string;
-}
-
-/** The unique index a failed insert or update ran into, if that is why it failed. */
-export function violatedIndex(err: unknown): string | undefined {
-  if (!isUniqueViolation(err)) return undefined;
-  const e = err as { constraint?: string; driverError?: { constraint?: string } };
-  return e.constraint ?? e.driverError?.constraint ?? 'unknown';
 }
 
 export function nameTaken(name: string): AppError {
@@ -127,24 +120,31 @@ export async function insertTemplate(deps: TemplateDeps, actor: Actor, input: Ne
   if (!options.rename && (await nameExists(deps.db, actor.projectId, name))) throw nameTaken(name);
   const base = templateSlug(name);
   let slug = await freeSlug(deps.db, actor.projectId, base);
-  for (let attempt = 0; ; attempt += 1) {
-    const now = new Date();
-    const template = Object.assign(new TemplateEntity(), {
-      id: randomUUID(),
-      projectId: actor.projectId,
-      shortId: newShortId(),
-      slug,
-      ...input,
-      name,
-      isPublished: false,
-      publishedAt: null,
-      latestVersion: 0,
-      createdBy: actor.userId ?? null,
-      deletedAt: null,
-      createdAt: now,
-      updatedAt: now,
-    } satisfies TemplateEntity);
-    try {
+  const { rename } = options;
+  const fresh: Record<string, () => void | Promise<void>> = {
+    templates_project_slug_key: () => void (slug = suffixedSlug(base)),
+    // Every try draws a new short id.
+    templates_short_id_key: () => undefined,
+    ...(rename ? { templates_project_name_key: async () => void (name = await rename()) } : {}),
+  };
+  try {
+    return await insertWithFreshCandidates(5, fresh, async () => {
+      const now = new Date();
+      const template = Object.assign(new TemplateEntity(), {
+        id: randomUUID(),
+        projectId: actor.projectId,
+        shortId: newShortId(),
+        slug,
+        ...input,
+        name,
+        isPublished: false,
+        publishedAt: null,
+        latestVersion: 0,
+        createdBy: actor.userId ?? null,
+        deletedAt: null,
+        createdAt: now,
+        updatedAt: now,
+      } satisfies TemplateEntity);
       await deps.db.transaction(async (m) => {
         await insertTemplateRow(m, template);
         await recordActivity(m, {
@@ -156,18 +156,9 @@ export async function insertTemplate(deps: TemplateDeps, actor: Actor, input: Ne
         await options.inTransaction?.(m, template);
       });
       return template;
-    } catch (err) {
-      const index = violatedIndex(err);
-      if (!index || attempt >= 4) throw index === 'templates_project_name_key' ? nameTaken(name) : err;
-      if (index === 'templates_project_name_key') {
-        if (!options.rename) throw nameTaken(name);
-        name = await options.rename();
-      } else if (index === 'templates_project_slug_key') {
-        slug = suffixedSlug(base);
-      } else if (index !== 'templates_short_id_key') {
-        throw err;
-      }
-    }
+    });
+  } catch (err) {
+    throw violatedIndex(err) === 'templates_project_name_key' ? nameTaken(name) : err;
   }
 }
 

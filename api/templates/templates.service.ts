@@ -1,5 +1,5 @@
 import { recordActivity } from '../../db/identity/activity';
-import { modifyReturning, type Queryable } from '../../db/sql';
+import { modifyReturning, violatedIndex, type Queryable } from '../../db/sql';
 import { TemplateEntity } from '../../db/templates/template.entity';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { updateTemplateRow } from '../../db/templates/template-rows';
@@ -18,7 +18,6 @@ import {
   nameExists,
   nameTaken,
   type TemplateDeps,
-  violatedIndex,
 } from './template-store.service';
 import { isUuid } from '../../domain/ids';
 

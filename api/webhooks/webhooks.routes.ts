@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { createOutboundGuard } from '../../activities/http/outbound';
+import { createOutboundGuard } from '../../adapters/http/outbound';
 import type { WebhookSubscriptionEntity } from '../../db/webhooks/webhook-subscription.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';

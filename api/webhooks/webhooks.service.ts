@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { WebhookSubscriptionEntity } from '../../db/webhooks/webhook-subscription.entity';
-import type { OutboundGuard } from '../../activities/http/outbound';
+import type { OutboundGuard } from '../../adapters/http/outbound';
 import { AppError } from '../../domain/errors';
 import { randomBase62 } from '../../domain/signing';
 import type { CreateSubscriptionInput, PageQuery, UpdateSubscriptionInput } from './webhooks.schema';

@@ -3,7 +3,7 @@ import { AppError } from '../../domain/errors';
 import { SigningCertificateEntity } from './signing-certificate.entity';
 import { isUuid } from '../../domain/ids';
 
-/** A signing certificate opened for one signature: what the PDF tools need (activities/rendering/pdf-tools/sign.ts). */
+/** A signing certificate opened for one signature: what the PDF tools need (adapters/rendering/pdf-tools/sign.ts). */
 export interface StoredSigningMaterial {
   p12: Buffer;
   password: string;

@@ -8,7 +8,7 @@ import { modifyReturning } from '../sql';
 
 /**
  * What sending approval mail needs; the API (resend) and the approval activities share it. The
- * mailer is the mail port (activities/mail), named by the one method used here.
+ * mailer is the mail port (adapters/mail), named by the one method used here.
  */
 export interface ApprovalMailDeps {
   db: DataSource;

@@ -61,3 +61,24 @@ export async function assetContents(db: DataSource | EntityManager, projectId: s
   const rows: Array<{ id: string; content: Buffer }> = await db.query(`SELECT id, content FROM template_assets WHERE project_id = $1 AND id = ANY($2::uuid[])`, [projectId, ids]);
   return new Map(rows.map((r) => [r.id, r.content]));
 }
+
+/** The ids among `ids` of the project's PDF assets (a template's appended PDFs). */
+async function pdfAssetIds(db: DataSource | EntityManager, projectId: string, ids: string[]): Promise<string[]> {
+  const rows: Array<{ id: string }> = await db.query(`SELECT id FROM template_assets WHERE project_id = $1 AND kind = 'pdf' AND id = ANY($2::uuid[])`, [projectId, ids]);
+  return rows.map((r) => r.id);
+}
+
+/** The asset queries a render's asset loader runs (adapters/rendering/render-assets.ts), on `db`. */
+export interface AssetRows {
+  namedBy(projectId: string, schema: TemplateSchema): Promise<NamedAsset[]>;
+  contents(projectId: string, ids: string[]): Promise<Map<string, Buffer>>;
+  pdfIds(projectId: string, ids: string[]): Promise<string[]>;
+}
+
+export function assetRows(db: DataSource | EntityManager): AssetRows {
+  return {
+    namedBy: (projectId, schema) => assetsNamedBy(db, projectId, schema),
+    contents: (projectId, ids) => assetContents(db, projectId, ids),
+    pdfIds: (projectId, ids) => pdfAssetIds(db, projectId, ids),
+  };
+}

@@ -2,7 +2,7 @@ import { archiveDownloadName } from './batch-archive';
 import { downloadName } from './files';
 import { presentBatch, presentJob, type DownloadLink, type PresentableBatch, type PresentableBatchCounts, type PresentableJob } from './presenter';
 
-/** The storage port's signing method (activities/storage): all a download link needs. */
+/** The storage port's signing method (adapters/storage): all a download link needs. */
 interface LinkSigner {
   signedUrl(key: string, options: { ttlSeconds: number; filename?: string }): Promise<DownloadLink>;
 }

@@ -5,7 +5,7 @@ import type { DocumentFormat } from './types';
  * A generation's `output` options (docs/documents.md "Output options"): what is done to the printed
  * PDF before it is stored. The same object on `POST /api/documents/generate`, batches, previews,
  * a Flow gate's `renderConfig.output` and a report's outputs. Every step runs in the PDF tools'
- * processes (activities/rendering/pdf-tools/), never on a thread that polls Temporal or serves HTTP.
+ * processes (adapters/rendering/pdf-tools/), never on a thread that polls Temporal or serves HTTP.
  *
  * The order is fixed: PDF/A conversion and attachments, then the appended PDFs, then the signature,
  * then encryption; an image format is made from the finished PDF.

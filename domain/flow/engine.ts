@@ -8,7 +8,7 @@ import { compileRule, erroredRule, failedRule, RuleMeter, runRule, runRuleClosur
  * The validation engine shared by test, validate and runs: the schema layer (ObjectSchema or the
  * freetext checks), then the business rules, which run only when the schema layer passed (a rule
  * over a payload of the wrong shape would only report noise). Pure: no I/O, no clock but timing.
- * It runs inside the evaluation worker processes (activities/evaluation); benchmarks call it directly.
+ * It runs inside the evaluation worker processes (adapters/evaluation); benchmarks call it directly.
  */
 
 export interface CompiledGate {

@@ -11,7 +11,7 @@ import type { Run } from './rule-values';
  * is visible). An expression that throws is a step with status `error`, told apart from a rule
  * that evaluated to false (`fail`); either makes the business_rules layer fail.
  *
- * Rules run in the evaluation worker processes (activities/evaluation), never on a thread that serves HTTP
+ * Rules run in the evaluation worker processes (adapters/evaluation), never on a thread that serves HTTP
  * or polls Temporal. All rules of one validation share one budget of CPU time (EVAL_TIMEOUT_MS,
  * domain/cpu-budget.ts): each rule may use what the rules before it left, checked by JSONata at
  * every step it takes; what JSONata cannot interrupt (one huge allocation, one long regex) is ended

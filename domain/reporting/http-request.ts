@@ -1,3 +1,4 @@
+import type { CompiledHttpRequest } from '@formwork/wire';
 import { AppError } from '../errors';
 import { jsonataProblems } from '../user-regex';
 import { BUILT_IN_PARAMETERS, type ParameterDef, type ParameterValue } from './parameters';
@@ -18,21 +19,6 @@ export interface HttpRequestSpec {
   body?: unknown;
   /** JSONata over the response body giving the rows (default: the body, when it is an array). */
   rowsPath?: string;
-}
-
-/** The request as it is sent, values substituted; no secret (the activity adds the datasource's auth). */
-export interface CompiledHttpRequest {
-  method: 'GET' | 'POST';
-  /** Encoded path, relative to the datasource's baseUrl. */
-  path: string;
-  query: Array<[string, string]>;
-  headers: Record<string, string>;
-  /** JSON body (POST). */
-  body?: unknown;
-  rowsPath?: string;
-  transform?: string;
-  /** The values, for `transform` (`{rows, params}`), as JSON. */
-  params: Record<string, unknown>;
 }
 
 export interface HttpIssue {
@@ -196,3 +182,5 @@ export function compileHttpRequest(request: HttpRequestSpec, transform: string |
     params,
   };
 }
+
+export type { CompiledHttpRequest };

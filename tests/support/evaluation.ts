@@ -1,4 +1,4 @@
-import { createEvalHost } from '../../activities/evaluation/eval-host';
+import { createEvalHost } from '../../adapters/evaluation/eval-host';
 import type { Evaluator } from '../../domain/evaluation';
 
 /**

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,9 @@ import { adminQuery, databaseUrl, TEMPLATE_DATABASE_ENV } from './database';
  * database copies (tests/support/database.ts).
  */
 export default async function globalSetup(): Promise<void> {
+  // What dist/ requires of the workspace packages is their own build (packages/*/dist): brought up to
+  // date here, so `npx tsc -p tsconfig.json` before a test file stays enough (a no-op when nothing changed).
+  execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'packages/wire', 'packages/query-runners'], { cwd: join(__dirname, '..', '..'), stdio: 'inherit' });
   const path = findTemporalCli(process.env.TEMPORAL_CLI_PATH);
   if (!path) throw new Error('Temporal CLI not found: run scripts/install-tools.sh or set TEMPORAL_CLI_PATH');
   // The dev server first, alone: the SDK gives it 5 s to listen, and once (session 19) it missed them while

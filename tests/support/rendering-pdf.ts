@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflateSync } from 'node:zlib';
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from 'pdf-lib';
-import { ChromiumPool, type ChromiumPoolOptions } from '../../activities/rendering/chromium-pool';
+import { ChromiumPool, type ChromiumPoolOptions } from '../../adapters/rendering/chromium-pool';
 
 /** Reading real PDFs back (poppler), a pool on the machine's Chromium, and a request recorder. */
 

@@ -1,5 +1,5 @@
 import { buffer as readAll } from 'node:stream/consumers';
-import type { ArtefactStorage } from '../../activities/storage/storage';
+import type { ArtefactStorage } from '../../adapters/storage/storage';
 
 /** Binary enough to catch any text decoding on the way through an adapter. */
 export const BINARY_PDF = Buffer.from('%PDF-1.7\n% binary: \x00\x01\x02\xff\n%%EOF\n', 'latin1');

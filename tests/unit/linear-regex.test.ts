@@ -26,10 +26,10 @@ import { gateSlug } from '../../domain/flow/flow-ids';
 import { FILENAME_PATTERN } from '../../domain/documents/files';
 import { verifyWebhookSignature } from '../../domain/signing';
 import { parseDuration } from '../../domain/webhooks/delivery';
-import { findLinks } from '../../activities/mail/outbox-mailer';
-import { contentDisposition } from '../../activities/storage/storage';
-import { embeddedIPv4, isInternalAddress } from '../../activities/http/outbound';
-import { sheetName } from '../../activities/rendering/excel-renderer';
+import { findLinks } from '../../adapters/mail/outbox-mailer';
+import { contentDisposition } from '../../adapters/storage/storage';
+import { embeddedIPv4, isInternalAddress } from '../../adapters/http/outbound';
+import { sheetName } from '../../adapters/rendering/excel-renderer';
 import { cpuMsOf } from '../support/cpu-time';
 
 /**

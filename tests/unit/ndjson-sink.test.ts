@@ -1,4 +1,4 @@
-import { NdjsonWriter } from '../../activities/reporting/ndjson-sink';
+import { NdjsonWriter } from '../../packages/query-runners/src/ndjson-sink';
 import type { QueryLimits } from '../../domain/reporting/query-runner';
 
 const limits = (over: Partial<QueryLimits> = {}) => ({ maxRows: 10, maxBytes: 10_000, onRowLimit: 'fail' as const, ...over });

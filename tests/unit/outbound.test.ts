@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOutboundGuard, embeddedIPv4, embeddedIPv4s, isInternalAddress, type Lookup } from '../../activities/http/outbound';
+import { createOutboundGuard, embeddedIPv4, embeddedIPv4s, isInternalAddress, type Lookup } from '../../adapters/http/outbound';
 import { AppError } from '../../domain/errors';
 
 /** A resolver answering from a table, so tests never depend on the machine's DNS. */

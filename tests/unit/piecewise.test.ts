@@ -1,6 +1,6 @@
-import { countNodes, PieceAssembler, pieces, type Piece } from '../../activities/rendering/piecewise';
+import { countNodes, PieceAssembler, pieces, type Piece } from '../../adapters/rendering/piecewise';
 
-/** Values cross to the Excel threads in pieces (activities/rendering/piecewise.ts): each small, all together the same value. */
+/** Values cross to the Excel threads in pieces (adapters/rendering/piecewise.ts): each small, all together the same value. */
 function roundTrip(value: unknown, maxNodes: number): { value: unknown; pieces: Piece[] } {
   const all = [...pieces(value, maxNodes)];
   const assembler = new PieceAssembler();

@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { timestampToken } from '../../activities/rendering/pdf-tools/sign';
+import { timestampToken } from '../../adapters/rendering/pdf-tools/sign';
 
 /**
  * The timestamp authority of a signature (docs/documents.md "Signatures") is reached through the

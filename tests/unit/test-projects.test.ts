@@ -45,11 +45,13 @@ function serviceModulesReachedFrom(testFile: string): string[] {
     const { file, chain } = queue.shift()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    // A path into the build, quoted: dist, dist/…, ../dist/… (as activities/threads.ts and the process helpers write it).
+    // A path into the build, quoted: dist, dist/…, ../dist/… (as adapters/threads.ts and the process helpers write it).
     if (/['"`](?:\.\.?\/)*dist['"/]/.test(readFileSync(file, 'utf8'))) found.push(`the tsc build (dist) via ${chain.join(' > ')}`);
     for (const spec of importsOf(file)) {
-      if (spec.startsWith('.')) {
-        const next = resolveLocal(file, spec);
+      // A workspace package from its sources, as Jest's moduleNameMapper loads it (jest.config.js).
+      const local = spec.startsWith('@formwork/') ? `./${relative(dirname(file), join(root, 'packages', spec.slice('@formwork/'.length), 'src', 'index'))}` : spec;
+      if (local.startsWith('.')) {
+        const next = resolveLocal(file, local);
         if (next) queue.push({ file: next, chain: [...chain, relative(root, next)] });
       } else if (SERVICE_MODULES.test(spec)) {
         found.push(`${spec} via ${chain.join(' > ')}`);
@@ -94,6 +96,8 @@ describe('Jest projects (README "Test it")', () => {
     const steps = [...script.matchAll(/^phase "[^"]+" (.+)$/gm)].map((m) => m[1]);
     expect(steps).toEqual([
       'npx eslint . &',
+      // The workspace packages (packages/*/dist), which dist/ requires at run time.
+      'npm run build:packages --silent',
       'npx tsc -p tsconfig.json',
       // The dashboard's build (web/dist), which the browser tests load from the API.
       'npm run build --workspace web --silent',

@@ -9,7 +9,7 @@ import type { RenderContext } from './context';
  * they landed on. While the page is built, each heading gets an anchor and each table of contents
  * leaves a marker; once everything is rendered the markers become the lists (a toc may come before
  * the headings it lists). Each entry links to its heading, and its page number is an empty,
- * fixed-width slot: the printer (activities/rendering/chromium-page.ts) prints once, reads where
+ * fixed-width slot: the printer (adapters/rendering/chromium-page.ts) prints once, reads where
  * each anchor landed from the PDF's named destinations, writes the numbers into the slots and
  * prints again. The slots keep their width, so nothing moves between the two prints.
  */

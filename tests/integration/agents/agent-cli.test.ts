@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import { DatasourceEntity } from '../../../db/reporting/datasource.entity';
-import { sealSecret } from '../../../domain/reporting/sealed-box';
+import { sealSecret } from '@formwork/wire';
 import { confirmAgentKey, startAgentProcess, type AgentProcess } from '../../support/agent-process';
 import { startTestApp, type TestApp } from '../../support/app';
 import { addTeamProject } from '../../support/api-keys';

@@ -5,7 +5,7 @@ import { download } from '../../support/documents';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { testDatabaseConfig } from '../../support/reporting';
 import { waitFor } from '../../support/wait';
-import { openSealed } from '../../../domain/reporting/sealed-box';
+import { openSealed } from '@formwork/wire';
 
 /**
  * The service's side of agents (docs/reporting.md "Agents", "Why agents speak HTTPS, not Temporal", "Datasource kinds",

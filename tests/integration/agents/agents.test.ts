@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
-import { openSealed } from '../../../domain/reporting/sealed-box';
+import { openSealed } from '@formwork/wire';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { startTestApp, type TestApp, type TestResponse } from '../../support/app';
 import { addTeamProject, createKey, findInDatabase } from '../../support/api-keys';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encryptPdf } from '../../../activities/rendering/pdf-tools/encrypt';
+import { encryptPdf } from '../../../adapters/rendering/pdf-tools/encrypt';
 import { startTestApp, type TestApp } from '../../support/app';
 import { download, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { requiresPassword, showEncryption, textWith, onPdf } from '../../support/output-files';

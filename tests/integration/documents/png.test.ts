@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pdfToImages } from '../../../activities/rendering/pdf-tools/images';
+import { pdfToImages } from '../../../adapters/rendering/pdf-tools/images';
 import { startTestApp, type TestApp } from '../../support/app';
 import { download, setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { dpiOf, readPng, zipEntries } from '../../support/output-files';

@@ -1,5 +1,5 @@
 import { artefactKey } from '../../../domain/documents/files';
-import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
+import type { ChromiumPool } from '../../../adapters/rendering/chromium-pool';
 import { startTestApp, type TestApp } from '../../support/app';
 import { setupDocumentProject, waitForJob, type DocumentProject } from '../../support/documents';
 import { startHangingImageServer, type HangingImageServer, HANGING_IMAGE_TEMPLATE } from '../../support/hanging-image';

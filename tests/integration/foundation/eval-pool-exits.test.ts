@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { pack, STARTED, unpack, type EvalProgress, type EvalResult, type EvalTask } from '../../../activities/evaluation/eval-task';
-import { processPool } from '../../../activities/evaluation/process-pool';
-import { threadFile } from '../../../activities/threads';
+import { pack, STARTED, unpack, type EvalProgress, type EvalResult, type EvalTask } from '../../../adapters/evaluation/eval-task';
+import { processPool } from '../../../adapters/evaluation/process-pool';
+import { threadFile } from '../../../adapters/threads';
 import { waitFor } from '../../support/wait';
 
 type Pool = ReturnType<typeof processPool>;

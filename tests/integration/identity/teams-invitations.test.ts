@@ -1,5 +1,5 @@
 import { createInvitationEmailActivity } from '../../../activities/identity/invitation-email.activity';
-import type { Mailer, MailMessage } from '../../../activities/mail/mailer';
+import type { Mailer, MailMessage } from '../../../adapters/mail/mailer';
 import { sha256Hex } from '../../../domain/signing';
 import { startTestApp, type TestApp } from '../../support/app';
 import { buildSignup, linkToken, signUp, type SignedUpUser } from '../../support/factories';

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMailer, OutboxMailer, SmtpMailer, type MailMessage, type OutboxMessage } from '../../../activities/mail';
+import { createMailer, OutboxMailer, SmtpMailer, type MailMessage, type OutboxMessage } from '../../../adapters/mail';
 import { loadConfig } from '../../../domain/config';
 import { freePort } from '../../../scripts/free-port';
 import { startSmtpServer, type SmtpTestServer } from '../../support/smtp-server';

@@ -1,5 +1,5 @@
 import { buildHtml, type HtmlDocument } from '../../../domain/templates/build-html';
-import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
+import type { ChromiumPool } from '../../../adapters/rendering/chromium-pool';
 import { pdfText, testPool } from '../../support/rendering-pdf';
 import { waitFor } from '../../support/wait';
 

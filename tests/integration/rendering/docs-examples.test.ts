@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { renderDocument } from '../../../activities/rendering/render-document';
+import { renderDocument } from '../../../adapters/rendering/render-document';
 import { validateTemplate } from '../../../domain/templates/template.schema';
 import { COMPONENT_TYPES, type Component, type TemplateDefinition } from '../../../domain/templates/template.types';
 import { PNG_1PX, pdfText, testPool } from '../../support/rendering-pdf';

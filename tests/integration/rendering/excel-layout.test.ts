@@ -1,8 +1,8 @@
 import { Resvg } from '@resvg/resvg-js';
 import ExcelJS from 'exceljs';
-import { canStreamVariable } from '../../../activities/rendering/excel-renderer';
-import type { PdfRenderer } from '../../../activities/rendering/pdf-renderer';
-import { renderDocument, streamExcelDocument } from '../../../activities/rendering/render-document';
+import { canStreamVariable } from '../../../adapters/rendering/excel-renderer';
+import type { PdfRenderer } from '../../../adapters/rendering/pdf-renderer';
+import { renderDocument, streamExcelDocument } from '../../../adapters/rendering/render-document';
 import type { RenderLimits, TemplateDefinition } from '../../../domain/templates/template.types';
 import { useEvaluator } from '../../support/evaluation';
 import { buildTemplate, component } from '../../support/rendering-fixtures';

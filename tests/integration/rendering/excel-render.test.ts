@@ -1,6 +1,6 @@
 import ExcelJS from 'exceljs';
-import { renderDocument } from '../../../activities/rendering/render-document';
-import type { PdfRenderer } from '../../../activities/rendering/pdf-renderer';
+import { renderDocument } from '../../../adapters/rendering/render-document';
+import type { PdfRenderer } from '../../../adapters/rendering/pdf-renderer';
 import { buildInvoiceTemplate, buildTemplate, component, invoiceVariables } from '../../support/rendering-fixtures';
 import { PNG_1PX } from '../../support/rendering-pdf';
 import { useEvaluator } from '../../support/evaluation';

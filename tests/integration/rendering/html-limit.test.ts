@@ -1,5 +1,5 @@
-import { renderDocument } from '../../../activities/rendering/render-document';
-import type { PdfRenderer } from '../../../activities/rendering/pdf-renderer';
+import { renderDocument } from '../../../adapters/rendering/render-document';
+import type { PdfRenderer } from '../../../adapters/rendering/pdf-renderer';
 import type { HtmlDocument } from '../../../domain/templates/build-html';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
 import { useEvaluator } from '../../support/evaluation';

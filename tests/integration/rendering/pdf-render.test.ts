@@ -1,6 +1,6 @@
-import { renderDocument } from '../../../activities/rendering/render-document';
-import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
-import { countPdfPages } from '../../../activities/rendering/chromium-page';
+import { renderDocument } from '../../../adapters/rendering/render-document';
+import type { ChromiumPool } from '../../../adapters/rendering/chromium-pool';
+import { countPdfPages } from '../../../adapters/rendering/chromium-page';
 import { buildInvoiceTemplate, buildTemplate, component, invoiceVariables } from '../../support/rendering-fixtures';
 import { pdfInfo, pdfText, squeezedText, testPool } from '../../support/rendering-pdf';
 import { useEvaluator } from '../../support/evaluation';

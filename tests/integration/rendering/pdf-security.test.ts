@@ -1,6 +1,6 @@
 import { buildHtml } from '../../../domain/templates/build-html';
-import { renderDocument } from '../../../activities/rendering/render-document';
-import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
+import { renderDocument } from '../../../adapters/rendering/render-document';
+import type { ChromiumPool } from '../../../adapters/rendering/chromium-pool';
 import { buildTemplate, component } from '../../support/rendering-fixtures';
 import { type HitRecorder, pdfText, startHitRecorder, testPool } from '../../support/rendering-pdf';
 import { useEvaluator } from '../../support/evaluation';

@@ -3,10 +3,10 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PDFDocument } from 'pdf-lib';
-import { createPdfTools, type PdfTools } from '../../../activities/rendering/pdf-tools/pdf-tools';
+import { createPdfTools, type PdfTools } from '../../../adapters/rendering/pdf-tools/pdf-tools';
 
 /**
- * The PDF tools' processes (activities/rendering/pdf-tools/pdf-tools.ts): every finishing step runs
+ * The PDF tools' processes (adapters/rendering/pdf-tools/pdf-tools.ts): every finishing step runs
  * in a worker process with a heap limit, files cross through a private folder that is removed
  * after each call, catalogued refusals cross as they are, and a document that needs more memory
  * than allowed ends its process alone (ERR_OUTPUT_004) while the next call is served by a fresh one.

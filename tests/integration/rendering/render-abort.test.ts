@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
-import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
-import { ExcelThreads } from '../../../activities/rendering/excel-threads';
+import type { ChromiumPool } from '../../../adapters/rendering/chromium-pool';
+import { ExcelThreads } from '../../../adapters/rendering/excel-threads';
 import { buildHtml, type HtmlDocument } from '../../../domain/templates/build-html';
 import type { TemplateSchema } from '../../../domain/templates/template.types';
 import { startHangingImageServer, type HangingImageServer } from '../../support/hanging-image';

@@ -3,10 +3,10 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { createOutboundGuard } from '../../../activities/http/outbound';
-import { OutboxMailer, SmtpMailer } from '../../../activities/mail';
-import type { ChannelContext, DeliveryFile, DeliveryMessage } from '../../../activities/reporting/channels/channel-sender';
-import { CHANNEL_SENDERS } from '../../../activities/reporting/channels';
+import { createOutboundGuard } from '../../../adapters/http/outbound';
+import { OutboxMailer, SmtpMailer } from '../../../adapters/mail';
+import type { ChannelContext, DeliveryFile, DeliveryMessage } from '../../../adapters/channels/channel-sender';
+import { CHANNEL_SENDERS } from '../../../adapters/channels';
 import { checkChannelSettings } from '../../../domain/reporting/channel-config';
 import type { ChannelKind } from '../../../domain/reporting/channel-kinds';
 import { verifyWebhookSignature } from '../../../domain/signing';
@@ -15,7 +15,7 @@ import { startSmtpServer, type SmtpTestServer } from '../../support/smtp-server'
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 /**
- * The e-mail, Slack, Teams and webhook senders (activities/reporting/channels; docs/reporting.md "Channels") against a
+ * The e-mail, Slack, Teams and webhook senders (adapters/channels; docs/reporting.md "Channels") against a
  * real SMTP server and local HTTP receivers: what arrives, and what each answer means for the
  * delivery (delivered, retry, permanent).
  */

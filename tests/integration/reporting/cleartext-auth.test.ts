@@ -1,7 +1,7 @@
 import { constants, generateKeyPairSync, privateDecrypt, randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { createOutboundGuard } from '../../../activities/http/outbound';
-import { createQueryRunner } from '../../../activities/reporting/runners';
+import { createOutboundGuard } from '../../../adapters/http/outbound';
+import { createQueryRunner } from '../../../adapters/query-runners/runners';
 import type { DatasourceKind, SqlConnectionConfig } from '../../../domain/reporting/query-runner';
 import { hostile, postgresAskingCleartext, type Hostile } from '../../support/hostile-databases';
 

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createImportPool, type ImportPool } from '../../../activities/evaluation/import-pool';
+import { createImportPool, type ImportPool } from '../../../adapters/evaluation/import-pool';
 
 /**
- * The import pool (activities/evaluation/import-pool.ts): model files are read in worker processes
+ * The import pool (adapters/evaluation/import-pool.ts): model files are read in worker processes
  * with a heap limit, one per project at a time, a bounded queue per replica. A read is held open
  * deterministically by a named pipe (a FIFO): `readFile` in the worker waits until the test writes.
  */

@@ -12,7 +12,7 @@ import {
   type ReportRenderDeps,
 } from '../../../activities/reporting/render-report.activity';
 import { datasetResultKey } from '../../../activities/reporting/run-direct-query.activity';
-import type { ArtefactStorage } from '../../../activities/storage/storage';
+import type { ArtefactStorage } from '../../../adapters/storage/storage';
 import { startMetricsServer, type MetricsServer } from '../../../platform/metrics';
 import { renderLimitsOf } from '../../../platform/services';
 import { startTestApp, type TestApp } from '../../support/app';

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { MockActivityEnvironment } from '@temporalio/testing/lib/mocking-activity-environment';
 import { activityInterceptors } from '../../../activities/failure';
-import type { FinishRequest, PdfTools } from '../../../activities/rendering/pdf-tools/pdf-tools';
+import type { FinishRequest, PdfTools } from '../../../adapters/rendering/pdf-tools/pdf-tools';
 import { createReportRenderActivities, type RenderedReportOutput, type RenderReportInput } from '../../../activities/reporting/render-report.activity';
 import { datasetResultKey } from '../../../activities/reporting/run-direct-query.activity';
 import { renderLimitsOf } from '../../../platform/services';

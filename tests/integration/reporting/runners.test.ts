@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createConnection, type Connection } from 'mysql2';
 import { Client } from 'pg';
-import { createOutboundGuard } from '../../../activities/http/outbound';
-import { createQueryRunner } from '../../../activities/reporting/runners';
+import { createOutboundGuard } from '../../../adapters/http/outbound';
+import { createQueryRunner } from '../../../adapters/query-runners/runners';
 import type {
   CompiledQuery,
   DatasourceKind,

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { buffer as readAll } from 'node:stream/consumers';
-import { S3Storage, type S3StorageOptions } from '../../../activities/storage/s3-storage';
-import { createStorage } from '../../../activities/storage';
+import { S3Storage, type S3StorageOptions } from '../../../adapters/storage/s3-storage';
+import { createStorage } from '../../../adapters/storage';
 import { loadConfig } from '../../../domain/config';
 import { expectStorageRoundTrip } from '../../support/storage-contract';
 import { startS3Server, type S3TestServer } from '../../support/s3-server';

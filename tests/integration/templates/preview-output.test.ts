@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing/lib/mocking-activity-environment';
 import { activityInterceptors } from '../../../activities/failure';
-import type { FinishRequest, PdfTools } from '../../../activities/rendering/pdf-tools/pdf-tools';
+import type { FinishRequest, PdfTools } from '../../../adapters/rendering/pdf-tools/pdf-tools';
 import { createPreviewActivities } from '../../../activities/rendering/render-preview.activity';
 import { previewKeys, type PreviewRenderOutput, type PreviewRequest } from '../../../domain/documents/previews';
 import { renderLimitsOf } from '../../../platform/services';

@@ -1,5 +1,5 @@
 import ExcelJS from 'exceljs';
-import type { ChromiumPool } from '../../../activities/rendering/chromium-pool';
+import type { ChromiumPool } from '../../../adapters/rendering/chromium-pool';
 import { startTestApp, type TestApp } from '../../support/app';
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { pdfText } from '../../support/rendering-pdf';

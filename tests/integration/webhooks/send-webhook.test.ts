@@ -1,5 +1,5 @@
-import { createOutboundGuard, type Lookup } from '../../../activities/http/outbound';
-import { sendWebhook } from '../../../activities/webhooks/send-webhook';
+import { createOutboundGuard, type Lookup } from '../../../adapters/http/outbound';
+import { sendWebhook } from '../../../adapters/http/send-webhook';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver';
 
 /** One HTTP attempt and how its result is classified; no Temporal here, a local receiver only. */

@@ -1,5 +1,5 @@
-import { checkImageBounds, IMAGE_MAX_PAGE_PIXELS, IMAGE_MAX_PIXELS, pagePixels, parsePageSizes, planRuns } from '../../../activities/rendering/pdf-tools/image-bounds';
-import { qpdfEncryptionJob } from '../../../activities/rendering/pdf-tools/encryption-job';
+import { checkImageBounds, IMAGE_MAX_PAGE_PIXELS, IMAGE_MAX_PIXELS, pagePixels, parsePageSizes, planRuns } from '../../../adapters/rendering/pdf-tools/image-bounds';
+import { qpdfEncryptionJob } from '../../../adapters/rendering/pdf-tools/encryption-job';
 import { checkOutput } from '../../../domain/documents/output';
 
 describe('PNG pages: sizes, bounds and runs (pdf-tools/images.ts)', () => {

@@ -1,5 +1,5 @@
 import { PDFDict, PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
-import { makePdfa } from '../../../activities/rendering/pdf-tools/pdfa';
+import { makePdfa } from '../../../adapters/rendering/pdf-tools/pdfa';
 import { AppError } from '../../../domain/errors';
 
 /**

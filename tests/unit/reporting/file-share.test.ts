@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type { DeliveryFile, DeliveryMessage } from '../../../activities/reporting/channels/channel-sender';
-import { failureResult, pathSegments, remoteFiles, shareSettings, statusOutcome } from '../../../activities/reporting/channels/file-share';
+import type { DeliveryFile, DeliveryMessage } from '../../../adapters/channels/channel-sender';
+import { failureResult, pathSegments, remoteFiles, shareSettings, statusOutcome } from '../../../adapters/channels/file-share';
 
 /**
  * File-share names and rules (docs/reporting.md "File shares"): remote names from the file or the

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { AppError } from '../../../domain/errors';
-import { openSealed, sealSecret } from '../../../domain/reporting/sealed-box';
+import { openSealed, sealSecret } from '@formwork/wire';
 
 const AAD = '7d3c2c64-4a43-4c55-9d0e-1d5f3f2b6a11:datasource:0b8f6a52-3a3b-4f53-8d0c-2a8a8d6c0e2f';
 const SECRETS = JSON.stringify({ password: 'pä$$wörd "quoted"' });
@@ -33,7 +33,7 @@ function refused(open: () => string): AppError {
   throw new Error('opened what it should have refused');
 }
 
-describe('secrets sealed to an agent (domain/reporting/sealed-box.ts)', () => {
+describe('secrets sealed to an agent (packages/wire/src/sealed-box.ts)', () => {
   describe.each([
     ['X25519', x25519, 'x25519'],
     ['RSA', rsa, 'rsa-oaep-256'],

@@ -1,4 +1,4 @@
-import { createWireGuard, resultWireCaps } from '../../../activities/reporting/wire-guard';
+import { createWireGuard, resultWireCaps } from '../../../packages/query-runners/src/wire-guard';
 
 /** PostgreSQL frame: type byte, 4-byte big-endian length counting itself, payload. */
 function pg(type: string, payload: number): Buffer {
