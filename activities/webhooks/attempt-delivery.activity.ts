@@ -1,8 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { completeRunIfDelivered } from '../../db/flow/run-state';
-import { abandonDelivery, loadDeliveryTarget, markDelivering, recordAttempt, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
+import { abandonDelivery, markDelivering, recordAttempt } from '../../db/deliveries/delivery-state';
+import { loadDeliveryTarget, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
+import type { DeliveryAttemptInput, DeliveryAttemptResult } from '../../domain/deliveries/attempt';
 import { webhookSignature } from '../../domain/signing';
-import { RESERVED_HEADERS, USER_AGENTS, type AttemptOutcome, type DeliveryStatus } from '../../domain/webhooks/delivery';
+import { RESERVED_HEADERS, USER_AGENTS } from '../../domain/webhooks/delivery';
 import type { OutboundGuard } from '../http/outbound';
 import { sendWebhook } from './send-webhook';
 
@@ -12,22 +14,8 @@ export interface AttemptDeliveryDeps {
   webhookGuard: OutboundGuard;
 }
 
-export interface AttemptDeliveryInput {
-  deliveryId: string;
-  /** 1-based position in this workflow's schedule (logs and history only; records count all attempts). */
-  attempt: number;
-  /**
-   * The wait before the next automatic attempt should this one fail in a retryable way; absent on
-   * the last attempt of the schedule, which then ends the delivery as failed.
-   */
-  retryInMs?: number;
-}
-
-export interface AttemptDeliveryResult {
-  outcome: AttemptOutcome;
-  statusCode?: number;
-  error?: string;
-}
+export type AttemptDeliveryInput = DeliveryAttemptInput;
+export type AttemptDeliveryResult = DeliveryAttemptResult;
 
 /**
  * One delivery attempt: POST the stored body with the spec's headers and a fresh signature,
@@ -52,11 +40,11 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
     const at = new Date();
     const refusal = refusalOf(target);
     if (refusal) {
-      await recordAttempt(deps.db, target.id, { at, url: target.url, statusCode: null, error: refusal, durationMs: 0, status: 'failed', nextAttemptAt: null });
+      await recordAttempt(deps.db, TABLE, target.id, { attempt: attemptOf(at, { statusCode: null, error: refusal, durationMs: 0 }), status: 'failed', nextAttemptAt: null, set: { url: target.url } });
       return { outcome: 'permanent', error: refusal };
     }
 
-    await markDelivering(deps.db, target.id);
+    await markDelivering(deps.db, TABLE, target.id);
     const timestamp = Math.floor(at.getTime() / 1000);
     const result = await sendWebhook(deps.webhookGuard, {
       url: target.url,
@@ -74,15 +62,12 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
     });
 
     const willRetry = result.outcome === 'retry' && input.retryInMs !== undefined;
-    const status: DeliveryStatus = result.outcome === 'delivered' ? 'completed' : willRetry ? 'delivering' : 'failed';
-    await recordAttempt(deps.db, target.id, {
-      at,
-      url: target.url,
-      statusCode: result.statusCode,
-      error: result.error,
-      durationMs: result.durationMs,
+    const status = result.outcome === 'delivered' ? 'completed' : willRetry ? 'delivering' : 'failed';
+    await recordAttempt(deps.db, TABLE, target.id, {
+      attempt: attemptOf(at, result),
       status,
       nextAttemptAt: willRetry ? new Date(Date.now() + input.retryInMs!) : null,
+      set: { url: target.url },
     });
     // A Flow delivery fixed by a manual retry after its run ended `failed` completes the run (docs/flow.md).
     if (status === 'completed' && target.source === 'flow') await completeRunIfDelivered(deps.db, target.id);
@@ -93,6 +78,16 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
     };
   };
 }
+
+const TABLE = 'webhook_deliveries';
+
+/** Contract §5 attempt (its number is given by the record): `statusCode` null when no HTTP answer came back. */
+const attemptOf = (at: Date, r: { statusCode: number | null; error: string | null; durationMs: number }) => ({
+  at: at.toISOString(),
+  statusCode: r.statusCode,
+  error: r.error,
+  durationMs: Math.round(r.durationMs),
+});
 
 /** Why a delivery must not be sent at all, recorded as a final attempt so its owner can read it. */
 function refusalOf(target: DeliveryTargetRow): string | undefined {
@@ -114,6 +109,6 @@ function extraHeaders(headers: Record<string, string> | null): Record<string, st
 export function createAbandonDeliveryActivity(deps: Pick<AttemptDeliveryDeps, 'db'>) {
   /** Ends a delivery whose workflow was cancelled, unless it already ended. */
   return async function abandonWebhookDelivery(input: { deliveryId: string }): Promise<void> {
-    await abandonDelivery(deps.db, input.deliveryId);
+    await abandonDelivery(deps.db, TABLE, input.deliveryId);
   };
 }
