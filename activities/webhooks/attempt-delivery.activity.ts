@@ -3,10 +3,9 @@ import { completeRunIfDelivered } from '../../db/flow/run-state';
 import { abandonDelivery, markDelivering, recordAttempt } from '../../db/deliveries/delivery-state';
 import { loadDeliveryTarget, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
 import type { DeliveryAttemptInput, DeliveryAttemptResult } from '../../domain/deliveries/attempt';
-import { webhookSignature } from '../../domain/signing';
-import { RESERVED_HEADERS, USER_AGENTS } from '../../domain/webhooks/delivery';
+import { USER_AGENTS } from '../../domain/webhooks/delivery';
 import type { OutboundGuard } from '../http/outbound';
-import { sendWebhook } from './send-webhook';
+import { sendSignedEvent } from './send-webhook';
 
 export interface AttemptDeliveryDeps {
   db: DataSource;
@@ -45,20 +44,15 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
     }
 
     await markDelivering(deps.db, TABLE, target.id);
-    const timestamp = Math.floor(at.getTime() / 1000);
-    const result = await sendWebhook(deps.webhookGuard, {
+    const result = await sendSignedEvent(deps.webhookGuard, {
       url: target.url,
       body: target.body,
-      headers: {
-        ...extraHeaders(target.headers),
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENTS[target.source],
-        // A fresh timestamp per attempt: a retry ten minutes later still passes a receiver's replay window.
-        'X-Service-Signature': webhookSignature(target.secret!, timestamp, target.body),
-        'X-Service-Timestamp': String(timestamp),
-        'X-Service-Event-Id': target.eventId,
-        'X-Service-Event-Type': target.eventType,
-      },
+      secret: target.secret!,
+      eventId: target.eventId,
+      eventType: target.eventType,
+      userAgent: USER_AGENTS[target.source],
+      headers: target.headers,
+      at,
     });
 
     const willRetry = result.outcome === 'retry' && input.retryInMs !== undefined;
@@ -95,15 +89,6 @@ function refusalOf(target: DeliveryTargetRow): string | undefined {
   if (target.subscriptionState === 'inactive') return 'Subscription is inactive: not sent';
   if (!target.secret) return 'No signing secret: not sent';
   return undefined;
-}
-
-/** A Flow channel's own headers, minus any that would replace the service's (signature, type…). */
-function extraHeaders(headers: Record<string, string> | null): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (!RESERVED_HEADERS.includes(name.toLowerCase()) && typeof value === 'string') out[name] = value;
-  }
-  return out;
 }
 
 export function createAbandonDeliveryActivity(deps: Pick<AttemptDeliveryDeps, 'db'>) {
