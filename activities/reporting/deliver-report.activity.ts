@@ -1,19 +1,10 @@
 import type { DataSource } from 'typeorm';
 import { ChannelEntity } from '../../db/reporting/channel.entity';
-import {
-  abandonReportDelivery,
-  completeOwnerIfDelivered,
-  insertDeliveries,
-  loadDelivery,
-  markDelivering,
-  recordDeliveryAttempt,
-  settleDeliveries,
-  type DeliveryOwner,
-  type PlannedChannel,
-} from '../../db/reporting/delivery-state';
+import { abandonDelivery, markDelivering, recordAttempt } from '../../db/deliveries/delivery-state';
+import { completeOwnerIfDelivered, insertDeliveries, loadDelivery, markOwnerDelivering, settleDeliveries, type DeliveryOwner, type PlannedChannel } from '../../db/reporting/delivery-state';
 import type { ReportDeliveryEntity } from '../../db/reporting/delivery.entity';
+import type { DeliveryAttemptInput, DeliveryAttemptResult } from '../../domain/deliveries/attempt';
 import { AppError, isRetryable } from '../../domain/errors';
-import type { ReportAttemptOutcome } from '../../domain/reporting/delivery';
 import { createOutboundGuard, type OutboundGuard } from '../../adapters/http/outbound';
 import type { Mailer } from '../../adapters/mail/mailer';
 import type { ArtefactStorage } from '../../adapters/storage/storage';
@@ -45,20 +36,6 @@ export interface ReportDeliveryDeps {
    * point of its project's hourly budget first; `take` answers null, or how long until there is room.
    */
   mailBudget?: { take(projectId: string): Promise<number | null> };
-}
-
-export interface AttemptReportDeliveryInput {
-  deliveryId: string;
-  /** 1-based position in this workflow's schedule. */
-  attempt: number;
-  /** The wait before the next automatic attempt; absent on the last one, which then fails the delivery. */
-  retryInMs?: number;
-}
-
-export interface AttemptReportDeliveryResult {
-  outcome: ReportAttemptOutcome;
-  /** A 429's Retry-After, when longer than the scheduled wait. */
-  retryAfterMs?: number;
 }
 
 /** One attempt's budget: an upload of a large file to a slow share included. */
@@ -196,7 +173,7 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
     },
 
     /** One attempt of one delivery: send, record, and tell the workflow what to do next. */
-    async attemptReportDelivery(input: AttemptReportDeliveryInput): Promise<AttemptReportDeliveryResult> {
+    async attemptReportDelivery(input: DeliveryAttemptInput): Promise<DeliveryAttemptResult> {
       const d = await loadDelivery(db, input.deliveryId);
       if (!d) return { outcome: 'permanent' };
       if (d.status === 'completed' || d.status === 'skipped') return { outcome: 'delivered' };
@@ -204,20 +181,20 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
       const at = new Date();
       if (!channel || !channel.isActive) {
         const error = channel ? 'The channel is inactive: not sent' : 'The channel was deleted: not sent';
-        await recordDeliveryAttempt(db, d.id, { attempt: { number: 0, at: at.toISOString(), error, durationMs: 0 }, status: 'failed', nextAttemptAt: null });
+        await recordAttempt(db, 'reporting_deliveries', d.id, { attempt: { at: at.toISOString(), error, durationMs: 0 }, status: 'failed', nextAttemptAt: null });
         return { outcome: 'permanent' };
       }
-      await markDelivering(db, d);
+      await markDelivering(db, 'reporting_deliveries', d.id);
+      await markOwnerDelivering(db, d);
       const started = Date.now();
       const result = await send(d, channel);
       const willRetry = result.outcome === 'retry' && input.retryInMs !== undefined;
       const waitMs = willRetry ? Math.max(input.retryInMs!, Math.min(result.retryAfterMs ?? 0, 3_600_000)) : undefined;
-      await recordDeliveryAttempt(db, d.id, {
-        attempt: { number: 0, at: at.toISOString(), ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}), error: result.error ?? null, durationMs: Date.now() - started },
+      await recordAttempt(db, 'reporting_deliveries', d.id, {
+        attempt: { at: at.toISOString(), ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}), error: result.error ?? null, durationMs: Date.now() - started },
         status: result.outcome === 'delivered' ? 'completed' : willRetry ? 'delivering' : 'failed',
         nextAttemptAt: waitMs !== undefined ? new Date(Date.now() + waitMs) : null,
-        remoteRef: result.remoteRef,
-        note: result.note,
+        set: { remote_ref: result.remoteRef, note: result.note },
       });
       // A manual retry that fixed the last failed delivery completes a run that failed only for it.
       if (result.outcome === 'delivered') await completeOwnerIfDelivered(db, ownerOf(d));
@@ -226,7 +203,7 @@ export function createReportDeliveryActivities(deps: ReportDeliveryDeps) {
 
     /** Ends a delivery whose workflow was cancelled, unless it already ended. */
     async abandonReportDelivery(input: { deliveryId: string }): Promise<void> {
-      await abandonReportDelivery(db, input.deliveryId);
+      await abandonDelivery(db, 'reporting_deliveries', input.deliveryId);
     },
 
     /** The owner's final delivery status once every delivery workflow ended; moves a `delivering` run or job run. */

@@ -1,10 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { completeRunIfDelivered } from '../../db/flow/run-state';
-import { abandonDelivery, loadDeliveryTarget, markDelivering, recordAttempt, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
-import { webhookSignature } from '../../domain/signing';
-import { RESERVED_HEADERS, USER_AGENTS, type AttemptOutcome, type DeliveryStatus } from '../../domain/webhooks/delivery';
+import { abandonDelivery, markDelivering, recordAttempt } from '../../db/deliveries/delivery-state';
+import { loadDeliveryTarget, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
+import type { DeliveryAttemptInput, DeliveryAttemptResult } from '../../domain/deliveries/attempt';
+import { USER_AGENTS } from '../../domain/webhooks/delivery';
 import type { OutboundGuard } from '../../adapters/http/outbound';
-import { sendWebhook } from '../../adapters/http/send-webhook';
+import { sendSignedEvent } from '../../adapters/http/send-webhook';
 
 export interface AttemptDeliveryDeps {
   db: DataSource;
@@ -12,22 +13,8 @@ export interface AttemptDeliveryDeps {
   webhookGuard: OutboundGuard;
 }
 
-export interface AttemptDeliveryInput {
-  deliveryId: string;
-  /** 1-based position in this workflow's schedule (logs and history only; records count all attempts). */
-  attempt: number;
-  /**
-   * The wait before the next automatic attempt should this one fail in a retryable way; absent on
-   * the last attempt of the schedule, which then ends the delivery as failed.
-   */
-  retryInMs?: number;
-}
-
-export interface AttemptDeliveryResult {
-  outcome: AttemptOutcome;
-  statusCode?: number;
-  error?: string;
-}
+export type AttemptDeliveryInput = DeliveryAttemptInput;
+export type AttemptDeliveryResult = DeliveryAttemptResult;
 
 /**
  * One delivery attempt: POST the stored body with the spec's headers and a fresh signature,
@@ -52,37 +39,29 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
     const at = new Date();
     const refusal = refusalOf(target);
     if (refusal) {
-      await recordAttempt(deps.db, target.id, { at, url: target.url, statusCode: null, error: refusal, durationMs: 0, status: 'failed', nextAttemptAt: null });
+      await recordAttempt(deps.db, TABLE, target.id, { attempt: attemptOf(at, { statusCode: null, error: refusal, durationMs: 0 }), status: 'failed', nextAttemptAt: null, set: { url: target.url } });
       return { outcome: 'permanent', error: refusal };
     }
 
-    await markDelivering(deps.db, target.id);
-    const timestamp = Math.floor(at.getTime() / 1000);
-    const result = await sendWebhook(deps.webhookGuard, {
+    await markDelivering(deps.db, TABLE, target.id);
+    const result = await sendSignedEvent(deps.webhookGuard, {
       url: target.url,
       body: target.body,
-      headers: {
-        ...extraHeaders(target.headers),
-        'Content-Type': 'application/json',
-        'User-Agent': USER_AGENTS[target.source],
-        // A fresh timestamp per attempt: a retry ten minutes later still passes a receiver's replay window.
-        'X-Service-Signature': webhookSignature(target.secret!, timestamp, target.body),
-        'X-Service-Timestamp': String(timestamp),
-        'X-Service-Event-Id': target.eventId,
-        'X-Service-Event-Type': target.eventType,
-      },
+      secret: target.secret!,
+      eventId: target.eventId,
+      eventType: target.eventType,
+      userAgent: USER_AGENTS[target.source],
+      headers: target.headers,
+      at,
     });
 
     const willRetry = result.outcome === 'retry' && input.retryInMs !== undefined;
-    const status: DeliveryStatus = result.outcome === 'delivered' ? 'completed' : willRetry ? 'delivering' : 'failed';
-    await recordAttempt(deps.db, target.id, {
-      at,
-      url: target.url,
-      statusCode: result.statusCode,
-      error: result.error,
-      durationMs: result.durationMs,
+    const status = result.outcome === 'delivered' ? 'completed' : willRetry ? 'delivering' : 'failed';
+    await recordAttempt(deps.db, TABLE, target.id, {
+      attempt: attemptOf(at, result),
       status,
       nextAttemptAt: willRetry ? new Date(Date.now() + input.retryInMs!) : null,
+      set: { url: target.url },
     });
     // A Flow delivery fixed by a manual retry after its run ended `failed` completes the run (docs/flow.md).
     if (status === 'completed' && target.source === 'flow') await completeRunIfDelivered(deps.db, target.id);
@@ -94,6 +73,16 @@ export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
   };
 }
 
+const TABLE = 'webhook_deliveries';
+
+/** Contract §5 attempt (its number is given by the record): `statusCode` null when no HTTP answer came back. */
+const attemptOf = (at: Date, r: { statusCode: number | null; error: string | null; durationMs: number }) => ({
+  at: at.toISOString(),
+  statusCode: r.statusCode,
+  error: r.error,
+  durationMs: Math.round(r.durationMs),
+});
+
 /** Why a delivery must not be sent at all, recorded as a final attempt so its owner can read it. */
 function refusalOf(target: DeliveryTargetRow): string | undefined {
   if (target.subscriptionState === 'deleted') return 'Subscription was deleted: not sent';
@@ -102,18 +91,9 @@ function refusalOf(target: DeliveryTargetRow): string | undefined {
   return undefined;
 }
 
-/** A Flow channel's own headers, minus any that would replace the service's (signature, type…). */
-function extraHeaders(headers: Record<string, string> | null): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
-    if (!RESERVED_HEADERS.includes(name.toLowerCase()) && typeof value === 'string') out[name] = value;
-  }
-  return out;
-}
-
 export function createAbandonDeliveryActivity(deps: Pick<AttemptDeliveryDeps, 'db'>) {
   /** Ends a delivery whose workflow was cancelled, unless it already ended. */
   return async function abandonWebhookDelivery(input: { deliveryId: string }): Promise<void> {
-    await abandonDelivery(deps.db, input.deliveryId);
+    await abandonDelivery(deps.db, TABLE, input.deliveryId);
   };
 }

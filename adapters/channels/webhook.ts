@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { channelConfig } from '../../domain/reporting/channel-config';
-import { webhookSignature } from '../../domain/signing';
-import { RESERVED_HEADERS, type WebhookEnvelope } from '../../domain/webhooks/delivery';
+import type { WebhookEnvelope } from '../../domain/webhooks/delivery';
 import type { OutboundGuard } from '../http/outbound';
-import { sendWebhook } from '../http/send-webhook';
+import { sendSignedEvent } from '../http/send-webhook';
 import type { ChannelContext, ChannelSender, DeliveryMessage, SendResult } from './channel-sender';
 import { CHANNEL_TIMEOUT_MS, REPORTS_USER_AGENT, resultOfStatus, testResult } from './sender-support';
 
@@ -50,25 +49,7 @@ async function post(ctx: ChannelContext, event: WebhookEnvelope): Promise<SendRe
   if (!secret) return { outcome: 'permanent', error: 'The channel has no signing secret' };
   const { url, headers } = channelConfig('webhook', ctx.config);
   const body = JSON.stringify({ id: event.id, type: event.type, timestamp: event.timestamp, data: event.data });
-  const timestamp = Math.floor(Date.now() / 1000);
-  const own = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !RESERVED_HEADERS.includes(name.toLowerCase())));
-  const r = await sendWebhook(
-    noRedirects(ctx.guard),
-    {
-      url,
-      body,
-      headers: {
-        ...own,
-        'Content-Type': 'application/json',
-        'User-Agent': REPORTS_USER_AGENT,
-        'X-Service-Signature': webhookSignature(secret, timestamp, body),
-        'X-Service-Timestamp': String(timestamp),
-        'X-Service-Event-Id': event.id,
-        'X-Service-Event-Type': event.type,
-      },
-    },
-    CHANNEL_TIMEOUT_MS,
-  );
+  const r = await sendSignedEvent(noRedirects(ctx.guard), { url, body, secret, eventId: event.id, eventType: event.type, userAgent: REPORTS_USER_AGENT, headers }, CHANNEL_TIMEOUT_MS);
   // sendWebhook's error may quote the receiver's answer; a report delivery keeps our words only.
   if (r.statusCode !== null) return resultOfStatus(r.statusCode, 'Receiver', r.retryAfter ?? null);
   return { outcome: r.outcome, error: r.error ?? 'Network error' };

@@ -1,5 +1,6 @@
 import { AppError } from '../../domain/errors';
-import { DELIVERY_TIMEOUT_MS, outcomeForStatus, type AttemptOutcome } from '../../domain/webhooks/delivery';
+import { webhookSignature } from '../../domain/signing';
+import { DELIVERY_TIMEOUT_MS, RESERVED_HEADERS, outcomeForStatus, type AttemptOutcome } from '../../domain/webhooks/delivery';
 import type { OutboundGuard } from './outbound';
 
 /**
@@ -28,6 +29,30 @@ const ERROR_BODY_BYTES = 256;
 
 /** Guard refusals a later attempt could get past: a name that does not resolve yet is a network error. */
 const TRANSIENT_REFUSALS = new Set(['unresolvable']);
+
+/**
+ * POSTs a signed event, the one webhook sender of document, Flow and report deliveries (docs/webhooks.md
+ * "Headers and signature"): the target's own headers minus the reserved ones, the spec's headers, and an
+ * HMAC of `<timestamp>.<body>` (the exact bytes sent) timed `at` the attempt, fresh on every attempt.
+ */
+export function sendSignedEvent(
+  guard: OutboundGuard,
+  e: { url: string; body: string; secret: string; eventId: string; eventType: string; userAgent: string; headers?: Record<string, string> | null; at?: Date },
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<SendResult> {
+  const timestamp = Math.floor((e.at ?? new Date()).getTime() / 1000);
+  const own = Object.entries(e.headers ?? {}).filter(([name, value]) => !RESERVED_HEADERS.includes(name.toLowerCase()) && typeof value === 'string');
+  const headers = {
+    ...Object.fromEntries(own),
+    'Content-Type': 'application/json',
+    'User-Agent': e.userAgent,
+    'X-Service-Signature': webhookSignature(e.secret, timestamp, e.body),
+    'X-Service-Timestamp': String(timestamp),
+    'X-Service-Event-Id': e.eventId,
+    'X-Service-Event-Type': e.eventType,
+  };
+  return sendWebhook(guard, { url: e.url, body: e.body, headers }, timeoutMs);
+}
 
 export async function sendWebhook(guard: OutboundGuard, req: WebhookRequest, timeoutMs = DELIVERY_TIMEOUT_MS): Promise<SendResult> {
   const started = performance.now();

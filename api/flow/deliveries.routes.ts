@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Principal } from '../../domain/identity/principal';
 import { keyPermits, type Scope } from '../middleware/guards';
-import { FLOW_RETRY_CODES, listRunDeliveries, retryDelivery, type DeliveryDeps } from '../webhooks/webhook-deliveries.service';
-import { presentDelivery } from '../webhooks/webhooks.presenter';
+import { presentWebhookDelivery } from '../deliveries/delivery.presenter';
+import { FLOW_RETRY_CODES, listRunDeliveries, retryWebhookDelivery, type DeliveryDeps } from '../webhooks/webhook-deliveries.service';
 import { FLOW_ACCESS, type FlowApiDeps } from './flow-api';
 import { getRun } from './runs.service';
 
@@ -29,15 +29,15 @@ export function deliveryRoutes(deps: FlowApiDeps, deliveries: DeliveryDeps): Rou
     const withPayload = p.kind === 'jwt' || ((p.kind === 'apiKey' || p.kind === 'oauth') && keyPermits(p.permissions, FLOW_ACCESS.readRuns));
     ctx.body = {
       data: records.map((d) => {
-        if (withPayload) return presentDelivery(d);
-        const { payload: _payload, ...rest } = presentDelivery(d);
+        if (withPayload) return presentWebhookDelivery(d);
+        const { payload: _payload, ...rest } = presentWebhookDelivery(d);
         return rest;
       }),
     };
   });
 
   router.post('/deliveries/:id/retry', deps.write, async (ctx) => {
-    const { deliveryId } = await retryDelivery(deliveries, { projectId: projectId(ctx), deliveryId: ctx.params.id, source: 'flow', codes: FLOW_RETRY_CODES });
+    const { deliveryId } = await retryWebhookDelivery(deliveries, { projectId: projectId(ctx), deliveryId: ctx.params.id, source: 'flow', codes: FLOW_RETRY_CODES });
     ctx.body = { success: true, deliveryId, message: 'Delivery re-enqueued' };
   });
 

@@ -1,9 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { DELIVERY_SHORT_ID_PREFIX, reopenDelivery, type DeliveryOwner } from '../../db/reporting/delivery-state';
+import { DELIVERY_SHORT_ID_PREFIX, type DeliveryOwner } from '../../db/reporting/delivery-state';
 import { ReportDeliveryEntity } from '../../db/reporting/delivery.entity';
 import { AppError } from '../../domain/errors';
 import { deliveryRetryEntry, type WorkflowOutbox } from '../../platform/workflow-outbox';
 import { isUuid } from '../../domain/ids';
+import { retryDelivery as reopenAndStart } from '../deliveries/delivery-retry';
 
 /**
  * Report deliveries as the API shows and retries them (docs/reporting.md "Deliveries"): full records with attempts
@@ -13,25 +14,6 @@ import { isUuid } from '../../domain/ids';
 export interface DeliveryDeps {
   db: DataSource;
   outbox: Pick<WorkflowOutbox, 'start'>;
-}
-
-export function presentDelivery(d: ReportDeliveryEntity) {
-  return {
-    id: d.id,
-    shortId: d.shortId,
-    runId: d.runId,
-    jobRunId: d.jobRunId,
-    channelId: d.channelId,
-    kind: d.kind,
-    target: d.target,
-    status: d.status,
-    attempts: d.attempts,
-    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
-    remoteRef: d.remoteRef,
-    note: d.note,
-    createdAt: d.createdAt.toISOString(),
-    completedAt: d.completedAt?.toISOString() ?? null,
-  };
 }
 
 /** The summary a run or job run carries (docs/reporting.md "Runs"): no attempts. */
@@ -68,12 +50,13 @@ async function findDelivery(db: DataSource, projectId: string, ref: string): Pro
  */
 export async function retryDelivery(deps: DeliveryDeps, projectId: string, ref: string): Promise<ReportDeliveryEntity> {
   const d = await findDelivery(deps.db, projectId, ref);
-  const reopened = await reopenDelivery(deps.db, d.id);
-  if ('refused' in reopened) {
-    if (reopened.refused === 'completed') throw new AppError('ERR_RDLV_002', undefined, { status: 'completed' });
-    throw new AppError('ERR_RDLV_003', undefined, { status: reopened.refused });
-  }
-  deps.outbox.start(deliveryRetryEntry({ id: d.id, projectId }, reopened.retry));
+  await reopenAndStart(deps.db, 'reporting_deliveries', d.id, {
+    refusal: async () => {
+      const { status } = await findDelivery(deps.db, projectId, d.id);
+      return status === 'completed' ? new AppError('ERR_RDLV_002', undefined, { status }) : new AppError('ERR_RDLV_003', undefined, { status });
+    },
+    start: (retry) => deps.outbox.start(deliveryRetryEntry({ id: d.id, projectId }, retry)),
+  });
   return findDelivery(deps.db, projectId, d.id);
 }
 

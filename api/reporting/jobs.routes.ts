@@ -5,7 +5,8 @@ import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
-import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries } from './deliveries.service';
+import { presentReportDelivery } from '../deliveries/delivery.presenter';
+import { deliveriesOf, deliverySummary, retryFailedDeliveries } from './deliveries.service';
 import { pageMeta } from '../page-meta';
 import { presentJob, presentJobRun } from './jobs.presenter';
 import * as schema from './jobs.schema';
@@ -84,7 +85,7 @@ export function jobRoutes(services: Services): Router {
 
   router.get('/job-runs/:id/deliveries', read, async (ctx) => {
     const r = await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id);
-    ctx.body = { data: ((await deliveriesOf(db, 'jobRunId', [r.id])).get(r.id) ?? []).map(presentDelivery) };
+    ctx.body = { data: ((await deliveriesOf(db, 'jobRunId', [r.id])).get(r.id) ?? []).map(presentReportDelivery) };
   });
 
   router.post('/job-runs/:id/cancel', run, async (ctx) => {

@@ -3,7 +3,7 @@ import type { JsonSchema } from '../openapi/operation';
 /**
  * JSON Schemas of reporting's reports, schedules, jobs, channels, deliveries and imports as their
  * presenters write them (api/reporting/{reports,schedules,jobs,channels,imports}.presenter.ts,
- * deliveries.service.ts presentDelivery), components of the OpenAPI document beside
+ * api/deliveries/delivery.presenter.ts presentReportDelivery), components of the OpenAPI document beside
  * api/openapi/resources.ts. Objects list every field (no others); nested free-form parts (parameter
  * values, a channel's config per kind, a test's details) stay open.
  */

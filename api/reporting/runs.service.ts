@@ -15,7 +15,8 @@ import { CANCELLABLE_RUN_STATUSES } from '../../domain/reporting/run-status';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import type { ReportRunStartDeps } from '../../platform/workflow-starts';
 import { resolveChannelRefs } from '../../db/reporting/channel-refs';
-import { deliveriesOf, deliverySummary, presentDelivery, retryFailedDeliveries, type DeliveryDeps } from './deliveries.service';
+import { presentReportDelivery } from '../deliveries/delivery.presenter';
+import { deliveriesOf, deliverySummary, retryFailedDeliveries, type DeliveryDeps } from './deliveries.service';
 import { outputBase, presentRun, type PresentedOutput } from './runs.presenter';
 import type { ExportRunsQuery, ListRunsQuery, StartRunInput } from './runs.schema';
 import { getReport } from './reports.service';
@@ -128,9 +129,9 @@ export async function retryRun(deps: RunDeps, caller: RunCaller, ref: string, de
 }
 
 /** A run's deliveries with their attempts (GET /runs/:id/deliveries). */
-export async function runDeliveries(deps: RunDeps, projectId: string, ref: string): Promise<ReturnType<typeof presentDelivery>[]> {
+export async function runDeliveries(deps: RunDeps, projectId: string, ref: string): Promise<ReturnType<typeof presentReportDelivery>[]> {
   const run = await findRun(deps.db, projectId, ref);
-  return ((await deliveriesOf(deps.db, 'runId', [run.id])).get(run.id) ?? []).map(presentDelivery);
+  return ((await deliveriesOf(deps.db, 'runId', [run.id])).get(run.id) ?? []).map(presentReportDelivery);
 }
 
 /** Cancels a run that has not reached `delivering` or an end (409 ERR_RPT_008 otherwise). */

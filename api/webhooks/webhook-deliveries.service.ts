@@ -3,11 +3,12 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { WebhookDeliveryEntity } from '../../db/webhooks/webhook-delivery.entity';
 import { createDeliveries, envelope } from '../../db/webhooks/deliveries';
-import { failUnstartedDelivery, reopenDelivery } from '../../db/webhooks/delivery-attempts';
+import { abandonDelivery } from '../../db/deliveries/delivery-state';
 import { AppError, type ErrorCode } from '../../domain/errors';
 import { workflowIds, type TaskQueues } from '../../domain/temporal-names';
 import { TEST_EVENT_TYPE, type DeliverySource } from '../../domain/webhooks/delivery';
 import { startWebhookDelivery } from '../../platform/workflow-starts';
+import { retryDelivery } from '../deliveries/delivery-retry';
 import type { ListDeliveriesQuery } from './webhooks.schema';
 import { getSubscription } from './webhooks.service';
 import { isUuid } from '../../domain/ids';
@@ -97,7 +98,7 @@ export async function sendTestEvent(deps: DeliveryDeps, projectId: string, subsc
     await startDeliveryWorkflow(deps, projectId, deliveryId, workflowIds.webhookDelivery(deliveryId));
   } catch (err) {
     // Left pending, it could never be retried (retry takes failed deliveries): make it retryable.
-    await failUnstartedDelivery(deps.db, deliveryId);
+    await abandonDelivery(deps.db, 'webhook_deliveries', deliveryId, ['pending']);
     throw err;
   }
   return { deliveryId, eventId: event.id };
@@ -135,26 +136,22 @@ export interface RetryDeliveryInput {
 }
 
 /**
- * Manual retry (spec, States: Delivery): a failed delivery is re-enqueued as a new workflow run
- * (`webhook-delivery-<id>-retry-<n>`) with the full schedule; a completed one is 409. Pending or
- * delivering ones are 409 too: their own schedule is still running.
+ * Manual retry (spec, States: Delivery) through the one retry of api/deliveries/delivery-retry.ts: a
+ * failed delivery is re-enqueued as a new workflow run (`webhook-delivery-<id>-retry-<n>`) with the
+ * full schedule; a completed one is 409. Pending or delivering ones are 409 too: their own schedule is
+ * still running.
  */
-export async function retryDelivery(deps: DeliveryDeps, input: RetryDeliveryInput): Promise<{ deliveryId: string; workflowId: string }> {
+export async function retryWebhookDelivery(deps: DeliveryDeps, input: RetryDeliveryInput): Promise<{ deliveryId: string; workflowId: string }> {
   const source = input.source ?? 'document';
   const codes = input.codes ?? DOCUMENT_RETRY_CODES;
   if (!isUuid(input.deliveryId)) throw new AppError(codes.notFound);
-  // Of two concurrent retries only one moves the row and starts a run.
-  const retry = await reopenDelivery(deps.db, { deliveryId: input.deliveryId, projectId: input.projectId, source });
-  if (retry === undefined) throw await whyNotRetryable(deps.db, input.deliveryId, input.projectId, source, codes);
-
-  const workflowId = workflowIds.webhookDeliveryRetry(input.deliveryId, retry);
-  try {
-    await startDeliveryWorkflow(deps, input.projectId, input.deliveryId, workflowId);
-  } catch (err) {
-    await failUnstartedDelivery(deps.db, input.deliveryId);
-    throw err;
-  }
-  return { deliveryId: input.deliveryId, workflowId };
+  const workflowId = (retry: number) => workflowIds.webhookDeliveryRetry(input.deliveryId, retry);
+  const retry = await retryDelivery(deps.db, 'webhook_deliveries', input.deliveryId, {
+    scope: [input.projectId, source],
+    refusal: () => whyNotRetryable(deps.db, input.deliveryId, input.projectId, source, codes),
+    start: (n) => startDeliveryWorkflow(deps, input.projectId, input.deliveryId, workflowId(n)),
+  });
+  return { deliveryId: input.deliveryId, workflowId: workflowId(retry) };
 }
 
 async function whyNotRetryable(db: DataSource, deliveryId: string, projectId: string, source: DeliverySource, codes: RetryCodes): Promise<AppError> {

@@ -6,6 +6,7 @@ import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
+import { presentWebhookDelivery } from '../deliveries/delivery.presenter';
 import * as deliveries from './webhook-deliveries.service';
 import * as presenter from './webhooks.presenter';
 import * as schema from './webhooks.schema';
@@ -26,11 +27,11 @@ export function webhookRoutes(services: Services): Router {
 
   // Static paths before /:id, which would otherwise take "deliveries" for a subscription id.
   router.get('/deliveries/:deliveryId', manage, async (ctx) => {
-    ctx.body = presenter.presentDelivery(await deliveries.getDocumentDelivery(deliveryDeps, scope(ctx).projectId, ctx.params.deliveryId));
+    ctx.body = presentWebhookDelivery(await deliveries.getDocumentDelivery(deliveryDeps, scope(ctx).projectId, ctx.params.deliveryId));
   });
 
   router.post('/deliveries/:deliveryId/retry', manage, async (ctx) => {
-    const { deliveryId } = await deliveries.retryDelivery(deliveryDeps, { projectId: scope(ctx).projectId, deliveryId: ctx.params.deliveryId });
+    const { deliveryId } = await deliveries.retryWebhookDelivery(deliveryDeps, { projectId: scope(ctx).projectId, deliveryId: ctx.params.deliveryId });
     ctx.body = { success: true, deliveryId, message: 'Delivery re-enqueued' };
   });
 
@@ -66,7 +67,7 @@ export function webhookRoutes(services: Services): Router {
   router.get('/:id/deliveries', manage, async (ctx) => {
     const query = validate(schema.listDeliveriesSchema, ctx.query);
     const { deliveries: page, total } = await deliveries.listDeliveries(deliveryDeps, scope(ctx).projectId, ctx.params.id, query);
-    ctx.body = { data: page.map(presenter.presentDelivery), meta: pageMeta(total, query.page, query.limit) };
+    ctx.body = { data: page.map(presentWebhookDelivery), meta: pageMeta(total, query.page, query.limit) };
   });
 
   router.post('/:id/test', manage, async (ctx) => {

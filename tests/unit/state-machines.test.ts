@@ -3,11 +3,10 @@ import { JOB_TRANSITIONS, jobMachine } from '../../domain/documents/job-status';
 import { APPROVAL_TRANSITIONS, approvalMachine } from '../../domain/flow/approval-status';
 import { RUN_TRANSITIONS, runMachine } from '../../domain/flow/run-status';
 import { AGENT_TASK_TRANSITIONS, agentTaskMachine } from '../../domain/reporting/agent-task-status';
-import { REPORT_DELIVERY_TRANSITIONS, reportDeliveryMachine } from '../../domain/reporting/delivery-status';
+import { DELIVERY_TRANSITIONS, deliveryMachine } from '../../domain/deliveries/delivery-status';
 import { JOB_RUN_TRANSITIONS, jobRunMachine } from '../../domain/reporting/job-run-status';
 import { CANCELLABLE_RUN_STATUSES, REPORT_RUN_TRANSITIONS, reportRunMachine } from '../../domain/reporting/run-status';
 import { defineStateMachine, type StateMachine } from '../../domain/state-machine';
-import { WEBHOOK_DELIVERY_TRANSITIONS, webhookDeliveryMachine } from '../../domain/webhooks/delivery-status';
 
 /** Every move the table allows, as `from → to`. */
 function moves<S extends string>(m: StateMachine<S>): string[] {
@@ -231,9 +230,9 @@ describe('Report job run statuses (reporting_job_runs.status)', () => {
   checkShape(jobRunMachine, JOB_RUN_TRANSITIONS, ['completed', 'cancelled', 'skipped']);
 });
 
-describe('Report delivery statuses (reporting_deliveries.status)', () => {
+describe('Delivery statuses (reporting_deliveries.status, webhook_deliveries.status)', () => {
   it('is created pending (or skipped), attempted, and reopened by a manual retry', () => {
-    expect(moves(reportDeliveryMachine)).toEqual([
+    expect(moves(deliveryMachine)).toEqual([
       'pending → delivering',
       'pending → failed',
       'delivering → delivering',
@@ -245,28 +244,30 @@ describe('Report delivery statuses (reporting_deliveries.status)', () => {
       'failed → failed',
       'skipped → pending',
     ]);
-    expect(reportDeliveryMachine.initial).toEqual(['pending', 'skipped']);
+    expect(deliveryMachine.initial).toEqual(['pending', 'skipped']);
   });
 
   it("gives the owner's UPDATEs the statuses they moved from before the table", () => {
-    expect(reportDeliveryMachine.sourcesOf('pending')).toEqual(['failed', 'skipped']); // manual retry
-    expect(reportDeliveryMachine.sourcesOf('delivering', ['pending', 'delivering'])).toEqual(['pending', 'delivering']);
-    expect(reportDeliveryMachine.sourcesOf('failed', ['pending', 'delivering'])).toEqual(['pending', 'delivering']); // abandoned
+    expect(deliveryMachine.sourcesOf('pending')).toEqual(['failed', 'skipped']); // manual retry
+    expect(deliveryMachine.sourcesOf('delivering')).toEqual(['pending', 'delivering', 'failed']); // a webhook attempt: any but completed
+    expect(deliveryMachine.sourcesOf('delivering', ['pending', 'delivering'])).toEqual(['pending', 'delivering']); // a report attempt
+    expect(deliveryMachine.sourcesOf('failed', ['pending', 'delivering'])).toEqual(['pending', 'delivering']); // abandoned
+    expect(deliveryMachine.sourcesOf('failed', ['pending'])).toEqual(['pending']); // retry not started
     // An attempt's record: from anything but completed (skipped deliveries are not attempted).
-    expect(reportDeliveryMachine.sourcesOf('completed')).toEqual(['delivering', 'failed']);
-    expect(reportDeliveryMachine.sourcesOf('failed')).toEqual(['pending', 'delivering', 'failed']);
+    expect(deliveryMachine.sourcesOf('completed')).toEqual(['delivering', 'failed']);
+    expect(deliveryMachine.sourcesOf('failed')).toEqual(['pending', 'delivering', 'failed']);
   });
 
   it('never moves a completed delivery, and never sends a skipped one without a retry', () => {
-    expect(reportDeliveryMachine.canMove('completed', 'pending')).toBe(false);
-    expect(reportDeliveryMachine.canMove('completed', 'failed')).toBe(false);
-    expect(reportDeliveryMachine.canMove('skipped', 'delivering')).toBe(false);
-    expect(reportDeliveryMachine.canMove('pending', 'completed')).toBe(false);
-    expect(reportDeliveryMachine.canMove('delivering', 'pending')).toBe(false);
-    expect(() => reportDeliveryMachine.sourcesOf('pending', ['completed'])).toThrow('no move from completed to pending');
+    for (const to of deliveryMachine.statuses) expect(deliveryMachine.canMove('completed', to)).toBe(false);
+    expect(deliveryMachine.canMove('skipped', 'delivering')).toBe(false);
+    expect(deliveryMachine.canMove('pending', 'completed')).toBe(false);
+    expect(deliveryMachine.canMove('delivering', 'pending')).toBe(false);
+    expect(() => deliveryMachine.sourcesOf('pending', ['completed'])).toThrow('no move from completed to pending');
+    expect(() => deliveryMachine.sourcesOf('pending', ['delivering'])).toThrow('no move from delivering to pending');
   });
 
-  checkShape(reportDeliveryMachine, REPORT_DELIVERY_TRANSITIONS, ['completed']);
+  checkShape(deliveryMachine, DELIVERY_TRANSITIONS, ['completed']);
 });
 
 describe('Agent task statuses (reporting_agent_tasks.status)', () => {
@@ -307,37 +308,4 @@ describe('Agent task statuses (reporting_agent_tasks.status)', () => {
   });
 
   checkShape(agentTaskMachine, AGENT_TASK_TRANSITIONS, ['cancelled', 'expired']);
-});
-
-describe('Webhook delivery statuses (webhook_deliveries.status)', () => {
-  it('is created pending, attempted, and reopened by a manual retry', () => {
-    expect(moves(webhookDeliveryMachine)).toEqual([
-      'pending → delivering',
-      'pending → failed',
-      'delivering → delivering',
-      'delivering → completed',
-      'delivering → failed',
-      'failed → pending',
-      'failed → delivering',
-      'failed → failed',
-    ]);
-    expect(webhookDeliveryMachine.initial).toEqual(['pending']);
-  });
-
-  it("gives the owner's UPDATEs the statuses they moved from before the table", () => {
-    expect(webhookDeliveryMachine.sourcesOf('delivering')).toEqual(['pending', 'delivering', 'failed']); // any but completed
-    expect(webhookDeliveryMachine.sourcesOf('pending')).toEqual(['failed']); // manual retry
-    expect(webhookDeliveryMachine.sourcesOf('failed', ['pending', 'delivering'])).toEqual(['pending', 'delivering']); // abandoned
-    expect(webhookDeliveryMachine.sourcesOf('failed', ['pending'])).toEqual(['pending']); // retry not started
-    expect(webhookDeliveryMachine.sourcesOf('completed')).toEqual(['delivering']);
-  });
-
-  it('never moves a completed delivery', () => {
-    for (const to of webhookDeliveryMachine.statuses) expect(webhookDeliveryMachine.canMove('completed', to)).toBe(false);
-    expect(webhookDeliveryMachine.canMove('pending', 'completed')).toBe(false);
-    expect(webhookDeliveryMachine.canMove('delivering', 'pending')).toBe(false);
-    expect(() => webhookDeliveryMachine.sourcesOf('pending', ['delivering'])).toThrow('no move from delivering to pending');
-  });
-
-  checkShape(webhookDeliveryMachine, WEBHOOK_DELIVERY_TRANSITIONS, ['completed']);
 });

@@ -18,10 +18,13 @@ const OWNERS: Record<string, { owner: string; entity: string | null }> = {
   document_batches: { owner: 'db/documents/batch-state.ts', entity: 'DocumentBatchEntity' },
   reporting_runs: { owner: 'db/reporting/run-state.ts', entity: 'ReportRunEntity' },
   reporting_job_runs: { owner: 'db/reporting/job-run-state.ts', entity: 'ReportJobRunEntity' },
-  reporting_deliveries: { owner: 'db/reporting/delivery-state.ts', entity: 'ReportDeliveryEntity' },
-  webhook_deliveries: { owner: 'db/webhooks/delivery-attempts.ts', entity: 'WebhookDeliveryEntity' },
+  reporting_deliveries: { owner: 'db/deliveries/delivery-state.ts', entity: 'ReportDeliveryEntity' },
+  webhook_deliveries: { owner: 'db/deliveries/delivery-state.ts', entity: 'WebhookDeliveryEntity' },
   reporting_agent_tasks: { owner: 'db/reporting/agent-task-state.ts', entity: 'AgentTaskEntity' },
 };
+
+/** Owners of several tables (the one delivery recorder) name the table at run time, among their own. */
+const SHARED_OWNERS = new Set(Object.values(OWNERS).map((o) => o.owner).filter((owner, i, all) => all.indexOf(owner) !== i));
 
 /** The server's code: migrations aside (one may backfill a column), packages and builds too. */
 const LAYERS = ['api', 'activities', 'db', 'platform', 'workflows', 'agent', 'worker', 'domain'];
@@ -70,7 +73,7 @@ describe('one owner per status column (docs/architecture.md, "State machines")',
   it('sets status on an owned table only in its owner file', () => {
     const strays = files.flatMap(({ file, text }) =>
       statusWrites(text)
-        .filter((table) => table === '?' || (table in OWNERS && OWNERS[table].owner !== file))
+        .filter((table) => (table === '?' && !SHARED_OWNERS.has(file)) || (table in OWNERS && OWNERS[table].owner !== file))
         .map((table) => `${file} writes ${table === '?' ? 'the status of a table named at run time' : `${table}.status (owner: ${OWNERS[table].owner})`}`),
     );
     expect(strays).toEqual([]);
@@ -78,7 +81,8 @@ describe('one owner per status column (docs/architecture.md, "State machines")',
 
   it('finds a write in each owner (the guard sees what it guards)', () => {
     for (const [table, { owner }] of Object.entries(OWNERS)) {
-      expect({ owner, writes: statusWrites(files.find((f) => f.file === owner)!.text).includes(table) }).toEqual({ owner, writes: true });
+      const writes = statusWrites(files.find((f) => f.file === owner)!.text);
+      expect({ owner, table, writes: writes.includes(table) || (SHARED_OWNERS.has(owner) && writes.includes('?')) }).toEqual({ owner, table, writes: true });
     }
   });
 

@@ -1,7 +1,7 @@
-import { CancellationScope, isCancellation, log, proxyActivities, sleep, startChild, ParentClosePolicy, ChildWorkflowCancellationType } from '@temporalio/workflow';
+import { proxyActivities, startChild, ParentClosePolicy, ChildWorkflowCancellationType } from '@temporalio/workflow';
 import type { ReportDeliveryActivities } from '../../activities/reporting/deliver-report.activity';
 import { workflowIds } from '../../domain/temporal-names';
-import { retrySchedule } from '../../domain/webhooks/delivery';
+import { deliveryLoop } from '../deliveries/delivery-loop';
 import { proxyEgressActivities } from '../shared/egress';
 import { RETRY } from '../shared/retry-policies';
 import { SA_ENTITY_ID, SA_KIND, SA_PROJECT_ID } from '../shared/search-attributes';
@@ -23,26 +23,11 @@ const egress = proxyEgressActivities<ReportDeliveryActivities>({
 
 /**
  * One report delivery (docs/reporting.md "Deliveries", "Temporal workflows"), id `report-delivery-<id>`
- * (`-retry-<n>` for a manual retry): each attempt is one activity that sends and records itself;
- * a retryable failure sleeps the next delay (a durable timer), a 429's Retry-After when longer.
+ * (`-retry-<n>` for a manual retry), through the one delivery loop (workflows/deliveries/delivery-loop.ts):
+ * a retryable failure sleeps the next delay, a 429's Retry-After when longer.
  */
 export async function deliverReportWorkflow(input: DeliverReportInput): Promise<'completed' | 'failed'> {
-  const delays = retrySchedule(input.retryDelaysMs);
-  try {
-    for (let attempt = 1; ; attempt += 1) {
-      const retryInMs = delays[attempt - 1];
-      const result = await egress.attemptReportDelivery({ deliveryId: input.deliveryId, attempt, retryInMs });
-      if (result.outcome === 'delivered') return 'completed';
-      if (result.outcome === 'permanent' || retryInMs === undefined) {
-        log.info('report delivery failed', { deliveryId: input.deliveryId, attempt });
-        return 'failed';
-      }
-      await sleep(result.retryAfterMs ?? retryInMs);
-    }
-  } catch (err) {
-    if (isCancellation(err)) await CancellationScope.nonCancellable(() => delivery.abandonReportDelivery({ deliveryId: input.deliveryId }));
-    throw err;
-  }
+  return deliveryLoop({ name: 'report', attempt: egress.attemptReportDelivery, abandon: delivery.abandonReportDelivery }, input);
 }
 
 /**
