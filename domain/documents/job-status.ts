@@ -28,7 +28,7 @@ export type JobOutcome = { jobId: string; status: 'completed' | 'failed' | 'canc
  * timed out, crashed, broke its protocol; the PDF tools died): `message` is the workflow's
  * ("Rendering failed: Navigation timeout of 30000 ms exceeded"), and only says whether it was a
  * timeout. The job keeps the catalogue's code and words: the browser's own text never reaches a
- * client (docs/documents.md "Job status"); the worker's log has it.
+ * client (docs/documents.md "Limits and errors"); the worker's log has it.
  */
 export function renderGaveUp(message: string): { code: 'ERR_RENDER_001'; message: string } {
   const what = /^merging/i.test(message) ? 'Merging' : 'Rendering';
