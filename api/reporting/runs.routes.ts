@@ -74,7 +74,10 @@ export function runRoutes(services: Services): Router {
     const old = await runs.getRun(deps, scope(ctx).projectId, ctx.params.id);
     if (input.deliveriesOnly) await requireVerifiedForEmailDeliveries(services.db, scope(ctx), { runId: old.id }, 're-sending a report by e-mail');
     else await requireVerifiedForEmailChannels(services.db, scope(ctx), old.channelIds, 'sending a report by e-mail');
-    accepted(ctx, await runs.retryRun(deps, caller(ctx), ctx.params.id, input.deliveriesOnly));
+    const retried = await runs.retryRun(deps, caller(ctx), ctx.params.id, input.deliveriesOnly);
+    // A new run is created (201); `deliveriesOnly` re-sends the same run's deliveries: nothing new, 200 with the same body.
+    accepted(ctx, retried);
+    if (input.deliveriesOnly) ctx.status = 200;
   });
 
   router.get('/runs/:id/deliveries', read, async (ctx) => {
