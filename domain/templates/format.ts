@@ -144,14 +144,22 @@ export function excelNumFmt(format: ColumnFormat | undefined, o: FormatOptions):
 }
 
 /** The currency's minor unit: its digits after the point (2 for USD and EUR, 0 for JPY, 3 for BHD). */
+const minorUnits = new Map<string, number>();
 function currencyDigits(o: FormatOptions): number {
-  return numberFormat('currency', o).resolvedOptions().maximumFractionDigits ?? 2;
+  let digits = minorUnits.get(o.currency);
+  if (digits === undefined) {
+    digits = numberFormat('currency', o).resolvedOptions().maximumFractionDigits ?? 2;
+    minorUnits.set(o.currency, digits);
+  }
+  return digits;
 }
 
 /** An amount rounded to the currency's minor unit (22971.140000000003 → 22971.14), as the PDF shows it. */
 export function roundCurrency(n: number, o: FormatOptions): number {
   if (!Number.isFinite(n)) return n;
   const digits = currencyDigits(o);
+  // Most amounts are whole in the minor unit already (a workbook's 100,000 prices pass here).
+  if (Number.isInteger(n * 10 ** digits)) return n;
   // Half away from zero on the decimal the number reads as (1.005 → 1.01, as Intl prints it), by shifting the exponent in text.
   const shortest = String(Math.abs(n));
   const rounded = shortest.includes('e') ? Math.round(Math.abs(n) * 10 ** digits) / 10 ** digits : Number(`${Math.round(Number(`${shortest}e${digits}`))}e-${digits}`);

@@ -79,11 +79,12 @@ describe('Excel rendering', () => {
     const { wb } = await renderWorkbook(template, { total: 22971.140000000003, issued: '2024-03-01', rows: [{ amount: 1234.5, day: '2024-11-29' }] });
     const ws = wb.worksheets[0];
     const sum = findRow(ws, 'Summe').getCell(2);
-    expect({ value: sum.value, type: sum.type, numFmt: sum.numFmt }).toEqual({ value: 22971, type: ExcelJS.ValueType.Number, numFmt: '"￥"#,##0;-"￥"#,##0' });
+    // The symbol as the locale writes it (de-DE: ¥), no decimals: the yen has no minor unit.
+    expect({ value: sum.value, type: sum.type, numFmt: sum.numFmt }).toEqual({ value: 22971, type: ExcelJS.ValueType.Number, numFmt: '"¥"#,##0;-"¥"#,##0' });
     const day = findRow(ws, 'Datum').getCell(2);
     expect({ value: day.value, type: day.type, numFmt: day.numFmt }).toEqual({ value: new Date('2024-03-01T00:00:00Z'), type: ExcelJS.ValueType.Date, numFmt: 'dd.mm.yyyy' });
     const row = findRow(ws, 1235);
-    expect(row.getCell(1).numFmt).toBe('"￥"#,##0;-"￥"#,##0');
+    expect(row.getCell(1).numFmt).toBe('"¥"#,##0;-"¥"#,##0');
     expect({ value: row.getCell(2).value, type: row.getCell(2).type, numFmt: row.getCell(2).numFmt }).toEqual({ value: new Date('2024-11-29T00:00:00Z'), type: ExcelJS.ValueType.Date, numFmt: 'dd.mm.yyyy' });
 
     // In US dollars the float residue of a sum is rounded to the cent.
