@@ -111,6 +111,10 @@ const fragments = {
     FREE_DOCUMENTS_PER_MONTH: Joi.number().integer().min(0).default(100),
     DOCUMENT_RETENTION_SECONDS: Joi.number().integer().min(60).default(7 * 24 * 3600),
     BATCH_MAX_DOCUMENTS: Joi.number().integer().min(1).max(10_000).default(5000),
+    /** Checks at acceptance (docs/documents.md "Checks at acceptance"): a string, a data: image, the variables as JSON. */
+    DOCUMENT_VARIABLE_MAX_CHARS: Joi.number().integer().min(1).default(100_000),
+    DOCUMENT_IMAGE_MAX_BYTES: Joi.number().integer().min(1024).default(4 * 1024 * 1024),
+    DOCUMENT_VARIABLES_MAX_BYTES: Joi.number().integer().min(1024).default(5 * 1024 * 1024),
     /** A batch's `output.archive` (docs/documents.md "Batch archives"): documents it may hold (default BATCH_MAX_DOCUMENTS) and bytes. */
     BATCH_ARCHIVE_MAX_DOCUMENTS: Joi.number().integer().min(1).max(10_000),
     BATCH_ARCHIVE_MAX_BYTES: Joi.number().integer().min(1024).default(2 * 1024 * 1024 * 1024),
@@ -398,6 +402,12 @@ export function loadConfig(env: Env = process.env) {
       /** Artefacts older than this are removed by the maintenance schedule. */
       retentionSeconds: v.DOCUMENT_RETENTION_SECONDS as number,
       batchMaxDocuments: v.BATCH_MAX_DOCUMENTS as number,
+      /** What a document's variables may hold when it is asked for (domain/documents/acceptance.ts). */
+      variables: {
+        maxVariableChars: v.DOCUMENT_VARIABLE_MAX_CHARS as number,
+        maxImageChars: v.DOCUMENT_IMAGE_MAX_BYTES as number,
+        maxVariablesBytes: v.DOCUMENT_VARIABLES_MAX_BYTES as number,
+      },
       /** A batch's archive: more documents are refused at acceptance, more bytes fail the archive (ERR_OUTPUT_005). */
       archive: {
         maxDocuments: (v.BATCH_ARCHIVE_MAX_DOCUMENTS as number | undefined) ?? (v.BATCH_MAX_DOCUMENTS as number),

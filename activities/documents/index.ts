@@ -4,7 +4,7 @@ import { DocumentBatchEntity } from '../../db/documents/document-batch.entity';
 import { completeBatch } from '../../db/documents/batch-state';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { cancelOpenJob, finishJob, outcomeOf } from '../../db/documents/job-state';
-import type { JobOutcome } from '../../domain/documents/job-status';
+import { renderGaveUp, type JobOutcome } from '../../domain/documents/job-status';
 import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { batchEventData, jobEventData } from '../../domain/documents/document-events';
 import { createRenderJobActivities, type RenderJobDeps } from './render-job.activity';
@@ -111,8 +111,9 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
   return {
     async markJobFailed(input: { jobId: string; message: string }): Promise<JobOutcome> {
       const job = await jobs.findOneBy({ id: input.jobId });
-      if (!job) return { jobId: input.jobId, status: 'failed', errorMessage: input.message };
-      return finishJob(deps.db, job, { error: { code: 'ERR_INTERNAL_001', message: input.message } });
+      const error = renderGaveUp(input.message);
+      if (!job) return { jobId: input.jobId, status: 'failed', errorMessage: error.message };
+      return finishJob(deps.db, job, { error });
     },
 
     async markJobCancelled(input: { jobId: string }): Promise<JobOutcome> {
@@ -126,7 +127,7 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     async markJobsFailed(input: { jobIds: string[]; message: string }): Promise<JobOutcome[]> {
       const outcomes: JobOutcome[] = [];
       for (const job of await jobs.findBy({ id: In(input.jobIds) })) {
-        outcomes.push(await finishJob(deps.db, job, { error: { code: 'ERR_INTERNAL_001', message: input.message } }));
+        outcomes.push(await finishJob(deps.db, job, { error: renderGaveUp(input.message) }));
       }
       return outcomes;
     },

@@ -1,6 +1,6 @@
 import type ExcelJS from 'exceljs';
 import { AppError } from '../../domain/errors';
-import { excelNumFmt, type CellValue, type FormatOptions, formatValue } from '../../domain/templates/format';
+import { excelNumFmt, roundCurrency, type CellValue, type FormatOptions, formatValue } from '../../domain/templates/format';
 import type { ColumnFormat } from '../../domain/templates/template.types';
 import { loadExcelJS, type StreamWorkbook } from './excel-stream-workbook';
 
@@ -148,7 +148,9 @@ export class SheetWriter {
     if (this.depth > 0) this.fit(col, text);
   }
 
-  private setCell(row: ExcelJS.Row | undefined, c: number, value: CellValue, format?: ColumnFormat, style?: CellStyle): void {
+  private setCell(row: ExcelJS.Row | undefined, c: number, given: CellValue, format?: ColumnFormat, style?: CellStyle): void {
+    // A currency amount is the currency's minor unit, as the PDF prints it (no 22971.140000000003 in a cell or a sum).
+    const value = format === 'currency' && typeof given === 'number' ? roundCurrency(given, this.format) : given;
     const col = this.col(c);
     if (row) {
       const cell = row.getCell(col);
@@ -481,7 +483,7 @@ async function collect(rows: TableRows): Promise<CellValue[][]> {
 
 /** The text Excel will show, near enough to size the column by. */
 function displayText(value: CellValue, format: ColumnFormat | undefined, o: FormatOptions): string {
-  if (value instanceof Date) return 'yyyy-mm-dd';
+  if (value instanceof Date) return formatValue(value, 'date', o);
   return typeof value === 'string' ? value : formatValue(value, format, o);
 }
 

@@ -44,7 +44,7 @@ export async function generateBatch(deps: DocumentDeps, caller: Caller, input: B
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
   await checkSignatureCertificate(deps.db, caller.projectId, input.output);
   const docs = input.documents.map((d, i) => {
-    checkVariables(published, d.variables, `documents[${i}].variables.`);
+    checkVariables(deps, published, input.format, d.variables, `documents[${i}].variables.`);
     return { ...d, metadata: mergeMetadata(batchMetadata, checkMetadata(d.metadata, `documents[${i}].metadata`), `documents[${i}].metadata`) };
   });
 

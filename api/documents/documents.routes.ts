@@ -7,6 +7,7 @@ import { requireProject, type ProjectRequirement, type Scope } from '../middlewa
 import { sendExport } from '../export-file';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
+import { acceptedAnswer } from '../accepted';
 import { documentAnalytics, documentQuota, periodOf } from './analytics.service';
 import { generateBatch, getBatch, type AcceptedBatch } from './batches.service';
 import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from '../../domain/documents/presenter';
@@ -41,22 +42,19 @@ export function documentRoutes(services: Services, prefix: string): Router {
     if (!isUuid(ctx.params.jobId)) throw jobs.notFound();
     return ctx.params.jobId as string;
   };
-  const statusUrl = (id: string) => `${config.publicUrl}/api/documents/jobs/${id}`;
   /*
-   * A job, a batch or a retry job is a created resource: 201 with `Location` at its GET URL (the
-   * spec lists no 202). The work itself goes on in the background; the status URL follows it.
+   * A job, a batch or a retry job is a created resource: 201 with `Location` at its GET URL and the
+   * same absolute `statusUrl` (api/accepted.ts, docs/architecture.md "Accepted work"). The work itself
+   * goes on in the background; the status URL follows it.
    * Idempotency-Key (docs/idempotency.md): each stores its answer in the transaction that writes the jobs.
    */
   const idem = idempotent(services);
-  const generated = ({ job, estimatedWaitSeconds }: Generated) => ({
-    status: 201,
-    headers: { location: statusUrl(job.id) },
-    body: { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), estimatedWaitSeconds },
-  });
-  const batchAccepted = ({ batch, counts }: AcceptedBatch) => {
-    const batchUrl = `${config.publicUrl}/api/documents/batches/${batch.id}`;
-    return { status: 201, headers: { location: batchUrl }, body: { ...presentBatch(batch, counts), documents: undefined, statusUrl: batchUrl } };
+  const jobUrl = (id: string) => `/api/documents/jobs/${id}`;
+  const generated = ({ job, estimatedWaitSeconds }: Generated) => {
+    const { status, headers, body } = acceptedAnswer(config.publicUrl, jobUrl(job.id), { jobId: job.id, status: job.status });
+    return { status, headers, body: { ...body, estimatedWaitSeconds } };
   };
+  const batchAccepted = ({ batch, counts }: AcceptedBatch) => acceptedAnswer(config.publicUrl, `/api/documents/batches/${batch.id}`, { ...presentBatch(batch, counts), documents: undefined });
 
   router.post('/generate', canGenerate, idem, async (ctx) => {
     const input = validate(schema.generateSchema, ctx.request.body);
@@ -142,11 +140,10 @@ export function documentRoutes(services: Services, prefix: string): Router {
   });
 
   router.post('/jobs/:jobId/retry', canGenerate, idem, async (ctx) => {
-    const retried = (job: Pick<DocumentJobEntity, 'id' | 'status'>) => ({
-      status: 201,
-      headers: { location: statusUrl(job.id) },
-      body: { jobId: job.id, status: job.status, statusUrl: statusUrl(job.id), message: `Retrying job ${ctx.params.jobId} as a new job` },
-    });
+    const retried = (job: Pick<DocumentJobEntity, 'id' | 'status'>) => {
+      const { status, headers, body } = acceptedAnswer(config.publicUrl, jobUrl(job.id), { jobId: job.id, status: job.status });
+      return { status, headers, body: { ...body, message: `Retrying job ${ctx.params.jobId} as a new job` } };
+    };
     const store = answerInTransaction(ctx);
     const job = await jobs.retryJob(services, caller(ctx), jobId(ctx), store && ((m, j) => store(m, retried(j))));
     applyAnswer(ctx, retried(job));

@@ -6,6 +6,7 @@ import { insertJobs } from '../../db/documents/job-state';
 import type { Queryable } from '../../db/sql';
 import { loadPublishedVersion, type PublishedTemplate } from '../../db/templates/template-lookup';
 import { estimateWaitSeconds } from '../../domain/documents/files';
+import { acceptanceLimits, checkAcceptance } from '../../domain/documents/acceptance';
 import { checkMetadata } from '../../domain/documents/metadata';
 import { checkOutput, type OutputOptions } from '../../domain/documents/output';
 import { checkSignatureCertificate } from './signing-certificates.service';
@@ -53,8 +54,12 @@ export function documentTemplateNotFound(ref: string): AppError {
   return new AppError('ERR_TMPL_002', undefined, { templateId: ref });
 }
 
-/** Variables are checked (required, types) when the request arrives, not when it renders. */
-export function checkVariables(published: PublishedTemplate, variables: Record<string, unknown>, fieldPrefix = ''): void {
+/**
+ * Variables are checked (required, types) when the request arrives, not when it renders, and so is
+ * what the render would refuse (sizes, loops, image hosts; docs/documents.md "Checks at acceptance").
+ */
+export function checkVariables(deps: Pick<DocumentDeps, 'config'>, published: PublishedTemplate, format: DocumentFormat, variables: Record<string, unknown>, fieldPrefix = ''): void {
+  checkAcceptance(published.definition, variables, format, acceptanceLimits(deps.config), fieldPrefix);
   try {
     applyVariableInput(published.definition.variables, variables);
   } catch (err) {
@@ -124,7 +129,7 @@ export async function generate(deps: DocumentDeps, caller: Caller, input: Genera
   const metadata = checkMetadata(input.metadata);
   checkOutput(input.format, input.output);
   const published = await publishedTemplateFor(deps, caller.projectId, input.templateId, input.format);
-  checkVariables(published, input.variables);
+  checkVariables(deps, published, input.format, input.variables);
   await checkSignatureCertificate(deps.db, caller.projectId, input.output);
   const created = await deps.db.transaction(async (m) => {
     const billing = await reserve(deps, m, caller.projectId, 1, input.useCredit, 'document generation');

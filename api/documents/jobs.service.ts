@@ -73,7 +73,7 @@ export async function* exportJobs(deps: DocumentDeps, projectId: string, q: Expo
       keyset = 'AND (created_at, id) > ($6::timestamptz, $7)';
     }
     const rows: Array<Record<string, any>> = await deps.db.query(
-      `SELECT id, status, format, template_id, template_version, batch_id, filename, error_message, metadata, created_at, completed_at,
+      `SELECT id, status, format, template_id, template_version, batch_id, filename, error_code, error_message, metadata, created_at, completed_at,
               created_at::text AS cursor_at
          FROM document_jobs
         WHERE project_id = $1 AND ($2::timestamptz IS NULL OR created_at >= $2) AND ($3::timestamptz IS NULL OR created_at <= $3)

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { bucketStarts, fillBuckets, ratio, type Granularity } from '../../domain/flow/analytics-periods';
+import { bucketStarts, fillBuckets, percentOf, type Granularity } from '../../domain/flow/analytics-periods';
 import {
   CREDIT_PACKS,
   DOCUMENT_ADD_ONS,
@@ -45,7 +45,7 @@ export async function approvalMetrics(db: DataSource, s: AnalyticsScope) {
     expired: a.expired as number,
     pending: a.pending as number,
     // Among requests that closed: an expired request is a "no" the approver never gave.
-    approvalRate: ratio(a.approved, a.approved + a.rejected + a.expired),
+    approvalRate: percentOf(a.approved, a.approved + a.rejected + a.expired),
     medianDecisionMs: ms(a.median_ms),
     p90DecisionMs: ms(a.p90_ms),
   };
@@ -87,7 +87,7 @@ export async function infraHealth(db: DataSource, s: AnalyticsScope) {
       completed: d.completed as number,
       failed: d.failed as number,
       pending: d.pending as number,
-      successRate: ratio(d.completed, d.completed + d.failed),
+      successRate: percentOf(d.completed, d.completed + d.failed),
       avgAttempts: d.avg_attempts === null ? null : Math.round(Number(d.avg_attempts) * 100) / 100,
     },
     circuitBreakers: breakers.map((g: Record<string, any>) => ({

@@ -16,7 +16,7 @@ const str = { type: 'string' };
 const count = { type: 'integer', minimum: 0 };
 const time = { type: 'string', format: 'date-time' };
 const nullable = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
-const rate = nullable({ type: 'number', minimum: 0, maximum: 1, description: 'A fraction 0–1 (4 decimals); null when there is nothing to divide by' });
+const rate = nullable({ type: 'number', minimum: 0, maximum: 100, description: 'A percentage 0–100 (2 decimals), as every rate of the API; null when there is nothing to divide by' });
 const ms = (description: string) => nullable({ type: 'integer', description });
 const usd = { type: 'number', description: 'US dollars' };
 

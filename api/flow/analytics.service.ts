@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { RUN_STATUSES, type RunStatus } from '../../domain/flow/run-status';
-import { bucketStarts, fillBuckets, ratio, type Granularity, type PeriodWindow } from '../../domain/flow/analytics-periods';
+import { bucketStarts, fillBuckets, percentOf, type Granularity, type PeriodWindow } from '../../domain/flow/analytics-periods';
 
 /**
  * Run analytics of one workspace (docs/flow.md, "Analytics"): SQL aggregates over flow_runs in a
@@ -65,8 +65,8 @@ export async function overview(db: DataSource, s: AnalyticsScope) {
       rejected: byStatus.rejected,
       expired: byStatus.expired,
     },
-    successRate: ratio(byStatus.completed, sum(byStatus, FINISHED)),
-    validationPassRate: ratio(total - byStatus.validation_failed, total),
+    successRate: percentOf(byStatus.completed, sum(byStatus, FINISHED)),
+    validationPassRate: percentOf(total - byStatus.validation_failed, total),
     avgTimeToCompleteMs: timing.avg_ms === null ? null : Math.round(Number(timing.avg_ms)),
     activeGates: gates.n as number,
   };
@@ -149,7 +149,7 @@ export async function gateMetrics(db: DataSource, s: AnalyticsScope) {
       completed: g.completed,
       failed: g.failed,
       validationFailed: g.validation_failed,
-      successRate: ratio(g.completed, g.finished),
+      successRate: percentOf(g.completed, g.finished),
       lastRunAt: g.last_run_at,
     })),
   };

@@ -1,4 +1,5 @@
 import Joi from 'joi';
+import { statusUrlOf } from '../accepted';
 import { loadPublishedVersion } from '../../db/templates/template-lookup';
 import { presentJob } from '../../domain/documents/presenter';
 import { pickDefinition } from '../../domain/templates/template-definition';
@@ -147,7 +148,7 @@ export const documentTools: McpTool[] = [
       const answerOf = ({ job, estimatedWaitSeconds }: Generated) => ({
         jobId: job.id,
         status: job.status,
-        statusUrl: `${ctx.services.config.publicUrl}/api/documents/jobs/${job.id}`,
+        statusUrl: statusUrlOf(ctx.services.config.publicUrl, `/api/documents/jobs/${job.id}`),
         estimatedWaitSeconds,
       });
       // With a key the answer is stored in the transaction that inserts the job (docs/idempotency.md).

@@ -44,6 +44,7 @@ const documentJob = object(
     downloadUrl: { type: 'string', format: 'uri', description: 'A signed link, once the job is done' },
     expiresAt: { ...time, description: 'When the download link stops working' },
     artefactExpired: { type: 'boolean', description: 'Retention removed the file: there is no link any more' },
+    errorCode: { type: 'string', description: 'A failed job\'s catalogued error code (`ERR_LIMIT_001`, `ERR_RENDER_001`, …; docs/errors.md)' },
     errorMessage: str,
     retryOf: { ...uuid, description: 'The failed job this one retries' },
     output: { ...open, description: 'The output options asked for (docs/documents.md "Output options"); passwords are write-only (`{"set": true}`), attachments by name and size' },
@@ -582,7 +583,7 @@ const reportRun = object(
   'A report run with its datasets and outputs (api/reporting/runs.presenter.ts)',
 );
 
-const acceptedRun = object({ runId: uuid, shortId: str, status: str, statusUrl: str }, {}, 'A report or job run, queued; follow `statusUrl`');
+const acceptedRun = object({ runId: uuid, shortId: str, status: str, statusUrl: { type: 'string', format: 'uri', description: 'The run\'s absolute status URL, also in `Location`' } }, {}, 'A report run, queued; follow `statusUrl`');
 
 /** `components.schemas` entries; operations reference them with `resource('Name')`. */
 export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {

@@ -5,6 +5,7 @@ import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { validate } from '../validation';
+import { acceptedAnswer } from '../accepted';
 import { presentReportDelivery } from '../deliveries/delivery.presenter';
 import { deliveriesOf, deliverySummary, retryFailedDeliveries } from './deliveries.service';
 import { pageMeta } from '../page-meta';
@@ -64,11 +65,8 @@ export function jobRoutes(services: Services): Router {
     const input = validate(schema.startJobRunSchema, ctx.request.body ?? {});
     const channels = input.channelIds ?? (await jobs.getJob(deps, scope(ctx).projectId, ctx.params.id)).channelIds;
     await requireVerifiedForEmailChannels(db, scope(ctx), channels, 'sending a report by e-mail');
-    const accepted = (r: ReportJobRunEntity) => ({
-      status: 202,
-      headers: {},
-      body: { jobRunId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/job-runs/${r.id}` },
-    });
+    // Accepted work: 201, `Location` and an absolute `statusUrl` (api/accepted.ts, docs/architecture.md "Accepted work").
+    const accepted = (r: ReportJobRunEntity) => acceptedAnswer(services.config.publicUrl, `/api/reporting/job-runs/${r.id}`, { jobRunId: r.id, shortId: r.shortId, status: r.status });
     const store = answerInTransaction(ctx);
     applyAnswer(ctx, accepted(await jobs.startJobRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, accepted(r))))));
   });

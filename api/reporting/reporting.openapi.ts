@@ -62,12 +62,12 @@ const reportOperations = operationTable('Reporting reports', (op) => [
 ]);
 
 const runOperations = operationTable('Reporting runs', (op) => [
-  op('post', '/api/reporting/reports/:id/runs', 'Run a report', { security: 'project', idempotent: true, request: { params: id, body: runs.startRunSchema }, responses: { 202: ok('The run, queued', resource('AcceptedRun')) } }),
+  op('post', '/api/reporting/reports/:id/runs', 'Run a report', { security: 'project', idempotent: true, request: { params: id, body: runs.startRunSchema }, responses: { 201: { ...ok('The run, queued', resource('AcceptedRun')), headers: { Location: 'The run\'s status URL (the same as `statusUrl`)' } } } }),
   op('get', '/api/reporting/runs', 'List report runs', { security: 'project', request: { query: runs.listRunsSchema }, responses: { 200: ok('A page of runs', pageOf(resource('ReportRun'))) } }),
   op('get', '/api/reporting/runs/export', 'Export report runs', { security: 'project', request: { query: runs.exportRunsSchema }, responses: { 200: { description: 'The export file', contentType: 'text/csv', schema: { type: 'string' } } } }),
   op('get', '/api/reporting/runs/:id', 'Get a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The run with its outputs', resource('ReportRun')) } }),
   op('post', '/api/reporting/runs/:id/cancel', 'Cancel a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The cancelled run', resource('ReportRun')) } }),
-  op('post', '/api/reporting/runs/:id/retry', 'Run a failed report run again', { security: 'project', request: { params: id, body: runs.retryRunSchema }, responses: { 202: ok('The new run', resource('AcceptedRun')) } }),
+  op('post', '/api/reporting/runs/:id/retry', 'Run a failed report run again', { security: 'project', request: { params: id, body: runs.retryRunSchema }, responses: { 201: { ...ok('The new run', resource('AcceptedRun')), headers: { Location: 'The new run\'s status URL (the same as `statusUrl`)' } }, 200: ok('`deliveriesOnly`: the same run, its failed deliveries sent again', resource('AcceptedRun')) } }),
   op('get', '/api/reporting/runs/:id/deliveries', 'Deliveries of a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries, with their attempts', listOf(resource('ReportDelivery'))) } }),
   op('post', '/api/reporting/deliveries/:deliveryId/retry', 'Deliver a report output again', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
   op('get', '/api/reporting/runs/:id/outputs/:outputId/download', 'Download an output of a run', { security: 'project', request: { params: { ...id, outputId: 'The output id' } }, responses: { 302: redirect('To a signed download link') } }),
@@ -82,7 +82,7 @@ const scheduleOperations = operationTable('Reporting schedules', (op) => [
   op('delete', '/api/reporting/schedules/:id', 'Delete a schedule', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
   op('post', '/api/reporting/schedules/:id/pause', 'Pause a schedule', { security: 'team', request: { params: id, body: schedules.pauseScheduleSchema }, responses: { 200: ok('The schedule', resource('ReportSchedule')) } }),
   op('post', '/api/reporting/schedules/:id/resume', 'Resume a schedule', { security: 'team', request: { params: id, body: schedules.resumeScheduleSchema }, responses: { 200: ok('The schedule', resource('ReportSchedule')) } }),
-  op('post', '/api/reporting/schedules/:id/trigger', 'Run a schedule now', { security: 'project', request: { params: id }, responses: { 202: ok('The run, queued', resource('TriggeredSchedule')) } }),
+  op('post', '/api/reporting/schedules/:id/trigger', 'Run a schedule now', { security: 'project', request: { params: id }, responses: { 201: { ...ok('The run or job run it started, queued', resource('TriggeredSchedule')), headers: { Location: 'The run\'s status URL (the same as `statusUrl`)' } }, 200: ok('Skipped: a run of the schedule is still going (`skipped: "overlap"`)', resource('TriggeredSchedule')), 202: ok('Triggered, but its run was not recorded within 5 s: it appears in the schedule\'s runs', resource('TriggeredSchedule')) } }),
 ]);
 
 const jobOperations = operationTable('Reporting jobs', (op) => [
@@ -92,7 +92,7 @@ const jobOperations = operationTable('Reporting jobs', (op) => [
   op('put', '/api/reporting/jobs/:id', 'Update a job', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job', resource('ReportJob')) } }),
   op('patch', '/api/reporting/jobs/:id', 'Update a job (the fields given)', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job', resource('ReportJob')) } }),
   op('delete', '/api/reporting/jobs/:id', 'Delete a job', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
-  op('post', '/api/reporting/jobs/:id/runs', 'Run a job', { security: 'project', idempotent: true, request: { params: id, body: jobs.startJobRunSchema }, responses: { 202: ok('The job run, queued', resource('AcceptedJobRun')) } }),
+  op('post', '/api/reporting/jobs/:id/runs', 'Run a job', { security: 'project', idempotent: true, request: { params: id, body: jobs.startJobRunSchema }, responses: { 201: { ...ok('The job run, queued', resource('AcceptedJobRun')), headers: { Location: 'The job run\'s status URL (the same as `statusUrl`)' } } } }),
   op('get', '/api/reporting/job-runs', 'List job runs', { security: 'project', request: { query: jobs.listJobRunsSchema }, responses: { 200: ok('A page of job runs', pageOf(resource('ReportJobRun'))) } }),
   op('get', '/api/reporting/job-runs/:id', 'Get a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The job run', resource('ReportJobRun')) } }),
   op('get', '/api/reporting/job-runs/:id/deliveries', 'Deliveries of a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries, with their attempts', listOf(resource('ReportDelivery'))) } }),

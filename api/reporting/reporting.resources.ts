@@ -122,7 +122,7 @@ const cronCheck = object(
 );
 
 const triggered = object(
-  { triggered: bool, skipped: nullable(str), runId: nullable(uuid), shortId: nullable(str), status: nullable(str), scheduledFor: nullable(time), statusUrl: nullable(str), jobRunId: nullable(uuid) },
+  { triggered: bool, skipped: nullable(str), runId: nullable(uuid), shortId: nullable(str), status: nullable(str), scheduledFor: nullable(time), statusUrl: { ...nullable(str), description: 'The run\'s absolute status URL, also in `Location` (null when skipped or not yet recorded)' }, jobRunId: nullable(uuid) },
   {},
   'A schedule run now: the run it opened, or `skipped: "overlap"`',
 );
@@ -227,7 +227,7 @@ const jobRun = object(
   {},
   'A run of a job',
 );
-const acceptedJobRun = object({ jobRunId: uuid, shortId: str, status: str, statusUrl: str }, {}, 'A job run, queued; follow `statusUrl`');
+const acceptedJobRun = object({ jobRunId: uuid, shortId: str, status: str, statusUrl: { type: 'string', format: 'uri', description: 'The job run\'s absolute status URL, also in `Location`' } }, {}, 'A job run, queued; follow `statusUrl`');
 
 /** Reporting's `components.schemas` entries (api/openapi/resources.ts takes them in). */
 export const REPORTING_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {

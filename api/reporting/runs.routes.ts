@@ -7,6 +7,7 @@ import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { sendExport } from '../export-file';
 import { validate } from '../validation';
+import { acceptedAnswer } from '../accepted';
 import { pageMeta } from '../page-meta';
 import * as schema from './runs.schema';
 import * as runs from './runs.service';
@@ -34,19 +35,16 @@ export function runRoutes(services: Services): Router {
     config: services.config,
     logger: services.logger,
   };
-  const acceptedAnswer = (r: ReportRunEntity) => ({
-    status: 202,
-    headers: {},
-    body: { runId: r.id, shortId: r.shortId, status: r.status, statusUrl: `/api/reporting/runs/${r.id}` },
-  });
-  const accepted = (ctx: Context, r: ReportRunEntity) => applyAnswer(ctx, acceptedAnswer(r));
+  // A run is accepted work: 201, `Location` and an absolute `statusUrl` (api/accepted.ts, docs/architecture.md "Accepted work").
+  const runAccepted = (r: ReportRunEntity) => acceptedAnswer(services.config.publicUrl, `/api/reporting/runs/${r.id}`, { runId: r.id, shortId: r.shortId, status: r.status });
+  const accepted = (ctx: Context, r: ReportRunEntity) => applyAnswer(ctx, runAccepted(r));
 
   // Idempotency-Key: the answer is stored in the transaction that inserts the run (docs/idempotency.md).
   router.post('/reports/:id/runs', run, idempotent(services), async (ctx) => {
     const input = validate(schema.startRunSchema, ctx.request.body ?? {});
     await requireVerifiedForEmailChannels(services.db, scope(ctx), input.channelIds, 'sending a report by e-mail');
     const store = answerInTransaction(ctx);
-    accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, acceptedAnswer(r)))));
+    accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, runAccepted(r)))));
   });
 
   router.get('/runs', read, async (ctx) => {
@@ -76,7 +74,10 @@ export function runRoutes(services: Services): Router {
     const old = await runs.getRun(deps, scope(ctx).projectId, ctx.params.id);
     if (input.deliveriesOnly) await requireVerifiedForEmailDeliveries(services.db, scope(ctx), { runId: old.id }, 're-sending a report by e-mail');
     else await requireVerifiedForEmailChannels(services.db, scope(ctx), old.channelIds, 'sending a report by e-mail');
-    accepted(ctx, await runs.retryRun(deps, caller(ctx), ctx.params.id, input.deliveriesOnly));
+    const retried = await runs.retryRun(deps, caller(ctx), ctx.params.id, input.deliveriesOnly);
+    // A new run is created (201); `deliveriesOnly` re-sends the same run's deliveries: nothing new, 200 with the same body.
+    accepted(ctx, retried);
+    if (input.deliveriesOnly) ctx.status = 200;
   });
 
   router.get('/runs/:id/deliveries', read, async (ctx) => {

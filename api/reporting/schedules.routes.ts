@@ -4,6 +4,8 @@ import { nextFireTimes } from '../../domain/reporting/cron';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { validate } from '../validation';
+import { acceptedAnswer } from '../accepted';
+import { applyAnswer } from '../middleware/idempotency';
 import { pageMeta } from '../page-meta';
 import { presentSchedule } from './schedules.presenter';
 import * as schema from './schedules.schema';
@@ -79,8 +81,15 @@ export function scheduleRoutes(services: Services): Router {
     // A job target without channels of its own delivers through the job's channels.
     const [job]: Array<{ channel_ids: string[] }> = schedule.targetType === 'job' ? await services.db.query(`SELECT channel_ids FROM reporting_jobs WHERE id = $1 AND project_id = $2`, [schedule.targetId, schedule.projectId]) : [];
     await requireVerifiedForEmailChannels(services.db, scope(ctx), [...schedule.channelIds, ...(job?.channel_ids ?? [])], 'sending a report by e-mail');
-    ctx.status = 202;
-    ctx.body = await schedules.triggerSchedule(deps, scope(ctx).projectId, ctx.params.id);
+    const answer = await schedules.triggerSchedule(deps, scope(ctx).projectId, ctx.params.id);
+    if (answer.statusUrl) {
+      // The run it started is accepted work: 201, `Location` and an absolute `statusUrl` (docs/architecture.md "Accepted work").
+      applyAnswer(ctx, acceptedAnswer(services.config.publicUrl, answer.statusUrl, answer));
+    } else {
+      // Skipped (overlap): nothing was started, the answer is final. Not recorded within the wait: accepted, nothing to point at yet.
+      ctx.status = answer.skipped ? 200 : 202;
+      ctx.body = answer;
+    }
   });
 
   return router;

@@ -13,6 +13,7 @@ import * as schema from './templates.schema';
 import * as analytics from './template-analytics.service';
 import * as io from './template-io.service';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
+import { acceptanceLimits } from '../../domain/documents/acceptance';
 
 /** Export, import, preview, sample data, calculated values, analytics and automation fields of templates. */
 export function templateIoRoutes(services: Services, prefix: string): Router {
@@ -48,7 +49,7 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     const input = validate(schema.previewSchema, ctx.request.body, { format: 'ERR_TMPL_009' });
     // Renders are the expensive thing: every caller of a project shares its per-minute budget.
     await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
-    const { template, document } = await io.previewTemplate({ ...deps, render }, projectId(ctx), ctx.params.id, input);
+    const { template, document } = await io.previewTemplate({ ...deps, render, acceptance: acceptanceLimits(services.config) }, projectId(ctx), ctx.params.id, input);
     ctx.set('Content-Disposition', `inline; filename="${template.slug}.${document.fileExtension}"`);
     if (document.pageCount !== undefined) ctx.set('X-Page-Count', String(document.pageCount));
     ctx.type = document.contentType;
@@ -58,7 +59,7 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   router.post('/:id/preview/grid', designerRead, async (ctx) => {
     const input = validate(schema.calculateSchema, ctx.request.body);
     await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
-    ctx.body = await io.previewTemplateGrid({ ...deps, render }, projectId(ctx), ctx.params.id, input.variables);
+    ctx.body = await io.previewTemplateGrid({ ...deps, render, acceptance: acceptanceLimits(services.config) }, projectId(ctx), ctx.params.id, input.variables);
   });
 
   router.get('/:id/sample-data', designerRead, async (ctx) => {

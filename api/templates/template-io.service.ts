@@ -15,6 +15,7 @@ import type { TemplateDefinition, TemplateType } from '../../domain/templates/te
 import type { DuplicateHandling, PreviewInput } from './templates.schema';
 import { type Actor, freeName, insertTemplate, type TemplateDeps } from './template-store.service';
 import { checkOutput } from '../../domain/documents/output';
+import { checkAcceptance, type AcceptanceLimits } from '../../domain/documents/acceptance';
 
 /** Moving templates in and out: export and import files, preview renders, automation fields. */
 
@@ -111,6 +112,8 @@ async function overwriteDraft(
 export interface PreviewDeps extends TemplateDeps {
   /** Renders on the render worker role (platform/worker-previews.ts). */
   render: PreviewRenderer;
+  /** What the variables may hold, checked before the render as on generation (docs/documents.md "Checks at acceptance"). */
+  acceptance: AcceptanceLimits;
 }
 
 /**
@@ -135,6 +138,7 @@ export async function previewTemplate(
   }
   // The same combinations are refused as on generation (400 ERR_VALID_001 naming output.<field>).
   checkOutput(format, input.output);
+  checkAcceptance(template.draft, input.variables ?? {}, format, deps.acceptance, 'variables.');
   const document = await deps.render({
     tenant: projectId,
     template: template.draft,

@@ -4910,6 +4910,8 @@ export interface components {
             expiresAt?: string;
             /** @description Retention removed the file: there is no link any more */
             artefactExpired?: boolean;
+            /** @description A failed job's catalogued error code (`ERR_LIMIT_001`, `ERR_RENDER_001`, …; docs/errors.md) */
+            errorCode?: string;
             errorMessage?: string;
             /**
              * Format: uuid
@@ -5949,12 +5951,16 @@ export interface components {
             /** Format: date-time */
             completedAt: string | null;
         };
-        /** @description A report or job run, queued; follow `statusUrl` */
+        /** @description A report run, queued; follow `statusUrl` */
         AcceptedRun: {
             /** Format: uuid */
             runId: string;
             shortId: string;
             status: string;
+            /**
+             * Format: uri
+             * @description The run's absolute status URL, also in `Location`
+             */
             statusUrl: string;
         };
         /** @description A reporting datasource (api/reporting/datasources.presenter.ts); secrets never shown */
@@ -6487,6 +6493,7 @@ export interface components {
             status: string | null;
             /** Format: date-time */
             scheduledFor: string | null;
+            /** @description The run's absolute status URL, also in `Location` (null when skipped or not yet recorded) */
             statusUrl: string | null;
             /** Format: uuid */
             jobRunId: string | null;
@@ -6737,6 +6744,10 @@ export interface components {
             jobRunId: string;
             shortId: string;
             status: string;
+            /**
+             * Format: uri
+             * @description The job run's absolute status URL, also in `Location`
+             */
             statusUrl: string;
         };
         PageMeta: {
@@ -16400,9 +16411,9 @@ export interface operations {
                             rejected: number;
                             expired: number;
                         };
-                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        /** @description A percentage 0–100 (2 decimals), as every rate of the API; null when there is nothing to divide by */
                         successRate: number | null;
-                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        /** @description A percentage 0–100 (2 decimals), as every rate of the API; null when there is nothing to divide by */
                         validationPassRate: number | null;
                         /** @description Average completedAt − createdAt of completed runs; null without any */
                         avgTimeToCompleteMs: number | null;
@@ -16656,7 +16667,7 @@ export interface operations {
                         rejected: number;
                         expired: number;
                         pending: number;
-                        /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                        /** @description A percentage 0–100 (2 decimals), as every rate of the API; null when there is nothing to divide by */
                         approvalRate: number | null;
                         /** @description Median decidedAt − createdAt of approved and rejected requests */
                         medianDecisionMs: number | null;
@@ -16716,7 +16727,7 @@ export interface operations {
                             completed: number;
                             failed: number;
                             pending: number;
-                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            /** @description A percentage 0–100 (2 decimals), as every rate of the API; null when there is nothing to divide by */
                             successRate: number | null;
                             avgAttempts: number | null;
                         };
@@ -16794,7 +16805,7 @@ export interface operations {
                             completed: number;
                             failed: number;
                             validationFailed: number;
-                            /** @description A fraction 0–1 (4 decimals); null when there is nothing to divide by */
+                            /** @description A percentage 0–100 (2 decimals), as every rate of the API; null when there is nothing to divide by */
                             successRate: number | null;
                             /** Format: date-time */
                             lastRunAt: string | null;
@@ -19608,8 +19619,10 @@ export interface operations {
         };
         responses: {
             /** @description The run, queued */
-            202: {
+            201: {
                 headers: {
+                    /** @description The run's status URL (the same as `statusUrl`) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19787,9 +19800,20 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new run */
-            202: {
+            /** @description `deliveriesOnly`: the same run, its failed deliveries sent again */
+            200: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptedRun"];
+                };
+            };
+            /** @description The new run */
+            201: {
+                headers: {
+                    /** @description The new run's status URL (the same as `statusUrl`) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20240,7 +20264,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The run, queued */
+            /** @description Skipped: a run of the schedule is still going (`skipped: "overlap"`) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggeredSchedule"];
+                };
+            };
+            /** @description The run or job run it started, queued */
+            201: {
+                headers: {
+                    /** @description The run's status URL (the same as `statusUrl`) */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggeredSchedule"];
+                };
+            };
+            /** @description Triggered, but its run was not recorded within 5 s: it appears in the schedule's runs */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -20537,8 +20581,10 @@ export interface operations {
         };
         responses: {
             /** @description The job run, queued */
-            202: {
+            201: {
                 headers: {
+                    /** @description The job run's status URL (the same as `statusUrl`) */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -29,6 +29,8 @@ export interface PresentableJob {
   billing: Billing;
   metadata: Record<string, any> | null;
   output?: OutputOptions | null;
+  /** The catalogued code of a failed job's error (domain/errors.ts); its message is errorMessage. */
+  errorCode?: string | null;
   errorMessage: string | null;
   retryOf: string | null;
   createdAt: Date;
@@ -78,6 +80,7 @@ export function presentJob<J extends PresentableJob>(job: J, link?: DownloadLink
     metadata: job.metadata ?? {},
     /** The output options asked for (passwords write-only). */
     output: presentOutput(job.output),
+    errorCode: job.errorCode ?? undefined,
     errorMessage: job.errorMessage ?? undefined,
     retryOf: job.retryOf ?? undefined,
     createdAt: job.createdAt.toISOString(),
@@ -105,7 +108,7 @@ export function presentBatch<B extends PresentableBatch>(batch: B, counts: Prese
 }
 
 /** Columns of the jobs export (CSV header order; JSON uses the same keys). */
-export const EXPORT_COLUMNS = ['jobId', 'status', 'format', 'templateId', 'templateVersion', 'batchId', 'filename', 'errorMessage', 'metadata', 'createdAt', 'completedAt'] as const;
+export const EXPORT_COLUMNS = ['jobId', 'status', 'format', 'templateId', 'templateVersion', 'batchId', 'filename', 'errorCode', 'errorMessage', 'metadata', 'createdAt', 'completedAt'] as const;
 
 /** One row of the jobs export, from the raw `document_jobs` row the export query streams. */
 export function exportRow(row: Record<string, any>): Record<(typeof EXPORT_COLUMNS)[number], unknown> {
@@ -117,6 +120,7 @@ export function exportRow(row: Record<string, any>): Record<(typeof EXPORT_COLUM
     templateVersion: row.template_version,
     batchId: row.batch_id,
     filename: row.filename,
+    errorCode: row.error_code,
     errorMessage: row.error_message,
     metadata: row.metadata ? JSON.stringify(row.metadata) : '',
     createdAt: new Date(row.created_at).toISOString(),

@@ -66,7 +66,11 @@ export function fillBuckets<T extends object>(starts: Date[], rows: Map<string, 
   });
 }
 
-/** `part / whole` as a fraction rounded to 4 decimals; null when there is nothing to divide by. */
-export function ratio(part: number, whole: number): number | null {
-  return whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : null;
+/**
+ * `part / whole` as a percentage (0–100) with two decimals, as the spec's `successRate` and the
+ * document and template analytics give rates (domain/documents/analytics.ts); null when there is
+ * nothing to divide by.
+ */
+export function percentOf(part: number, whole: number): number | null {
+  return whole > 0 ? Math.round((part / whole) * 10_000) / 100 : null;
 }

@@ -123,22 +123,76 @@ export function toCellValue(value: unknown, format: ColumnFormat | undefined): C
   }
 }
 
-/** Excel number formats matching formatValue's output. */
+/** Excel number formats matching formatValue's output: the template's currency with its minor unit, its locale's date. */
 export function excelNumFmt(format: ColumnFormat | undefined, o: FormatOptions): string | undefined {
   switch (format) {
     case 'currency': {
-      const symbol = currencySymbol(o);
-      return `"${symbol.replace(/"/g, '')}"#,##0.00;-"${symbol.replace(/"/g, '')}"#,##0.00`;
+      const symbol = `"${currencySymbol(o).replace(/"/g, '')}"`;
+      const digits = currencyDigits(o);
+      const amount = digits > 0 ? `#,##0.${'0'.repeat(digits)}` : '#,##0';
+      return `${symbol}${amount};-${symbol}${amount}`;
     }
     case 'percent':
       return '0.00%';
     case 'number':
       return '#,##0.######';
     case 'date':
-      return 'yyyy-mm-dd';
+      return excelDateFormat(o);
     default:
       return undefined;
   }
+}
+
+/** The currency's minor unit: its digits after the point (2 for USD and EUR, 0 for JPY, 3 for BHD). */
+const minorUnits = new Map<string, number>();
+function currencyDigits(o: FormatOptions): number {
+  let digits = minorUnits.get(o.currency);
+  if (digits === undefined) {
+    digits = numberFormat('currency', o).resolvedOptions().maximumFractionDigits ?? 2;
+    minorUnits.set(o.currency, digits);
+  }
+  return digits;
+}
+
+/** An amount rounded to the currency's minor unit (22971.140000000003 → 22971.14), as the PDF shows it. */
+export function roundCurrency(n: number, o: FormatOptions): number {
+  if (!Number.isFinite(n)) return n;
+  const digits = currencyDigits(o);
+  // Most amounts are whole in the minor unit already (a workbook's 100,000 prices pass here).
+  if (Number.isInteger(n * 10 ** digits)) return n;
+  // Half away from zero on the decimal the number reads as (1.005 → 1.01, as Intl prints it), by shifting the exponent in text.
+  const shortest = String(Math.abs(n));
+  const rounded = shortest.includes('e') ? Math.round(Math.abs(n) * 10 ** digits) / 10 ** digits : Number(`${Math.round(Number(`${shortest}e${digits}`))}e-${digits}`);
+  return n < 0 && rounded !== 0 ? -rounded : rounded;
+}
+
+const excelDates = new Map<string, string>();
+
+/**
+ * The Excel number format of the template's date format: the locale's medium date that formatValue
+ * prints (en-US `mmm d, yyyy` for "Mar 1, 2024", de-DE `dd.mm.yyyy`, en-GB `d mmm yyyy`), read from
+ * Intl's parts of a date whose day and month have one digit, so padding and month names show.
+ * Excel writes month names in its own language. `yyyy-mm-dd` when a part is not one Excel has.
+ */
+export function excelDateFormat(o: FormatOptions): string {
+  const known = excelDates.get(o.locale);
+  if (known) return known;
+  const token = (type: string, v: string): string | undefined => {
+    if (type === 'literal') return /^[\s.,/-]*$/.test(v) ? v.replace(/\s/g, ' ') : `"${v.replace(/"/g, '')}"`;
+    if (type === 'year') return /^\d{4}$/.test(v) ? 'yyyy' : /^\d{2}$/.test(v) ? 'yy' : undefined;
+    if (type === 'day') return v === '1' ? 'd' : v === '01' ? 'dd' : undefined;
+    if (type === 'month') {
+      if (v === '3' || v === '03') return v === '3' ? 'm' : 'mm';
+      const name = v.replace(/\.$/, '');
+      if (!/^\p{L}+$/u.test(name)) return undefined;
+      return (name.length <= 4 ? 'mmm' : 'mmmm') + (v.endsWith('.') ? '.' : '');
+    }
+    return undefined;
+  };
+  const tokens = dateFormat(o).formatToParts(new Date(Date.UTC(2024, 2, 1))).map((p) => token(p.type, p.value));
+  const numFmt = tokens.every((t): t is string => t !== undefined) ? tokens.join('') : 'yyyy-mm-dd';
+  excelDates.set(o.locale, numFmt);
+  return numFmt;
 }
 
 function currencySymbol(o: FormatOptions): string {

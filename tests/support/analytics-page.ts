@@ -37,10 +37,10 @@ export function regionOf(page: Page, name: string): Promise<string> {
   return page.$eval(`aria/${name}[role="region"]`, (r) => r.textContent ?? '');
 }
 
-/** A fraction 0–1 as the page writes it: "57.1%", "80%", "—" for null. */
-export function fraction(rate: number | null): string {
-  if (rate === null) return '—';
-  const rounded = Math.round(rate * 1000) / 10;
+/** A rate (a percentage 0–100) as the page writes it: "57.1%", "80%", "—" for null. */
+export function rate(percent: number | null): string {
+  if (percent === null) return '—';
+  const rounded = Math.round(percent * 10) / 10;
   return `${Number.isInteger(rounded) ? rounded : rounded.toFixed(1)}%`;
 }
 

@@ -132,6 +132,10 @@ export const ERRORS = {
   ERR_LIMIT_015: { status: 429, retryable: true, message: 'Too many datasource calls running for this project; try again shortly' },
   /** A model import of the project being read, or the replica's import queue full (REPORTING_IMPORT_CONCURRENCY, REPORTING_IMPORT_QUEUE). */
   ERR_LIMIT_016: { status: 429, retryable: true, message: 'Too many imports being read; try again shortly' },
+  /** A string in a document's variables longer than DOCUMENT_VARIABLE_MAX_CHARS, refused at acceptance (`relatedInfo.field`, `limit`). */
+  ERR_LIMIT_017: { status: 400, retryable: false, message: 'Variable value too long' },
+  /** A document's variables larger than DOCUMENT_VARIABLES_MAX_BYTES as JSON, refused at acceptance (`relatedInfo.field`, `limit`). */
+  ERR_LIMIT_018: { status: 400, retryable: false, message: 'Variables too large' },
 
   // --- projects (teams) ---
   ERR_TEAM_001: { status: 404, retryable: false, message: 'Project not found' },
@@ -365,6 +369,12 @@ export const ERRORS = {
   ERR_OUTPUT_007: { status: 400, retryable: false, message: 'Image size limit exceeded' },
   /** A batch archive with no completed document, or none whose file is still kept: nothing to archive (the archive's errorCode; never an HTTP answer). */
   ERR_OUTPUT_008: { status: 409, retryable: false, message: 'Nothing to archive' },
+  /**
+   * A render that failed for the renderer's own reasons (Chromium timed out, crashed or broke its
+   * protocol) after its retries: a failed job's `errorCode` (docs/documents.md "Limits and errors"). The
+   * browser's own message is never shown; the job's says what happened in the catalogue's words.
+   */
+  ERR_RENDER_001: { status: 422, retryable: false, message: 'The document could not be rendered' },
   ERR_SIGN_001: { status: 404, retryable: false, message: 'Signing certificate not found' },
   /** The PKCS#12 file cannot be read with the password given, holds no private key, or its certificate has expired (`relatedInfo.reason`). */
   ERR_SIGN_002: { status: 400, retryable: false, message: 'The PKCS#12 file or its password is not valid' },

@@ -78,7 +78,7 @@ describe('formwork-agent runs report queries', () => {
     return report;
   }
 
-  const startRun = async (reportId: string) => (await post(`/api/reporting/reports/${reportId}/runs`, {}, 202)).runId as string;
+  const startRun = async (reportId: string) => (await post(`/api/reporting/reports/${reportId}/runs`, {}, 201)).runId as string;
   const getRun = async (runId: string) => (await app.request('GET', `/api/reporting/runs/${runId}`, as())).body;
   const runEnded = (runId: string, timeoutMs = 60_000) =>
     waitFor(

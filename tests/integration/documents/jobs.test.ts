@@ -6,10 +6,27 @@ import { waitFor } from '../../support/wait';
 describe('document jobs: list, export, retry, cancel, delete, analytics', () => {
   let app: TestApp;
   let p: DocumentProject;
-  // Three loop iterations at most, so a letter with many items fails at render time.
+  // Three loop iterations at most, and a letter that lists its items twice: two items pass the checks at
+  // acceptance (each table's array is within the limit) and fail at render time, where the two tables share
+  // the budget (docs/documents.md "Checks at acceptance"). More than three would be refused at once.
+  const listedTwice = {
+    schema: {
+      pageSize: 'A4' as const,
+      sections: [
+        {
+          id: 'main',
+          components: [
+            { id: 'title', type: 'heading', props: { text: 'Dear {{customer}}', level: 1 } },
+            { id: 'lines', type: 'table', props: { dataSource: 'items', columns: [{ header: 'Item', field: 'label' }] } },
+            { id: 'again', type: 'table', props: { dataSource: 'items', columns: [{ header: 'Amount', field: 'amount', format: 'number' }] } },
+          ],
+        },
+      ],
+    },
+  };
   beforeAll(async () => {
     app = await startTestApp({ env: { LOOP_MAX_ITERATIONS: '3' } });
-    p = await setupDocumentProject(app);
+    p = await setupDocumentProject(app, listedTwice);
   });
   afterAll(() => app.close());
 
@@ -18,7 +35,7 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
     expect(res.status).toBe(201);
     return res.body.jobId as string;
   };
-  const tooMany = Array.from({ length: 5 }, (_, i) => ({ label: `row ${i}`, amount: i }));
+  const tooMany = Array.from({ length: 2 }, (_, i) => ({ label: `row ${i}`, amount: i }));
   // Jobs queued by earlier tests (bulk retries) may still be running: analytics compare counts.
   const settled = () =>
     waitFor(async () => {
@@ -29,7 +46,7 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
   it('records a render failure on the job, with its message, and retries it as a new job', async () => {
     const jobId = await generate('fails', tooMany);
     const failed = await waitForJob(app, p.apiKey, jobId);
-    expect(failed).toMatchObject({ status: 'failed', errorMessage: expect.stringMatching(/loop|iteration/i) });
+    expect(failed).toMatchObject({ status: 'failed', errorCode: 'ERR_LIMIT_007', errorMessage: expect.stringMatching(/loop|iteration/i) });
     expect(failed.downloadUrl).toBeUndefined();
 
     const retry = await app.request('POST', `/api/documents/jobs/${jobId}/retry`, { token: p.apiKey });
@@ -65,7 +82,7 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
   });
 
   it('refuses to retry a job whose template was deleted: 404 ERR_TMPL_002, and queues nothing', async () => {
-    const doomed = await createTemplate(app, p.user.accessToken, { name: 'Doomed Letter' });
+    const doomed = await createTemplate(app, p.user.accessToken, { name: 'Doomed Letter', ...listedTwice });
     await publish(app, p.user.accessToken, doomed.id);
     const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, body: { templateId: doomed.id, format: 'excel', variables: { customer: 'doomed', items: tooMany } } });
     expect(res.status).toBe(201);
@@ -110,7 +127,7 @@ describe('document jobs: list, export, retry, cancel, delete, analytics', () => 
     expect(csv.headers.get('content-type')).toContain('text/csv');
     expect(csv.headers.get('content-disposition')).toMatch(/attachment; filename="jobs-\d{4}-\d\d-\d\d\.csv"/);
     const lines = csv.text.trim().split('\n');
-    expect(lines[0]).toBe('jobId,status,format,templateId,templateVersion,batchId,filename,errorMessage,metadata,createdAt,completedAt');
+    expect(lines[0]).toBe('jobId,status,format,templateId,templateVersion,batchId,filename,errorCode,errorMessage,metadata,createdAt,completedAt');
     expect(lines.slice(1).every((l) => l.split(',')[1] === 'completed')).toBe(true);
 
     const json = await app.request('GET', '/api/documents/jobs/export?format=json', { token: p.apiKey });

@@ -16,7 +16,10 @@ describe('maintenance: retention, stranded work, failure events', () => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     app = await startTestApp({ schedules: true, env: { LOOP_MAX_ITERATIONS: '2', OUTBOUND_ALLOWLIST: '127.0.0.1', DOCUMENT_RETENTION_SECONDS: '3600' } });
-    p = await setupDocumentProject(app);
+    // A letter that lists its items twice: two items pass the checks at acceptance and fail at render,
+    // where both tables share the loop budget of 2 (docs/documents.md "Checks at acceptance").
+    const table = (id: string) => ({ id, type: 'table' as const, props: { dataSource: 'items', columns: [{ header: 'Item', field: 'label' }] } });
+    p = await setupDocumentProject(app, { schema: { pageSize: 'A4', sections: [{ id: 'main', components: [table('lines'), table('again')] }] } });
   });
   afterAll(async () => {
     await app.services.temporal.schedule.getHandle(scheduleIds.maintenance(app.services.config.temporal.taskQueuePrefix)).delete();
@@ -147,9 +150,9 @@ describe('maintenance: retention, stranded work, failure events', () => {
   it('announces a failed document with document.failed and its error message', async () => {
     const sub = await app.request('POST', '/api/webhooks', { token: p.user.accessToken, body: { url: receiver.url, events: ['document.failed'] } });
     expect(sub.status).toBe(201);
-    const jobId = await generate({ customer: 'too many', items: [1, 2, 3, 4].map((i) => ({ label: `r${i}`, amount: i })) });
+    const jobId = await generate({ customer: 'too many', items: [1, 2].map((i) => ({ label: `r${i}`, amount: i })) });
     const event = await waitFor(() => receiver.requests.find((r) => r.json?.data?.jobId === jobId));
-    expect(event.json).toMatchObject({ id: expect.any(String), type: 'document.failed', timestamp: expect.any(String), data: { jobId, status: 'failed', errorMessage: expect.any(String), metadata: {} } });
+    expect(event.json).toMatchObject({ id: expect.any(String), type: 'document.failed', timestamp: expect.any(String), data: { jobId, status: 'failed', errorCode: 'ERR_LIMIT_007', errorMessage: expect.any(String), metadata: {} } });
     expect(event.headers['x-service-event-type']).toBe('document.failed');
   });
 });

@@ -60,8 +60,8 @@ describe('Flow analytics: runs', () => {
       period: '30d',
       gateId: null,
       totals: { runs: 8, completed: 4, failed: 1, validationFailed: 2, inProgress: 0, inReview: 1, approved: 0, rejected: 0, expired: 0 },
-      successRate: 0.5714, // 4 completed of 7 finished
-      validationPassRate: 0.75,
+      successRate: 57.14, // 4 completed of 7 finished (a percentage, as every rate)
+      validationPassRate: 75,
       avgTimeToCompleteMs: 1000, // (0 + 0 + 0 + 4000) / 4
       activeGates: 2,
     });
@@ -69,7 +69,7 @@ describe('Flow analytics: runs', () => {
     expect((await get('overview?period=7d')).body.totals.runs).toBe(7);
     expect((await get('overview?period=90d')).body.totals).toMatchObject({ runs: 9, validationFailed: 3 });
     const gateB = await get(`overview?gateId=${b.slug}`);
-    expect(gateB.body).toMatchObject({ gateId: b.id, totals: { runs: 1, completed: 1 }, successRate: 1, activeGates: 1 });
+    expect(gateB.body).toMatchObject({ gateId: b.id, totals: { runs: 1, completed: 1 }, successRate: 100, activeGates: 1 });
     expect((await get('overview', other.key)).body.totals).toMatchObject({ runs: 1, completed: 1 });
   });
 
@@ -128,9 +128,9 @@ describe('Flow analytics: runs', () => {
     const idle = await createGate(app, ws.key, { name: 'Idle' });
     const res = await get('gate-metrics');
     expect(res.body.gates.map((g: any) => g.gateId)).toEqual([a.id, b.id, idle.id]);
-    expect(res.body.gates[0]).toMatchObject({ name: 'Invoices', slug: a.slug, shortId: a.shortId, status: 'active', runs: 7, completed: 3, failed: 1, validationFailed: 2, successRate: 0.5 });
+    expect(res.body.gates[0]).toMatchObject({ name: 'Invoices', slug: a.slug, shortId: a.shortId, status: 'active', runs: 7, completed: 3, failed: 1, validationFailed: 2, successRate: 50 });
     expect(res.body.gates[2]).toMatchObject({ runs: 0, successRate: null, lastRunAt: null });
-    expect((await get(`gate-metrics?gateId=${b.slug}`)).body.gates).toEqual([expect.objectContaining({ gateId: b.id, runs: 1, successRate: 1 })]);
+    expect((await get(`gate-metrics?gateId=${b.slug}`)).body.gates).toEqual([expect.objectContaining({ gateId: b.id, runs: 1, successRate: 100 })]);
     await app.request('DELETE', `/api/flow/gates/${idle.id}`, { token: ws.key });
   });
 

@@ -44,7 +44,7 @@ describe('Flow analytics: approvals, infrastructure, billing, team and prices', 
       rejected: 1,
       expired: 1,
       pending: 1,
-      approvalRate: 0.5,
+      approvalRate: 50,
       medianDecisionMs: 3000,
       p90DecisionMs: 4600, // expired requests are not decisions: of 1000, 3000, 5000
     });
@@ -68,7 +68,7 @@ describe('Flow analytics: approvals, infrastructure, billing, team and prices', 
 
     const res = await get(`infra-health?gateId=${gate.slug}`);
     expect(res.status).toBe(200);
-    expect(res.body.deliveries).toEqual({ total: 4, completed: 2, failed: 1, pending: 1, successRate: 0.6667, avgAttempts: 2.33 });
+    expect(res.body.deliveries).toEqual({ total: 4, completed: 2, failed: 1, pending: 1, successRate: 66.67, avgAttempts: 2.33 });
     expect(res.body.renderFailures).toBe(1);
     expect(res.body.circuitBreakers).toEqual([
       { gateId: gate.id, name: 'Contracts', enabled: true, state: 'open', consecutiveFailures: 5, openUntil: expect.any(String) },

@@ -91,13 +91,13 @@ describe('Idempotency-Key answers are committed with what they created', () => {
     expect((await app.request('POST', `/api/reporting/reports/${report.body.id}/publish`, as({}))).status).toBe(201);
 
     const run = await twice(`/api/reporting/reports/${report.body.id}/runs`, {}, runKey);
-    expect([run.status, run.body.status]).toEqual([202, 'queued']);
+    expect([run.status, run.body.status]).toEqual([201, 'queued']);
     expect(await probe('reporting_runs', run.body.runId)).toEqual([true]);
 
     const job = await app.request('POST', '/api/reporting/jobs', as({ name: `J ${suffix}`, items: [{ reportId: report.body.id }] }));
     expect(job.status).toBe(201);
     const jobRun = await twice(`/api/reporting/jobs/${job.body.id}/runs`, {}, runKey);
-    expect([jobRun.status, jobRun.body.status]).toEqual([202, 'queued']);
+    expect([jobRun.status, jobRun.body.status]).toEqual([201, 'queued']);
     expect(await probe('reporting_job_runs', jobRun.body.jobRunId)).toEqual([true]);
   });
 

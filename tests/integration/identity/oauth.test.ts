@@ -152,7 +152,7 @@ describe('OAuth client credentials', () => {
     const r = await app.request('POST', '/api/reporting/reports', { token: alice.accessToken, body: { name: 'oauth report', datasets: [{ name: 'one', queryId: q.body.id }], outputs: [{ format: 'csv' }] } });
     expect((await app.request('POST', `/api/reporting/reports/${r.body.id}/publish`, { token: alice.accessToken, body: {} })).status).toBe(201);
     const started = await app.request('POST', `/api/reporting/reports/${r.body.id}/runs`, { token, body: {} });
-    expect(started.status).toBe(202);
+    expect(started.status).toBe(201);
     expect((await app.request('GET', `/api/reporting/runs/${started.body.runId}`, { token })).body.trigger).toBe('api');
   });
 

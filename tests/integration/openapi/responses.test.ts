@@ -246,7 +246,7 @@ test('report runs answer as documented, queued and completed', async () => {
   expect((await t.request('POST', `/api/reporting/reports/${report.body.id}/publish`, { token, body: {} })).status).toBe(201);
 
   const started = await t.request('POST', `/api/reporting/reports/${report.body.id}/runs`, { token, body: {} });
-  expectDocumented(started, 'post', '/api/reporting/reports/{id}/runs', 202);
+  expectDocumented(started, 'post', '/api/reporting/reports/{id}/runs', 201);
   const completed = await waitFor(
     async () => {
       const res = await t.request('GET', `/api/reporting/runs/${started.body.runId}`, { token });
@@ -292,7 +292,7 @@ test('reports, schedules, jobs, channels, deliveries and imports answer as docum
     expectDocumented(await t.request('GET', `/api/reporting/schedules/${schedule.body.id}`, { token }), 'get', '/api/reporting/schedules/{id}', 200);
     expectDocumented(await t.request('GET', '/api/reporting/schedules', { token }), 'get', '/api/reporting/schedules', 200);
     const triggered = await t.request('POST', `/api/reporting/schedules/${schedule.body.id}/trigger`, { token });
-    expectDocumented(triggered, 'post', '/api/reporting/schedules/{id}/trigger', 202);
+    expectDocumented(triggered, 'post', '/api/reporting/schedules/{id}/trigger', 201);
     const delivered = await waitFor(
       async () => {
         const res = await t.request('GET', `/api/reporting/runs/${triggered.body.runId}/deliveries`, { token });
@@ -307,7 +307,7 @@ test('reports, schedules, jobs, channels, deliveries and imports answer as docum
     expectDocumented(job, 'post', '/api/reporting/jobs', 201);
     expectDocumented(await t.request('GET', '/api/reporting/jobs', { token }), 'get', '/api/reporting/jobs', 200);
     const jobRun = await t.request('POST', `/api/reporting/jobs/${job.body.id}/runs`, { token, body: {} });
-    expectDocumented(jobRun, 'post', '/api/reporting/jobs/{id}/runs', 202);
+    expectDocumented(jobRun, 'post', '/api/reporting/jobs/{id}/runs', 201);
     expectDocumented(await t.request('GET', `/api/reporting/job-runs/${jobRun.body.jobRunId}`, { token }), 'get', '/api/reporting/job-runs/{id}', 200);
     expectDocumented(await t.request('GET', '/api/reporting/job-runs', { token }), 'get', '/api/reporting/job-runs', 200);
 

@@ -52,10 +52,45 @@ describe('Excel rendering', () => {
     expect(line.getCell(3).numFmt).toContain('€');
     expect(line.getCell(4).value).toEqual(new Date('2024-02-20T00:00:00Z'));
     expect(line.getCell(4).type).toBe(ExcelJS.ValueType.Date);
-    expect(line.getCell(4).numFmt).toBe('yyyy-mm-dd');
+    // The template's date format (its locale's medium date, as the PDF prints "Feb 20, 2024"), on a real date cell.
+    expect(line.getCell(4).numFmt).toBe('mmm d, yyyy');
     expect(line.getCell(5).value).toBe(true);
     expect(line.getCell(5).type).toBe(ExcelJS.ValueType.Boolean);
     expect(findRow(ws, 'Punch cards').getCell(5).value).toBe(false);
+  });
+
+  it("follows the template's formats: dates in its locale's date format, currency rounded to the currency's minor unit", async () => {
+    const template = buildTemplate({
+      schema: {
+        pageSize: 'A4',
+        locale: 'de-DE',
+        currency: 'JPY',
+        sections: [
+          {
+            id: 'main',
+            components: [
+              component('keyValue', { items: [{ label: 'Summe', value: '{{total | currency}}' }, { label: 'Datum', value: '{{issued | date}}' }] }),
+              component('table', { dataSource: 'rows', columns: [{ header: 'Betrag', field: 'amount', format: 'currency' }, { header: 'Tag', field: 'day', format: 'date' }] }),
+            ],
+          },
+        ],
+      },
+    });
+    const { wb } = await renderWorkbook(template, { total: 22971.140000000003, issued: '2024-03-01', rows: [{ amount: 1234.5, day: '2024-11-29' }] });
+    const ws = wb.worksheets[0];
+    const sum = findRow(ws, 'Summe').getCell(2);
+    // The symbol as the locale writes it (de-DE: ¥), no decimals: the yen has no minor unit.
+    expect({ value: sum.value, type: sum.type, numFmt: sum.numFmt }).toEqual({ value: 22971, type: ExcelJS.ValueType.Number, numFmt: '"¥"#,##0;-"¥"#,##0' });
+    const day = findRow(ws, 'Datum').getCell(2);
+    expect({ value: day.value, type: day.type, numFmt: day.numFmt }).toEqual({ value: new Date('2024-03-01T00:00:00Z'), type: ExcelJS.ValueType.Date, numFmt: 'dd.mm.yyyy' });
+    const row = findRow(ws, 1235);
+    expect(row.getCell(1).numFmt).toBe('"¥"#,##0;-"¥"#,##0');
+    expect({ value: row.getCell(2).value, type: row.getCell(2).type, numFmt: row.getCell(2).numFmt }).toEqual({ value: new Date('2024-11-29T00:00:00Z'), type: ExcelJS.ValueType.Date, numFmt: 'dd.mm.yyyy' });
+
+    // In US dollars the float residue of a sum is rounded to the cent.
+    const usd = buildTemplate({ schema: { pageSize: 'A4', currency: 'USD', sections: [{ id: 'main', components: [component('keyValue', { items: [{ label: 'Total', value: '{{total | currency}}' }] })] }] } });
+    const cell = findRow((await renderWorkbook(usd, { total: 22971.140000000003 })).wb.worksheets[0], 'Total').getCell(2);
+    expect({ value: cell.value, numFmt: cell.numFmt }).toEqual({ value: 22971.14, numFmt: '"$"#,##0.00;-"$"#,##0.00' });
   });
 
   it('writes headings bold and larger, key values as typed two-column rows', async () => {

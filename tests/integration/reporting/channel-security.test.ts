@@ -170,7 +170,7 @@ describe('reporting channels: verified senders, budgets, header secrets', () => 
 
         // Three recipients, a budget of two e-mails an hour: the third is not sent and waits.
         const started = await app.request('POST', `/api/reporting/reports/${r.body.id}/runs`, { token: key, body: { channelIds: [ch.shortId] } });
-        expect(started.status).toBe(202);
+        expect(started.status).toBe(201);
         const deliveries = await waitFor(
           async () => {
             const res = await app.request('GET', `/api/reporting/runs/${started.body.runId}/deliveries`, { token: key });

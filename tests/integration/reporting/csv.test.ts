@@ -161,7 +161,7 @@ describe('reporting csv datasources', () => {
     expect([report.status, report.body.relatedInfo ?? null]).toEqual([201, null]);
     expect((await app.request('POST', `/api/reporting/reports/${report.body.id}/publish`, as({ body: {} }))).status).toBe(201);
     const started = await app.request('POST', `/api/reporting/reports/${report.body.id}/runs`, as({ body: {} }));
-    expect(started.status).toBe(202);
+    expect(started.status).toBe(201);
     const run = await waitFor(
       async () => {
         const r = await app.request('GET', `/api/reporting/runs/${started.body.runId}`, as());

@@ -277,7 +277,7 @@ describe('reporting http_json datasources', () => {
     expect([report.status, report.body.relatedInfo ?? null]).toEqual([201, null]);
     expect((await app.request('POST', `/api/reporting/reports/${report.body.id}/publish`, as({ body: {} }))).status).toBe(201);
     const started = await app.request('POST', `/api/reporting/reports/${report.body.id}/runs`, as({ body: { parameters: { min: 5 } } }));
-    expect(started.status).toBe(202);
+    expect(started.status).toBe(201);
     const run = await waitFor(
       async () => {
         const r = await app.request('GET', `/api/reporting/runs/${started.body.runId}`, as());

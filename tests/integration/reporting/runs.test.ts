@@ -103,8 +103,10 @@ describe('reporting runs', () => {
   it('runs a report with two datasets into a PDF, a typed workbook and CSV files, downloadable through signed links', async () => {
     const report = await publishedReport();
     const started = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, { token: runKey, body: { parameters: { min: 5, customer: 'Globex' }, metadata: { ticket: 'T-1' } } });
-    expect(started.status).toBe(202);
-    expect(started.body).toEqual({ runId: expect.any(String), shortId: expect.stringMatching(/^rrun_[A-Za-z0-9]{16}$/), status: 'queued', statusUrl: `/api/reporting/runs/${started.body.runId}` });
+    // Accepted work: 201, Location and the same absolute statusUrl (docs/architecture.md "Accepted work").
+    expect(started.status).toBe(201);
+    expect(started.body).toEqual({ runId: expect.any(String), shortId: expect.stringMatching(/^rrun_[A-Za-z0-9]{16}$/), status: 'queued', statusUrl: `${app.url}/api/reporting/runs/${started.body.runId}` });
+    expect(started.headers.get('location')).toBe(started.body.statusUrl);
 
     const run = await runEnded(started.body.runId);
     expect(run).toMatchObject({
@@ -153,7 +155,7 @@ describe('reporting runs', () => {
   it('fails a run whose query fails at the query stage, and retries it as a new run', async () => {
     const report = await publishedReport(`SELECT label, amount / ({{ min }} - {{ min }}) AS broken FROM ${table}`);
     const started = await app.request('POST', `/api/reporting/reports/${report.id}/runs`, as({ body: {} }));
-    expect(started.status).toBe(202);
+    expect(started.status).toBe(201);
     const run = await runEnded(started.body.runId);
     expect(run).toMatchObject({
       status: 'failed',
@@ -166,7 +168,7 @@ describe('reporting runs', () => {
     });
 
     const retry = await app.request('POST', `/api/reporting/runs/${run.shortId}/retry`, { token: runKey, body: {} });
-    expect(retry.status).toBe(202);
+    expect([retry.status, retry.headers.get('location'), retry.body.statusUrl]).toEqual([201, `${app.url}/api/reporting/runs/${retry.body.runId}`, `${app.url}/api/reporting/runs/${retry.body.runId}`]);
     const again = await runEnded(retry.body.runId);
     expect(again).toMatchObject({ retryOf: run.id, status: 'failed', failedStage: 'query', trigger: 'api' });
 

@@ -167,14 +167,17 @@ describe('reporting schedules', () => {
     const res = await create({ name: 'Slow', target: { type: 'report', id: slow.id }, cron: '0 0 1 1 *', timezone: 'UTC' });
     expect(res.status).toBe(201);
     const first = await app.request('POST', `/api/reporting/schedules/${res.body.id}/trigger`, { token: runKey });
-    expect([first.status, first.body.triggered, first.body.skipped]).toEqual([202, true, null]);
-    expect(first.body).toMatchObject({ runId: expect.any(String), shortId: expect.stringMatching(/^rrun_/), statusUrl: `/api/reporting/runs/${first.body.runId}` });
+    // The run it started is accepted work: 201, Location and the absolute statusUrl (docs/architecture.md "Accepted work").
+    expect([first.status, first.body.triggered, first.body.skipped]).toEqual([201, true, null]);
+    expect(first.body).toMatchObject({ runId: expect.any(String), shortId: expect.stringMatching(/^rrun_/), statusUrl: `${app.url}/api/reporting/runs/${first.body.runId}` });
+    expect(first.headers.get('location')).toBe(first.body.statusUrl);
     const [running] = await waitFor(async () => {
       const actions = (await handle(res.body.id).describe()).info.runningActions;
       return actions.length > 0 ? actions : undefined;
     }, { what: 'the running action' });
     const second = await app.request('POST', `/api/reporting/schedules/${res.body.id}/trigger`, { token: runKey });
-    expect([second.status, second.body.skipped, second.body.runId]).toEqual([202, 'overlap', null]);
+    // Skipped: nothing started, the answer is final.
+    expect([second.status, second.body.skipped, second.body.runId, second.headers.get('location')]).toEqual([200, 'overlap', null, null]);
     const got = await waitFor(async () => {
       const r = await app.request('GET', `/api/reporting/schedules/${res.body.id}`, { token: readKey });
       return r.body.skippedOverlapRuns >= 1 ? r.body : undefined;

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer';
 import type { TestApp } from '../../support/app';
-import { chooseRadio, duration, fraction, regionOf, STATUS_WORDS, tableRows, waitForRows } from '../../support/analytics-page';
+import { chooseRadio, duration, rate, regionOf, STATUS_WORDS, tableRows, waitForRows } from '../../support/analytics-page';
 import { waitForRunStatus } from '../../support/approvals';
 import { byRole, closeAppWithBrowser, expectWellBehaved, keepScreenshot, signInThroughApp, startAppWithBrowser, waitForRegionText, withAppPage } from '../../support/browser';
 import { waitForJob } from '../../support/documents';
@@ -119,7 +119,7 @@ describe('Flow analytics in the dashboard', () => {
     // Tables: gate metrics (the last run's time is written in the browser's locale, left out), codes, circuits, prices.
     await waitForRows(page, 'Errors by code', errors.byCode.map((c: any) => [c.code, c.count]));
     const gateRows = await tableRows(page, 'Runs per gate');
-    expect(gateRows.map((r) => r.slice(0, 7))).toEqual(gates.gates.map((g: any) => [g.name, g.status, g.runs, g.completed, g.failed, g.validationFailed, fraction(g.successRate)].map(String)));
+    expect(gateRows.map((r) => r.slice(0, 7))).toEqual(gates.gates.map((g: any) => [g.name, g.status, g.runs, g.completed, g.failed, g.validationFailed, rate(g.successRate)].map(String)));
     expect((await tableRows(page, 'Circuit of each gate')).map((r) => [r[0], r[2], r[3]])).toEqual(infra.circuitBreakers.map((c: any) => [c.name, 'Closed', String(c.consecutiveFailures)]));
     expect((await tableRows(page, 'Plans on offer')).map((r) => [r[0].replace(' Your plan', ''), r[3]])).toEqual(plans.plans.map((p: any) => [p.name, p.runsPerMonth.toLocaleString('en')]));
     expect((await tableRows(page, 'Credit packs on offer')).map((r) => r[0])).toEqual(packs.packs.map((p: any) => p.documents.toLocaleString('en')));
@@ -127,10 +127,10 @@ describe('Flow analytics in the dashboard', () => {
     const figures: Array<[string, string]> = [
       ['Total runs', String(overview.totals.runs)],
       ['Runs completed', String(overview.totals.completed)],
-      ['Success rate', fraction(overview.successRate)],
-      ['Validation pass rate', fraction(overview.validationPassRate)],
+      ['Success rate', rate(overview.successRate)],
+      ['Validation pass rate', rate(overview.validationPassRate)],
       ['Average time to complete', duration(overview.avgTimeToCompleteMs)],
-      ['Approval rate', fraction(approvals.approvalRate)],
+      ['Approval rate', rate(approvals.approvalRate)],
       ['Median time to decide', duration(approvals.medianDecisionMs)],
       ['Deliveries', String(infra.deliveries.total)],
       ['Render failures', String(infra.renderFailures)],
@@ -174,7 +174,7 @@ describe('Flow analytics in the dashboard', () => {
       expect(month.throughput.buckets).toHaveLength(30);
       // The named field failed twice (missing, too short), the rule once.
       expect(month.errors.byField).toEqual(expect.arrayContaining([{ field: 'customer', count: 2 }, { field: 'total', count: 1 }]));
-      expect(month.approvals).toMatchObject({ requested: 1, approved: 1, approvalRate: 1 });
+      expect(month.approvals).toMatchObject({ requested: 1, approved: 1, approvalRate: 100 });
       expect(month.timeline.totals).toEqual({ documents: 1, runs: 7 });
       expect(asked(requests, 'throughput')).toEqual({ period: '30d', granularity: 'day' });
       const summary = await page.$eval('aria/Runs over time[role="region"]', (r) => r.querySelector('[role="img"]')?.getAttribute('aria-label'));

@@ -102,7 +102,8 @@ describe('the project search attribute on every workflow a project causes', () =
     expect(schedule.status).toBe(201);
     scheduleId = schedule.body.id;
     const triggered = await app.request('POST', `/api/reporting/schedules/${scheduleId}/trigger`, { token });
-    expect(triggered.status).toBe(202);
+    // 201 naming the run it started, or 202 when its record was not there within the trigger's wait.
+    expect([201, 202]).toContain(triggered.status);
 
     // Everything ends.
     expect((await waitForJob(app, p.apiKey, job.body.jobId)).status).toBe('completed');

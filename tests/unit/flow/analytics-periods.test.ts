@@ -1,4 +1,4 @@
-import { bucketKey, bucketStarts, fillBuckets, periodWindow, ratio, truncateUtc } from '../../../domain/flow/analytics-periods';
+import { bucketKey, bucketStarts, fillBuckets, percentOf, periodWindow, truncateUtc } from '../../../domain/flow/analytics-periods';
 import { CREDIT_PACKS, DOCUMENT_ADD_ONS, overageCostUsd, planId } from '../../../domain/flow/plan-catalogue';
 
 const at = (iso: string) => new Date(iso);
@@ -41,10 +41,11 @@ describe('Flow analytics periods', () => {
     ]);
   });
 
-  it('ratios round to 4 decimals and are null without a denominator', () => {
-    expect(ratio(1, 3)).toBe(0.3333);
-    expect(ratio(2, 2)).toBe(1);
-    expect(ratio(0, 0)).toBeNull();
+  it('rates are percentages with 2 decimals, as the document analytics give them, and null without a denominator', () => {
+    expect(percentOf(1, 3)).toBe(33.33);
+    expect(percentOf(4, 7)).toBe(57.14);
+    expect(percentOf(2, 2)).toBe(100);
+    expect(percentOf(0, 0)).toBeNull();
   });
 });
 

@@ -2,7 +2,7 @@ import { Badge, Paper, SimpleGrid, Stack, Table, Text, Title } from '@mantine/co
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../../../api';
 import { Chart, COLOURS, Figure, FiguresTable, legendText } from '../../../charts';
-import { WHOLE, BUCKET_WORDS, bucketLabel, busiest, duration, fraction, Shown, useAnswer, when, type Answer, type Filters } from './shared';
+import { WHOLE, BUCKET_WORDS, bucketLabel, busiest, duration, rate, Shown, useAnswer, when, type Answer, type Filters } from './shared';
 
 /** Run statuses in words, in the order a run moves through them (domain/flow/run-status.ts). */
 const STATUS_WORDS = {
@@ -39,8 +39,8 @@ export function Overview({ filters }: { filters: Filters }) {
         <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }} aria-busy={answer.busy || undefined}>
           <Figure label="Total runs" value={o.totals.runs} note={`${o.totals.inProgress} on the way, ${o.totals.inReview} in review`} />
           <Figure label="Runs completed" value={o.totals.completed} note={`${o.totals.failed} failed, ${o.totals.rejected} rejected, ${o.totals.expired} expired`} />
-          <Figure label="Success rate" value={fraction(o.successRate)} note="Completed among the runs that ended" />
-          <Figure label="Validation pass rate" value={fraction(o.validationPassRate)} note={`${o.totals.validationFailed} failed validation`} />
+          <Figure label="Success rate" value={rate(o.successRate)} note="Completed among the runs that ended" />
+          <Figure label="Validation pass rate" value={rate(o.validationPassRate)} note={`${o.totals.validationFailed} failed validation`} />
           <Figure label="Average time to complete" value={duration(o.avgTimeToCompleteMs)} note={`${o.activeGates} active ${o.activeGates === 1 ? 'gate' : 'gates'}`} />
         </SimpleGrid>
       )}
@@ -247,7 +247,7 @@ export function GateMetrics({ filters }: { filters: Filters }) {
                       <Table.Td>{gate.completed}</Table.Td>
                       <Table.Td>{gate.failed}</Table.Td>
                       <Table.Td>{gate.validationFailed}</Table.Td>
-                      <Table.Td>{fraction(gate.successRate)}</Table.Td>
+                      <Table.Td>{rate(gate.successRate)}</Table.Td>
                       <Table.Td>{when(gate.lastRunAt)}</Table.Td>
                     </Table.Tr>
                   ))}

@@ -50,10 +50,10 @@ export function Shown<T>({ answer, children }: { answer: { data?: T; error: Erro
   return <>{children(answer.data)}</>;
 }
 
-/** A fraction 0–1 as a percentage ("57.1%", "80%"); "—" when there is nothing to divide by. */
-export function fraction(rate: number | null | undefined): string {
-  if (rate === null || rate === undefined) return '—';
-  return percentage(rate * 100);
+/** A rate of the API, a percentage 0–100, as "57.1%" or "80%"; "—" when there is nothing to divide by (null). */
+export function rate(percent: number | null | undefined): string {
+  if (percent === null || percent === undefined) return '—';
+  return percentage(percent);
 }
 
 /** A percentage 0–100 as "66.7%" or "80%" (one decimal at most), as the Usage page writes it. */

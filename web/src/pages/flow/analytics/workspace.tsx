@@ -2,7 +2,7 @@ import { Badge, Group, Paper, Progress, SimpleGrid, Stack, Table, Text, Title, u
 import { Bar, BarChart, CartesianGrid, Cell, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
 import { api } from '../../../api';
 import { Chart, COLOURS, Figure, FiguresTable, legendText } from '../../../charts';
-import { WHOLE, BUCKET_WORDS, bucketLabel, busiest, duration, fraction, limit, percentage, PERIOD_DAYS, Shown, usd, useAnswer, when, type Filters } from './shared';
+import { WHOLE, BUCKET_WORDS, bucketLabel, busiest, duration, rate, limit, percentage, PERIOD_DAYS, Shown, usd, useAnswer, when, type Filters } from './shared';
 
 const periodQuery = ({ period, gateId }: Filters) => ({ params: { query: { period, gateId } } });
 
@@ -42,7 +42,7 @@ export function Approvals({ filters }: { filters: Filters }) {
               </BarChart>
             </Chart>
             <SimpleGrid cols={{ base: 1, sm: 3, lg: 1 }}>
-              <Figure label="Approval rate" value={fraction(a.approvalRate)} note="Approved among the requests closed (approved, rejected or expired)" />
+              <Figure label="Approval rate" value={rate(a.approvalRate)} note="Approved among the requests closed (approved, rejected or expired)" />
               <Figure label="Median time to decide" value={duration(a.medianDecisionMs)} note="From the request to the approver's decision" />
               <Figure label="90th percentile time to decide" value={duration(a.p90DecisionMs)} note="Nine decisions in ten came sooner" />
             </SimpleGrid>
@@ -65,7 +65,7 @@ export function InfraHealth({ filters }: { filters: Filters }) {
         <Stack aria-busy={answer.busy || undefined}>
           <SimpleGrid cols={{ base: 2, sm: 3, lg: 5 }}>
             <Figure label="Deliveries" value={h.deliveries.total} note={`${h.deliveries.completed} delivered, ${h.deliveries.failed} failed, ${h.deliveries.pending} on the way`} />
-            <Figure label="Delivery success rate" value={fraction(h.deliveries.successRate)} note="Delivered among those that ended" />
+            <Figure label="Delivery success rate" value={rate(h.deliveries.successRate)} note="Delivered among those that ended" />
             <Figure label="Attempts per delivery" value={h.deliveries.avgAttempts ?? '—'} note="On average, of those attempted" />
             <Figure label="Render failures" value={h.renderFailures} note="Runs that failed in rendering" />
             <Figure label="Open circuits" value={h.circuitBreakers.filter((c) => c.state !== 'closed').length} note={`Of ${h.circuitBreakers.length} ${h.circuitBreakers.length === 1 ? 'gate' : 'gates'}, now`} />
@@ -165,7 +165,6 @@ export function Documents({ filters }: { filters: Filters }) {
               <Figure label="Documents" value={d.totalDocuments} note={`${d.byFormat.pdf ?? 0} PDF, ${d.byFormat.excel ?? 0} Excel`} />
               <Figure label="Documents completed" value={d.completedDocuments} />
               <Figure label="Documents failed" value={d.failedDocuments} />
-              {/* The documents' success rate is a percentage already (docs/documents.md), the runs' a fraction. */}
               <Figure label="Document success rate" value={ended === 0 ? '—' : percentage(d.successRate)} />
               <Figure label="Average generation time" value={d.completedDocuments === 0 ? '—' : duration(d.avgGenerationTimeMs)} />
             </SimpleGrid>
