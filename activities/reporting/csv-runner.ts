@@ -184,7 +184,10 @@ export function createCsvRunner(input: CsvRunnerInput): QueryRunner {
       let keptBytes = 0;
       const transform = query.table.transform;
       // Without a transform: the first records are held until their column types are known, then written typed.
+      // The sample is bounded by bytes as well (TRANSFORM_MAX_BYTES, counted like a transform's input), so
+      // 1,000 records of 1 MiB are never held: the types are inferred from what was read by then.
       const sample: string[][] = [];
+      let sampleBytes = 0;
       let types: CsvColumnType[] | null = null;
       const write = (record: string[]) => writer.push(names!, record.map((text, i) => csvCell(types![i], text)));
       const flushSample = async (): Promise<boolean> => {
@@ -207,7 +210,8 @@ export function createCsvRunner(input: CsvRunnerInput): QueryRunner {
           if (!(await write(record))) break;
         } else {
           sample.push(record);
-          if (sample.length >= CSV_INFERENCE_ROWS && !(await flushSample())) break;
+          for (const field of record) sampleBytes += field.length + TRANSFORM_FIELD_OVERHEAD;
+          if ((sample.length >= CSV_INFERENCE_ROWS || sampleBytes > TRANSFORM_MAX_BYTES) && !(await flushSample())) break;
         }
       }
       if (!transform && !types) await flushSample();
