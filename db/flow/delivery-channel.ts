@@ -17,8 +17,8 @@ import { deliveryIdFor } from '../webhooks/deliveries';
 export async function currentFlowChannel(db: Queryable, deliveryId: string): Promise<DeliveryChannel | 'removed' | undefined> {
   const rows: Array<{ projectId: string; eventId: string; gateId: string }> = await db.query(
     `SELECT d.project_id AS "projectId", d.event_id AS "eventId", r.gate_id AS "gateId"
-       FROM webhook_deliveries d JOIN flow_runs r ON r.id::text = d.run_id::text
-      WHERE d.id::text = $1 AND d.source = 'flow'`,
+       FROM webhook_deliveries d JOIN flow_runs r ON r.id = d.run_id::uuid
+      WHERE d.id = $1 AND d.source = 'flow'`,
     [deliveryId],
   );
   const row = rows[0];
