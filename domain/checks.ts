@@ -11,8 +11,8 @@ import { hiddenComponents } from './templates/visibility';
 import { checkAssetContent } from './templates/asset-content';
 import type { ResolvedData, TemplateDefinition, TemplateSchema, TemplateType } from './templates/template.types';
 import { checkParameterDefs, type ParameterDef, type ParameterValue } from './reporting/parameters';
-import { checkQueryText, compileQuery, type SqlDialect } from './reporting/sql';
-import { checkHttpRequest, checkTransform, compileHttpRequest, type HttpRequestSpec } from './reporting/http-request';
+import { checkQueryText, compileQuery, queryPlaceholderNames, type SqlDialect } from './reporting/sql';
+import { checkHttpRequest, checkTransform, compileHttpRequest, requestPlaceholderNames, type HttpRequestSpec } from './reporting/http-request';
 import { httpRows, transformedRows } from './reporting/json-rows';
 import { validate } from './validation';
 
@@ -57,6 +57,8 @@ export const CHECKS = {
   templateHtml: (schema: TemplateSchema, data: ResolvedData, options: BuildHtmlOptions) => buildHtml(schema, data, options),
   /** A reporting query's parameter definitions and text (up to 100,000 characters scanned). */
   queryProblems: (text: string, dialect: SqlDialect, parameters: ParameterDef[]) => [...checkParameterDefs(parameters), ...checkQueryText(text, dialect, parameters)],
+  /** The placeholder names of a query's text (sql, in `dialect`) or request (http), for POST /queries/validate. */
+  queryPlaceholders: (text: string, dialect: SqlDialect | null, request: HttpRequestSpec | null) => (dialect ? queryPlaceholderNames(text, dialect) : requestPlaceholderNames(request)),
   /** A reporting query's text with its values as bind parameters (ERR_QRY_002/009, ERR_RPT_007). */
   compiledQuery: (text: string, dialect: SqlDialect, parameters: ParameterDef[], values: Record<string, ParameterValue | undefined>) => compileQuery(text, dialect, parameters, values),
   /** An http query's request spec and transform (http_json datasources), and the table language's transform. */

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { completeRunIfDelivered } from '../../db/flow/run-state';
+import { currentFlowChannel } from '../../db/flow/delivery-channel';
 import { abandonDelivery, markDelivering, recordAttempt } from '../../db/deliveries/delivery-state';
 import { loadDeliveryTarget, type DeliveryTargetRow } from '../../db/webhooks/delivery-attempts';
 import type { DeliveryAttemptInput, DeliveryAttemptResult } from '../../domain/deliveries/attempt';
@@ -26,7 +27,7 @@ export type AttemptDeliveryResult = DeliveryAttemptResult;
  */
 export function createAttemptDeliveryActivity(deps: AttemptDeliveryDeps) {
   return async function attemptDelivery(input: AttemptDeliveryInput): Promise<AttemptDeliveryResult> {
-    const target = await loadDeliveryTarget(deps.db, input.deliveryId);
+    const target = await withCurrentChannel(deps.db, await loadDeliveryTarget(deps.db, input.deliveryId));
     // Deleted with its project or subscription: nothing left to deliver or to record on.
     if (!target) return { outcome: 'permanent', error: 'Delivery no longer exists' };
     // A repeated workflow run (or manual retry racing a success) must not send twice.
@@ -83,8 +84,23 @@ const attemptOf = (at: Date, r: { statusCode: number | null; error: string | nul
   durationMs: Math.round(r.durationMs),
 });
 
+/**
+ * A Flow delivery goes to its gate channel as it is now, like a document delivery follows its
+ * subscription: a retry after the channel was fixed reaches the new URL with the channel's
+ * current secret and headers; a channel removed since is not sent to (docs/flow.md "Delivery
+ * channels: checked when saved and when used").
+ */
+async function withCurrentChannel(db: DataSource, target: DeliveryTargetRow | undefined): Promise<(DeliveryTargetRow & { removed?: boolean }) | undefined> {
+  if (!target || target.source !== 'flow' || target.status === 'completed') return target;
+  const channel = await currentFlowChannel(db, target.id);
+  if (channel === undefined) return target;
+  if (channel === 'removed') return { ...target, removed: true };
+  return { ...target, url: channel.url, secret: channel.secret, headers: channel.headers ?? null };
+}
+
 /** Why a delivery must not be sent at all, recorded as a final attempt so its owner can read it. */
-function refusalOf(target: DeliveryTargetRow): string | undefined {
+function refusalOf(target: DeliveryTargetRow & { removed?: boolean }): string | undefined {
+  if (target.removed) return 'Delivery channel was removed from the gate: not sent';
   if (target.subscriptionState === 'deleted') return 'Subscription was deleted: not sent';
   if (target.subscriptionState === 'inactive') return 'Subscription is inactive: not sent';
   if (!target.secret) return 'No signing secret: not sent';

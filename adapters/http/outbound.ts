@@ -236,6 +236,14 @@ function parseAllowList(entries: string[]): AllowList {
   return list;
 }
 
+/**
+ * The refusal of an internal address names the setting that opens it, so whoever reads it (the
+ * person saving a target, a delivery's attempt record) knows what an operator would change.
+ */
+function internalMessage(host: string): string {
+  return `Outbound address not allowed: ${host} is a private or internal address (an operator can open it with OUTBOUND_ALLOWLIST)`;
+}
+
 function refuse(message: string, host: string, reason: string): AppError {
   return new AppError('ERR_OUTBOUND_001', message, { host, reason });
 }
@@ -280,7 +288,7 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
     // would otherwise let the connection pick the private one.
     for (const address of addresses) {
       if (isInternalAddress(address) && !addressAllowed(address)) {
-        throw refuse(`Outbound address not allowed: ${host} is a private or internal address`, host, 'internal_address');
+        throw refuse(internalMessage(host), host, 'internal_address');
       }
     }
     return { url, addresses };
@@ -298,7 +306,7 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
     if (hostAllowed(host)) return records;
     for (const { address } of records) {
       if (isInternalAddress(address) && !addressAllowed(address)) {
-        throw refuse(`Outbound address not allowed: ${host} is a private or internal address`, host, 'internal_address');
+        throw refuse(internalMessage(host), host, 'internal_address');
       }
     }
     return records;
@@ -369,7 +377,7 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
     if (!host) throw refuse('Outbound host is empty', host, 'invalid_url');
     if (isIP(host)) {
       if (isInternalAddress(host) && !addressAllowed(host) && !hostAllowed(host)) {
-        throw refuse(`Outbound address not allowed: ${host} is a private or internal address`, host, 'internal_address');
+        throw refuse(internalMessage(host), host, 'internal_address');
       }
       return host;
     }

@@ -16,16 +16,19 @@ import type {
 import type { OutboundGuard } from '../http/outbound';
 import type { ArtefactStorage } from '../storage/storage';
 import { NdjsonWriter } from '@formwork/query-runners';
+import { CSV_INFERENCE_ROWS, csvCell, inferCsvTypes, type CsvColumnType } from '../../domain/reporting/csv-types';
 
 /**
  * The direct runner of `csv` datasources (docs/reporting.md "csv", "Datasource kinds"): the uploaded file
  * (artefact storage) or the file at `url` (through the outbound guard, same-host redirects only)
- * streamed through csv-parse into the NdjsonWriter with the row and byte caps. Values stay strings:
- * CSV has no types. A `transform` (tenant JSONata) runs in the evaluation workers over all rows.
+ * streamed through csv-parse into the NdjsonWriter with the row and byte caps. Column types (number,
+ * boolean, date, string) are inferred from the first 1,000 records (domain/reporting/csv-types.ts),
+ * which are held until then. A `transform` (tenant JSONata) runs in the evaluation workers over all
+ * rows, as text.
  */
 
 const TEST_TIMEOUT_MS = 10_000;
-const DISCOVERY_ROWS = 1000;
+const DISCOVERY_ROWS = CSV_INFERENCE_ROWS;
 
 export interface CsvRunnerInput {
   config: CsvConfig;
@@ -159,12 +162,13 @@ export function createCsvRunner(input: CsvRunnerInput): QueryRunner {
       return { latencyMs: Date.now() - started, serverVersion: `csv (${names.length} columns)` };
     },
 
-    /** One table, `source`, its columns from the header; every column is text (CSV has no types). */
+    /** One table, `source`, its columns from the header, typed from the first 1,000 records. */
     async discoverSchema(): Promise<DiscoveredSchema> {
-      const { names } = await header(AbortSignal.timeout(TEST_TIMEOUT_MS), TEST_TIMEOUT_MS, DISCOVERY_ROWS);
+      const { names, sample } = await header(AbortSignal.timeout(TEST_TIMEOUT_MS), TEST_TIMEOUT_MS, DISCOVERY_ROWS);
+      const types = inferCsvTypes(sample, names.length);
       return {
         refreshedAt: new Date().toISOString(),
-        tables: [{ schema: '', name: 'source', type: 'table', columns: names.map((name, i) => ({ name, dataType: 'string', nullable: false, ordinal: i + 1 })) }],
+        tables: [{ schema: '', name: 'source', type: 'table', columns: names.map((name, i) => ({ name, dataType: types[i], nullable: types[i] !== 'string' && sample.some((r) => (r[i] ?? '').trim() === ''), ordinal: i + 1 })) }],
         truncated: false,
       };
     },
@@ -179,6 +183,18 @@ export function createCsvRunner(input: CsvRunnerInput): QueryRunner {
       const kept: string[][] = [];
       let keptBytes = 0;
       const transform = query.table.transform;
+      // Without a transform: the first records are held until their column types are known, then written typed.
+      // The sample is bounded by bytes as well (TRANSFORM_MAX_BYTES, counted like a transform's input), so
+      // 1,000 records of 1 MiB are never held: the types are inferred from what was read by then.
+      const sample: string[][] = [];
+      let sampleBytes = 0;
+      let types: CsvColumnType[] | null = null;
+      const write = (record: string[]) => writer.push(names!, record.map((text, i) => csvCell(types![i], text)));
+      const flushSample = async (): Promise<boolean> => {
+        types = inferCsvTypes(sample, names?.length ?? 0);
+        for (const record of sample.splice(0)) if (!(await write(record))) return false;
+        return true;
+      };
       for await (const record of records(cancel, limits.timeoutMs)) {
         if (!names) {
           names = columnNames(config.header ? record : null, record.length);
@@ -190,9 +206,17 @@ export function createCsvRunner(input: CsvRunnerInput): QueryRunner {
           for (const field of record) keptBytes += field.length + TRANSFORM_FIELD_OVERHEAD;
           if (keptBytes > TRANSFORM_MAX_BYTES) throw transformInputTooLarge('bytes');
           kept.push(record);
-        } else if (!(await writer.push(names, record))) break;
+        } else if (types) {
+          if (!(await write(record))) break;
+        } else {
+          sample.push(record);
+          for (const field of record) sampleBytes += field.length + TRANSFORM_FIELD_OVERHEAD;
+          if ((sample.length >= CSV_INFERENCE_ROWS || sampleBytes > TRANSFORM_MAX_BYTES) && !(await flushSample())) break;
+        }
       }
-      let columns = (names ?? []).map((name) => ({ name, dataType: 'string' }));
+      if (!transform && !types) await flushSample();
+      const typeOf = (i: number): string => (transform ? 'string' : (types?.[i] ?? 'string'));
+      let columns = (names ?? []).map((name, i) => ({ name, dataType: typeOf(i) }));
       if (transform) {
         if (!input.evaluator || !input.tenant) throw new Error('the csv runner needs an evaluator to run a transform');
         const result = await input.evaluator.check(input.tenant, 'transformedRows', { columns: names ?? [], rows: kept, transform, params: query.table.params });

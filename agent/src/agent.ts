@@ -6,7 +6,7 @@ import { AgentExit } from './exit';
 import { executeTask, failureOf, type TaskOutcome } from './execute';
 import type { Log } from './log';
 import { DatasourcePools } from './pools';
-import { TASK_KINDS, type LeasedTask } from './task';
+import { DATASOURCE_KINDS, type LeasedTask } from './task';
 
 export interface AgentOptions {
   client: AgentClient;
@@ -139,7 +139,7 @@ export class Agent {
         version: AGENT_VERSION,
         hostname: hostname().slice(0, 255) || 'unknown',
         platform: `${platform()}`.slice(0, 50),
-        capabilities: [...TASK_KINDS],
+        capabilities: [...DATASOURCE_KINDS],
         maxConcurrency: this.opts.maxConcurrency,
         publicKey: this.opts.publicKeyPem,
       });

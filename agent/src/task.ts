@@ -1,9 +1,10 @@
 import { AppError, openSealed } from '@formwork/wire';
 import type { KeyObject } from 'node:crypto';
 
-/** The kinds of task the agent runs; sent as `capabilities` (the service leases only these). */
-export const TASK_KINDS = ['query', 'test', 'schema', 'preview'] as const;
-export type TaskKind = (typeof TASK_KINDS)[number];
+/** The kinds of task the service leases: every one, for each datasource kind the agent reaches. */
+export type TaskKind = 'query' | 'test' | 'schema' | 'preview';
+/** The datasource kinds the agent reaches (execute.ts); sent as `capabilities`, the service leases only their tasks. */
+export const DATASOURCE_KINDS = ['postgres', 'mysql', 'sqlite'] as const;
 
 export type TaskSecrets =
   | { mode: 'stored'; values?: Record<string, unknown> }

@@ -1,3 +1,4 @@
+import { AGENT_DATASOURCE_KINDS, type DatasourceKind } from '../../domain/reporting/query-runner';
 import { randomUUID, createPublicKey } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createGunzip, createGzip } from 'node:zlib';
@@ -84,6 +85,15 @@ function checkPublicKey(pem: string): string {
   }
 }
 
+/**
+ * The datasource kinds a session reaches: those it named, or every kind an agent reads when it
+ * named none (earlier agents sent their task kinds here; a session stored then reads the same way).
+ */
+function reachableKinds(capabilities: string[]): DatasourceKind[] {
+  const kinds = AGENT_DATASOURCE_KINDS.filter((k) => capabilities.includes(k));
+  return kinds.length > 0 ? kinds : [...AGENT_DATASOURCE_KINDS];
+}
+
 /** A new session replaces the previous one; tasks it leased stay leased until their lease runs out. */
 export async function openSession(deps: ProtocolDeps, agentId: string, input: OpenSessionInput) {
   const agent = await loadAgent(deps.db, agentId);
@@ -99,7 +109,7 @@ export async function openSession(deps: ProtocolDeps, agentId: string, input: Op
     hostname: input.hostname,
     platform: input.platform,
     startedAt: new Date().toISOString(),
-    capabilities: input.capabilities,
+    capabilities: reachableKinds(input.capabilities),
     maxConcurrency: input.maxConcurrency,
   };
   // The key is written only while none is set, even against a concurrent session; a new key waits
@@ -144,7 +154,7 @@ async function leaseNext(deps: ProtocolDeps, agent: AgentEntity, session: AgentS
     projectId: agent.projectId,
     agentId: agent.id,
     sessionId: session.id,
-    capabilities: session.capabilities,
+    kinds: reachableKinds(session.capabilities),
     maxConcurrency: session.maxConcurrency,
     leaseSeconds: leaseSeconds(deps),
   });

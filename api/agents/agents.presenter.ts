@@ -37,7 +37,9 @@ export function presentHealth(a: AgentEntity) {
 export function presentTask(t: AgentTaskEntity, agentShortId: string) {
   return {
     id: t.shortId,
-    agentId: agentShortId,
+    // The agent's UUID, as its own routes (/api/agents/:id) and datasources name it; its short id beside.
+    agentId: t.agentId,
+    agentShortId,
     kind: t.kind,
     datasourceId: t.datasourceId,
     runId: t.runId,

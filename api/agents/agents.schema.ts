@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { AgentTaskKind, AgentTaskStatus } from '../../db/reporting/agent-task.entity';
+import { AGENT_DATASOURCE_KINDS } from '../../domain/reporting/query-runner';
 
 /**
  * Agent bodies (docs/reporting.md "Agents", "The agent protocol"): the management API and the agent
@@ -62,7 +63,8 @@ export interface OpenSessionInput {
   version: string;
   hostname: string;
   platform: string;
-  capabilities: AgentTaskKind[];
+  /** The datasource kinds the agent can reach (legacy agents sent task kinds, read as every kind). */
+  capabilities: string[];
   maxConcurrency: number;
   publicKey?: string;
 }
@@ -71,10 +73,12 @@ export const openSessionSchema = Joi.object<OpenSessionInput>({
   version: Joi.string().trim().min(1).max(50).required(),
   hostname: Joi.string().trim().min(1).max(255).required(),
   platform: Joi.string().trim().min(1).max(50).required(),
+  // The datasource kinds the agent can reach (docs/reporting.md "The agent protocol"); the task kinds
+  // earlier agents sent here are still accepted and read as "every kind an agent reads".
   capabilities: Joi.array()
-    .items(Joi.string().valid(...TASK_KINDS))
+    .items(Joi.string().valid(...AGENT_DATASOURCE_KINDS, ...TASK_KINDS))
     .min(1)
-    .max(TASK_KINDS.length)
+    .max(AGENT_DATASOURCE_KINDS.length + TASK_KINDS.length)
     .unique()
     .required(),
   maxConcurrency: Joi.number().integer().min(1).max(32).required(),

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { DataSource } from 'typeorm';
 import type { ArtefactStorage } from '../../adapters/storage/storage';
+import { createOutboundGuard, type OutboundGuard } from '../../adapters/http/outbound';
 import type { Services } from '../../platform/services';
 import { requireProject, type ProjectRequirement } from '../middleware/guards';
 import { createLimiterFactory } from '../rate-limits';
@@ -38,6 +39,8 @@ export interface FlowApiDeps {
   /** Base of the absolute URLs answers carry (`Location` of a created run). */
   publicUrl: string;
   storage: ArtefactStorage;
+  /** Checks gates' delivery channels and render API URLs when they are saved (docs/flow.md). */
+  guard: OutboundGuard;
   downloadUrlTtlSeconds: number;
   submissions: SubmissionDeps;
   read: Middleware;
@@ -67,6 +70,7 @@ export function createFlowApi(services: Services): FlowApi {
     db,
     publicUrl: config.publicUrl,
     storage: services.storage,
+    guard: createOutboundGuard(config.outbound.allowlist),
     downloadUrlTtlSeconds: config.storage.downloadUrlTtlSeconds,
     submissions: { db, evaluator: services.evaluator, gateLimiter, outbox: services.outbox, freeDocumentsPerMonth: config.documents.freeDocumentsPerMonth },
     read: requireProject(db, FLOW_ACCESS.read) as Middleware,

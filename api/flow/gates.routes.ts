@@ -18,7 +18,7 @@ import { importGateSchema } from './gate-templates';
  */
 export function gateRoutes(deps: FlowApiDeps): Router {
   const { read, manage } = deps;
-  const gateDeps = { db: deps.db, evaluator: deps.submissions.evaluator };
+  const gateDeps = { db: deps.db, evaluator: deps.submissions.evaluator, guard: deps.guard };
   const router = new Router({ prefix: '/api/flow/gates' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 

@@ -19,6 +19,7 @@ import type { CreateGateInput, GateSettingsInput, ListGatesQuery, UpdateGateInpu
 import { resolveRenderTemplate } from './gate-templates';
 import { resolveGateSecrets } from './gate-secrets';
 import { checkGateOutput } from '../../domain/flow/render-output';
+import type { OutboundGuard } from '../../adapters/http/outbound';
 
 /**
  * Gates of one workspace (spec, "Flow gates"). Every function takes the caller's project: a gate
@@ -29,6 +30,34 @@ export interface GateDeps {
   db: DataSource;
   /** Checks definitions (patterns, rules) in the evaluation workers, within the budget. */
   evaluator: Evaluator;
+  /** Checks the gate's outbound targets when they are saved (creating and updating gates only). */
+  guard?: OutboundGuard;
+}
+
+/**
+ * The gate's outbound targets (its delivery channels' URLs and a `custom_api` renderConfig.url)
+ * that `before` did not have, checked by the outbound guard when saved, as webhook subscriptions
+ * are: an address it refuses is 400 ERR_OUTBOUND_001 naming the field and OUTBOUND_ALLOWLIST.
+ * A host that does not resolve now is not refused here (every delivery and render checks it
+ * again; docs/flow.md "Delivery channels: checked when saved and when used").
+ */
+async function checkTargets(deps: GateDeps, gate: Pick<GateEntity, 'deliveryChannels' | 'renderMode' | 'renderConfig'>, before?: Pick<GateEntity, 'deliveryChannels' | 'renderConfig'>): Promise<void> {
+  if (!deps.guard) return;
+  const known = new Set([...(before?.deliveryChannels ?? []).map((c) => c.url), ...(typeof before?.renderConfig?.url === 'string' ? [before.renderConfig.url] : [])]);
+  const targets = gate.deliveryChannels.map((c, i) => ({ url: c.url, field: `deliveryChannels[${i}].url` }));
+  if (gate.renderMode === 'custom_api' && typeof gate.renderConfig?.url === 'string') targets.push({ url: gate.renderConfig.url, field: 'renderConfig.url' });
+  for (const { url, field } of targets) {
+    if (known.has(url)) continue;
+    try {
+      await deps.guard.assertAllowed(url);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'ERR_OUTBOUND_001') {
+        if (err.relatedInfo?.reason === 'unresolvable') continue;
+        throw new AppError('ERR_OUTBOUND_001', `${field}: ${err.message}`, { ...err.relatedInfo, field });
+      }
+      throw err;
+    }
+  }
 }
 
 /** 422 FLOW.GATE_VALIDATION_FAILED listing every problem of the definition, if it has any. */
@@ -140,6 +169,7 @@ export async function createGate(deps: GateDeps, projectId: string, input: Creat
   const { schema: _schema, businessRules: _rules, ...settings } = input;
   applySettings(gate, resolveGateSecrets(undefined, settings));
   await checkSettings(deps.db, projectId, gate);
+  await checkTargets(deps, gate);
   await checkDefinition(deps, projectId, gate);
 
   const freshSlug = () => void (gate.slug = gateSlug(input.name, randomBase62(4).toLowerCase()));
@@ -187,9 +217,11 @@ export async function updateGate(deps: GateDeps, projectId: string, ref: string,
     const gate = await findGate(m, projectId, ref, true);
     const before = JSON.stringify([gate.validationMode, gate.freetextConfig]);
     const wasEnabled = gate.circuitBreakerEnabled;
+    const stored = { deliveryChannels: gate.deliveryChannels, renderConfig: gate.renderConfig };
     // Write-only secrets left out (or sent back as `{"set": true}`) keep their stored values.
     applySettings(gate, resolveGateSecrets(gate, input));
     await checkSettings(m, projectId, gate);
+    await checkTargets(deps, gate, stored);
     const definitionChanged = JSON.stringify([gate.validationMode, gate.freetextConfig]) !== before;
     if (definitionChanged) {
       await checkDefinition(deps, projectId, gate);

@@ -3,7 +3,7 @@ import JoiOpenApiParser from 'joi-to-json/lib/parsers/open-api-3.1';
 
 type Schema = Record<string, unknown>;
 type Rule = { name: string; args?: { limit?: number } };
-type Spec = Record<string, unknown> & { rules?: Rule[]; allow?: unknown[]; patterns?: unknown[] };
+type Spec = Record<string, unknown> & { rules?: Rule[]; allow?: unknown[]; patterns?: Array<{ schema?: Spec; regex?: string; rule?: Spec }> };
 
 /**
  * joi-to-json's OpenAPI 3.1 parser with what it leaves out or gets wrong for the schemas the routes
@@ -13,7 +13,10 @@ type Spec = Record<string, unknown> & { rules?: Rule[]; allow?: unknown[]; patte
  * - `.pattern(regex, …)` keys are also written as a property named `/regex/`: dropped, the
  *   `patternProperties` entry stays;
  * - `.allow(null)` on alternatives becomes `type: 'null'` beside `anyOf` (nothing but null would
- *   pass): null is added as another branch instead.
+ *   pass): null is added as another branch instead;
+ * - `.pattern(Joi.string()…, value)` (keys given by a schema, not a regex) is left out, so the object
+ *   took no key at all (`additionalProperties: false`): its keys become `propertyNames` and its values
+ *   `additionalProperties` (found by tests/unit/docs-examples.test.ts: a datasource's `secrets`).
  */
 class Parser extends JoiOpenApiParser {
   protected override _setStringFieldProperties(fieldSchema: Schema, fieldDefn: Spec): void {
@@ -32,6 +35,11 @@ class Parser extends JoiOpenApiParser {
     }
     const properties = schema.properties as Schema | undefined;
     for (const pattern of Object.keys((schema.patternProperties as Schema | undefined) ?? {})) delete properties?.[`/${pattern}/`];
+    const keyed = (joiSpec.patterns ?? []).find((p) => p.schema && p.rule && p.regex === undefined);
+    if (keyed && schema.additionalProperties !== true) {
+      schema.propertyNames = this.parse(keyed.schema!, definitions, level + 1);
+      schema.additionalProperties = this.parse(keyed.rule!, definitions, level + 1);
+    }
   }
 
   protected override _addNullTypeIfNullable(fieldSchema: Schema, fieldDefn: Spec): void {

@@ -7,7 +7,7 @@ import type { DatasourceKind } from '../../domain/reporting/query-runner';
  * by the service, which answers every problem at once (400 ERR_DS_002, `relatedInfo.errors`).
  */
 
-const KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite', 'http_json', 'csv'];
+export const KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite', 'http_json', 'csv'];
 
 /** The settings' own bounds; the deployment's REPORTING_* maximums are checked by the service (limits.ts). */
 const SYSTEM_MAX_TIMEOUT_SECONDS = 24 * 3600;

@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import { isUniqueViolation, type Queryable } from '../../db/sql';
 import { DatasourceEntity, type DatasourceLastTest, type DatasourceSecrets } from '../../db/reporting/datasource.entity';
 import { AppError } from '../../domain/errors';
-import type { DatasourceKind, DiscoveredSchema, QueryRunner } from '../../domain/reporting/query-runner';
+import { AGENT_DATASOURCE_KINDS, type DatasourceKind, type DiscoveredSchema, type QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
 import type { RunnerTarget } from '../../adapters/query-runners/runner-target';
 import { createReadStream } from 'node:fs';
@@ -60,7 +60,7 @@ function check<T>(schema: Joi.Schema, value: unknown, prefix: string): { value: 
  * stay on the server).
  */
 const DIRECT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'http_json', 'csv'];
-const AGENT_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite'];
+const AGENT_KINDS = AGENT_DATASOURCE_KINDS;
 
 type ConnectionMode = DatasourceEntity['connectionMode'];
 type SecretMode = DatasourceEntity['secretMode'];

@@ -193,9 +193,14 @@ async function addDraftTemplate(deps: ImportDeps, actor: Actor, input: ImportInp
   }
 }
 
+/**
+ * `failed` only when the file gave nothing to act on (no item, or every item `unsupported`); an item
+ * that needs attention (a `$P!{}` splice, a query the checks refuse) is the import's answer, with the
+ * items made beside it: `completed_with_warnings` (docs/reporting.md "Imports").
+ */
 function statusOf(items: ImportItem[]): ImportStatus {
   const done: ImportAction[] = ['created', 'overwritten', 'skipped'];
-  if (items.length === 0 || !items.some((i) => done.includes(i.action))) return 'failed';
+  if (!items.some((i) => done.includes(i.action) || i.action === 'needs_attention')) return 'failed';
   return items.every((i) => done.includes(i.action) && i.warnings.length === 0) ? 'completed' : 'completed_with_warnings';
 }
 

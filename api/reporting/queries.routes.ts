@@ -49,6 +49,12 @@ export function queryRoutes(services: Services): Router {
     ctx.body = presenter.presentQuery(await queries.updateQuery(deps, actor(ctx), ctx.params.id, patch));
   });
 
+  // The design's edit (docs/reporting.md "Query objects"): a full replacement by a create body; PATCH changes the fields it names.
+  router.put('/:id', write, async (ctx) => {
+    const input = validate(schema.createQuerySchema, ctx.request.body);
+    ctx.body = presenter.presentQuery(await queries.replaceQuery(deps, actor(ctx), ctx.params.id, input));
+  });
+
   router.delete('/:id', write, async (ctx) => {
     await queries.deleteQuery(deps, scope(ctx).projectId, ctx.params.id);
     ctx.status = 204;

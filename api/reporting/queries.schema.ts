@@ -2,6 +2,8 @@ import Joi from 'joi';
 import type { ExpectedColumn, OnRowLimit, QueryLanguage } from '../../db/reporting/query.entity';
 import type { HttpRequestSpec } from '../../domain/reporting/http-request';
 import type { ParameterDef } from '../../domain/reporting/parameters';
+import type { DatasourceKind } from '../../domain/reporting/query-runner';
+import { KINDS as DATASOURCE_KINDS } from './datasources.schema';
 
 /**
  * Query object bodies (docs/reporting.md "Query objects"). The shape is checked
@@ -108,9 +110,12 @@ export const listQueriesSchema = Joi.object<ListQueriesQuery>({
 
 export const publishSchema = Joi.object<{ releaseNotes?: string | null }>({ releaseNotes: Joi.string().trim().max(2000).allow('', null) });
 
+/** A query's checks against a datasource, or against a datasource kind before any exists (docs/reporting.md "Query objects"). */
 export interface ValidateQueryInput {
-  datasourceId: string;
-  language: QueryLanguage;
+  datasourceId?: string;
+  kind?: DatasourceKind;
+  /** Without it: the language the datasource's kind runs (sql, http or table). */
+  language?: QueryLanguage;
   text?: string;
   request?: HttpRequestSpec | null;
   transform?: string | null;
@@ -118,22 +123,26 @@ export interface ValidateQueryInput {
 }
 
 export const validateQuerySchema = Joi.object<ValidateQueryInput>({
-  datasourceId: fields.datasourceId.required(),
-  language: fields.language.default('sql'),
+  datasourceId: fields.datasourceId,
+  kind: Joi.string().valid(...DATASOURCE_KINDS).description('A datasource kind, in place of `datasourceId`: the checks of that kind\'s dialect'),
+  language: fields.language,
   text,
   request,
   transform,
   parameters,
-});
+}).xor('datasourceId', 'kind');
 
 export interface PreviewQueryInput {
   parameters?: Record<string, unknown>;
+  /** `draft` (the default) or a published version's number. */
+  version?: 'draft' | number;
   limit: number;
   wait?: number;
 }
 
 export const previewQuerySchema = Joi.object<PreviewQueryInput>({
   parameters: Joi.object().unknown(true),
+  version: Joi.alternatives(Joi.string().valid('draft'), Joi.number().integer().min(1).max(1_000_000)).description('`draft` (the default) or a published version number'),
   limit: Joi.number().integer().min(1).max(PREVIEW_MAX_ROWS).default(100),
   /** A datasource behind an agent: seconds to wait for its answer before 202 with the task id. */
   wait: Joi.number().integer().min(1).max(55),

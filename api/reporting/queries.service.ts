@@ -213,6 +213,31 @@ export function getQuery(deps: Pick<QueryDeps, 'db'>, projectId: string, ref: st
   return findQuery(deps.db, projectId, ref);
 }
 
+/**
+ * PUT /queries/:id: the draft replaced as a whole by a create body (docs/reporting.md "Query objects"):
+ * a field left out takes the value a new query would get (no description, no parameters, the
+ * datasource's default limits, …). Name, datasource and draft checks as PATCH.
+ */
+export async function replaceQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'limits'>, actor: Actor, ref: string, input: CreateQueryInput): Promise<QueryEntity> {
+  checkQueryLimits(input, deps.limits);
+  const ds = await datasourceFor(deps.db, actor.projectId, input.datasourceId);
+  return updateQuery(deps, actor, ref, {
+    name: input.name,
+    description: input.description ?? null,
+    folderId: input.folderId ?? null,
+    datasourceId: ds.id,
+    language: input.language,
+    text: input.text ?? '',
+    request: input.request ?? null,
+    transform: input.transform ?? null,
+    parameters: input.parameters ?? [],
+    expectedColumns: input.expectedColumns ?? null,
+    maxRows: Math.min(input.maxRows ?? ds.defaults?.maxRows ?? defaultQueryLimits(deps.limits).maxRows, deps.limits.maxRows),
+    timeoutSeconds: Math.min(input.timeoutSeconds ?? ds.defaults?.timeoutSeconds ?? defaultQueryLimits(deps.limits).timeoutSeconds, deps.limits.queryTimeoutSeconds),
+    onRowLimit: input.onRowLimit ?? 'fail',
+  });
+}
+
 /** Edits the draft; published versions never change. The whole resulting draft is checked again. */
 export async function updateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator' | 'limits'>, actor: Actor, ref: string, patch: UpdateQueryInput): Promise<QueryEntity> {
   checkQueryLimits(patch, deps.limits);
@@ -330,13 +355,35 @@ export function restoreVersion(deps: Pick<QueryDeps, 'db' | 'evaluator'>, actor:
 export interface ValidationResult {
   valid: boolean;
   errors: Problem[];
+  /** What does not stop the query from being saved but is likely a mistake (a parameter no placeholder uses). */
+  warnings: Problem[];
+  /** The names of the text's (or the request's) `{{ name }}` placeholders, each once, in order. */
+  placeholders: string[];
 }
 
-/** The save-time checks without saving (POST /queries/validate). */
+/**
+ * The save-time checks without saving (POST /queries/validate, docs/reporting.md "Query objects"):
+ * against a datasource of the project (`datasourceId`) or a datasource kind (`kind`, before one
+ * exists). The language defaults to the one the kind runs.
+ */
 export async function validateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, projectId: string, input: ValidateQueryInput): Promise<ValidationResult> {
-  const ds = await datasourceFor(deps.db, projectId, input.datasourceId);
-  const errors = await problems(deps, ds, input.language, input.text ?? '', input.parameters ?? [], input);
-  return { valid: errors.length === 0, errors };
+  const ds = input.datasourceId ? await datasourceFor(deps.db, projectId, input.datasourceId) : ({ kind: input.kind!, projectId } as DatasourceEntity);
+  const language = input.language ?? LANGUAGE_OF_KIND[ds.kind];
+  const text = input.text ?? '';
+  const parameters = input.parameters ?? [];
+  const errors = await problems(deps, ds, language, text, parameters, input);
+  const dialect = language === 'sql' ? dialectOf(ds) : null;
+  const placeholders = language === 'sql' || language === 'http' ? await deps.evaluator.check(projectId, 'queryPlaceholders', text, dialect, language === 'http' ? (input.request ?? null) : null) : [];
+  const warnings: Problem[] = [];
+  // A table query's transform reads its values as $$.params: any parameter may be used there.
+  if (language !== 'table') {
+    parameters.forEach((p, i) => {
+      if (typeof p?.name === 'string' && !placeholders.includes(p.name)) {
+        warnings.push({ path: `parameters[${i}]`, code: 'UNUSED_PARAMETER', message: `parameter '${p.name}' is used by no {{ placeholder }}` });
+      }
+    });
+  }
+  return { valid: errors.length === 0, errors, warnings, placeholders };
 }
 
 /**
@@ -374,6 +421,13 @@ export async function previewRows(
   }
 }
 
+/** A published version as the fields a preview reads (definition and datasource as they were published). */
+async function publishedDefinition(db: DataSource, projectId: string, ref: string, version: number) {
+  const { version: v } = await versions.get(db, projectId, ref, String(version));
+  const d = v.definition;
+  return { datasourceId: v.datasourceId, language: d.language, text: d.text, request: d.request ?? null, transform: d.transform ?? null, parameters: d.parameters, timeoutSeconds: d.timeoutSeconds, maxRows: d.maxRows };
+}
+
 export interface PreviewResult {
   columns: Array<{ name: string; type: string }>;
   rows: Array<Record<string, unknown>>;
@@ -389,7 +443,9 @@ export interface PreviewResult {
  * Values are bound, never put into the text. Runner errors are the answer (ERR_QRY_006..010).
  */
 export async function previewQuery(deps: QueryDeps, projectId: string, ref: string, input: PreviewQueryInput): Promise<PreviewResult> {
-  const q = await findQuery(deps.db, projectId, ref);
+  const draft = await findQuery(deps.db, projectId, ref);
+  // A published version (`version: n`) runs its own definition against its own datasource; 404 ERR_QRY_004 when there is none.
+  const q = input.version === undefined || input.version === 'draft' ? draft : await publishedDefinition(deps.db, projectId, ref, input.version);
   const ds = await datasourceFor(deps.db, projectId, q.datasourceId);
   const dialect = dialectOf(ds);
   const http = q.language === 'http' && ds.kind === 'http_json' && q.request;

@@ -39,6 +39,12 @@ const queryOperations = operationTable('Reporting queries', (op) => [
   op('get', '/api/reporting/queries', 'List queries', { security: 'team', request: { query: queries.listQueriesSchema }, responses: { 200: ok('A page of queries', pageOf(resource('QuerySummary'))) } }),
   op('get', '/api/reporting/queries/:id', 'Get a query', { security: 'team', request: { params: id }, responses: { 200: ok('The query', resource('Query')) } }),
   op('patch', '/api/reporting/queries/:id', 'Update a query\'s draft', { security: 'team', request: { params: id, body: queries.updateQuerySchema }, responses: { 200: ok('The query', resource('Query')) } }),
+  op('put', '/api/reporting/queries/:id', 'Replace a query\'s draft', {
+    security: 'team',
+    description: 'The draft replaced as a whole by a create body: a field left out takes the value a new query would get.',
+    request: { params: id, body: queries.createQuerySchema },
+    responses: { 200: ok('The query', resource('Query')) },
+  }),
   op('delete', '/api/reporting/queries/:id', 'Delete a query', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
   op('post', '/api/reporting/queries/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version', resource('PublishedQuery')) } }),
   op('get', '/api/reporting/queries/:id/versions', 'Versions of a query', { security: 'team', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: resource('QueryVersion') }) } }),

@@ -138,8 +138,14 @@ const queryVersionDetail = object(
 );
 const publishedQuery = object({ id: uuid, queryId: uuid, version: int, publishedAt: nullable(time) }, {}, 'The version just published');
 
+const queryProblem = object({ path: str, code: str, message: str }, {}, 'A problem of the query, where it is');
 const queryCheck = object(
-  { valid: bool, errors: { type: 'array', items: object({ path: str, code: str, message: str }, {}, 'A problem of the query, where it is') } },
+  {
+    valid: bool,
+    errors: { type: 'array', items: queryProblem },
+    warnings: { type: 'array', items: queryProblem, description: 'Likely mistakes that do not stop a save (`UNUSED_PARAMETER`)' },
+    placeholders: { type: 'array', items: str, description: 'The `{{ name }}` placeholders of the text or request, each once, in order' },
+  },
   {},
   'The checks of a query, without saving it',
 );

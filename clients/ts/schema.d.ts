@@ -3886,7 +3886,11 @@ export interface paths {
         };
         /** Get a query */
         get: operations["getReportingQueriesById"];
-        put?: never;
+        /**
+         * Replace a query's draft
+         * @description The draft replaced as a whole by a create body: a field left out takes the value a new query would get.
+         */
+        put: operations["putReportingQueriesById"];
         post?: never;
         /** Delete a query */
         delete: operations["deleteReportingQueriesById"];
@@ -6230,6 +6234,14 @@ export interface components {
                 code: string;
                 message: string;
             }[];
+            /** @description Likely mistakes that do not stop a save (`UNUSED_PARAMETER`) */
+            warnings: {
+                path: string;
+                code: string;
+                message: string;
+            }[];
+            /** @description The `{{ name }}` placeholders of the text or request, each once, in order */
+            placeholders: string[];
         };
         /** @description The first rows of a query run once on its draft */
         QueryPreview: {
@@ -17887,7 +17899,9 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
-                    secrets?: Record<string, unknown>;
+                    secrets?: {
+                        [key: string]: string | null;
+                    };
                     /**
                      * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
                      * @enum {string}
@@ -17950,7 +17964,9 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
-                    secrets?: Record<string, unknown>;
+                    secrets?: {
+                        [key: string]: string | null;
+                    };
                     /**
                      * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
                      * @enum {string}
@@ -18078,7 +18094,9 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     /** @description Write-only: answers show `{"<name>": {"set": true, "updatedAt": "…"}}`; a string sets, null clears, left out keeps (but see `config`: a target change needs them again) */
-                    secrets?: Record<string, unknown>;
+                    secrets?: {
+                        [key: string]: string | null;
+                    };
                     /**
                      * @description Agent datasources: `sealed` by default once the agent has a public key, which then refuses `stored` (400 ERR_DS_010); `stored` before
                      * @enum {string}
@@ -18360,19 +18378,25 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    datasourceId: string;
+                    datasourceId?: string;
                     /**
-                     * @default sql
+                     * @description A datasource kind, in place of `datasourceId`: the checks of that kind's dialect
                      * @enum {string}
                      */
+                    kind?: "postgres" | "mysql" | "sqlite" | "http_json" | "csv";
+                    /** @enum {string} */
                     language?: "sql" | "http" | "table";
                     text?: string;
                     request?: {
                         /** @enum {string} */
                         method: "GET" | "POST";
                         path: string;
-                        query?: Record<string, unknown>;
-                        headers?: Record<string, unknown>;
+                        query?: {
+                            [key: string]: string;
+                        };
+                        headers?: {
+                            [key: string]: string;
+                        };
                         body?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         rowsPath?: string;
                     } | null;
@@ -18469,8 +18493,12 @@ export interface operations {
                         /** @enum {string} */
                         method: "GET" | "POST";
                         path: string;
-                        query?: Record<string, unknown>;
-                        headers?: Record<string, unknown>;
+                        query?: {
+                            [key: string]: string;
+                        };
+                        headers?: {
+                            [key: string]: string;
+                        };
                         body?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         rowsPath?: string;
                     } | null;
@@ -18526,6 +18554,84 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description The query */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Query"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+        };
+    };
+    putReportingQueriesById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description With a user JWT: the team (project) the call acts on, when the user belongs to several. Ignored for API keys and OAuth tokens, which belong to one project. */
+                "X-Team-Id"?: components["parameters"]["TeamId"];
+            };
+            path: {
+                /** @description The id (UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    folderId?: string | null;
+                    datasourceId: string;
+                    /**
+                     * @default sql
+                     * @enum {string}
+                     */
+                    language?: "sql" | "http" | "table";
+                    text?: string;
+                    request?: {
+                        /** @enum {string} */
+                        method: "GET" | "POST";
+                        path: string;
+                        query?: {
+                            [key: string]: string;
+                        };
+                        headers?: {
+                            [key: string]: string;
+                        };
+                        body?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                        rowsPath?: string;
+                    } | null;
+                    transform?: string | null;
+                    parameters?: {
+                        name: string;
+                        type: string;
+                        label?: string;
+                        required?: boolean;
+                        default?: unknown[] | boolean | number | Record<string, unknown> | string | null;
+                        multiple?: boolean;
+                        options?: unknown[];
+                    }[];
+                    expectedColumns?: {
+                        name: string;
+                        type?: string;
+                    }[] | null;
+                    maxRows?: number;
+                    timeoutSeconds?: number;
+                    /** @enum {string} */
+                    onRowLimit?: "fail" | "truncate";
+                };
+            };
+        };
         responses: {
             /** @description The query */
             200: {
@@ -18601,8 +18707,12 @@ export interface operations {
                         /** @enum {string} */
                         method: "GET" | "POST";
                         path: string;
-                        query?: Record<string, unknown>;
-                        headers?: Record<string, unknown>;
+                        query?: {
+                            [key: string]: string;
+                        };
+                        headers?: {
+                            [key: string]: string;
+                        };
                         body?: unknown[] | boolean | number | Record<string, unknown> | string | null;
                         rowsPath?: string;
                     } | null;
@@ -18810,6 +18920,8 @@ export interface operations {
                     parameters?: {
                         [key: string]: unknown;
                     };
+                    /** @description `draft` (the default) or a published version number */
+                    version?: "draft" | number;
                     /** @default 100 */
                     limit?: number;
                     wait?: number;
@@ -18906,7 +19018,9 @@ export interface operations {
                         /** @default latest */
                         queryVersion?: "latest" | number;
                         /** @default {} */
-                        parameters?: Record<string, unknown>;
+                        parameters?: {
+                            [key: string]: string | number | boolean | unknown | (string | number | boolean)[];
+                        };
                         /**
                          * @default rows
                          * @enum {string}
@@ -19088,7 +19202,9 @@ export interface operations {
                         /** @default latest */
                         queryVersion?: "latest" | number;
                         /** @default {} */
-                        parameters?: Record<string, unknown>;
+                        parameters?: {
+                            [key: string]: string | number | boolean | unknown | (string | number | boolean)[];
+                        };
                         /**
                          * @default rows
                          * @enum {string}
@@ -19269,7 +19385,9 @@ export interface operations {
                         /** @default latest */
                         queryVersion?: "latest" | number;
                         /** @default {} */
-                        parameters?: Record<string, unknown>;
+                        parameters?: {
+                            [key: string]: string | number | boolean | unknown | (string | number | boolean)[];
+                        };
                         /**
                          * @default rows
                          * @enum {string}
@@ -20354,7 +20472,9 @@ export interface operations {
                     items: {
                         reportId: string;
                         /** @default {} */
-                        parameters?: Record<string, unknown>;
+                        parameters?: {
+                            [key: string]: string | number | boolean | unknown | (string | number | boolean)[];
+                        };
                         outputs?: ("pdf" | "excel" | "csv")[];
                     }[];
                     /**
@@ -20441,7 +20561,9 @@ export interface operations {
                     items?: {
                         reportId: string;
                         /** @default {} */
-                        parameters?: Record<string, unknown>;
+                        parameters?: {
+                            [key: string]: string | number | boolean | unknown | (string | number | boolean)[];
+                        };
                         outputs?: ("pdf" | "excel" | "csv")[];
                     }[];
                     /** @enum {string} */
@@ -20525,7 +20647,9 @@ export interface operations {
                     items?: {
                         reportId: string;
                         /** @default {} */
-                        parameters?: Record<string, unknown>;
+                        parameters?: {
+                            [key: string]: string | number | boolean | unknown | (string | number | boolean)[];
+                        };
                         outputs?: ("pdf" | "excel" | "csv")[];
                     }[];
                     /** @enum {string} */
@@ -21051,7 +21175,9 @@ export interface operations {
                     format?: "metabase" | "redash" | "jrxml";
                     datasourceId?: string;
                     /** @default {} */
-                    datasourceMap?: Record<string, unknown> | string;
+                    datasourceMap?: {
+                        [key: string]: string;
+                    } | string;
                     /**
                      * @default rename
                      * @enum {string}
@@ -21487,7 +21613,7 @@ export interface operations {
                     version: string;
                     hostname: string;
                     platform: string;
-                    capabilities: ("query" | "test" | "schema" | "preview")[];
+                    capabilities: ("postgres" | "mysql" | "sqlite" | "query" | "test" | "schema" | "preview")[];
                     maxConcurrency: number;
                     publicKey?: string;
                 };

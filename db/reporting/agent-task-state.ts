@@ -39,19 +39,19 @@ export async function queueQueryTask(
 }
 
 /**
- * `queued → leased`: the oldest queued task of the agent whose kind the session runs, if the session
+ * `queued → leased`: the oldest queued task of the agent on a datasource of a kind the session reaches (`kinds`), if the session
  * is the agent's current one, the agent is active and confirmed, and the session has room. Answers its id.
  */
 export async function leaseNextTask(
   db: Queryable,
-  l: { projectId: string; agentId: string; sessionId: string; capabilities: string[]; maxConcurrency: number; leaseSeconds: number },
+  l: { projectId: string; agentId: string; sessionId: string; kinds: string[]; maxConcurrency: number; leaseSeconds: number },
 ): Promise<string | null> {
   const rows = await modifyReturning<{ id: string }>(
     db,
     `WITH next AS (
        SELECT t.id FROM reporting_agent_tasks t
          JOIN reporting_datasources d ON d.id = t.datasource_id AND d.project_id = t.project_id AND d.agent_id = t.agent_id AND d.connection_mode = 'agent'
-        WHERE t.project_id = $1 AND t.agent_id = $2 AND t.status = ANY($7::text[]) AND t.kind = ANY($4::text[])
+        WHERE t.project_id = $1 AND t.agent_id = $2 AND t.status = ANY($7::text[]) AND d.kind = ANY($4::text[])
           AND EXISTS (SELECT 1 FROM reporting_agents a WHERE a.id = $2 AND a.project_id = $1 AND a.is_active AND a.session->>'id' = $3::text
                         AND (a.public_key IS NULL OR a.key_confirmed_at IS NOT NULL))
           AND (SELECT count(*) FROM reporting_agent_tasks l WHERE l.agent_id = $2 AND l.session_id = $3::uuid AND l.status = 'leased') < $5
@@ -62,7 +62,7 @@ export async function leaseNextTask(
         SET status = 'leased', session_id = $3::uuid, leased_at = now(), lease_expires_at = now() + make_interval(secs => $6)
        FROM next WHERE t.id = next.id
      RETURNING t.id`,
-    [l.projectId, l.agentId, l.sessionId, l.capabilities, l.maxConcurrency, l.leaseSeconds, agentTaskMachine.sourcesOf('leased')],
+    [l.projectId, l.agentId, l.sessionId, l.kinds, l.maxConcurrency, l.leaseSeconds, agentTaskMachine.sourcesOf('leased')],
   );
   return rows[0]?.id ?? null;
 }

@@ -57,7 +57,7 @@ export interface NewDelivery {
 const NAMESPACE = Buffer.from('6f0f3e1c8a4b4e52a1f07d35c2b9e4aa', 'hex');
 
 /** RFC 9562 name-based UUID (version 5, SHA-1) in a namespace of our own. */
-function deliveryIdFor(projectId: string, source: DeliverySource, eventId: string, key: string): string {
+export function deliveryIdFor(projectId: string, source: DeliverySource, eventId: string, key: string): string {
   const hash = createHash('sha1').update(NAMESPACE).update(JSON.stringify([projectId, source, eventId, key])).digest();
   hash[6] = (hash[6] & 0x0f) | 0x50;
   hash[8] = (hash[8] & 0x3f) | 0x80;

@@ -41,6 +41,23 @@ function placeholders(text: string): { names: string[]; malformed: boolean } {
   return { names, malformed: ANY_BRACES.test(text.replace(PLACEHOLDER, '')) };
 }
 
+/** The names of a request's placeholders (path, query, header and body values), each once, in order (POST /queries/validate). */
+export function requestPlaceholderNames(request: HttpRequestSpec | null): string[] {
+  if (!request) return [];
+  const names: string[] = [];
+  const visit = (value: unknown, depth: number): void => {
+    if (depth > 20) return;
+    if (typeof value === 'string') names.push(...placeholders(value).names);
+    else if (Array.isArray(value)) value.forEach((v) => visit(v, depth + 1));
+    else if (value && typeof value === 'object') Object.values(value).forEach((v) => visit(v, depth + 1));
+  };
+  visit(request.path, 0);
+  visit(request.query ?? {}, 0);
+  visit(request.headers ?? {}, 0);
+  visit(request.body, 0);
+  return [...new Set(names)];
+}
+
 function checkTemplate(text: string, at: string, known: Set<string>, issues: HttpIssue[]): void {
   const { names, malformed } = placeholders(text);
   if (malformed) issues.push({ path: at, code: 'INVALID_PLACEHOLDER', message: '`{{` must be followed by a parameter name and `}}`' });

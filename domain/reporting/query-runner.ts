@@ -19,3 +19,4 @@ export type {
   SqlConnectionConfig,
   SqlConnectionSecrets,
 } from '@formwork/wire';
+export { AGENT_DATASOURCE_KINDS } from '@formwork/wire';

@@ -360,6 +360,12 @@ function analyse(text: string, dialect: SqlDialect, parameterDefs: readonly Para
   return { scan: s, issues };
 }
 
+/** The names of the text's `{{ name }}` placeholders, each once, in the order they first appear (POST /queries/validate). */
+export function queryPlaceholderNames(text: string, dialect: SqlDialect): string[] {
+  if (text.length > MAX_QUERY_TEXT) return [];
+  return [...new Set(scan(text, dialect).tokens.filter((t) => t.kind === 'placeholder').map((t) => t.name!))];
+}
+
 /** Every problem of a query text (for ERR_QRY_002 when saving): scanning, placeholders, statement rules. */
 export function checkQueryText(text: string, dialect: SqlDialect, parameterDefs: readonly ParameterDef[]): QueryIssue[] {
   return analyse(text, dialect, parameterDefs).issues;

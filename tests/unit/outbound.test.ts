@@ -222,8 +222,10 @@ describe('guardedFetch against a real local server', () => {
 
   it('is refused without an allow-list entry and reached with one', async () => {
     const before = seen.length;
-    await refusal(createOutboundGuard([]).guardedFetch(`${base}/ok`));
+    const refused = await refusal(createOutboundGuard([]).guardedFetch(`${base}/ok`));
     expect(seen.length).toBe(before); // refused before connecting
+    // The refusal names the setting an operator would change.
+    expect(refused.message).toBe('Outbound address not allowed: 127.0.0.1 is a private or internal address (an operator can open it with OUTBOUND_ALLOWLIST)');
 
     const res = await createOutboundGuard(['127.0.0.1']).guardedFetch(`${base}/ok`);
     expect(res.status).toBe(200);

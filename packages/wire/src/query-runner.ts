@@ -5,6 +5,8 @@
  */
 /** Datasource kinds (docs/reporting.md "Datasource kinds"). `sqlite` exists only through an agent. */
 export type DatasourceKind = 'postgres' | 'mysql' | 'sqlite' | 'http_json' | 'csv';
+/** The kinds an agent reads on its host (docs/reporting.md "Datasource kinds"); an agent session names those it can reach. */
+export const AGENT_DATASOURCE_KINDS: DatasourceKind[] = ['postgres', 'mysql', 'sqlite'];
 
 /** The non-secret settings of a SQL datasource (`config`); the password comes from `secrets`. */
 export interface SqlConnectionConfig {

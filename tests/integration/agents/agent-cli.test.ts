@@ -177,7 +177,7 @@ describe('formwork-agent CLI', () => {
       },
       { what: 'the agent to be online' },
     );
-    expect(health.session).toEqual(expect.objectContaining({ version: '0.1.0', platform: process.platform, capabilities: ['query', 'test', 'schema', 'preview'], maxConcurrency: 4 }));
+    expect(health.session).toEqual(expect.objectContaining({ version: '0.1.0', platform: process.platform, capabilities: ['postgres', 'mysql', 'sqlite'], maxConcurrency: 4 }));
     const pem = await readFile(proc.keyFile, 'utf8');
     expect(((await stat(proc.keyFile)).mode & 0o777).toString(8)).toBe('600');
     const publicKey = createPublicKey(pem);

@@ -62,7 +62,7 @@ describe('reporting agents', () => {
     app.request<T>(method, `/api/agents/me${path}`, { token: agent.token, ...(body !== undefined ? { body } : {}) });
 
   async function openSession(agent: Agent, extra: Record<string, unknown> = {}): Promise<string> {
-    const res = await agentCall(agent, 'POST', '/sessions', { version: '1.0.0', hostname: 'db-host', platform: 'linux', capabilities: ['query', 'test', 'schema', 'preview'], maxConcurrency: 4, ...extra });
+    const res = await agentCall(agent, 'POST', '/sessions', { version: '1.0.0', hostname: 'db-host', platform: 'linux', capabilities: ['postgres', 'mysql', 'sqlite'], maxConcurrency: 4, ...extra });
     if (res.status !== 201) throw new Error(`session not opened: ${res.status} ${res.text}`);
     return res.body.sessionId;
   }
@@ -315,7 +315,7 @@ describe('reporting agents', () => {
       const agent = await newAgent();
       const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
-      const res = await agentCall(agent, 'POST', '/sessions', { version: '0.3.1', hostname: 'db-host', platform: 'linux', capabilities: ['query'], maxConcurrency: 2, publicKey: pem });
+      const res = await agentCall(agent, 'POST', '/sessions', { version: '0.3.1', hostname: 'db-host', platform: 'linux', capabilities: ['postgres', 'sqlite'], maxConcurrency: 2, publicKey: pem });
       expect(res.status).toBe(201);
       expect(res.body).toEqual({
         agentId: agent.shortId,
@@ -329,7 +329,13 @@ describe('reporting agents', () => {
         maxResultBytes: MAX_RESULT,
       });
       const read = await app.request('GET', `/api/agents/${agent.id}`, as(viewer));
-      expect(read.body).toEqual(expect.objectContaining({ status: 'online', publicKey: pem, session: expect.objectContaining({ id: res.body.sessionId, version: '0.3.1', hostname: 'db-host', capabilities: ['query'], maxConcurrency: 2 }) }));
+      expect(read.body).toEqual(expect.objectContaining({ status: 'online', publicKey: pem, session: expect.objectContaining({ id: res.body.sessionId, version: '0.3.1', hostname: 'db-host', capabilities: ['postgres', 'sqlite'], maxConcurrency: 2 }) }));
+      // The session reports the datasource kinds the agent reaches; an earlier agent's task kinds read as every kind an agent reads.
+      const legacy = await agentCall(agent, 'POST', '/sessions', { version: '0.1.0', hostname: 'db-host', platform: 'linux', capabilities: ['query', 'test'], maxConcurrency: 2, publicKey: pem });
+      expect(legacy.status).toBe(201);
+      expect((await app.request('GET', `/api/agents/${agent.id}`, as(viewer))).body.session.capabilities).toEqual(['postgres', 'mysql', 'sqlite']);
+      const unknownKind = await agentCall(agent, 'POST', '/sessions', { version: '1', hostname: 'h', platform: 'linux', capabilities: ['oracle'], maxConcurrency: 1 });
+      expect([unknownKind.status, unknownKind.body.code]).toEqual([400, 'ERR_VALID_001']);
       // The same key again is fine; another is 409; garbage is 400.
       await openSession(agent, { publicKey: pem });
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -357,13 +363,20 @@ describe('reporting agents', () => {
       ];
       const sessionA = await openSession(a);
       expect((await agentCall(a, 'GET', `/tasks/next?sessionId=${sessionA}&wait=0`)).status).toBe(204);
+      const mineOnPostgres = await insertTask(teamId, a.id, dsA);
+      // A session that reaches only MySQL is not given a task of a postgres datasource.
+      const mysqlOnly = await agentCall(a, 'POST', '/sessions', { version: '1', hostname: 'h', platform: 'linux', capabilities: ['mysql'], maxConcurrency: 1 });
+      expect((await agentCall(a, 'GET', `/tasks/next?sessionId=${mysqlOnly.body.sessionId}&wait=0`)).status).toBe(204);
+      expect((await taskRow(mineOnPostgres)).status).toBe('queued');
+      await db().query(`DELETE FROM reporting_agent_tasks WHERE short_id = $1`, [mineOnPostgres]);
+      const sessionA2 = await openSession(a);
       for (const id of foreign) {
         const res = await app.request('POST', `/api/agents/me/tasks/${id}/failure`, { token: a.token, body: { code: 'X', message: 'x', retryable: false } });
         expect([res.status, res.body.code]).toEqual([404, 'ERR_AGENT_004']);
         expect((await upload(a, id, ndjson([]))).status).toBe(404);
       }
       const mine = await insertTask(teamId, a.id, dsA);
-      const leased = await agentCall(a, 'GET', `/tasks/next?sessionId=${sessionA}&wait=0`);
+      const leased = await agentCall(a, 'GET', `/tasks/next?sessionId=${sessionA2}&wait=0`);
       expect(leased.status).toBe(200);
       expect(leased.body).toEqual({
         taskId: mine,
@@ -382,7 +395,7 @@ describe('reporting agents', () => {
       expect(forB.body.taskId).toBe(foreign[0]);
       expect((await agentCall(b, 'GET', `/tasks/next?sessionId=${sessionB}&wait=0`)).status).toBe(204);
       const tasks = await app.request('GET', `/api/agents/${a.id}/tasks?status=leased`, as(member));
-      expect(tasks.body.data).toEqual([expect.objectContaining({ id: mine, agentId: a.shortId, kind: 'query', status: 'leased', attempt: 1, datasourceId: dsA })]);
+      expect(tasks.body.data).toEqual([expect.objectContaining({ id: mine, agentId: a.id, agentShortId: a.shortId, kind: 'query', status: 'leased', attempt: 1, datasourceId: dsA })]);
       expect(JSON.stringify(tasks.body)).not.toContain('SELECT 1');
     });
 

@@ -143,6 +143,53 @@ describe('Flow deliveries', () => {
     expect([again.status, again.body.code]).toEqual([409, 'FLOW.DELIVERY_ALREADY_COMPLETED']);
   });
 
+  it('a channel to an address the outbound guard refuses is refused when saved, naming OUTBOUND_ALLOWLIST', async () => {
+    const blocked = { type: 'webhook', url: 'http://10.1.2.3/hook', secret: SECRET };
+    const created = await app.request('POST', '/api/flow/gates', { token: ws.key, body: { name: 'Blocked channel', deliveryChannels: [blocked] } });
+    expect([created.status, created.body.code]).toEqual([400, 'ERR_OUTBOUND_001']);
+    expect(created.body.message).toContain('deliveryChannels[0].url');
+    expect(created.body.message).toContain('OUTBOUND_ALLOWLIST');
+    expect(created.body.relatedInfo).toMatchObject({ field: 'deliveryChannels[0].url', host: '10.1.2.3', reason: 'internal_address' });
+
+    const r = await receiver();
+    const gate = await deliveringGate('Blocked on update', r);
+    const updated = await app.request('PUT', `/api/flow/gates/${gate.id}`, { token: ws.key, body: { deliveryChannels: [{ type: 'webhook', url: `${r.url}/flow`, secret: { set: true } }, blocked] } });
+    expect([updated.status, updated.body.code, updated.body.relatedInfo?.field]).toEqual([400, 'ERR_OUTBOUND_001', 'deliveryChannels[1].url']);
+    const renderApi = await app.request('PUT', `/api/flow/gates/${gate.id}`, { token: ws.key, body: { renderMode: 'custom_api', renderConfig: { url: 'http://169.254.169.254/latest' } } });
+    expect([renderApi.status, renderApi.body.code, renderApi.body.relatedInfo?.field]).toEqual([400, 'ERR_OUTBOUND_001', 'renderConfig.url']);
+    const now = (await app.request('GET', `/api/flow/gates/${gate.id}`, { token: ws.key })).body;
+    expect(now).toMatchObject({ renderMode: 'none', deliveryChannels: [expect.objectContaining({ url: `${r.url}/flow` })] });
+  });
+
+  it('a manual retry after the channel was fixed goes to the channel as it is now', async () => {
+    const old = await receiver();
+    old.respondWith([{ status: 404, body: 'no such hook' }], 404);
+    const gate = await deliveringGate('Fixed channel', old);
+    const runId = await submit(gate.id, { n: 4 });
+    expect(await finalRun(runId)).toMatchObject({ status: 'failed', deliveryStatus: 'failed' });
+    const [d] = (await deliveries(runId)).body.data;
+
+    const fixed = await receiver();
+    const NEW_SECRET = 'whsec_flow_delivery_secret_rotated';
+    const put = await app.request('PUT', `/api/flow/gates/${gate.id}`, {
+      token: ws.key,
+      body: { deliveryChannels: [{ type: 'webhook', url: `${fixed.url}/fixed`, secret: NEW_SECRET, headers: { 'X-Tenant': 'acme-fixed' } }] },
+    });
+    expect(put.status).toBe(200);
+    const retry = await app.request('POST', `/api/flow/deliveries/${d.id}/retry`, { token: ws.key });
+    expect(retry.status).toBe(200);
+    await waitFor(async () => ((await getRun(runId)).status === 'completed' ? true : undefined), { what: 'run completed after the retry to the fixed channel' });
+
+    const [req] = await fixed.waitForRequests(1);
+    expect(req.path).toBe('/fixed');
+    expect(req.headers).toMatchObject({ 'x-service-event-id': runId, 'x-tenant': 'acme-fixed' });
+    expect(verify(req, NEW_SECRET)).toBe(true);
+    expect(old.requests).toHaveLength(1);
+    const [after] = (await deliveries(runId)).body.data;
+    expect(after).toMatchObject({ status: 'completed', url: `${fixed.url}/fixed` });
+    expect(after.attempts.map((a: any) => [a.number, a.statusCode])).toEqual([[1, 404], [2, 200]]);
+  });
+
   it('unknown runs and deliveries answer 404', async () => {
     const unknownRun = await deliveries('00000000-0000-4000-8000-000000000000');
     expect([unknownRun.status, unknownRun.body.code]).toEqual([404, 'FLOW.RUN_NOT_FOUND']);

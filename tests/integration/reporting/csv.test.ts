@@ -7,7 +7,7 @@ import { waitFor } from '../../support/wait';
 
 /**
  * csv datasources (docs/reporting.md "csv"): a file uploaded with PUT …/file into artefact
- * storage, read by `table` queries through csv-parse (values stay strings), through preview and a
+ * storage, read by `table` queries through csv-parse (column types inferred from the first 1,000 records), through preview and a
  * report run to CSV; an oversize upload and hostile files answered with clear errors.
  */
 describe('reporting csv datasources', () => {
@@ -78,7 +78,7 @@ describe('reporting csv datasources', () => {
 
   const fruit = 'name,price,note\r\nApple,12.50,"crisp, red"\r\nPear,3.25,"says ""hi"""\r\n=SUM(A1),7,\r\n';
 
-  it('uploads a file, tests it and previews it: every value is a string, the header names the columns', async () => {
+  it('uploads a file, tests it and previews it: column types inferred from the first records, the header names the columns', async () => {
     const ds = await datasource();
     const before = await preview((await query(ds.id)).id);
     expect([before.status, before.body.code, before.body.relatedInfo?.dbCode]).toEqual([422, 'ERR_QRY_006', 'NO_FILE']);
@@ -90,16 +90,44 @@ describe('reporting csv datasources', () => {
     const test = await app.request('POST', `/api/reporting/datasources/${ds.id}/test`, as({ body: {} }));
     expect(test.body).toMatchObject({ ok: true, serverVersion: 'csv (3 columns)' });
     const schema = await app.request('POST', `/api/reporting/datasources/${ds.id}/schema/refresh`, as({ body: {} }));
-    expect(schema.body.tables[0].columns.map((c: { name: string; dataType: string }) => `${c.name}:${c.dataType}`)).toEqual(['name:string', 'price:string', 'note:string']);
+    expect(schema.body.tables[0].columns.map((c: { name: string; dataType: string }) => `${c.name}:${c.dataType}`)).toEqual(['name:string', 'price:number', 'note:string']);
 
     const q = await query(ds.id);
     expect(q).toMatchObject({ language: 'table', text: '', request: null, transform: null });
     const res = await preview(q.id, { limit: 2 });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ columns: [{ name: 'name', type: 'string' }, { name: 'price', type: 'string' }, { name: 'note', type: 'string' }], rowCount: 2, truncated: true });
+    expect(res.body).toMatchObject({ columns: [{ name: 'name', type: 'string' }, { name: 'price', type: 'number' }, { name: 'note', type: 'string' }], rowCount: 2, truncated: true });
     expect(res.body.rows).toEqual([
-      { name: 'Apple', price: '12.50', note: 'crisp, red' },
-      { name: 'Pear', price: '3.25', note: 'says "hi"' },
+      { name: 'Apple', price: 12.5, note: 'crisp, red' },
+      { name: 'Pear', price: 3.25, note: 'says "hi"' },
+    ]);
+  });
+
+  it('infers number, boolean, date and string columns from the first 1,000 records; empty cells of a typed column are null', async () => {
+    const ds = await datasource();
+    const head = 'id,active,since,code,label,empty\n';
+    const lines = Array.from({ length: 1000 }, (_, i) => `${i + 1},${i % 2 === 0 ? 'true' : 'FALSE'},2024-01-${String((i % 28) + 1).padStart(2, '0')},${i === 3 ? '007' : String(i)},x${i},`);
+    lines.splice(4, 0, ',,,,blank,');
+    expect((await upload(ds.id, head + lines.join('\n') + '\n')).status).toBe(200);
+    const schema = await app.request('POST', `/api/reporting/datasources/${ds.id}/schema/refresh`, as({ body: {} }));
+    expect(schema.body.tables[0].columns.map((c: { name: string; dataType: string }) => `${c.name}:${c.dataType}`)).toEqual(['id:number', 'active:boolean', 'since:date', 'code:string', 'label:string', 'empty:string']);
+    const q = await query(ds.id);
+    const res = await preview(q.id, { limit: 1000 });
+    expect(res.status).toBe(200);
+    expect(res.body.columns).toEqual([
+      { name: 'id', type: 'number' },
+      { name: 'active', type: 'boolean' },
+      { name: 'since', type: 'date' },
+      { name: 'code', type: 'string' },
+      { name: 'label', type: 'string' },
+      { name: 'empty', type: 'string' },
+    ]);
+    expect(res.body.rows.slice(0, 5)).toEqual([
+      { id: 1, active: true, since: '2024-01-01', code: '0', label: 'x0', empty: '' },
+      { id: 2, active: false, since: '2024-01-02', code: '1', label: 'x1', empty: '' },
+      { id: 3, active: true, since: '2024-01-03', code: '2', label: 'x2', empty: '' },
+      { id: 4, active: false, since: '2024-01-04', code: '007', label: 'x3', empty: '' },
+      { id: null, active: null, since: null, code: '', label: 'blank', empty: '' },
     ]);
   });
 
@@ -134,7 +162,7 @@ describe('reporting csv datasources', () => {
     }
     // The service still answers.
     expect((await upload(ds.id, 'a\n1\n')).status).toBe(200);
-    expect((await preview(q.id)).body.rows).toEqual([{ a: '1' }]);
+    expect((await preview(q.id)).body.rows).toEqual([{ a: 1 }]);
   });
 
   it('refuses an upload over 50 MB with 413 ERR_REQ_002, and an upload to a datasource that reads a url', async () => {
@@ -173,6 +201,6 @@ describe('reporting csv datasources', () => {
     expect(run.datasets).toMatchObject([{ name: 'fruit', status: 'completed', rowCount: 3 }]);
     const csv = run.outputs.find((o: { format: string }) => o.format === 'csv');
     const file = await download(csv.downloadUrl);
-    expect(file.body.toString('utf8')).toBe(`name,price,note\r\nApple,12.50,"crisp, red"\r\nPear,3.25,"says ""hi"""\r\n'=SUM(A1),7,\r\n`);
+    expect(file.body.toString('utf8')).toBe(`name,price,note\r\nApple,12.5,"crisp, red"\r\nPear,3.25,"says ""hi"""\r\n'=SUM(A1),7,\r\n`);
   });
 });

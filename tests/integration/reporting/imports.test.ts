@@ -140,13 +140,13 @@ describe('reporting imports', () => {
     expect([dry.status, dry.body.items[0].action, dry.body.items[0].templateId, dry.body.items[0].warnings.map((w: any) => w.code)]).toEqual([200, 'created', undefined, ['LAYOUT_NOT_CONVERTED']]);
 
     const splice = await upload(fixture('jr-splice.jrxml'), { datasourceId: ds.id });
-    expect([splice.status, splice.body.status, splice.body.items[0].action, splice.body.items[0].queryId]).toEqual([201, 'failed', 'needs_attention', undefined]);
+    expect([splice.status, splice.body.status, splice.body.items[0].action, splice.body.items[0].queryId]).toEqual([201, 'completed_with_warnings', 'needs_attention', undefined]);
     expect(splice.body.items[0].warnings[0].code).toBe('TEXT_SPLICING');
   });
 
   it('an item the query checks refuse, or with no datasource, needs attention with the reason', async () => {
     const refused = await upload(redash(`Two ${randomBytes(3).toString('hex')}`, { query: 'SELECT 1; DELETE FROM users' }), { datasourceId: ds.id });
-    expect([refused.status, refused.body.status, refused.body.items[0].action]).toEqual([201, 'failed', 'needs_attention']);
+    expect([refused.status, refused.body.status, refused.body.items[0].action]).toEqual([201, 'completed_with_warnings', 'needs_attention']);
     expect(refused.body.items[0].warnings).toEqual([expect.objectContaining({ code: 'QUERY_REFUSED', message: expect.stringContaining('text') })]);
 
     const orphan = await upload(fixture('metabase-stages.json'));

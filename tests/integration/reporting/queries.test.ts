@@ -158,11 +158,65 @@ describe('reporting query objects', () => {
   it('validates without saving', async () => {
     const ok = await app.request('POST', '/api/reporting/queries/validate', { token: alice.accessToken, body: { datasourceId: datasource.id, text: 'SELECT {{ x }}', parameters: [{ name: 'x', type: 'integer' }] } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ valid: true, errors: [] });
+    expect(ok.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: ['x'] });
     const bad = await app.request('POST', '/api/reporting/queries/validate', { token: alice.accessToken, body: { datasourceId: datasource.id, text: 'SELECT {{ y }}' } });
     expect(bad.status).toBe(200);
     expect(bad.body.valid).toBe(false);
     expect(bad.body.errors.map((e: any) => e.code)).toEqual(['UNKNOWN_PARAMETER']);
+    expect(bad.body.placeholders).toEqual(['y']);
+  });
+
+  it('validates against a datasource kind before one exists, with warnings and the placeholders', async () => {
+    const validate = (b: Record<string, unknown>) => app.request('POST', '/api/reporting/queries/validate', { token: alice.accessToken, body: b });
+    const byKind = await validate({ kind: 'mysql', text: 'SELECT * FROM t WHERE a = {{ a }} AND b > {{b}} OR a = {{ a }}', parameters: [{ name: 'a', type: 'string' }, { name: 'b', type: 'integer' }, { name: 'unused', type: 'string' }] });
+    expect(byKind.status).toBe(200);
+    expect(byKind.body).toEqual({
+      valid: true,
+      errors: [],
+      warnings: [{ path: 'parameters[2]', code: 'UNUSED_PARAMETER', message: expect.stringContaining("'unused'") }],
+      placeholders: ['a', 'b'],
+    });
+    // The kind's dialect reads the text: backticks quote identifiers in MySQL, so the placeholder inside one is refused.
+    const inIdentifier = await validate({ kind: 'mysql', text: 'SELECT `{{ a }}` FROM t', parameters: [{ name: 'a', type: 'string' }] });
+    expect([inIdentifier.body.valid, inIdentifier.body.errors.map((e: any) => e.code)]).toEqual([false, ['PLACEHOLDER_IN_LITERAL']]);
+    // The language defaults to the kind's: a csv kind's table query has no text.
+    const table = await validate({ kind: 'csv' });
+    expect(table.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: [] });
+    const http = await validate({ kind: 'http_json', request: { method: 'GET', path: '/orders/{{ id }}', query: { since: '{{since}}' } }, parameters: [{ name: 'id', type: 'integer' }, { name: 'since', type: 'date' }] });
+    expect(http.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: ['id', 'since'] });
+    for (const wrong of [{ text: 'SELECT 1' }, { kind: 'postgres', datasourceId: datasource.id, text: 'SELECT 1' }, { kind: 'oracle', text: 'SELECT 1' }]) {
+      const res = await validate(wrong);
+      expect([res.status, res.body.code]).toEqual([400, 'ERR_VALID_001']);
+    }
+  });
+
+  it('PUT replaces the draft: fields left out take the values of a new query', async () => {
+    const q = await create({ description: 'old', folderId: 'finance', expectedColumns: [{ name: 'id' }], onRowLimit: 'truncate', maxRows: 7 });
+    const text = `SELECT id FROM ${table}`;
+    const put = await app.request('PUT', `/api/reporting/queries/${q.id}`, { token: alice.accessToken, body: { name: 'Replaced', datasourceId: datasource.shortId, text } });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ id: q.id, slug: q.slug, name: 'Replaced', description: null, folderId: null, datasourceId: datasource.id, language: 'sql', text, parameters: [], expectedColumns: null, maxRows: 5000, timeoutSeconds: 30, onRowLimit: 'fail' });
+    expect((await app.request('GET', `/api/reporting/queries/${q.id}`, { token: alice.accessToken })).body).toMatchObject({ name: 'Replaced', text, parameters: [] });
+    // A create body is required: name and datasourceId are not optional here.
+    const partial = await app.request('PUT', `/api/reporting/queries/${q.id}`, { token: alice.accessToken, body: { text } });
+    expect([partial.status, partial.body.code, partial.body.relatedInfo?.field]).toEqual([400, expect.stringMatching(/^ERR_VALID_00[15]$/), 'name']);
+    const badText = await app.request('PUT', `/api/reporting/queries/${q.id}`, { token: alice.accessToken, body: { name: 'Replaced', datasourceId: datasource.id, text: 'SELECT {{ nope }}' } });
+    expect([badText.status, badText.body.code]).toEqual([400, 'ERR_QRY_002']);
+  });
+
+  it('previews a published version with `version`, the draft by default', async () => {
+    const q = await create({ text: `SELECT id FROM ${table} WHERE amount >= {{ minAmount }} ORDER BY id` });
+    expect((await app.request('POST', `/api/reporting/queries/${q.id}/publish`, { token: alice.accessToken, body: {} })).status).toBe(201);
+    await app.request('PATCH', `/api/reporting/queries/${q.id}`, { token: alice.accessToken, body: { text: `SELECT name FROM ${table} WHERE amount >= {{ minAmount }} ORDER BY id` } });
+    const preview = (b: Record<string, unknown>) => app.request('POST', `/api/reporting/queries/${q.id}/preview`, { token: alice.accessToken, body: { parameters: { minAmount: 3 }, ...b } });
+    expect((await preview({})).body.rows).toEqual([{ name: 'plum' }]);
+    expect((await preview({ version: 'draft' })).body.rows).toEqual([{ name: 'plum' }]);
+    const v1 = await preview({ version: 1 });
+    expect([v1.status, v1.body.rows]).toEqual([200, [{ id: 3 }]]);
+    const missing = await preview({ version: 2 });
+    expect([missing.status, missing.body.code]).toEqual([404, 'ERR_QRY_004']);
+    const bad = await preview({ version: 'latest' });
+    expect([bad.status, bad.body.code]).toEqual([400, 'ERR_VALID_001']);
   });
 
   it('publishes numbered versions, refuses an unchanged draft, and restores as the next version', async () => {
@@ -291,6 +345,7 @@ describe('reporting query objects', () => {
     for (const [method, path] of [
       ['POST', '/api/reporting/queries'],
       ['PATCH', `/api/reporting/queries/${q.id}`],
+      ['PUT', `/api/reporting/queries/${q.id}`],
       ['DELETE', `/api/reporting/queries/${q.id}`],
       ['POST', `/api/reporting/queries/${q.id}/publish`],
       ['POST', `/api/reporting/queries/${q.id}/preview`],

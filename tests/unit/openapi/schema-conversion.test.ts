@@ -132,6 +132,13 @@ function edgeCases(schema: JsonSchema, query: boolean): Sample[] {
 
 /** Samples written by hand for the operations most clients call first. */
 const WRITTEN: Record<string, Sample[]> = {
+  postReportingQueriesValidate: [
+    { name: 'against a datasource', value: { datasourceId: 'ds_abc', text: 'SELECT {{ a }}', parameters: [{ name: 'a', type: 'string' }] } },
+    { name: 'against a kind', value: { kind: 'mysql', text: 'SELECT 1' } },
+    { name: 'neither', value: { text: 'SELECT 1' } },
+    { name: 'both', value: { datasourceId: 'ds_abc', kind: 'mysql' } },
+    { name: 'an unknown kind', value: { kind: 'oracle' } },
+  ],
   postAuthSignup: [
     { name: 'a sign-up', value: { email: 'ada@example.com', password: 'a long passphrase 7', name: 'Ada' } },
     { name: 'no email', value: { password: 'a long passphrase 7', name: 'Ada' } },
