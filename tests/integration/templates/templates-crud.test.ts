@@ -100,10 +100,10 @@ describe('Templates: create, read, update, delete', () => {
     }
   });
 
-  it('refuses a missing name and unknown fields with 400 ERR_VALID_001 naming the field', async () => {
+  it('refuses a missing name (400 ERR_VALID_005) and unknown fields (400 ERR_VALID_001) naming the field', async () => {
     const { name: _name, ...noName } = buildTemplate();
     let res = await app.request('POST', '/api/templates', { token: token(), body: noName });
-    expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_001', relatedInfo: { field: 'name' } });
+    expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_005', relatedInfo: { field: 'name' } });
     res = await app.request('POST', '/api/templates', { token: token(), body: { ...buildTemplate(), colour: 'red' } });
     expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_001', relatedInfo: { field: 'colour' } });
   });
