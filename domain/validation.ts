@@ -2,7 +2,7 @@ import type Joi from 'joi';
 import { AppError, type ErrorCode } from './errors';
 
 /** One problem of a request, as `relatedInfo.errors` lists it (docs/errors.md "Validation errors"). */
-export interface RequestProblem {
+interface RequestProblem {
   /** Dotted path of the field (`variables.total`, `items.2.name`); '' for the body itself. */
   path: string;
   code: ErrorCode;
@@ -35,12 +35,8 @@ function problemCode(type: string, path: string, codes: Record<string, ErrorCode
   return (path && codes[path]) || 'ERR_VALID_001';
 }
 
-/**
- * The answer for a list of problems (at least one): the first one's code and message, every one in
- * `relatedInfo.errors`. Hand-written checks that find several problems use it too, so their answers
- * have the same shape as Joi's.
- */
-export function validationError(problems: RequestProblem[]): AppError {
+/** The answer for a list of problems (at least one): the first one's code and message, every one in `relatedInfo.errors`. */
+function validationError(problems: RequestProblem[]): AppError {
   const [first] = problems;
   return new AppError(first.code, first.message, { ...(first.path ? { field: first.path } : {}), errors: problems });
 }

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
  * How much of a refused body's rest is read and thrown away so that its connection can carry the
  * next request (docs/errors.md "Refused bodies and the connection"). Nothing read is kept.
  */
-export const REFUSED_BODY_DRAIN_BYTES = 8 * 1024 * 1024;
+const REFUSED_BODY_DRAIN_BYTES = 8 * 1024 * 1024;
 
 /**
  * Before an error is answered: a request body that was not read whole (refused for its size while
