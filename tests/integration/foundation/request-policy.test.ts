@@ -51,7 +51,7 @@ describe('request policy', () => {
     it.each([
       ['PUT', '/api/auth/login', ['POST']],
       ['DELETE', '/api/health', ['HEAD', 'GET']],
-      ['POST', '/api/templates/some-template', ['HEAD', 'GET', 'PATCH', 'DELETE']],
+      ['POST', '/api/templates/some-template', ['HEAD', 'GET', 'PUT', 'DELETE']],
       ['PATCH', '/api/flow/gates', ['HEAD', 'GET', 'POST']],
     ])('%s %s is 405 with Allow', async (method, path, allowed) => {
       const res = await app.request(method, path, { headers: auth(), body: method === 'DELETE' ? undefined : {} });
