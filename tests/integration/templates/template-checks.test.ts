@@ -161,7 +161,7 @@ describe('Templates: list, checks, automation fields, analytics', () => {
     const paths = bad.body.errors.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['variables[0].defaultValue', 'variables[1]', 'calculatedVariables[0].expression']));
     expect(bad.body.warnings).toContainEqual({ path: 'variables[0].required', message: expect.any(String) });
-    expect((await post('/api/templates/validate-variables', {})).body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'variables' } });
+    expect((await post('/api/templates/validate-variables', {})).body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'variables' } });
   });
 
   it('automation-fields: variables as {key, label, type, required, children}; arrays give children from items', async () => {
