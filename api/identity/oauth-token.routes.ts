@@ -68,7 +68,7 @@ export function oauthTokenRoutes(services: Services): Router {
       if (rfc === 'invalid_client') ctx.set('WWW-Authenticate', 'Basic realm="formwork"');
       // The rest of an oversized body is read and discarded, up to a bound, so the connection can
       // carry the next request (docs/errors.md "Refused bodies and the connection").
-      await settleRefusedBody(ctx);
+      settleRefusedBody(ctx);
       const retryAfter = thrown.relatedInfo?.retryAfter;
       if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
       ctx.body = { error: rfc, error_description: thrown.message, ...errorBody(thrown, ctx.path) };

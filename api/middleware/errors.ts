@@ -32,9 +32,9 @@ export function errorRenderer(logger: Logger) {
       const retryAfter = err.relatedInfo?.retryAfter;
       if ((err.status === 429 || err.status === 503) && typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
       // A body refused before it was read whole (413 while it streamed, 415, a refused upload)
-      // leaves the rest of it on the socket: it is read and discarded, up to a bound, so the
-      // connection carries the client's next request (docs/errors.md "Refused bodies and the connection").
-      await settleRefusedBody(ctx);
+      // leaves the rest of it on the socket: it is read and discarded after the answer, up to a
+      // bound, so the connection carries the client's next request (docs/errors.md "Refused bodies and the connection").
+      settleRefusedBody(ctx);
       ctx.type = 'application/json';
       ctx.body = errorBody(err, ctx.originalUrl.split('?')[0]);
     }
