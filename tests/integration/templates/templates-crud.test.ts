@@ -244,11 +244,14 @@ describe('Templates: create, read, update, delete', () => {
     expect((await app.request('DELETE', `/api/v1/templates/${created.body.id}`, { token: token() })).body.success).toBe(true);
   });
 
-  it('answers a method the path does not take with the error body, 404 ERR_REQ_003', async () => {
-    for (const [method, path] of [['PATCH', '/api/templates/some-template'], ['DELETE', '/api/templates'], ['GET', '/api/templates/bulk-delete/x']]) {
+  it('answers a method the path does not take with 405 ERR_REQ_006 and Allow, an unknown path with 404 ERR_REQ_003', async () => {
+    for (const [method, path] of [['PATCH', '/api/templates/some-template'], ['DELETE', '/api/templates']]) {
       const res = await app.request(method, path, { token: token() });
-      expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ statusCode: 404, code: 'ERR_REQ_003', message: `Cannot ${method} ${path}`, path });
+      expect(res.status).toBe(405);
+      expect(res.body).toMatchObject({ statusCode: 405, code: 'ERR_REQ_006', path });
+      expect(res.headers.get('allow')).not.toContain(method);
     }
+    const unknown = await app.request('GET', '/api/templates/bulk-delete/x', { token: token() });
+    expect(unknown.body).toMatchObject({ statusCode: 404, code: 'ERR_REQ_003', message: 'Cannot GET /api/templates/bulk-delete/x' });
   });
 });
