@@ -13,7 +13,7 @@ import { requireHttps } from './middleware/https';
 import { rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { httpMetrics } from './middleware/http-metrics';
-import { refuseStrayMultipart } from './middleware/uploads';
+import { contentTypePolicy } from './middleware/content-types';
 import { securityHeaders } from './middleware/security-headers';
 import { createLimiterFactory } from './rate-limits';
 import { healthRoutes } from './health/health.routes';
@@ -160,6 +160,8 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
   // MCP (docs/mcp.md) reads its own messages, so it is mounted before the body parser (api/mcp/mcp.routes.ts).
   const mcp = mcpRoutes(services, flow.deps);
   app.use(mcp.routes()).use(mcp.allowedMethods());
+  // A body of a type its route does not take is refused unread (415), before any parser reads it (docs/errors.md "Methods and content types").
+  app.use(contentTypePolicy(routers));
   // Flow submissions read their own body after their guard, with the 1 MB limit (api/flow/submission-body.ts);
   // template checks hand their JSON body's bytes to the evaluation workers (api/templates/check-body.ts).
   app.use(
@@ -176,7 +178,6 @@ export function createApp(services: Services, options: AppOptions = {}): Formwor
       multipart: false,
     })))),
   );
-  app.use(refuseStrayMultipart);
   app.use(jsonDepthLimit);
   for (const router of routers) app.use(router.routes()).use(router.allowedMethods());
   // The dashboard, for what no route took (docs/web.md).

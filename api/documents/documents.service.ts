@@ -64,7 +64,12 @@ export function checkVariables(deps: Pick<DocumentDeps, 'config'>, published: Pu
     applyVariableInput(published.definition.variables, variables);
   } catch (err) {
     if (err instanceof AppError && fieldPrefix && err.relatedInfo?.field) {
-      throw new AppError(err.code, err.message, { ...err.relatedInfo, field: `${fieldPrefix}${String(err.relatedInfo.field)}` });
+      const errors = err.relatedInfo.errors as Array<{ path: string }> | undefined;
+      throw new AppError(err.code, err.message, {
+        ...err.relatedInfo,
+        field: `${fieldPrefix}${String(err.relatedInfo.field)}`,
+        ...(errors && { errors: errors.map((e) => ({ ...e, path: `${fieldPrefix}${e.path}` })) }),
+      });
     }
     throw err;
   }

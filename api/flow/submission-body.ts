@@ -2,6 +2,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { AppError } from '../../domain/errors';
 import { jsonDepthLimit } from '../middleware/json-depth';
+import { unsupportedType } from '../middleware/content-types';
 import { MAX_PAYLOAD_BYTES } from './submissions.service';
 
 /**
@@ -11,7 +12,7 @@ import { MAX_PAYLOAD_BYTES } from './submissions.service';
  * bytes as they arrive after decoding: a chunked body without Content-Length and a compressed body
  * (gzip, deflate, br) are cut off at MAX_PAYLOAD_BYTES just like a plain one, with 413
  * ERR_FLOW_RUN_005, and reading stops there. A declared Content-Length above the limit is refused
- * before a byte is read. A payload is JSON, text or a form; any other body (multipart) is a 400.
+ * before a byte is read. A payload is JSON, text or a form; any other body (multipart) is a 415 ERR_REQ_007.
  */
 const PATH = /^\/api\/flow\/gates\/[^/]+\/(test|validate|runs)\/?$/;
 
@@ -41,7 +42,7 @@ export function submissionBytes(ctx: Context): number {
 export async function readSubmissionBody(ctx: Context, next: Next): Promise<void> {
   const hasBody = ctx.request.length > 0 || ctx.get('Transfer-Encoding') !== '';
   if (hasBody && !ctx.is('json', 'text/*', 'urlencoded')) {
-    throw new AppError('ERR_VALID_001', 'A Flow payload is sent as JSON (application/json) or text (text/plain)', { field: 'Content-Type' });
+    throw unsupportedType(ctx, ['application/json', 'text/*', 'application/x-www-form-urlencoded']);
   }
   try {
     await parse(ctx, async () => undefined);

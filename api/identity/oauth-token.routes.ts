@@ -5,6 +5,7 @@ import { clientAddressKey } from '../../domain/identity/client-address';
 import type { Services } from '../../platform/services';
 import { createLimiterFactory } from '../rate-limits';
 import { readJsonBytes } from '../templates/check-body';
+import { settleRefusedBody } from '../middleware/refused-body';
 import { issueToken, type TokenDeps } from './oauth-token.service';
 
 /**
@@ -65,8 +66,9 @@ export function oauthTokenRoutes(services: Services): Router {
       if (!rfc || !(thrown instanceof AppError)) throw thrown;
       ctx.status = thrown.status;
       if (rfc === 'invalid_client') ctx.set('WWW-Authenticate', 'Basic realm="formwork"');
-      // The rest of an oversized body is never read: the connection cannot carry another request.
-      if (thrown.code === 'ERR_REQ_002') ctx.set('Connection', 'close');
+      // The rest of an oversized body is read and discarded, up to a bound, so the connection can
+      // carry the next request (docs/errors.md "Refused bodies and the connection").
+      settleRefusedBody(ctx);
       const retryAfter = thrown.relatedInfo?.retryAfter;
       if (typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
       ctx.body = { error: rfc, error_description: thrown.message, ...errorBody(thrown, ctx.path) };

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { AppError, errorBody, isErrorCode } from '../../domain/errors';
 import type { Logger } from '../../domain/logger';
+import { settleRefusedBody } from './refused-body';
 
 /**
  * The one place errors become responses: every failure, thrown anywhere below, is answered with
@@ -11,9 +12,15 @@ export function errorRenderer(logger: Logger) {
   return async function renderErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next();
-      // koa-router's allowedMethods answers a known path with another method by a bare 405: no route
-      // matches method and path, so it is answered like any unknown route (the Allow header stays).
-      if ((ctx.status === 404 || ctx.status === 405) && ctx.body == null) throw new AppError('ERR_REQ_003', `Cannot ${ctx.method} ${ctx.path}`);
+      // @koa/router's allowedMethods answers a known path asked with another method by a bare 405
+      // and its `Allow` header (the union of the methods every router takes on the path), which
+      // stays; the body is the spec's (docs/errors.md "Methods and content types").
+      if (ctx.status === 405 && ctx.body == null) {
+        throw new AppError('ERR_REQ_006', `${ctx.method} is not allowed on ${ctx.path}; it takes ${ctx.response.get('Allow') || 'no method'}`, {
+          allowed: String(ctx.response.get('Allow')).split(/,\s*/).filter(Boolean),
+        });
+      }
+      if (ctx.status === 404 && ctx.body == null) throw new AppError('ERR_REQ_003', `Cannot ${ctx.method} ${ctx.path}`);
     } catch (thrown) {
       const err = toAppError(thrown);
       if (err.status >= 500) {
@@ -24,11 +31,10 @@ export function errorRenderer(logger: Logger) {
       // header too; the body has it at the top level (errorBody) and in relatedInfo.
       const retryAfter = err.relatedInfo?.retryAfter;
       if ((err.status === 429 || err.status === 503) && typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
-      // A body refused before it was read whole (413 while it streamed, a refused upload) leaves the
-      // rest of it on the socket: the answer says `Connection: close` and Node closes the socket after
-      // writing it, so a keep-alive client sends its next request on a fresh connection instead of
-      // meeting a reset.
-      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      // A body refused before it was read whole (413 while it streamed, 415, a refused upload)
+      // leaves the rest of it on the socket: it is read and discarded after the answer, up to a
+      // bound, so the connection carries the client's next request (docs/errors.md "Refused bodies and the connection").
+      settleRefusedBody(ctx);
       ctx.type = 'application/json';
       ctx.body = errorBody(err, ctx.originalUrl.split('?')[0]);
     }
@@ -44,7 +50,7 @@ function toAppError(thrown: unknown): AppError {
   if (isErrorCode(e?.code)) return new AppError(e.code, e.message);
   if (status === 413 || e?.type === 'entity.too.large') return new AppError('ERR_REQ_002');
   if (e?.type === 'entity.parse.failed' || (status === 400 && /JSON/i.test(e?.message ?? ''))) return new AppError('ERR_REQ_001');
-  if (status === 415) return new AppError('ERR_VALID_001', 'Unsupported content type');
+  if (status === 415) return new AppError('ERR_REQ_007');
   if (status === 400 && (e?.expose || e?.httpCode)) return new AppError('ERR_VALID_001', e.message);
   return new AppError('ERR_INTERNAL_001');
 }

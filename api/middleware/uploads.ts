@@ -66,17 +66,9 @@ function checkedWriteStream(path: string, checkHead: NonNullable<UploadOptions['
 const uploadPaths = new Set<string>();
 const uploadPatterns: RegExp[] = [];
 
-/**
- * Before any route: a multipart body sent to a route that takes no file is refused unread with
- * 400 ERR_VALID_001 (`relatedInfo.field: "Content-Type"`, as for other content types a route does
- * not take), instead of reaching the route as an empty body.
- */
-export async function refuseStrayMultipart(ctx: Context, next: Next): Promise<void> {
-  const path = ctx.path.replace(/\/+$/, '');
-  if (ctx.is('multipart') && !uploadPaths.has(path) && !uploadPatterns.some((p) => p.test(path))) {
-    throw new AppError('ERR_VALID_001', `${ctx.method} ${ctx.path} takes no multipart/form-data body: send JSON`, { field: 'Content-Type' });
-  }
-  return next();
+/** Whether a route takes a multipart body at `path` (no trailing slash): one that mounts multipartUpload. */
+export function takesMultipart(path: string): boolean {
+  return uploadPaths.has(path) || uploadPatterns.some((p) => p.test(path));
 }
 
 /**
@@ -123,13 +115,8 @@ export function multipartUpload(limits: UploadLimits, path: string | RegExp, opt
       await parse(ctx, next);
     } catch (e) {
       // A refused upload (413 past the limit, a bad part) is answered while the client may still be
-      // sending. formidable can leave the request paused when it fails during a file write, so the
-      // client would block on a full socket and never read the answer (seen as ECONNRESET): read the
-      // rest and discard it, as Node does for a body no one read (bounded by the server's request timeout).
-      if (!ctx.req.complete) {
-        ctx.req.removeAllListeners('data');
-        ctx.req.resume();
-      }
+      // sending: the error renderer reads the rest of the body, up to a bound, before answering
+      // (api/middleware/refused-body.ts).
       throw e;
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -98,7 +98,7 @@ const errorSchema: JsonSchema = {
     timestamp: { type: 'string', format: 'date-time' },
     path: { type: 'string', description: 'The request path, without its query' },
     retryAfter: { type: 'integer', description: 'Seconds to wait before trying again (every 429, and answers whose error names a wait)' },
-    relatedInfo: { type: 'object', additionalProperties: true, description: 'Details: `field` for a validation error, `required`/`granted` for a refused permission, …' },
+    relatedInfo: { type: 'object', additionalProperties: true, description: 'Details: `field` and `errors` (`[{path, code, message}]`, every problem) for a validation error, `required`/`granted` for a refused permission, `allowed` for a 405, `received`/`accepted` for a 415, …' },
   },
   additionalProperties: false,
 };
@@ -112,11 +112,22 @@ const errorExample = (statusCode: number, code: string, message: string, related
   ...(relatedInfo ? { relatedInfo } : {}),
 });
 
-const ERROR_RESPONSES: Record<string, { status: number; description: string; example: unknown }> = {
-  BadRequest: { status: 400, description: 'The request is malformed or a field is invalid', example: errorExample(400, 'ERR_VALID_001', "'name' is required", { field: 'name' }) },
+const ERROR_RESPONSES: Record<string, { status: number; description: string; example: unknown; headers?: Record<string, string> }> = {
+  BadRequest: { status: 400, description: 'The request is malformed or a field is invalid', example: errorExample(400, 'ERR_VALID_005', "'name' is required", { field: 'name', errors: [{ path: 'name', code: 'ERR_VALID_005', message: "'name' is required" }] }) },
   Unauthorized: { status: 401, description: 'No credential, or one that is invalid or expired', example: errorExample(401, 'ERR_AUTH_003', 'Authentication required') },
   Forbidden: { status: 403, description: 'The credential may not do this (role or permission flag)', example: errorExample(403, 'ERR_AUTH_005', 'Insufficient permissions', { required: 'admin', granted: 'member' }) },
   NotFound: { status: 404, description: 'Nothing with this id in the caller\'s project', example: errorExample(404, 'ERR_REQ_003', 'Not found') },
+  MethodNotAllowed: {
+    status: 405,
+    description: 'The path does not take this method; the `Allow` header lists the methods it takes (docs/errors.md "Methods and content types")',
+    example: errorExample(405, 'ERR_REQ_006', 'PUT is not allowed on /api/api-keys; it takes HEAD, GET, POST', { allowed: ['HEAD', 'GET', 'POST'] }),
+    headers: { Allow: 'The methods the path takes' },
+  },
+  UnsupportedMediaType: {
+    status: 415,
+    description: 'A body of a content type the operation does not take; the answer names the type received and those accepted',
+    example: errorExample(415, 'ERR_REQ_007', 'POST /api/api-keys takes application/json, not text/plain', { field: 'Content-Type', received: 'text/plain', accepted: ['application/json'] }),
+  },
   TooManyRequests: { status: 429, description: 'Rate limited; wait `retryAfter` seconds (also the Retry-After header)', example: { ...errorExample(429, 'ERR_RATE_001', 'Too many requests'), retryAfter: 12 } },
   ServerError: { status: 500, description: 'An unexpected failure; the request id (X-Request-Id) finds it in the logs', example: errorExample(500, 'ERR_INTERNAL_001', 'Internal server error') },
 };
@@ -130,6 +141,9 @@ function errorResponses(op: Operation): Record<string, unknown> {
   if (op.security !== 'public') add('Unauthorized');
   if (op.security !== 'public') add('Forbidden');
   if (pathParams(op.path).length > 0) add('NotFound');
+  // An operation that answers 405 or 415 in a form of its own (MCP's JSON-RPC errors) keeps it.
+  if (!op.responses[405]) add('MethodNotAllowed');
+  if (requestBody(op) && !op.responses[415]) add('UnsupportedMediaType');
   add('TooManyRequests');
   add('ServerError');
   return out;
@@ -263,7 +277,11 @@ export function buildOpenApiDocument(operations: Operation[], options: DocumentO
       responses: Object.fromEntries(
         Object.entries(ERROR_RESPONSES).map(([name, r]) => [
           name,
-          { description: r.description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: r.example } } },
+          {
+            description: r.description,
+            ...(r.headers ? { headers: Object.fromEntries(Object.entries(r.headers).map(([h, description]) => [h, { description, schema: { type: 'string' } }])) } : {}),
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' }, example: r.example } },
+          },
         ]),
       ),
     },

@@ -11,7 +11,7 @@ import { AppError } from '../../domain/errors';
  * wrote, and parsing and re-serializing a body of several MB held the loop that serves every other
  * request for tens of milliseconds (docs/security.md, "Untrusted input"). Same limit
  * (JSON_BODY_LIMIT, 413 ERR_REQ_002), same encodings (gzip, deflate, br) and the same answers as the
- * app-wide parser; a body that is not JSON goes through the app-wide parser as before.
+ * app-wide parser; a body that is not JSON is refused before (415, api/middleware/content-types.ts).
  */
 const PATH = /^\/api\/templates\/validate-(schema|variables)\/?$/;
 

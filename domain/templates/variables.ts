@@ -115,15 +115,27 @@ function resolveOne(def: TemplateVariable, raw: unknown): unknown {
 export function applyVariableInput(variables: TemplateVariable[] = [], input: Input = {}): ResolvedData {
   if (!isPlainObject(input)) throw new AppError('ERR_VALID_002', 'variables must be an object', { field: 'variables', expected: 'object' });
   const out: ResolvedData = { ...input };
+  // Every variable's problem is reported, not only the first (docs/errors.md "Validation errors").
+  const problems: AppError[] = [];
   for (const def of variables) {
     let raw = input[def.name];
     if (isMissing(raw) && !isMissing(def.defaultValue)) raw = def.defaultValue;
     if (isMissing(raw) || (def.required && raw === '')) {
-      if (def.required) throw new AppError('ERR_VALID_005', `Required variable '${def.name}' is missing`, { field: def.name });
+      if (def.required) problems.push(new AppError('ERR_VALID_005', `Required variable '${def.name}' is missing`, { field: def.name }));
       out[def.name] = null;
       continue;
     }
-    out[def.name] = resolveOne(def, raw);
+    try {
+      out[def.name] = resolveOne(def, raw);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 400) throw err;
+      problems.push(err);
+    }
+  }
+  if (problems.length > 0) {
+    const [first] = problems;
+    const errors = problems.map((p) => ({ path: String(p.relatedInfo?.field ?? ''), code: p.code, message: p.message }));
+    throw new AppError(first.code, first.message, { ...first.relatedInfo, errors });
   }
   return out;
 }

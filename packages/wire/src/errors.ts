@@ -18,12 +18,16 @@ export const ERRORS = {
   ERR_REQ_002: { status: 413, retryable: false, message: 'Request body too large' },
   /** No route matches method and path. */
   ERR_REQ_003: { status: 404, retryable: false, message: 'Route not found' },
-  /** Body or query parameter failed validation (relatedInfo.field names it). */
+  /** Body or query parameter failed validation (every problem in relatedInfo.errors; docs/errors.md "Validation errors"). */
   ERR_VALID_001: { status: 400, retryable: false, message: 'Invalid request parameters' },
   /** Plain HTTP refused in production. */
   ERR_REQ_004: { status: 400, retryable: false, message: 'HTTPS is required' },
   /** JSON body nested deeper than the service reads (docs/security.md). */
   ERR_REQ_005: { status: 400, retryable: false, message: 'JSON body nested too deeply' },
+  /** A known path asked with a method it does not take; the `Allow` header lists those it does (docs/errors.md "Methods and content types"). */
+  ERR_REQ_006: { status: 405, retryable: false, message: 'Method not allowed' },
+  /** A body of a content type the route does not take (`relatedInfo.received`, `relatedInfo.accepted`; docs/errors.md "Methods and content types"). */
+  ERR_REQ_007: { status: 415, retryable: false, message: 'Unsupported content type' },
   /** The Idempotency-Key was first used with another request: another body, path or method (docs/idempotency.md). */
   ERR_IDEM_001: { status: 422, retryable: false, message: 'Idempotency-Key already used for a different request' },
   /** The first request with this Idempotency-Key is still in flight (`retryAfter`); a repeat then gets its answer. */

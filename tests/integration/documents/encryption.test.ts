@@ -102,17 +102,17 @@ describe('Encryption: AES-256 with user and owner passwords and permissions', ()
     expect(shown.stdout).toContain('modify anything: not allowed');
   });
 
-  it('refused when asked (400 ERR_VALID_001 naming the field): with PDF/A, with a signature, the same password twice, without an owner password', async () => {
-    const cases: Array<[Record<string, unknown>, string]> = [
+  it('refused when asked (400 ERR_VALID_001 naming the field, ERR_VALID_005 when missing): with PDF/A, with a signature, the same password twice, without an owner password', async () => {
+    const cases: Array<[Record<string, unknown>, string, string?]> = [
       [{ pdfa: '3b', encryption: { ownerPassword: 'o' } }, 'output.encryption'],
       [{ signature: { certificateId: randomUUID() }, encryption: { ownerPassword: 'o' } }, 'output.encryption'],
       [{ encryption: { userPassword: 'same', ownerPassword: 'same' } }, 'output.encryption.ownerPassword'],
-      [{ encryption: { userPassword: 'u' } }, 'output.encryption.ownerPassword'],
+      [{ encryption: { userPassword: 'u' } }, 'output.encryption.ownerPassword', 'ERR_VALID_005'],
       [{ encryption: { ownerPassword: 'o'.repeat(128) } }, 'output.encryption.ownerPassword'],
     ];
-    for (const [output, field] of cases) {
+    for (const [output, field, code = 'ERR_VALID_001'] of cases) {
       const res = await generate({ output });
-      expect({ output, status: res.status, code: res.body.code }).toEqual({ output, status: 400, code: 'ERR_VALID_001' });
+      expect({ output, status: res.status, code: res.body.code }).toEqual({ output, status: 400, code });
       expect(res.body.relatedInfo.field).toBe(field);
     }
     const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM document_jobs WHERE project_id = $1 AND output IS NOT NULL AND status <> 'completed'`, [p.projectId]);

@@ -177,7 +177,7 @@ describe('Flow approvals (API key)', () => {
       token: ws.key,
       body: { name: 'Twice', approvalMode: 'manual', approvalConfig: { approvers: [{ email: a }, { email: a.toUpperCase() }], requiredApprovals: 2, timeoutMinutes: 5, onTimeout: 'reject' } },
     });
-    expect([res.status, res.body.code, res.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'approvalConfig.requiredApprovals' }]);
+    expect([res.status, res.body.code, res.body.relatedInfo.field]).toEqual([400, 'ERR_VALID_001', 'approvalConfig.requiredApprovals']);
   });
 
   it('needs requiredApprovals approvals: one of two is not enough', async () => {

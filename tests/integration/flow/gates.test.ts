@@ -57,7 +57,7 @@ describe('Flow gates API', () => {
   });
 
   it.each([
-    ['name missing', {}, 400, 'ERR_VALID_001'],
+    ['name missing', {}, 400, 'ERR_VALID_005'],
     ['name too long', { name: 'x'.repeat(256) }, 400, 'ERR_VALID_001'],
     ['description too long', { name: 'g', description: 'x'.repeat(1001) }, 400, 'ERR_VALID_001'],
     ['21 rules', { name: 'g', businessRules: Array.from({ length: 21 }, (_, i) => ({ id: `r${i}`, expression: 'true', message: 'm' })) }, 400, 'ERR_VALID_001'],

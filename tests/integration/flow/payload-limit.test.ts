@@ -128,7 +128,7 @@ describe('Flow payload limit counts the bytes actually read', () => {
     expect([res.status, res.body.code, res.body.relatedInfo?.limit]).toEqual([413, 'ERR_FLOW_LIMIT_003', 50_000]);
   });
 
-  it('a multipart body is not a payload: 400 ERR_VALID_001, nothing recorded', async () => {
+  it('a multipart body is not a payload: 415 ERR_REQ_007, nothing recorded', async () => {
     const before = await runCount();
     const boundary = 'formwork-test-boundary';
     const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="customer"\r\n\r\nAda\r\n--${boundary}--\r\n`);
@@ -137,7 +137,7 @@ describe('Flow payload limit counts the bytes actually read', () => {
         headers: { ...auth(), 'content-type': `multipart/form-data; boundary=${boundary}`, ...framing },
         chunks: [body],
       }).answer;
-      expect([res.status, res.body.code, res.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'Content-Type' }]);
+      expect([res.status, res.body.code, res.body.relatedInfo]).toEqual([415, 'ERR_REQ_007', { field: 'Content-Type', received: 'multipart/form-data', accepted: ['application/json', 'text/*', 'application/x-www-form-urlencoded'] }]);
     }
     expect(await runCount()).toBe(before);
   });

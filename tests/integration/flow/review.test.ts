@@ -160,7 +160,8 @@ describe('Flow review (external approvers)', () => {
     expect(await link(token)).toEqual({ state: 'valid', canResend: true, decision: null, decidedAt: null, expiresAt: expect.any(String) });
     expect(await link(token)).toMatchObject({ state: 'valid' });
     expect(await link('not-a-token')).toEqual({ state: 'invalid', canResend: false, decision: null, decidedAt: null, expiresAt: null });
-    for (const body of [{}, { token: 'x'.repeat(201) }, { token: { $ne: null } }, { token: ['a'] }, { token, email }]) {
+    expect((await app.request('POST', '/api/flow/review/link', { body: {} })).body.code).toBe('ERR_VALID_005');
+    for (const body of [{ token: 'x'.repeat(201) }, { token: { $ne: null } }, { token: ['a'] }, { token, email }]) {
       const refused = await app.request('POST', '/api/flow/review/link', { body });
       expect([refused.status, refused.body.code]).toEqual([400, 'ERR_VALID_001']);
     }

@@ -48,11 +48,11 @@ describe('HTTP foundation', () => {
   it('names the offending field on a validation error, and refuses unknown fields', async () => {
     const missing = await app.request('POST', '/api/auth/login', { body: { email: 'a@b.co' } });
     expect(missing.status).toBe(400);
-    expectErrorBody(missing.body, 400, 'ERR_VALID_001', '/api/auth/login');
-    expect(missing.body.relatedInfo).toEqual({ field: 'password' });
+    expectErrorBody(missing.body, 400, 'ERR_VALID_005', '/api/auth/login');
+    expect(missing.body.relatedInfo).toEqual({ field: 'password', errors: [{ path: 'password', code: 'ERR_VALID_005', message: "'password' is required" }] });
     const unknown = await app.request('POST', '/api/auth/login', { body: { email: 'a@b.co', password: 'x', admin: true } });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.relatedInfo).toEqual({ field: 'admin' });
+    expect(unknown.body.relatedInfo).toEqual({ field: 'admin', errors: [{ path: 'admin', code: 'ERR_VALID_001', message: "'admin' is not allowed" }] });
   });
 
   it('answers a malformed or unknown credential with 401 on a protected route', async () => {

@@ -62,7 +62,7 @@ describe('accounts: signup, login, refresh, logout (contract §2)', () => {
     expect(bad.body).toMatchObject({ code: 'ERR_USER_003', relatedInfo: { field: 'email' } });
     const short = await app.request('POST', '/api/auth/signup', { body: buildSignup({ password: 'short' }) });
     expect(short.status).toBe(400);
-    expect(short.body.relatedInfo).toEqual({ field: 'password' });
+    expect(short.body.relatedInfo).toEqual({ field: 'password', errors: [{ path: 'password', code: 'ERR_VALID_001', message: expect.any(String) }] });
   });
 
   it('refuses wrong credentials with ERR_AUTH_001, the same for unknown accounts', async () => {

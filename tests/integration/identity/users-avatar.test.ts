@@ -76,7 +76,7 @@ describe('users: avatar upload (spec "Users (JWT only)", POST/DELETE /api/users/
       expect(res.body).toMatchObject({ code: 'ERR_USER_008', relatedInfo: { field: 'imageData' } });
     }
     const missing = await app.request('POST', '/api/users/me/avatar', { token: user.accessToken, body: {} });
-    expect(missing.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'imageData' } });
+    expect(missing.body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'imageData' } });
     expect(await avatarKey(user.id)).toBeNull();
   });
 

@@ -24,7 +24,7 @@ describe('account deletion: pending, restore, cancellation (spec "User account",
     expect(wrong.body).toMatchObject({ code: 'ERR_AUTH_002', relatedInfo: { field: 'password' } });
     const missing = await deleteAccount(user, { reason: 'bye' });
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'password' } });
+    expect(missing.body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'password' } });
     expect((await row(user)).deletion_status).toBeNull();
   });
 

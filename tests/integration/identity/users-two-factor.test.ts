@@ -67,7 +67,7 @@ describe('users: two-factor authentication (spec "Two-factor authentication", co
     expect(early.status).toBe(409);
     expect(early.body.code).toBe('ERR_AUTH_014');
     const missing = await app.request('POST', '/api/users/me/2fa/verify', { token: user.accessToken, body: {} });
-    expect(missing.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'code' } });
+    expect(missing.body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'code' } });
     await enable(user);
     const again = await app.request('POST', '/api/users/me/2fa/enable', { token: user.accessToken });
     expect(again.status).toBe(409);

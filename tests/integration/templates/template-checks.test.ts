@@ -105,11 +105,11 @@ describe('Templates: list, checks, automation fields, analytics', () => {
     expect(cpu.usedMs()).toBeLessThan(5000);
   });
 
-  it('validate-schema: an unknown templateType is 400 ERR_TMPL_009; missing fields ERR_VALID_001', async () => {
+  it('validate-schema: an unknown templateType is 400 ERR_TMPL_009; missing fields ERR_VALID_005', async () => {
     const res = await post('/api/templates/validate-schema', { templateType: 'word', schema: buildTemplate().schema });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'ERR_TMPL_009', relatedInfo: { field: 'templateType' } });
-    expect((await post('/api/templates/validate-schema', { templateType: 'pdf' })).body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'schema' } });
+    expect((await post('/api/templates/validate-schema', { templateType: 'pdf' })).body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'schema' } });
   });
 
   it('validate-schema and validate-variables read JSON bodies as bytes: malformed, too deep, compressed, too large, not JSON', async () => {
@@ -144,9 +144,9 @@ describe('Templates: list, checks, automation fields, analytics', () => {
     expect(checked.body.errors).toContainEqual({ path: 'sections[0].components[2].props.dataSource', message: expect.any(String) });
     const unknownField = await raw('/api/templates/validate-variables', JSON.stringify({ variables: [], extra: 1 }));
     expect(unknownField.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'extra' } });
-    // A body that is not JSON is read by the app-wide parser, as before: its fields are missing.
+    // A body that is not JSON is refused unread (docs/errors.md "Methods and content types").
     const form = await app.request('POST', '/api/templates/validate-schema', { token: alice.accessToken, rawBody: 'templateType=pdf', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(form.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'schema' } });
+    expect([form.status, form.body.code, form.body.relatedInfo?.received]).toEqual([415, 'ERR_REQ_007', 'application/x-www-form-urlencoded']);
   });
 
   it('validate-variables: {valid, errors, warnings} over variables, constants and calculated variables', async () => {
@@ -161,7 +161,7 @@ describe('Templates: list, checks, automation fields, analytics', () => {
     const paths = bad.body.errors.map((e: { path: string }) => e.path);
     expect(paths).toEqual(expect.arrayContaining(['variables[0].defaultValue', 'variables[1]', 'calculatedVariables[0].expression']));
     expect(bad.body.warnings).toContainEqual({ path: 'variables[0].required', message: expect.any(String) });
-    expect((await post('/api/templates/validate-variables', {})).body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'variables' } });
+    expect((await post('/api/templates/validate-variables', {})).body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'variables' } });
   });
 
   it('automation-fields: variables as {key, label, type, required, children}; arrays give children from items', async () => {

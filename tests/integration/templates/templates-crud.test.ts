@@ -100,10 +100,10 @@ describe('Templates: create, read, update, delete', () => {
     }
   });
 
-  it('refuses a missing name and unknown fields with 400 ERR_VALID_001 naming the field', async () => {
+  it('refuses a missing name (400 ERR_VALID_005) and unknown fields (400 ERR_VALID_001) naming the field', async () => {
     const { name: _name, ...noName } = buildTemplate();
     let res = await app.request('POST', '/api/templates', { token: token(), body: noName });
-    expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_001', relatedInfo: { field: 'name' } });
+    expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_005', relatedInfo: { field: 'name' } });
     res = await app.request('POST', '/api/templates', { token: token(), body: { ...buildTemplate(), colour: 'red' } });
     expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_001', relatedInfo: { field: 'colour' } });
   });
@@ -244,11 +244,14 @@ describe('Templates: create, read, update, delete', () => {
     expect((await app.request('DELETE', `/api/v1/templates/${created.body.id}`, { token: token() })).body.success).toBe(true);
   });
 
-  it('answers a method the path does not take with the error body, 404 ERR_REQ_003', async () => {
-    for (const [method, path] of [['PATCH', '/api/templates/some-template'], ['DELETE', '/api/templates'], ['GET', '/api/templates/bulk-delete/x']]) {
+  it('answers a method the path does not take with 405 ERR_REQ_006 and Allow, an unknown path with 404 ERR_REQ_003', async () => {
+    for (const [method, path] of [['PATCH', '/api/templates/some-template'], ['DELETE', '/api/templates']]) {
       const res = await app.request(method, path, { token: token() });
-      expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ statusCode: 404, code: 'ERR_REQ_003', message: `Cannot ${method} ${path}`, path });
+      expect(res.status).toBe(405);
+      expect(res.body).toMatchObject({ statusCode: 405, code: 'ERR_REQ_006', path });
+      expect(res.headers.get('allow')).not.toContain(method);
     }
+    const unknown = await app.request('GET', '/api/templates/bulk-delete/x', { token: token() });
+    expect(unknown.body).toMatchObject({ statusCode: 404, code: 'ERR_REQ_003', message: 'Cannot GET /api/templates/bulk-delete/x' });
   });
 });

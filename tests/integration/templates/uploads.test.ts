@@ -84,13 +84,13 @@ describe('Uploads: multipart only where files are taken, bounded, and cleaned up
   it('does not parse multipart bodies on routes that take no files', async () => {
     const before = (await app.request('GET', '/api/users/me', { token: alice.accessToken })).body.name;
     const res = await upload('/api/users/me', { token: alice.accessToken, method: 'PATCH', fields: { name: 'Renamed By Form' } });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'Content-Type' } });
+    expect(res.status).toBe(415);
+    expect(res.body).toMatchObject({ code: 'ERR_REQ_007', relatedInfo: { field: 'Content-Type', received: 'multipart/form-data', accepted: ['application/json'] } });
     expect((await app.request('GET', '/api/users/me', { token: alice.accessToken })).body.name).toBe(before);
 
     const created = await upload('/api/teams', { token: alice.accessToken, fields: { name: 'Form Team' } });
-    expect(created.status).toBe(400);
-    expect(created.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'Content-Type' } });
+    expect(created.status).toBe(415);
+    expect(created.body).toMatchObject({ code: 'ERR_REQ_007', relatedInfo: { field: 'Content-Type' } });
     const [{ n }] = await app.services.db.query(`SELECT count(*)::int AS n FROM projects WHERE name = 'Form Team'`);
     expect(n).toBe(0);
   });

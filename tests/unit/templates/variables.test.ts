@@ -29,13 +29,13 @@ describe('variables', () => {
     const err = thrown(() => applyVariableInput([v('customer', 'string', { required: true })], {}));
     expect(err).toBeInstanceOf(AppError);
     expect(err.code).toBe('ERR_VALID_005');
-    expect(err.relatedInfo).toEqual({ field: 'customer' });
+    expect(err.relatedInfo).toEqual({ field: 'customer', errors: [{ path: 'customer', code: 'ERR_VALID_005', message: err.message }] });
   });
 
   it('reports a wrong type with ERR_VALID_002, the field and the expected type', () => {
     const err = thrown(() => applyVariableInput([v('qty', 'integer')], { qty: 1.5 }));
     expect(err.code).toBe('ERR_VALID_002');
-    expect(err.relatedInfo).toEqual({ field: 'qty', expected: 'integer' });
+    expect(err.relatedInfo).toEqual({ field: 'qty', expected: 'integer', errors: [{ path: 'qty', code: 'ERR_VALID_002', message: err.message }] });
     expect(thrown(() => applyVariableInput([v('flag', 'boolean')], { flag: 'maybe' })).code).toBe('ERR_VALID_002');
     expect(thrown(() => applyVariableInput([v('list', 'array')], { list: {} })).code).toBe('ERR_VALID_002');
     expect(thrown(() => applyVariableInput([v('obj', 'object')], { obj: [] })).code).toBe('ERR_VALID_002');
@@ -60,9 +60,19 @@ describe('variables', () => {
     ]);
     const missing = thrown(() => applyVariableInput([items], { items: [{ price: 1 }, {}] }));
     expect(missing.code).toBe('ERR_VALID_005');
-    expect(missing.relatedInfo).toEqual({ field: 'items[1].price' });
+    expect(missing.relatedInfo).toMatchObject({ field: 'items[1].price' });
     const wrong = thrown(() => applyVariableInput([items], { items: [{ price: 'ten' }] }));
-    expect(wrong.relatedInfo).toEqual({ field: 'items[0].price', expected: 'number' });
+    expect(wrong.relatedInfo).toMatchObject({ field: 'items[0].price', expected: 'number' });
+  });
+
+  it('reports the problems of every variable, the first as the answer', () => {
+    const err = thrown(() => applyVariableInput([v('customer', 'string', { required: true }), v('qty', 'integer'), v('due', 'date', { required: true })], { qty: 'many' }));
+    expect([err.code, err.relatedInfo?.field]).toEqual(['ERR_VALID_005', 'customer']);
+    expect((err.relatedInfo?.errors as Array<{ path: string; code: string }>).map((e) => [e.path, e.code])).toEqual([
+      ['customer', 'ERR_VALID_005'],
+      ['qty', 'ERR_VALID_002'],
+      ['due', 'ERR_VALID_005'],
+    ]);
   });
 
   it('evaluates calculated variables with JSONata over variables and constants, in order', async () => {
