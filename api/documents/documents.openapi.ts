@@ -9,7 +9,9 @@ import { mergeSchema } from './merge.schema';
  */
 export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50): Operation[] {
   const jobId = { jobId: 'The job id (UUID)' };
-  const accepted = { type: 'object', properties: { jobId: { type: 'string', format: 'uuid' }, status: { type: 'string' }, statusUrl: { type: 'string', format: 'uri' }, estimatedWaitSeconds: { type: 'number' } } };
+  const accepted = { type: 'object', required: ['jobId', 'status', 'statusUrl'], properties: { jobId: { type: 'string', format: 'uuid' }, status: { type: 'string' }, statusUrl: { type: 'string', format: 'uri' }, estimatedWaitSeconds: { type: 'number' } } };
+  /** A new job of generate or merge: with its estimated wait (a retry answers without one). */
+  const queued = { ...accepted, required: [...accepted.required, 'estimatedWaitSeconds'] };
   return ['/api/documents', '/api/v1/documents'].flatMap((prefix) =>
     operationTable(prefix === '/api/documents' ? 'Documents' : 'Documents (v1)', (op) => [
       op('post', `${prefix}/generate`, 'Generate a document from a published template', {
@@ -17,7 +19,7 @@ export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50
         security: 'project',
         idempotent: true,
         request: { body: schema.generateSchema, example: { templateId: 'invoice', format: 'pdf', variables: { customer: 'Ada', total: 42 }, filename: 'invoice-17' } },
-        responses: { 201: { ...ok('The job, queued', accepted, { jobId: '9b2e…', status: 'queued', statusUrl: 'https://formwork.example/api/documents/jobs/9b2e…', estimatedWaitSeconds: 2 }), headers: { Location: 'The job\'s status URL' } } },
+        responses: { 201: { ...ok('The job, queued', queued, { jobId: '9b2e…', status: 'queued', statusUrl: 'https://formwork.example/api/documents/jobs/9b2e…', estimatedWaitSeconds: 2 }), headers: { Location: 'The job\'s status URL' } } },
       }),
       op('post', `${prefix}/merge`, 'Merge completed PDF jobs and uploaded PDFs into one document', {
         description:
@@ -41,7 +43,7 @@ export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50
             },
           },
         },
-        responses: { 201: { ...ok('The merge job, queued', accepted), headers: { Location: 'The job\'s status URL' } } },
+        responses: { 201: { ...ok('The merge job, queued', queued), headers: { Location: 'The job\'s status URL' } } },
       }),
       op('post', `${prefix}/generate/batch`, 'Generate many documents in one batch', { security: 'project', idempotent: true, request: { body: schema.batchSchema(batchMaxDocuments) }, responses: { 201: { ...ok('The batch, queued', resource('AcceptedDocumentBatch')), headers: { Location: 'The batch\'s status URL' } } } }),
       op('get', `${prefix}/batches/:batchId`, 'Status of a batch and its documents', { security: 'project', request: { params: { batchId: 'The batch id' } }, responses: { 200: ok('The batch', resource('DocumentBatch')) } }),

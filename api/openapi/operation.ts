@@ -80,6 +80,6 @@ export const listOf = (item: JsonSchema): JsonSchema => ({ type: 'object', requi
 
 export const pageOf = (item: JsonSchema = { type: 'object', additionalProperties: true }): JsonSchema => ({
   type: 'object',
-  required: ['data'],
+  required: ['data', 'meta'],
   properties: { data: { type: 'array', items: item }, meta: { $ref: '#/components/schemas/PageMeta' } },
 });

@@ -7052,10 +7052,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7132,10 +7132,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7187,10 +7187,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7420,10 +7420,10 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         name: string;
-                        profilePictureUrl?: string | null;
+                        profilePictureUrl: string | null;
                         emailVerified: boolean;
                         twoFactorEnabled: boolean;
-                        timezone?: string | null;
+                        timezone: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -7502,10 +7502,10 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         name: string;
-                        profilePictureUrl?: string | null;
+                        profilePictureUrl: string | null;
                         emailVerified: boolean;
                         twoFactorEnabled: boolean;
-                        timezone?: string | null;
+                        timezone: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -7552,10 +7552,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7976,7 +7976,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ApiKey"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -8581,7 +8581,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ActivityEntry"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -9076,7 +9076,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["OAuthClient"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -9431,7 +9431,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TemplateSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -10620,7 +10620,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TemplateSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -11809,7 +11809,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TemplateSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -13061,7 +13061,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Asset"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -13343,11 +13343,11 @@ export interface operations {
                      */
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -13505,11 +13505,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -13909,10 +13909,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
+                        statusUrl: string;
                         estimatedWaitSeconds?: number;
                     };
                 };
@@ -14155,11 +14155,11 @@ export interface operations {
                      */
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -14317,11 +14317,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -14721,10 +14721,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
+                        statusUrl: string;
                         estimatedWaitSeconds?: number;
                     };
                 };
@@ -15133,7 +15133,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookSubscription"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -15322,7 +15322,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -15404,7 +15404,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Gate"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -16071,7 +16071,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["FlowRunSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -16170,7 +16170,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["FlowRunSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17095,7 +17095,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["FlowApproval"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17411,7 +17411,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         }[];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17838,7 +17838,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Datasource"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -18420,7 +18420,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["QuerySummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -18860,7 +18860,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Report"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -19656,7 +19656,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportRun"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -19970,7 +19970,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportSchedule"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20281,7 +20281,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportJob"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20580,7 +20580,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportJobRun"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20751,7 +20751,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportChannel"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20975,7 +20975,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportImportSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -21098,7 +21098,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Agent"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
