@@ -9617,7 +9617,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -10806,7 +10808,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -11995,7 +11999,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -13162,7 +13168,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -13775,7 +13783,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        deleted: number;
+                        message: string;
                     };
                 };
             };
@@ -13811,7 +13820,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        queued: number;
+                        message: string;
                     };
                 };
             };
@@ -13947,7 +13957,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        jobId: string;
+                        status: string;
+                        message: string;
                     };
                 };
             };
@@ -14587,7 +14600,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        deleted: number;
+                        message: string;
                     };
                 };
             };
@@ -14623,7 +14637,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        queued: number;
+                        message: string;
                     };
                 };
             };
@@ -14759,7 +14774,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        jobId: string;
+                        status: string;
+                        message: string;
                     };
                 };
             };
@@ -20448,7 +20466,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
