@@ -1,4 +1,4 @@
-import { ok, operationTable, pageOf } from '../openapi/operation';
+import { deleted, ok, operationTable, pageOf } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as schema from './assets.schema';
 
@@ -18,6 +18,6 @@ export const assetOperations = operationTable('Assets', (op) => {
       request: { params: id },
       responses: { 200: { description: 'The image or font, with its media type', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
     }),
-    op('delete', '/api/assets/:id', 'Delete an asset', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
+    op('delete', '/api/assets/:id', 'Delete an asset', { security: 'team', request: { params: id }, responses: { 200: deleted() } }),
   ];
 });

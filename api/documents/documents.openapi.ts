@@ -9,7 +9,11 @@ import { mergeSchema } from './merge.schema';
  */
 export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50): Operation[] {
   const jobId = { jobId: 'The job id (UUID)' };
-  const accepted = { type: 'object', properties: { jobId: { type: 'string', format: 'uuid' }, status: { type: 'string' }, statusUrl: { type: 'string', format: 'uri' }, estimatedWaitSeconds: { type: 'number' } } };
+  const accepted = { type: 'object', required: ['jobId', 'status', 'statusUrl'], properties: { jobId: { type: 'string', format: 'uuid' }, status: { type: 'string' }, statusUrl: { type: 'string', format: 'uri' }, estimatedWaitSeconds: { type: 'number' } } };
+  /** A new job of generate or merge: with its estimated wait (a retry answers without one). */
+  const queued = { ...accepted, required: [...accepted.required, 'estimatedWaitSeconds'] };
+  const counted = (field: string) => ({ type: 'object', required: [field, 'message'], properties: { [field]: { type: 'integer' }, message: { type: 'string' } }, additionalProperties: false });
+  const cancelled = { type: 'object', required: ['jobId', 'status', 'message'], properties: { jobId: { type: 'string', format: 'uuid' }, status: { type: 'string' }, message: { type: 'string' } }, additionalProperties: false };
   return ['/api/documents', '/api/v1/documents'].flatMap((prefix) =>
     operationTable(prefix === '/api/documents' ? 'Documents' : 'Documents (v1)', (op) => [
       op('post', `${prefix}/generate`, 'Generate a document from a published template', {
@@ -17,7 +21,7 @@ export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50
         security: 'project',
         idempotent: true,
         request: { body: schema.generateSchema, example: { templateId: 'invoice', format: 'pdf', variables: { customer: 'Ada', total: 42 }, filename: 'invoice-17' } },
-        responses: { 201: { ...ok('The job, queued', accepted, { jobId: '9b2e…', status: 'queued', statusUrl: 'https://formwork.example/api/documents/jobs/9b2e…', estimatedWaitSeconds: 2 }), headers: { Location: 'The job\'s status URL' } } },
+        responses: { 201: { ...ok('The job, queued', queued, { jobId: '9b2e…', status: 'queued', statusUrl: 'https://formwork.example/api/documents/jobs/9b2e…', estimatedWaitSeconds: 2 }), headers: { Location: 'The job\'s status URL' } } },
       }),
       op('post', `${prefix}/merge`, 'Merge completed PDF jobs and uploaded PDFs into one document', {
         description:
@@ -41,17 +45,17 @@ export function documentOperations(batchMaxDocuments: number, mergeMaxParts = 50
             },
           },
         },
-        responses: { 201: { ...ok('The merge job, queued', accepted), headers: { Location: 'The job\'s status URL' } } },
+        responses: { 201: { ...ok('The merge job, queued', queued), headers: { Location: 'The job\'s status URL' } } },
       }),
       op('post', `${prefix}/generate/batch`, 'Generate many documents in one batch', { security: 'project', idempotent: true, request: { body: schema.batchSchema(batchMaxDocuments) }, responses: { 201: { ...ok('The batch, queued', resource('AcceptedDocumentBatch')), headers: { Location: 'The batch\'s status URL' } } } }),
       op('get', `${prefix}/batches/:batchId`, 'Status of a batch and its documents', { security: 'project', request: { params: { batchId: 'The batch id' } }, responses: { 200: ok('The batch', resource('DocumentBatch')) } }),
       op('get', `${prefix}/jobs`, 'List document jobs', { security: 'project', request: { query: schema.listJobsSchema }, responses: { 200: ok('A page of jobs', resource('DocumentJobList')) } }),
       op('get', `${prefix}/jobs/export`, 'Export document jobs (CSV or JSON)', { security: 'project', request: { query: schema.exportJobsSchema }, responses: { 200: { description: 'The export file', contentType: 'text/csv', schema: { type: 'string' } } } }),
-      op('delete', `${prefix}/jobs/bulk`, 'Delete many jobs', { security: 'project', request: { body: schema.jobIdsSchema }, responses: { 200: ok('How many were deleted') } }),
-      op('post', `${prefix}/jobs/bulk/retry`, 'Queue many failed jobs again', { security: 'project', request: { body: schema.jobIdsSchema }, responses: { 200: ok('How many were queued') } }),
+      op('delete', `${prefix}/jobs/bulk`, 'Delete many jobs', { security: 'project', request: { body: schema.jobIdsSchema }, responses: { 200: ok('How many were deleted', counted('deleted')) } }),
+      op('post', `${prefix}/jobs/bulk/retry`, 'Queue many failed jobs again', { security: 'project', request: { body: schema.jobIdsSchema }, responses: { 200: ok('How many were queued', counted('queued')) } }),
       op('get', `${prefix}/jobs/:jobId`, 'Status of a job (with a download link once done)', { security: 'project', request: { params: jobId }, responses: { 200: ok('The job', resource('DocumentJob')) } }),
       op('post', `${prefix}/jobs/:jobId/retry`, 'Retry a failed job as a new job', { security: 'project', idempotent: true, request: { params: jobId }, responses: { 201: ok('The new job', accepted) } }),
-      op('post', `${prefix}/jobs/:jobId/cancel`, 'Cancel a queued or running job', { security: 'project', request: { params: jobId }, responses: { 200: ok('Cancelled') } }),
+      op('post', `${prefix}/jobs/:jobId/cancel`, 'Cancel a queued or running job', { security: 'project', request: { params: jobId }, responses: { 200: ok('Cancelled', cancelled) } }),
       op('delete', `${prefix}/jobs/:jobId`, 'Delete a job and its file', { security: 'project', request: { params: jobId }, responses: { 204: noContent } }),
       op('get', `${prefix}/analytics`, 'Document generation analytics', {
         description: 'Documents requested between `startDate` and `endDate` (default the last 30 days): totals, per status, format, UTC day and template.',

@@ -11,7 +11,7 @@ const message: JsonSchema = { type: 'object', required: ['message'], properties:
 
 const user: JsonSchema = {
   type: 'object',
-  required: ['id', 'email', 'name', 'emailVerified', 'twoFactorEnabled', 'createdAt', 'updatedAt'],
+  required: ['id', 'email', 'name', 'profilePictureUrl', 'emailVerified', 'twoFactorEnabled', 'timezone', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     email: { type: 'string', format: 'email' },

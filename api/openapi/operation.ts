@@ -70,6 +70,11 @@ export function operationTable(tag: string, build: (op: (method: HttpMethod, pat
 
 /** Answers used across tables. */
 export const ok = (description: string, schema?: Joi.Schema | JsonSchema, example?: unknown): OperationResponse => ({ description, schema, example });
+/** `{success: true, message}`: a resource deleted (answered 200 with a body, not 204). */
+export const deleted = (description = 'Deleted'): OperationResponse => ({
+  description,
+  schema: { type: 'object', required: ['success', 'message'], properties: { success: { type: 'boolean', const: true }, message: { type: 'string' } }, additionalProperties: false },
+});
 export const noContent: OperationResponse = { description: 'Done; no body', contentType: 'none' };
 export const html = (description: string): OperationResponse => ({ description, contentType: 'text/html', schema: { type: 'string' } });
 export const redirect = (description: string): OperationResponse => ({ description, contentType: 'none', headers: { Location: 'Where to go next' } });
@@ -80,6 +85,6 @@ export const listOf = (item: JsonSchema): JsonSchema => ({ type: 'object', requi
 
 export const pageOf = (item: JsonSchema = { type: 'object', additionalProperties: true }): JsonSchema => ({
   type: 'object',
-  required: ['data'],
+  required: ['data', 'meta'],
   properties: { data: { type: 'array', items: item }, meta: { $ref: '#/components/schemas/PageMeta' } },
 });

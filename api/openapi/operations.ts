@@ -11,7 +11,7 @@ import { reportingOperations } from '../reporting/reporting.openapi';
 import { storageOperations } from '../storage/storage.openapi';
 import { templateOperations } from '../templates/templates.openapi';
 import { embedOperations } from '../templates/embed.openapi';
-import { webhookOperations } from '../webhooks/webhooks.openapi';
+import { webhookOperations } from '../webhooks/webhooks.endpoints';
 import { buildOpenApiDocument } from './document';
 import { openApiOperations } from './openapi.openapi';
 import type { Operation } from './operation';

@@ -1,4 +1,4 @@
-import { listOf, noContent, ok, operationTable, pageOf, redirect, type Operation } from '../openapi/operation';
+import { deleted, listOf, noContent, ok, operationTable, pageOf, redirect, type Operation } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as channels from './channels.schema';
 import * as datasources from './datasources.schema';
@@ -97,7 +97,7 @@ const jobOperations = operationTable('Reporting jobs', (op) => [
   op('get', '/api/reporting/jobs/:id', 'Get a job', { security: 'project', request: { params: id }, responses: { 200: ok('The job', resource('ReportJob')) } }),
   op('put', '/api/reporting/jobs/:id', 'Update a job', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job', resource('ReportJob')) } }),
   op('patch', '/api/reporting/jobs/:id', 'Update a job (the fields given)', { security: 'team', request: { params: id, body: jobs.updateJobSchema }, responses: { 200: ok('The job', resource('ReportJob')) } }),
-  op('delete', '/api/reporting/jobs/:id', 'Delete a job', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
+  op('delete', '/api/reporting/jobs/:id', 'Delete a job', { security: 'team', request: { params: id }, responses: { 200: deleted() } }),
   op('post', '/api/reporting/jobs/:id/runs', 'Run a job', { security: 'project', idempotent: true, request: { params: id, body: jobs.startJobRunSchema }, responses: { 201: { ...ok('The job run, queued', resource('AcceptedJobRun')), headers: { Location: 'The job run\'s status URL (the same as `statusUrl`)' } } } }),
   op('get', '/api/reporting/job-runs', 'List job runs', { security: 'project', request: { query: jobs.listJobRunsSchema }, responses: { 200: ok('A page of job runs', pageOf(resource('ReportJobRun'))) } }),
   op('get', '/api/reporting/job-runs/:id', 'Get a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The job run', resource('ReportJobRun')) } }),

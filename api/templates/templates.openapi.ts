@@ -1,4 +1,4 @@
-import { type JsonSchema, listOf, ok, operationTable, pageOf } from '../openapi/operation';
+import { deleted, type JsonSchema, listOf, ok, operationTable, pageOf } from '../openapi/operation';
 import { resource } from '../openapi/resources';
 import * as schema from './templates.schema';
 import { VARIABLE_TYPES } from '../../domain/templates/template.types';
@@ -212,7 +212,7 @@ export const templateOperations = PREFIXES.flatMap(([prefix, tag]) =>
       }),
       op('get', `${prefix}/:id`, 'Get a template', { security: 'project', request: { params: id }, responses: { 200: ok('The template', resource('Template')) } }),
       op('put', `${prefix}/:id`, 'Update a template\'s draft', { security: 'team', request: { params: id, body: schema.updateTemplateSchema }, responses: { 200: ok('The template', resource('Template')) } }),
-      op('delete', `${prefix}/:id`, 'Delete a template', { security: 'team', request: { params: id }, responses: { 200: ok('Deleted') } }),
+      op('delete', `${prefix}/:id`, 'Delete a template', { security: 'team', request: { params: id }, responses: { 200: deleted() } }),
       op('post', `${prefix}/:id/duplicate`, 'Copy a template', { security: 'team', idempotent: true, request: { params: id }, responses: { 201: ok('The copy', resource('Template')) } }),
       op('post', `${prefix}/:id/publish`, 'Publish the draft as a new version', { security: 'team', request: { params: id, body: schema.publishSchema }, responses: { 201: ok('The version', PUBLISHED) } }),
       op('get', `${prefix}/:id/versions`, 'Versions of a template', { security: 'project', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: VERSION }) } }),

@@ -15,7 +15,7 @@ export interface CreateSubscriptionInput {
   description?: string | null;
 }
 
-export const createSubscriptionSchema = Joi.object<CreateSubscriptionInput>({
+export const createSubscriptionSchema = Joi.object<CreateSubscriptionInput, true>({
   url: url.required(),
   events: events.required(),
   description,
@@ -28,7 +28,7 @@ export interface UpdateSubscriptionInput {
   isActive?: boolean;
 }
 
-export const updateSubscriptionSchema = Joi.object<UpdateSubscriptionInput>({
+export const updateSubscriptionSchema = Joi.object<UpdateSubscriptionInput, true>({
   url,
   events,
   description,
@@ -46,13 +46,13 @@ const page = {
   limit: Joi.number().integer().min(1).max(100).default(20),
 };
 
-export const listSubscriptionsSchema = Joi.object<PageQuery>(page);
+export const listSubscriptionsSchema = Joi.object<PageQuery, true>(page);
 
 export interface ListDeliveriesQuery extends PageQuery {
   status?: 'pending' | 'delivering' | 'completed' | 'failed';
 }
 
-export const listDeliveriesSchema = Joi.object<ListDeliveriesQuery>({
+export const listDeliveriesSchema = Joi.object<ListDeliveriesQuery, true>({
   ...page,
   status: Joi.string().valid('pending', 'delivering', 'completed', 'failed'),
 });

@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './schema';
+import type { paths } from './schema.js';
 
 /**
  * A typed client for the Formwork API: paths, parameters, bodies and answers are checked against
@@ -18,4 +18,5 @@ export function createFormworkClient(baseUrl: string, token?: string, headers: R
   });
 }
 
-export type { paths, components, operations } from './schema';
+export type { Client, ClientOptions, FetchOptions, FetchResponse, Middleware } from 'openapi-fetch';
+export type { paths, components, operations } from './schema.js';

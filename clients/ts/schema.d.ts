@@ -7138,10 +7138,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7220,10 +7220,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7277,10 +7277,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -7523,10 +7523,10 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         name: string;
-                        profilePictureUrl?: string | null;
+                        profilePictureUrl: string | null;
                         emailVerified: boolean;
                         twoFactorEnabled: boolean;
-                        timezone?: string | null;
+                        timezone: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -7608,10 +7608,10 @@ export interface operations {
                         /** Format: email */
                         email: string;
                         name: string;
-                        profilePictureUrl?: string | null;
+                        profilePictureUrl: string | null;
                         emailVerified: boolean;
                         twoFactorEnabled: boolean;
-                        timezone?: string | null;
+                        timezone: string | null;
                         /** Format: date-time */
                         createdAt: string;
                         /** Format: date-time */
@@ -7660,10 +7660,10 @@ export interface operations {
                             /** Format: email */
                             email: string;
                             name: string;
-                            profilePictureUrl?: string | null;
+                            profilePictureUrl: string | null;
                             emailVerified: boolean;
                             twoFactorEnabled: boolean;
-                            timezone?: string | null;
+                            timezone: string | null;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -8103,7 +8103,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ApiKey"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -8731,7 +8731,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ActivityEntry"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -9248,7 +9248,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["OAuthClient"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -9617,7 +9617,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TemplateSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -9810,7 +9810,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -10844,7 +10846,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TemplateSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -11037,7 +11039,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -12071,7 +12075,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["TemplateSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -12264,7 +12268,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -13362,7 +13368,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Asset"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -13467,7 +13473,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -13650,11 +13658,11 @@ export interface operations {
                      */
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -13814,11 +13822,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -14091,7 +14099,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        deleted: number;
+                        message: string;
                     };
                 };
             };
@@ -14129,7 +14138,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        queued: number;
+                        message: string;
                     };
                 };
             };
@@ -14231,10 +14241,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
+                        statusUrl: string;
                         estimatedWaitSeconds?: number;
                     };
                 };
@@ -14270,7 +14280,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        jobId: string;
+                        status: string;
+                        message: string;
                     };
                 };
             };
@@ -14481,11 +14494,11 @@ export interface operations {
                      */
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -14645,11 +14658,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
-                        estimatedWaitSeconds?: number;
+                        statusUrl: string;
+                        estimatedWaitSeconds: number;
                     };
                 };
             };
@@ -14922,7 +14935,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        deleted: number;
+                        message: string;
                     };
                 };
             };
@@ -14960,7 +14974,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        queued: number;
+                        message: string;
                     };
                 };
             };
@@ -15062,10 +15077,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** Format: uuid */
-                        jobId?: string;
-                        status?: string;
+                        jobId: string;
+                        status: string;
                         /** Format: uri */
-                        statusUrl?: string;
+                        statusUrl: string;
                         estimatedWaitSeconds?: number;
                     };
                 };
@@ -15101,7 +15116,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** Format: uuid */
+                        jobId: string;
+                        status: string;
+                        message: string;
                     };
                 };
             };
@@ -15485,7 +15503,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookSubscription"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -15681,7 +15699,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -15765,7 +15783,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Gate"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -16448,7 +16466,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["FlowRunSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -16550,7 +16568,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["FlowRunSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17493,7 +17511,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["FlowApproval"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -17822,7 +17840,7 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         }[];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -18265,7 +18283,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Datasource"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -18879,7 +18897,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["QuerySummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -19422,7 +19440,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Report"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20245,7 +20263,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportRun"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20581,7 +20599,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportSchedule"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -20924,7 +20942,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportJob"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -21101,7 +21119,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        message: string;
                     };
                 };
             };
@@ -21242,7 +21262,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportJobRun"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -21418,7 +21438,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportChannel"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -21651,7 +21671,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ReportImportSummary"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -21780,7 +21800,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Agent"][];
-                        meta?: components["schemas"]["PageMeta"];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };

@@ -1,4 +1,4 @@
-import { createFormworkClient, type components, type paths } from '../../clients/ts';
+import { createFormworkClient, type components, type paths } from '@formwork/client';
 
 /**
  * The app's only way to the service: the typed client over the public REST API (clients/ts), on

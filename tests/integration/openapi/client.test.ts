@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { createFormworkClient } from '../../../clients/ts';
+import { createFormworkClient } from '../../../clients/ts/index';
 import { startTestApp, type TestApp } from '../../support/app';
 
 /**

@@ -2,7 +2,7 @@ import { Alert, Button, Code, Group, Modal, SimpleGrid, Stack, Table, Text, Text
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import type { components } from '../../../clients/ts';
+import type { components } from '@formwork/client';
 import { api, must, mustSucceed } from '../api';
 import { useSession } from '../session';
 import { ConfirmButton, Failure, Pager, ShownOnce, when } from './controls';

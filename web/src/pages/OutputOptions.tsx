@@ -1,5 +1,5 @@
 import { Accordion, Checkbox, Group, NumberInput, PasswordInput, SegmentedControl, Select, Stack, Text } from '@mantine/core';
-import type { paths } from '../../../clients/ts';
+import type { paths } from '@formwork/client';
 
 /**
  * The generate form's output options (docs/web.md "Generate"; the API's `output`, docs/documents.md

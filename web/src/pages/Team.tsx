@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Group, Modal, NativeSelect, Paper, Select, Stack,
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
-import type { components } from '../../../clients/ts';
+import type { components } from '@formwork/client';
 import { api, must } from '../api';
 import { EmbedOrigins } from '../embed/EmbedOrigins';
 import { useSession } from '../session';

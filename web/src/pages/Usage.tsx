@@ -2,7 +2,7 @@ import { Alert, Code, Group, Paper, Progress, SegmentedControl, SimpleGrid, Stac
 import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { components } from '../../../clients/ts';
+import type { components } from '@formwork/client';
 import { api, must } from '../api';
 import { Chart, COLOURS, dayLabel, Figure, legendText } from '../charts';
 import { useSession } from '../session';

@@ -2,7 +2,7 @@ import { Alert, Anchor, Badge, Button, Checkbox, Code, Group, Modal, Pagination,
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import type { components } from '../../../clients/ts';
+import type { components } from '@formwork/client';
 import { api, errorText, must } from '../api';
 import { useSession } from '../session';
 import { Failure, ShownOnce } from './controls';

@@ -1,7 +1,7 @@
 import { Alert, Button, CopyButton, Group, Modal, Stack, Text, TextInput, type ButtonProps } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ReactNode } from 'react';
-import type { components } from '../../../clients/ts';
+import type { components } from '@formwork/client';
 
 type PageMeta = components['schemas']['PageMeta'];
 

@@ -1,5 +1,5 @@
 import { Badge, Checkbox, Group, Stack, Text } from '@mantine/core';
-import type { components, paths } from '../../../clients/ts';
+import type { components, paths } from '@formwork/client';
 
 /** The permission flags the API knows for API keys and OAuth clients (docs/identity.md, docs/oauth.md). */
 export type Permissions = Required<NonNullable<paths['/api/api-keys']['post']['requestBody']['content']['application/json']['permissions']>>;

@@ -1,6 +1,6 @@
 import { Tabs, Text } from '@mantine/core';
 import type { CSSProperties } from 'react';
-import type { paths } from '../../../clients/ts';
+import type { paths } from '@formwork/client';
 import './grid.css';
 
 export type Grid = paths['/api/templates/{id}/preview/grid']['post']['responses'][200]['content']['application/json'];

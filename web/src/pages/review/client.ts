@@ -1,4 +1,4 @@
-import { createFormworkClient, type components, type paths } from '../../../../clients/ts';
+import { createFormworkClient, type components, type paths } from '@formwork/client';
 
 /**
  * The reviewer's calls (docs/web.md "The reviewer's page"): the same typed client, on this origin,

@@ -1,7 +1,7 @@
 import { Alert, Center, Loader } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import type { paths } from '../../../../../clients/ts';
+import type { paths } from '@formwork/client';
 import { must } from '../../../api';
 import { dayLabel } from '../../../charts';
 import { useSession } from '../../../session';

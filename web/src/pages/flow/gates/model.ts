@@ -1,4 +1,4 @@
-import type { components } from '../../../../../clients/ts';
+import type { components } from '@formwork/client';
 
 /**
  * The gate as the editor holds it, and the plain-data steps between it and the API's bodies

@@ -1,4 +1,4 @@
-import type { components } from '../../../../../clients/ts';
+import type { components } from '@formwork/client';
 
 export type Run = components['schemas']['FlowRun'];
 export type Approval = components['schemas']['FlowApproval'];

@@ -3,7 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import type { components } from '../../../../../clients/ts';
+import type { components } from '@formwork/client';
 import { api } from '../../../api';
 import { JsonField } from '../../../JsonField';
 import { useSession } from '../../../session';

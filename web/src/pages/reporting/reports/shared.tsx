@@ -1,6 +1,6 @@
 import { Badge } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import type { components } from '../../../../../clients/ts';
+import type { components } from '@formwork/client';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
 

@@ -2,7 +2,7 @@ import { Alert, Anchor, Badge, Button, Checkbox, Code, Grid, Group, List, Loader
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
-import type { paths } from '../../../../../clients/ts';
+import type { paths } from '@formwork/client';
 import { api, must } from '../../../api';
 import { useSession } from '../../../session';
 import { ConfirmButton, Failure, when } from '../../controls';

@@ -1,5 +1,5 @@
 import { Alert, List } from '@mantine/core';
-import type { components } from '../../../../../clients/ts';
+import type { components } from '@formwork/client';
 import { errorText, type ApiError } from '../../../api';
 
 export type Datasource = components['schemas']['Datasource'];
