@@ -33,7 +33,8 @@ export function compileGate(def: GateValidationDefinition): CompiledGate {
  */
 export interface ValidationProgress {
   at: number;
-  done?: { rule: number; status: StepStatus };
+  /** A rule finished; an errored one carries its step, so a kill after it (the host's CPU watch or wall backstop) keeps its reason. */
+  done?: { rule: number; status: StepStatus; step?: ValidationStep };
 }
 
 /**
@@ -100,7 +101,7 @@ export async function validatePayload(gate: CompiledGate, payload: unknown, budg
       if (i > 0) report({ at: i + 1 });
     }
     const step = await runRule(rule, input, limits);
-    report?.({ at: i + 1, done: { rule: i, status: step.status } });
+    report?.({ at: i + 1, done: { rule: i, status: step.status, ...(step.status === 'error' ? { step } : {}) } });
     steps.push(step);
     meter.clock = performance.now();
   }
@@ -133,7 +134,7 @@ function rulesOutcome(steps: ValidationStep[], durationMs: number): ValidationOu
 export function interruptedOutcome(def: GateValidationDefinition, progress: ValidationProgress[], reason: string, durationMs: number): ValidationOutcome {
   const rules = def.businessRules ?? [];
   const at = progress.reduce((max, p) => Math.max(max, p.at), 0);
-  const finished = new Map(progress.flatMap((p) => (p.done ? [[p.done.rule, p.done.status] as const] : [])));
+  const finished = new Map(progress.flatMap((p) => (p.done ? [[p.done.rule, p.done] as const] : [])));
   if (at === 0) {
     const errors: ValidationDetail[] = [{ field: def.validationMode === 'freetext' ? 'text' : 'payload', code: 'PATTERN', message: `could not be checked: ${reason}` }];
     const skipped = rules.map((r) => ({ name: r.name ?? r.id, ruleId: r.id, expression: r.expression, status: 'skipped' as const, durationMs: 0, errors: [] }));
@@ -148,10 +149,11 @@ export function interruptedOutcome(def: GateValidationDefinition, progress: Vali
   }
   const steps: ValidationStep[] = [{ name: stepName(def.validationMode), status: 'pass', durationMs: 0, errors: [] }];
   rules.forEach((rule, i) => {
-    const status = finished.get(i);
-    if (status === 'pass') steps.push({ name: rule.name ?? rule.id, ruleId: rule.id, expression: rule.expression, status: 'pass', durationMs: 0, errors: [] });
-    else if (status === 'fail') steps.push(failedRule(rule));
-    else steps.push(erroredRule(rule, status === 'error' ? 'evaluation failed' : reason));
+    const done = finished.get(i);
+    if (done?.status === 'pass') steps.push({ name: rule.name ?? rule.id, ruleId: rule.id, expression: rule.expression, status: 'pass', durationMs: 0, errors: [] });
+    else if (done?.status === 'fail') steps.push(failedRule(rule));
+    else if (done?.status === 'error') steps.push(done.step ?? erroredRule(rule, 'evaluation failed'));
+    else steps.push(erroredRule(rule, reason));
   });
   return rulesOutcome(steps, durationMs);
 }

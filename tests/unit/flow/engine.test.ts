@@ -1,5 +1,5 @@
 import { startCpuBudget } from '../../../domain/cpu-budget';
-import { compileGate, validatePayload } from '../../../domain/flow/engine';
+import { compileGate, interruptedOutcome, validatePayload, type ValidationProgress } from '../../../domain/flow/engine';
 import type { GateValidationDefinition, ObjectSchema } from '../../../domain/flow/gate.types';
 import { cpuMsOfAsync } from '../../support/cpu-time';
 
@@ -165,6 +165,19 @@ describe('business rules', () => {
     expect(out.steps.slice(1).map((s) => s.status)).toEqual(['error', 'error']);
     expect(out.steps[1].errors[0].message).toMatch(/evaluation budget exceeded \(100 ms for the whole validation\)/);
     expect(out.steps[2].errors[0].message).toMatch(/evaluation budget exceeded/);
+  });
+
+  it('keeps the reason of a rule that ended in error when its worker is killed before answering (a starved worker at its wall backstop)', async () => {
+    const definition = def({ schema: null, businessRules: [{ id: 'loop', expression: '($f := function($n){ $f($n + 1) }; $f(0))', message: 'x' }, { id: 'after', expression: 'true', message: 'y' }] });
+    const progress: ValidationProgress[] = [];
+    const budget = { ...startCpuBudget(100), report: (p: ValidationProgress) => progress.push(p) };
+    await validatePayload(compileGate(definition), {}, budget);
+    // The host saw the first rule's progress, then killed the worker: the outcome is rebuilt from it.
+    const seen = progress.filter((p) => p.at <= 1);
+    const out = interruptedOutcome(definition, seen, 'killed at the backstop', 0);
+    expect(out.steps.slice(1).map((s) => s.status)).toEqual(['error', 'error']);
+    expect(out.steps[1].errors[0].message).toMatch(/evaluation budget exceeded \(100 ms for the whole validation\)/);
+    expect(out.steps[2].errors[0].message).toMatch(/killed at the backstop/);
   });
   it('counts CPU time, not waiting: a validation whose budget was spent waiting for a core still runs its rules', async () => {
     const g = compileGate(def({ schema: null, businessRules: [{ id: 'sum', expression: '$sum([1..5000]) = 12502500', message: 'x' }] }));
