@@ -108,7 +108,7 @@ describe('agents serving datasources, previews and report runs', () => {
 
   async function startRun(reportId: string, parameters: Record<string, unknown> = {}) {
     const res = await app.request('POST', `/api/reporting/reports/${reportId}/runs`, { ...as(), body: { parameters } });
-    expect(res.status).toBe(202);
+    expect(res.status).toBe(201);
     return res.body.runId as string;
   }
 

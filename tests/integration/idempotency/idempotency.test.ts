@@ -316,7 +316,7 @@ describe('Idempotency-Key', () => {
     it('keeps the body size limit: 10 MB with a key is 413 and claims nothing', async () => {
       const key = randomUUID();
       const huge = JSON.stringify({ ...genBody('huge'), variables: { customer: 'x'.repeat(10 * 1024 * 1024 + 10), items: [] } });
-      const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, headers: { 'Idempotency-Key': key }, rawBody: huge });
+      const res = await app.request('POST', '/api/documents/generate', { token: p.apiKey, headers: { 'Idempotency-Key': key, 'content-type': 'application/json' }, rawBody: huge });
       expect(res.status).toBe(413);
       expect(await keyRow(p.projectId, key)).toBeUndefined();
     });

@@ -53,8 +53,12 @@ describe('API key management', () => {
     expect(Object.values(none.permissions)).toEqual([false, false, false, false, false, false, false, false, false]);
   });
 
+  it('refuses the create body {} with 400 ERR_VALID_005 (a missing field) on name', async () => {
+    const res = await call('POST', '/api/api-keys', {});
+    expect(res.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_005', path: '/api/api-keys', relatedInfo: { field: 'name' } });
+  });
+
   it.each([
-    [{}, 'name'],
     [{ name: '' }, 'name'],
     [{ name: 'x'.repeat(101) }, 'name'],
     [{ name: 42 }, 'name'],

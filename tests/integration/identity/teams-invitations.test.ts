@@ -228,7 +228,7 @@ describe('project invitations', () => {
       const res = await read(id, query);
       expect([id, query, res.status, res.body.code]).toEqual([id, query, 404, 'ERR_TEAM_009']);
     }
-    expect((await read(inv.id, '')).body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'token' } });
+    expect((await read(inv.id, '')).body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'token' } });
     const [row] = await app.services.db.query(`SELECT status, decided_at FROM invitations WHERE id = $1`, [inv.id]);
     expect(row).toEqual({ status: 'pending', decided_at: null });
 

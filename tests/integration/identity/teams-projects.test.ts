@@ -48,7 +48,7 @@ describe('projects (teams)', () => {
       expect(res.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'slug' } });
     }
     const noName = await app.request('POST', '/api/teams', { token: alice.accessToken, body: { slug: 'no-name' } });
-    expect(noName.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_001', relatedInfo: { field: 'name' } });
+    expect(noName.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_005', relatedInfo: { field: 'name' } });
     const unknown = await app.request('POST', '/api/teams', { token: alice.accessToken, body: { name: 'x', plan: 'scale' } });
     expect(unknown.body).toMatchObject({ statusCode: 400, code: 'ERR_VALID_001', relatedInfo: { field: 'plan' } });
   });
