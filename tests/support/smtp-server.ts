@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { buffer as readAll } from 'node:stream/consumers';
 import PostalMime from 'postal-mime';
 import { SMTPServer } from 'smtp-server';
+import { WAIT_SLACK } from './wait';
 
 /** A message as the test reads it back: headers decoded, bodies extracted by a real MIME parser. */
 export interface ParsedMail {
@@ -97,7 +98,9 @@ export async function startSmtpServer(): Promise<SmtpTestServer> {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
-    waitForMessage(predicate = () => true, timeoutMs = 10_000) {
+    // The time a mail needs on a quiet machine, with a margin, times WAIT_SLACK (tests/support/wait.ts).
+    waitForMessage(predicate = () => true, timeoutMs = 30_000) {
+      timeoutMs *= WAIT_SLACK;
       const seen = messages.find(predicate);
       if (seen) return Promise.resolve(seen);
       return new Promise<ParsedMail>((resolve, reject) => {

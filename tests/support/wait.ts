@@ -4,7 +4,7 @@
  * workers on 2 cores, docs/testing.md) was measured 2-3 times slower. A broken service never meets the
  * condition and still fails the wait, later; a test that bounds the time itself says so separately.
  */
-const WAIT_SLACK = 3;
+export const WAIT_SLACK = 3;
 
 /** Polls until `check` returns a truthy value (returned) or WAIT_SLACK × the timeout passes (throws). */
 export async function waitFor<T>(check: () => T | Promise<T>, { timeoutMs = 15000, intervalMs = 50, what = 'condition' } = {}): Promise<NonNullable<T>> {
