@@ -20,6 +20,12 @@ export function errorRenderer(logger: Logger) {
           allowed: String(ctx.response.get('Allow')).split(/,\s*/).filter(Boolean),
         });
       }
+      // A method no route takes anywhere (PROPFIND, TRACE): the router's bare 501, with `Allow`.
+      if (ctx.status === 501 && ctx.body == null) {
+        throw new AppError('ERR_REQ_008', `${ctx.method} is not a method this service takes; ${ctx.path} takes ${ctx.response.get('Allow') || 'no method'}`, {
+          allowed: String(ctx.response.get('Allow')).split(/,\s*/).filter(Boolean),
+        });
+      }
       if (ctx.status === 404 && ctx.body == null) throw new AppError('ERR_REQ_003', `Cannot ${ctx.method} ${ctx.path}`);
     } catch (thrown) {
       const err = toAppError(thrown);

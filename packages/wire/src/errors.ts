@@ -28,6 +28,8 @@ export const ERRORS = {
   ERR_REQ_006: { status: 405, retryable: false, message: 'Method not allowed' },
   /** A body of a content type the route does not take (`relatedInfo.received`, `relatedInfo.accepted`; docs/errors.md "Methods and content types"). */
   ERR_REQ_007: { status: 415, retryable: false, message: 'Unsupported content type' },
+  /** A method the service takes on no path (PROPFIND, TRACE, …) asked of a known path; `Allow` lists those it takes (docs/errors.md "Methods and content types"). */
+  ERR_REQ_008: { status: 501, retryable: false, message: 'Method not implemented' },
   /** The Idempotency-Key was first used with another request: another body, path or method (docs/idempotency.md). */
   ERR_IDEM_001: { status: 422, retryable: false, message: 'Idempotency-Key already used for a different request' },
   /** The first request with this Idempotency-Key is still in flight (`retryAfter`); a repeat then gets its answer. */
@@ -460,6 +462,18 @@ export interface ErrorBody {
   relatedInfo?: Record<string, unknown>;
 }
 
+/**
+ * A validation error raised by hand (one check in a service, not a Joi schema) lists its one
+ * problem in `relatedInfo.errors` as the schema checks do (docs/errors.md "Validation errors"),
+ * so that a client reads every validation answer the same way.
+ */
+function singleProblemListed(err: AppError): Record<string, unknown> | undefined {
+  const info = err.relatedInfo;
+  if ((err.code !== 'ERR_VALID_001' && err.code !== 'ERR_VALID_005') || Array.isArray(info?.errors)) return info;
+  const path = typeof info?.field === 'string' ? info.field : '';
+  return { ...info, errors: [{ path, code: err.code, message: err.message }] };
+}
+
 export function errorBody(err: AppError, path: string, now = new Date()): ErrorBody {
   const body: ErrorBody = {
     statusCode: err.status,
@@ -472,6 +486,7 @@ export function errorBody(err: AppError, path: string, now = new Date()): ErrorB
   // every 429 does, whichever limiter refused. relatedInfo keeps its copy for older clients.
   const retryAfter = err.relatedInfo?.retryAfter;
   if (typeof retryAfter === 'number') body.retryAfter = retryAfter;
-  if (err.relatedInfo && Object.keys(err.relatedInfo).length > 0) body.relatedInfo = err.relatedInfo;
+  const info = singleProblemListed(err);
+  if (info && Object.keys(info).length > 0) body.relatedInfo = info;
   return body;
 }

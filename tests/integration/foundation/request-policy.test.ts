@@ -63,6 +63,14 @@ describe('request policy', () => {
       expect(res.body.relatedInfo.allowed).toEqual(allow);
     });
 
+    it('a method no route takes (PROPFIND) is 501 ERR_REQ_008 in the error body, with Allow', async () => {
+      const res = await app.request('PROPFIND', '/api/auth/login', { headers: auth() });
+      expect(res.status).toBe(501);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(res.body).toMatchObject({ statusCode: 501, code: 'ERR_REQ_008', path: '/api/auth/login', relatedInfo: { allowed: ['POST'] } });
+      expect(res.headers.get('allow')).toBe('POST');
+    });
+
     it('an unknown path stays 404; OPTIONS answers Allow', async () => {
       expect((await app.request('PUT', '/api/no-such-thing', { body: {} })).body.code).toBe('ERR_REQ_003');
       const options = await app.request('OPTIONS', '/api/auth/login');

@@ -44,6 +44,8 @@ describe('document jobs in the dashboard', () => {
       await byRole(page, 'button', 'Details of too-long').click();
       const dialog = await byRole(page, 'dialog', 'Document job').waitHandle();
       await page.waitForFunction((el) => el.textContent?.includes('Rendered HTML exceeds the limit'), {}, dialog);
+      // The catalogued code beside the reason, as the API answers it.
+      await page.waitForFunction((el) => el.textContent?.includes('Error code ERR_LIMIT_009'), {}, dialog);
       await expectWellBehaved(tab, app.url, 'job detail');
       await byRole(page, 'button', 'Retry').click();
       const retried = await waitFor(async () => {

@@ -85,7 +85,7 @@ export function DocumentsPage() {
                   </Badge>
                   {job.errorMessage && (
                     <Text size="xs" c="red">
-                      {job.errorMessage}
+                      {job.errorCode && <Code>{job.errorCode}</Code>} {job.errorMessage}
                     </Text>
                   )}
                 </Table.Td>
@@ -164,6 +164,11 @@ function JobDetail({ jobId, onClose }: { jobId: string; onClose: () => void }) {
           {j.errorMessage && (
             <Alert color="red" title="Why it failed">
               {j.errorMessage}
+              {j.errorCode && (
+                <Text size="sm" mt="xs">
+                  Error code <Code>{j.errorCode}</Code> (the API documentation's error catalogue lists it)
+                </Text>
+              )}
             </Alert>
           )}
           <SimpleGrid cols={2} spacing="xs" component="dl">
