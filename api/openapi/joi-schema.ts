@@ -16,7 +16,9 @@ type Spec = Record<string, unknown> & { rules?: Rule[]; allow?: unknown[]; patte
  *   pass): null is added as another branch instead;
  * - `.pattern(Joi.string()…, value)` (keys given by a schema, not a regex) is left out, so the object
  *   took no key at all (`additionalProperties: false`): its keys become `propertyNames` and its values
- *   `additionalProperties` (found by tests/unit/docs-examples.test.ts: a datasource's `secrets`).
+ *   `additionalProperties` (found by tests/unit/docs-examples.test.ts: a datasource's `secrets`);
+ * - `Joi.object()` with no keys declared takes any key, but was written as taking none
+ *   (`additionalProperties: false`: a preview's `variables`, found by docs-examples on docs/templates.md).
  */
 class Parser extends JoiOpenApiParser {
   protected override _setStringFieldProperties(fieldSchema: Schema, fieldDefn: Spec): void {
@@ -35,6 +37,11 @@ class Parser extends JoiOpenApiParser {
     }
     const properties = schema.properties as Schema | undefined;
     for (const pattern of Object.keys((schema.patternProperties as Schema | undefined) ?? {})) delete properties?.[`/${pattern}/`];
+    // Joi.object() without keys takes any key (Joi's rule); the parser wrote it as taking none.
+    if (joiSpec.keys === undefined && !joiSpec.patterns && (joiSpec.flags as { unknown?: boolean } | undefined)?.unknown !== false) {
+      delete schema.properties;
+      schema.additionalProperties = true;
+    }
     const keyed = (joiSpec.patterns ?? []).find((p) => p.schema && p.rule && p.regex === undefined);
     if (keyed && schema.additionalProperties !== true) {
       schema.propertyNames = this.parse(keyed.schema!, definitions, level + 1);

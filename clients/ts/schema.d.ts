@@ -10283,7 +10283,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                     /** @enum {string} */
                     format?: "pdf" | "excel";
                     /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
@@ -10403,7 +10405,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10514,7 +10518,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: Record<string, unknown>;
+                    data: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -10558,7 +10564,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -11512,7 +11520,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                     /** @enum {string} */
                     format?: "pdf" | "excel";
                     /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
@@ -11632,7 +11642,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -11743,7 +11755,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: Record<string, unknown>;
+                    data: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -11787,7 +11801,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -12741,7 +12757,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                     /** @enum {string} */
                     format?: "pdf" | "excel";
                     /** @description What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark */
@@ -12861,7 +12879,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -12972,7 +12992,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    data: Record<string, unknown>;
+                    data: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
@@ -13016,7 +13038,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
-                    variables?: Record<string, unknown>;
+                    variables?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
