@@ -4,10 +4,11 @@ import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import { requireMembership, requireProject, type Scope } from '../middleware/guards';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import type { WebApp } from '../web/web-app';
-import * as schema from './embed.schema';
+import { embedEndpoints as routes } from './embed.endpoints';
 import * as embed from './embed.service';
+import { withoutValidation } from './templates.endpoints';
 
 /**
  * The designer in another site's page (docs/embedding.md):
@@ -16,28 +17,27 @@ import * as embed from './embed.service';
  *   mints a short-lived token for one template, a mode and one of those origins;
  * - `GET /api/embed/session`: what the token opens (the embedded page asks this first);
  * - `GET /embed/designer/:templateId?token=…`: the app's page, framable by the token's origin only.
+ * Each route is declared once, in embed.endpoints.ts (api/openapi/route.ts).
  */
 export function embedRoutes(services: Services, page: WebApp['page']): Router {
   const { db } = services;
   const router = new Router();
   const scope = (ctx: Context) => ctx.state.scope as Scope;
 
-  router.get('/api/teams/:id/embed-origins', requireMembership(db, { role: 'viewer', param: 'id' }), async (ctx) => {
+  mount(router, routes.origins, requireMembership(db, { role: 'viewer', param: 'id' }), async (ctx) => {
     ctx.body = { origins: await embed.embedOrigins(db, scope(ctx).projectId) };
   });
 
-  router.put('/api/teams/:id/embed-origins', requireMembership(db, { role: 'admin', param: 'id' }), async (ctx) => {
-    const input = validate(schema.embedOriginsSchema, ctx.request.body);
+  mount(router, routes.setOrigins, requireMembership(db, { role: 'admin', param: 'id' }), async (ctx, { body: input }) => {
     ctx.body = { origins: await embed.setEmbedOrigins(db, scope(ctx).projectId, input.origins) };
   });
 
-  router.post('/api/templates/:id/embed-tokens', requireProject(db, { role: 'admin', permission: 'embed_designer' }), async (ctx) => {
-    const input = validate(schema.mintEmbedTokenSchema, ctx.request.body);
+  mount(router, routes.mintToken, requireProject(db, { role: 'admin', permission: 'embed_designer' }), async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = await embed.mintEmbedToken(db, services.config.publicUrl, scope(ctx), ctx.params.id, input);
   });
 
-  router.get('/api/embed/session', async (ctx) => {
+  mount(router, routes.session, async (ctx) => {
     if (ctx.state.authError) throw ctx.state.authError;
     const p = ctx.state.principal as Principal;
     if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
@@ -46,7 +46,8 @@ export function embedRoutes(services: Services, page: WebApp['page']): Router {
   });
 
   if (page) {
-    router.get('/embed/designer/:templateId', async (ctx) => {
+    // The query is not validated: the page reads its token itself (an unknown parameter is no error).
+    mount(router, withoutValidation(routes.designerPage), async (ctx) => {
       const token = typeof ctx.query.token === 'string' ? ctx.query.token : undefined;
       page(ctx, undefined, { frameAncestor: await embed.frameAncestorOf(db, token, ctx.params.templateId) });
     });

@@ -42,7 +42,7 @@ export interface EmbedOriginsInput {
   origins: string[];
 }
 
-export const embedOriginsSchema = Joi.object<EmbedOriginsInput>({
+export const embedOriginsSchema = Joi.object<EmbedOriginsInput, true>({
   origins: Joi.array().items(origin).max(MAX_EMBED_ORIGINS).unique().required(),
 });
 
@@ -52,11 +52,15 @@ export interface MintEmbedTokenInput {
   origin?: string;
 }
 
-export const mintEmbedTokenSchema = Joi.object<MintEmbedTokenInput>({
+export const mintEmbedTokenSchema = Joi.object<MintEmbedTokenInput, true>({
   mode: Joi.string().valid('edit', 'view').required(),
   ttlSeconds: Joi.number().integer().strict().min(EMBED_TTL.min).max(EMBED_TTL.max).default(EMBED_TTL.default),
   origin,
 });
 
+export interface EmbedPageQuery {
+  token?: string;
+}
+
 /** The embedded designer page's query (documentation only: the page reads the token itself). */
-export const embedPageQuerySchema = Joi.object({ token: Joi.string().max(100).description('The embed token (`fmed_…`) the page was minted with') });
+export const embedPageQuerySchema = Joi.object<EmbedPageQuery, true>({ token: Joi.string().max(100).description('The embed token (`fmed_…`) the page was minted with') });

@@ -5,8 +5,10 @@ import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import type { TemplateDefinition, TemplateType } from '../../domain/templates/template.types';
 import type { Scope } from '../middleware/guards';
+import { mount } from '../openapi/route';
 import { projectRootHolding } from '../project-root';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
+import { templateEndpointsAt, type TemplatePrefix } from './templates.endpoints';
 import * as io from './template-io.service';
 
 /**
@@ -77,18 +79,19 @@ function example(key: string): Promise<Example> {
  * GET /examples and POST /examples/:key under a template prefix. Registered before the routes with
  * `/:id` (templates.routes.ts), which would take `examples` for a template's slug (a reserved one).
  */
-export function templateExampleRoutes(services: Services, prefix: string): Router {
+export function templateExampleRoutes(services: Services, prefix: TemplatePrefix): Router {
+  const routes = templateEndpointsAt[prefix];
   const router = templateRouter(prefix);
   const { read, write } = templateGuards(services.db);
   const deps = { db: services.db, evaluator: services.evaluator };
 
-  router.get('/examples', read, async (ctx) => {
+  mount(router, routes.examples, read, async (ctx) => {
     const all = await Promise.all(EXAMPLE_KEYS.map((key) => example(key)));
     ctx.body = { data: all.map(({ key, name, description, outputFormats }) => ({ key, name, description, outputFormats })) };
   });
 
   // Starting from an example is importing it: a new draft (renamed if the name is taken), its fonts as the project's assets.
-  router.post('/examples/:key', write, async (ctx) => {
+  mount(router, routes.startFromExample, write, async (ctx) => {
     const chosen = await example(ctx.params.key ?? '');
     const scope = ctx.state.scope as Scope;
     const result = await io.importTemplate(deps, services.config.assets, actorOf(scope), chosen.file, 'rename');

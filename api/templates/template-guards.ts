@@ -5,6 +5,7 @@ import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import type { Actor } from './template-store.service';
+import { ATTACHMENT_PREFIX } from './templates.endpoints';
 
 /**
  * Who may do what with templates (spec: "JWT; API key is accepted for read operations";
@@ -51,9 +52,6 @@ function orEmbedToken(guard: Middleware, need: 'view' | 'edit'): Middleware {
 export function actorOf(scope: Scope): Actor {
   return { projectId: scope.projectId, userId: scope.userId };
 }
-
-/** The spec's legacy alias, whose unknown templates are "attachment templates". */
-export const ATTACHMENT_PREFIX = '/api/templates/attachment';
 
 /**
  * A router for one template prefix. Under `/api/templates/attachment/*` a template that is not

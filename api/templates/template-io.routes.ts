@@ -1,23 +1,38 @@
 import { readFile } from 'node:fs/promises';
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import type { Services } from '../../platform/services';
 import { workerPreviews } from '../../platform/worker-previews';
 import { AppError } from '../../domain/errors';
 import type { Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';
+import { mount } from '../openapi/route';
 import { consumeOrRefuse, previewLimiter } from '../rate-limits';
 import { validate } from '../validation';
 import * as presenter from './templates.presenter';
 import * as schema from './templates.schema';
+import { templateEndpointsAt, type TemplatePrefix, withoutValidation } from './templates.endpoints';
 import * as analytics from './template-analytics.service';
 import * as io from './template-io.service';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
 import { acceptanceLimits } from '../../domain/documents/acceptance';
 
+/** The import's file (the multipart field `file`), if one was uploaded. */
+function uploadedFile(ctx: Context) {
+  const upload = ctx.request.files?.file;
+  return Array.isArray(upload) ? upload[0] : upload;
+}
+
+/** An import without a file is ERR_TMPL_015, whatever its fields: checked before they are validated. */
+async function requireUploadedFile(ctx: Context, next: Next): Promise<void> {
+  if (!uploadedFile(ctx)) throw new AppError('ERR_TMPL_015', 'No file uploaded for import: send it as the multipart field `file`', { field: 'file' });
+  await next();
+}
+
 /** Export, import, preview, sample data, calculated values, analytics and automation fields of templates. */
-export function templateIoRoutes(services: Services, prefix: string): Router {
+export function templateIoRoutes(services: Services, prefix: TemplatePrefix): Router {
   const { db } = services;
+  const routes = templateEndpointsAt[prefix];
   const deps = { db, evaluator: services.evaluator };
   const router = templateRouter(prefix);
   const { read, write, designerRead, designerWrite } = templateGuards(db);
@@ -26,18 +41,16 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   const render = workerPreviews(services);
 
   // The upload is read only once the caller is known to be a member; it is deleted when the request ends.
-  router.post('/import', write, multipartUpload(services.config.uploads, `${prefix}/import`), async (ctx) => {
-    const upload = ctx.request.files?.file;
-    const file = Array.isArray(upload) ? upload[0] : upload;
-    if (!file) throw new AppError('ERR_TMPL_015', 'No file uploaded for import: send it as the multipart field `file`', { field: 'file' });
-    const fields = validate(schema.importFieldsSchema, ctx.request.body);
+  mount(router, routes.import, write, multipartUpload(services.config.uploads, `${prefix}/import`), requireUploadedFile, async (ctx, { body: fields }) => {
+    const file = uploadedFile(ctx);
+    if (!file) throw new Error('requireUploadedFile let an import without a file through');
     const text = await readFile(file.filepath, 'utf8');
     const result = await io.importTemplate(deps, services.config.assets, actorOf(ctx.state.scope as Scope), text, fields.duplicateHandling);
     ctx.status = result.status === 'created' ? 201 : 200;
     ctx.body = result;
   });
 
-  router.get('/:id/export', read, async (ctx) => {
+  mount(router, routes.export, read, async (ctx) => {
     const { slug, file } = await io.exportTemplate(deps, projectId(ctx), ctx.params.id);
     ctx.set('Content-Disposition', `attachment; filename="${slug}.json"`);
     ctx.type = 'application/json';
@@ -45,7 +58,8 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
   });
 
   const previews = previewLimiter(services);
-  router.post('/:id/preview', designerRead, async (ctx) => {
+  // Validated here, not by mount(): an unknown `format` is ERR_TMPL_009, as on generation.
+  mount(router, withoutValidation(routes.preview), designerRead, async (ctx) => {
     const input = validate(schema.previewSchema, ctx.request.body, { format: 'ERR_TMPL_009' });
     // Renders are the expensive thing: every caller of a project shares its per-minute budget.
     await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
@@ -56,33 +70,29 @@ export function templateIoRoutes(services: Services, prefix: string): Router {
     ctx.body = document.body;
   });
 
-  router.post('/:id/preview/grid', designerRead, async (ctx) => {
-    const input = validate(schema.calculateSchema, ctx.request.body);
+  mount(router, routes.previewGrid, designerRead, async (ctx, { body: input }) => {
     await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
     ctx.body = await io.previewTemplateGrid({ ...deps, render, acceptance: acceptanceLimits(services.config) }, projectId(ctx), ctx.params.id, input.variables);
   });
 
-  router.get('/:id/sample-data', designerRead, async (ctx) => {
+  mount(router, routes.sampleData, designerRead, async (ctx) => {
     ctx.body = { data: await io.templateSampleData(deps, projectId(ctx), ctx.params.id) };
   });
 
-  router.put('/:id/sample-data', designerWrite, async (ctx) => {
-    const input = validate(schema.sampleDataSchema, ctx.request.body);
+  mount(router, routes.keepSampleData, designerWrite, async (ctx, { body: input }) => {
     await io.keepSampleData(deps, projectId(ctx), ctx.params.id, input.data);
     ctx.body = { data: input.data };
   });
 
-  router.post('/:id/calculate', designerRead, async (ctx) => {
-    const input = validate(schema.calculateSchema, ctx.request.body);
+  mount(router, routes.calculate, designerRead, async (ctx, { body: input }) => {
     ctx.body = { values: await io.calculateTemplate(deps, projectId(ctx), ctx.params.id, input.variables ?? {}) };
   });
 
-  router.get('/:id/analytics', read, async (ctx) => {
-    const query = validate(schema.analyticsSchema, ctx.query);
+  mount(router, routes.analytics, read, async (ctx, { query }) => {
     ctx.body = presenter.presentAnalytics(await analytics.templateAnalytics(deps, projectId(ctx), ctx.params.id, query));
   });
 
-  router.get('/:id/automation-fields', read, async (ctx) => {
+  mount(router, routes.automationFields, read, async (ctx) => {
     ctx.body = { fields: await io.templateAutomationFields(deps, projectId(ctx), ctx.params.id) };
   });
 

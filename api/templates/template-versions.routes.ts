@@ -1,37 +1,36 @@
 import Router from '@koa/router';
 import type { Services } from '../../platform/services';
 import type { Scope } from '../middleware/guards';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import * as presenter from './templates.presenter';
-import * as schema from './templates.schema';
+import { templateEndpointsAt, type TemplatePrefix } from './templates.endpoints';
 import * as versions from './template-versions.service';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
 
 /** Publish, versions, one version's state, restore (spec, "Templates"; "Versioning" §2). */
-export function templateVersionRoutes(services: Services, prefix: string): Router {
+export function templateVersionRoutes(services: Services, prefix: TemplatePrefix): Router {
   const deps = { db: services.db, evaluator: services.evaluator };
+  const routes = templateEndpointsAt[prefix];
   const router = templateRouter(prefix);
   const { read, write, designerWrite } = templateGuards(deps.db);
 
-  router.post('/:id/publish', designerWrite, async (ctx) => {
-    const input = validate(schema.publishSchema, ctx.request.body);
+  mount(router, routes.publish, designerWrite, async (ctx, { body: input }) => {
     const version = await versions.publishTemplate(deps, actorOf(ctx.state.scope as Scope), ctx.params.id, input.releaseNotes);
     ctx.status = 201;
     ctx.body = presenter.presentPublished(version);
   });
 
-  router.get('/:id/versions', read, async (ctx) => {
+  mount(router, routes.versions, read, async (ctx) => {
     const records = await versions.listVersions(deps, (ctx.state.scope as Scope).projectId, ctx.params.id);
     ctx.body = records.map(presenter.presentVersion);
   });
 
-  router.get('/:id/versions/:versionId', read, async (ctx) => {
+  mount(router, routes.version, read, async (ctx) => {
     const { template, ...record } = await versions.getVersion(deps, (ctx.state.scope as Scope).projectId, ctx.params.id, ctx.params.versionId);
     ctx.body = presenter.presentVersionState(template, record);
   });
 
-  router.post('/:id/versions/:versionId/restore', write, async (ctx) => {
-    const input = validate(schema.publishSchema, ctx.request.body);
+  mount(router, routes.restore, write, async (ctx, { body: input }) => {
     const actor = actorOf(ctx.state.scope as Scope);
     const result = await versions.restoreVersion(deps, actor, ctx.params.id, ctx.params.versionId, input.releaseNotes);
     ctx.body = {

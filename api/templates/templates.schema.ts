@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import type { OutputOptions } from '../../domain/documents/output';
+import type { PassedThrough } from '../../domain/templates/check-inputs';
 import { outputSchema } from '../documents/output.schema';
 
 /**
@@ -15,20 +16,25 @@ const description = Joi.string().allow('', null).max(2000);
 const folderId = Joi.string().trim().min(1).max(100).allow(null);
 const releaseNotes = Joi.string().allow('', null).max(2000);
 
-export interface TemplateFieldsInput {
+/**
+ * A template's fields as create and update take them. `Parts` types the definition's parts: the
+ * services take any value (`unknown`, e.g. a draft made by a report import); a request's are
+ * `PassedThrough`, what Joi's strict schema map can say of `Joi.any()`.
+ */
+export interface TemplateFieldsInput<Parts = unknown> {
   name?: string;
   description?: string | null;
   outputFormats?: unknown[];
-  schema?: unknown;
-  variables?: unknown;
-  constants?: unknown;
-  calculatedVariables?: unknown;
+  schema?: Parts;
+  variables?: Parts;
+  constants?: Parts;
+  calculatedVariables?: Parts;
   folderId?: string | null;
 }
 
-export type CreateTemplateInput = TemplateFieldsInput & { name: string; outputFormats: unknown[]; schema: unknown };
+export type CreateTemplateInput<Parts = unknown> = TemplateFieldsInput<Parts> & { name: string; outputFormats: unknown[]; schema: Parts };
 
-export const createTemplateSchema = Joi.object<CreateTemplateInput>({
+export const createTemplateSchema = Joi.object<CreateTemplateInput<PassedThrough>, true>({
   name: name.required(),
   description,
   outputFormats: Joi.array().required(),
@@ -40,7 +46,7 @@ export const createTemplateSchema = Joi.object<CreateTemplateInput>({
 });
 
 /** PUT: every field optional; `outputFormats` is accepted too, beyond the spec's list. */
-export const updateTemplateSchema = Joi.object<TemplateFieldsInput>({
+export const updateTemplateSchema = Joi.object<TemplateFieldsInput<PassedThrough>, true>({
   name,
   description,
   outputFormats: Joi.array(),
@@ -64,7 +70,7 @@ export interface ListTemplatesQuery {
 }
 
 /** Same paging as the API key list (spec, Limits §2): a limit above 100 is refused, not clamped. */
-export const listTemplatesSchema = Joi.object<ListTemplatesQuery>({
+export const listTemplatesSchema = Joi.object<ListTemplatesQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   search: Joi.string().trim().max(200).allow(''),
@@ -79,17 +85,17 @@ export interface PublishInput {
   releaseNotes?: string | null;
 }
 
-export const publishSchema = Joi.object<PublishInput>({ releaseNotes });
+export const publishSchema = Joi.object<PublishInput, true>({ releaseNotes });
 
 export interface BulkDeleteInput {
   ids: string[];
 }
 
-export const bulkDeleteSchema = Joi.object<BulkDeleteInput>({
+export const bulkDeleteSchema = Joi.object<BulkDeleteInput, true>({
   ids: Joi.array().items(Joi.string().min(1).max(200)).min(1).max(100).required(),
 });
 
-export { validateSchemaSchema, validateVariablesSchema } from '../../domain/templates/check-inputs';
+export { validateSchemaSchema, validateVariablesSchema, type ValidateSchemaInput, type ValidateVariablesInput } from '../../domain/templates/check-inputs';
 
 export interface PreviewInput {
   variables?: Record<string, unknown>;
@@ -97,19 +103,27 @@ export interface PreviewInput {
   output?: OutputOptions;
 }
 
-export const previewSchema = Joi.object<PreviewInput>({
+export const previewSchema = Joi.object<PreviewInput, true>({
   variables: Joi.object(),
   format: Joi.string().valid('pdf', 'excel'),
   output: outputSchema.description('What is done to the printed PDF, as on generation (docs/documents.md "Output options"); the preview keeps its watermark'),
 });
 
+export interface SampleDataInput {
+  data: Record<string, unknown>;
+}
+
 /** PUT /:id/sample-data: the variables the template's editors preview with. */
-export const sampleDataSchema = Joi.object<{ data: Record<string, unknown> }>({
+export const sampleDataSchema = Joi.object<SampleDataInput, true>({
   data: Joi.object().required(),
 });
 
+export interface CalculateInput {
+  variables?: Record<string, unknown>;
+}
+
 /** POST /:id/calculate and /:id/preview/grid: the sample data to evaluate or render with. */
-export const calculateSchema = Joi.object<{ variables?: Record<string, unknown> }>({
+export const calculateSchema = Joi.object<CalculateInput, true>({
   variables: Joi.object(),
 });
 
@@ -121,7 +135,7 @@ export interface AnalyticsQuery {
   endDate?: Date;
 }
 
-export const analyticsSchema = Joi.object<AnalyticsQuery>({
+export const analyticsSchema = Joi.object<AnalyticsQuery, true>({
   period: Joi.string().valid(...ANALYTICS_PERIODS).default('30d'),
   startDate: Joi.date().iso(),
   endDate: Joi.date().iso(),
@@ -129,6 +143,11 @@ export const analyticsSchema = Joi.object<AnalyticsQuery>({
 
 export type DuplicateHandling = 'rename' | 'skip' | 'overwrite';
 
-export const importFieldsSchema = Joi.object<{ duplicateHandling: DuplicateHandling }>({
+export interface ImportFields {
+  duplicateHandling: DuplicateHandling;
+}
+
+/** POST /import: the multipart fields beside the file. */
+export const importFieldsSchema = Joi.object<ImportFields, true>({
   duplicateHandling: Joi.string().valid('rename', 'skip', 'overwrite').default('rename'),
 });

@@ -1,5 +1,4 @@
 import Joi from 'joi';
-import type { TemplateDefinition } from './template.types';
 
 /**
  * The request bodies of POST /api/templates/validate-schema and validate-variables. They are
@@ -7,13 +6,23 @@ import type { TemplateDefinition } from './template.types';
  * parsed there too. The definition's parts pass through as they are: the template validators check
  * them and report every problem with its path.
  */
-export interface ValidateSchemaInput extends Partial<Pick<TemplateDefinition, 'variables' | 'constants' | 'calculatedVariables'>> {
-  templateType: unknown;
-  schema: unknown;
+/**
+ * A value taken as it came (`Joi.any()`): any JSON value, which the template validators check.
+ * Written so, not `unknown`, because Joi's strict schema map (`Joi.object<T, true>`) has no schema
+ * for `unknown`; `NonNullable<unknown> | null` is `unknown` without `undefined`.
+ */
+export type PassedThrough = NonNullable<unknown> | null;
+
+export interface ValidateSchemaInput {
+  templateType: PassedThrough;
+  schema: PassedThrough;
+  variables?: PassedThrough;
+  constants?: PassedThrough;
+  calculatedVariables?: PassedThrough;
 }
 
 /** Variables, constants and calculated variables may come along so placeholders are checked too. */
-export const validateSchemaSchema = Joi.object<ValidateSchemaInput>({
+export const validateSchemaSchema = Joi.object<ValidateSchemaInput, true>({
   templateType: Joi.any().required(),
   schema: Joi.any().required(),
   variables: Joi.any(),
@@ -21,7 +30,13 @@ export const validateSchemaSchema = Joi.object<ValidateSchemaInput>({
   calculatedVariables: Joi.any(),
 });
 
-export const validateVariablesSchema = Joi.object({
+export interface ValidateVariablesInput {
+  variables: PassedThrough;
+  constants?: PassedThrough;
+  calculatedVariables?: PassedThrough;
+}
+
+export const validateVariablesSchema = Joi.object<ValidateVariablesInput, true>({
   variables: Joi.any().required(),
   constants: Joi.any(),
   calculatedVariables: Joi.any(),
