@@ -3,9 +3,11 @@ import type { Context } from 'koa';
 import { consumableEmailToken } from '../../db/identity/email-tokens';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../platform/services';
+import { mount } from '../openapi/route';
 import type { WebApp } from '../web/web-app';
 import { resetPassword, verifyEmail } from './auth.service';
 import { messagePage, resetPasswordForm, verifyEmailForm } from './account-pages.html';
+import { pageEndpoints as routes } from './identity.endpoints';
 
 const EXPIRED_LINK = 'This link is invalid, has already been used or has expired.';
 
@@ -14,23 +16,24 @@ const EXPIRED_LINK = 'This link is invalid, has already been used or has expired
  * the dashboard's pages (docs/web.md "Links in e-mails"), which call the JSON endpoints; the pages
  * here work without script: under `/no-script/…` (the app's `<noscript>` links there), and at the
  * links themselves when the app is not built. Their forms POST to the links' paths. They call the
- * same service functions as the JSON endpoints.
+ * same service functions as the JSON endpoints. Declared in identity.endpoints.ts; the forms' fields
+ * are read here.
  */
 export function accountPageRoutes(services: Services, appPage?: WebApp['page']): Router {
   const router = new Router();
   const { db } = services;
 
   // Neither opening the app's page nor the one without script uses the token: mail scanners follow links too.
-  router.get('/verify-email', async (ctx) => {
+  mount(router, routes.verifyEmailLink, async (ctx) => {
     if (appPage) return appPage(ctx, { href: `/no-script/verify-email${search(ctx)}`, text: 'Confirm your address on a page that works without it.' });
     await verifyEmailPage(ctx);
   });
-  router.get('/no-script/verify-email', (ctx) => verifyEmailPage(ctx));
-  router.get('/reset-password', async (ctx) => {
+  mount(router, routes.verifyEmailPage, (ctx) => verifyEmailPage(ctx));
+  mount(router, routes.resetPasswordLink, async (ctx) => {
     if (appPage) return appPage(ctx, { href: `/no-script/reset-password${search(ctx)}`, text: 'Choose a new password on a page that works without it.' });
     await resetPasswordPage(ctx);
   });
-  router.get('/no-script/reset-password', (ctx) => resetPasswordPage(ctx));
+  mount(router, routes.resetPasswordPage, (ctx) => resetPasswordPage(ctx));
 
   // Looked at, not used up: only the page's button (a POST) confirms.
   async function verifyEmailPage(ctx: Context): Promise<void> {
@@ -42,7 +45,7 @@ export function accountPageRoutes(services: Services, appPage?: WebApp['page']):
     html(ctx, 200, verifyEmailForm(token));
   }
 
-  router.post('/verify-email', async (ctx) => {
+  mount(router, routes.verifyEmail, async (ctx) => {
     const form = (ctx.request.body ?? {}) as Record<string, unknown>;
     const token = typeof form.token === 'string' && form.token.length > 0 && form.token.length <= 200 ? form.token : undefined;
     try {
@@ -65,7 +68,7 @@ export function accountPageRoutes(services: Services, appPage?: WebApp['page']):
     html(ctx, 200, resetPasswordForm(token));
   }
 
-  router.post('/reset-password', async (ctx) => {
+  mount(router, routes.resetPassword, async (ctx) => {
     const form = (ctx.request.body ?? {}) as Record<string, unknown>;
     const token = typeof form.token === 'string' ? form.token.slice(0, 200) : '';
     const newPassword = typeof form.newPassword === 'string' ? form.newPassword : '';

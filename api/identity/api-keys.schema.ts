@@ -14,7 +14,7 @@ export interface CreateApiKeyInput {
   expiresAt?: Date;
 }
 
-export const createApiKeySchema = Joi.object<CreateApiKeyInput>({
+export const createApiKeySchema = Joi.object<CreateApiKeyInput, true>({
   name: name.required(),
   permissions,
   // An expiry already past would make a key that never works: refuse it instead.
@@ -27,7 +27,7 @@ export interface UpdateApiKeyInput {
   isActive?: boolean;
 }
 
-export const updateApiKeySchema = Joi.object<UpdateApiKeyInput>({
+export const updateApiKeySchema = Joi.object<UpdateApiKeyInput, true>({
   name,
   permissions,
   isActive: Joi.boolean().strict(),
@@ -45,7 +45,7 @@ export interface ListApiKeysQuery {
 }
 
 /** Spec, Limits §2: `page` and `limit` (default 20); a limit above 100 is refused, not clamped. */
-export const listApiKeysSchema = Joi.object<ListApiKeysQuery>({
+export const listApiKeysSchema = Joi.object<ListApiKeysQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   sortBy: Joi.string().valid(...API_KEY_SORT_FIELDS).default('createdAt'),

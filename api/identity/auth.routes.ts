@@ -2,36 +2,42 @@ import Router from '@koa/router';
 import { UserEntity } from '../../db/identity/user.entity';
 import type { Services } from '../../platform/services';
 import { loadUser } from '../middleware/guards';
+import { mount } from '../openapi/route';
 import { consumeOrRefuse, resendLimiters } from '../rate-limits';
 import { validate } from '../validation';
 import { attemptLimits } from './attempt-limits';
 import * as schema from './auth.schema';
 import * as auth from './auth.service';
+import { authEndpoints as routes } from './identity.endpoints';
 import { revokeRefreshFamily, rotateRefreshToken } from './tokens.service';
 import { presentUser } from './user.presenter';
 import { avatarUrl } from './users.service';
 import { clearRefreshCookie, cookieSession, handOutTokens, keepRefreshInCookie, REFRESH_COOKIE, refreshFromCookie } from './browser-session';
 
-/** Contract §2: how a JWT is obtained, renewed and given up. */
+/**
+ * Contract §2: how a JWT is obtained, renewed and given up. Each route is declared once, in
+ * identity.endpoints.ts (api/openapi/route.ts). Signup and forgot-password validate their bodies
+ * here, with their own code for a malformed e-mail; refresh and logout read the refresh token from
+ * the body only outside a browser session.
+ */
 export function authRoutes(services: Services, checkSecondFactor: auth.SecondFactorCheck = auth.noSecondFactor): Router {
   const router = new Router({ prefix: '/api/auth' });
   const { config } = services;
   const cookie = { maxAgeSeconds: config.auth.refreshTokenTtlSeconds, secure: config.production };
 
-  router.post('/signup', async (ctx) => {
+  mount(router, routes.signup, async (ctx) => {
     const input = validate(schema.signupSchema, ctx.request.body, schema.signupCodes);
     const { user, ...tokens } = await auth.signup(services, input);
     ctx.status = 201;
     ctx.body = { user: presentUser(user), ...handOutTokens(ctx, tokens, config) };
   });
 
-  router.post('/login', async (ctx) => {
-    const input = validate(schema.loginSchema, ctx.request.body);
-    const { user, ...tokens } = await auth.login(services, input, checkSecondFactor);
+  mount(router, routes.login, async (ctx, { body }) => {
+    const { user, ...tokens } = await auth.login(services, body, checkSecondFactor);
     ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...handOutTokens(ctx, tokens, config) };
   });
 
-  router.post('/refresh', async (ctx) => {
+  mount(router, routes.refresh, async (ctx) => {
     const inCookie = cookieSession(ctx, config.publicUrl);
     const refreshToken = inCookie ? refreshFromCookie(ctx) : validate(schema.refreshSchema, ctx.request.body).refreshToken;
     const { userId, tokens } = await rotateRefreshToken(auth.tokenDeps(services), refreshToken);
@@ -39,7 +45,7 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
     ctx.body = { user: presentUser(user, await avatarUrl(services, user)), ...(inCookie ? keepRefreshInCookie(ctx, tokens, cookie) : tokens) };
   });
 
-  router.post('/logout', async (ctx) => {
+  mount(router, routes.logout, async (ctx) => {
     if (cookieSession(ctx, config.publicUrl)) {
       const refreshToken = ctx.cookies.get(REFRESH_COOKIE);
       clearRefreshCookie(ctx, config.production);
@@ -51,13 +57,12 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
     ctx.body = { message: 'Logged out' };
   });
 
-  router.post('/verify-email', async (ctx) => {
-    const { token } = validate(schema.tokenSchema, ctx.request.body);
-    await auth.verifyEmail(services.db, token);
+  mount(router, routes.verifyEmail, async (ctx, { body }) => {
+    await auth.verifyEmail(services.db, body.token);
     ctx.body = { message: 'Email verified' };
   });
 
-  router.post('/resend-verification', async (ctx) => {
+  mount(router, routes.resendVerification, async (ctx) => {
     const user = await loadUser(services.db, ctx);
     if (!user.emailVerifiedAt) {
       await attemptLimits(services).verificationEmail.spend(user.id);
@@ -68,15 +73,14 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
     ctx.body = { message: user.emailVerifiedAt ? 'Email already verified' : 'Verification email sent' };
   });
 
-  router.post('/forgot-password', async (ctx) => {
-    const { email } = validate(schema.emailOnlySchema, ctx.request.body, { email: 'ERR_USER_003' });
+  mount(router, routes.forgotPassword, async (ctx) => {
+    const { email } = validate(schema.emailOnlySchema, ctx.request.body, schema.emailOnlyCodes);
     await auth.forgotPassword(services, email);
     ctx.body = { message: 'If an account exists for this address, a reset link has been sent' };
   });
 
-  router.post('/reset-password', async (ctx) => {
-    const { token, newPassword } = validate(schema.resetPasswordSchema, ctx.request.body);
-    await auth.resetPassword(services.db, token, newPassword);
+  mount(router, routes.resetPassword, async (ctx, { body }) => {
+    await auth.resetPassword(services.db, body.token, body.newPassword);
     ctx.body = { message: 'Password updated' };
   });
 

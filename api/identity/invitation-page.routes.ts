@@ -2,10 +2,12 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../platform/services';
+import { mount } from '../openapi/route';
 import type { WebApp } from '../web/web-app';
 import { html, search } from './account-pages.routes';
 import { invitationForm, messagePage } from './account-pages.html';
 import { login, type SecondFactorCheck } from './auth.service';
+import { pageEndpoints as routes } from './identity.endpoints';
 import { acceptInvitation, invitationForPage, rejectInvitation } from './invitations.service';
 
 const GONE = 'This invitation link is invalid, has expired, or the invitation was already answered or withdrawn.';
@@ -15,26 +17,27 @@ const GONE = 'This invitation link is invalid, has expired, or the invitation wa
  * (docs/web.md "Links in e-mails"). The page here shows the invitation and lets the invitee sign in
  * and accept or decline it without JavaScript (the token proves the mailbox): under
  * `/no-script/invitations/<id>` (the app's `<noscript>` links there), and at the link itself when
- * the app is not built. Its form POSTs to the link's path.
+ * the app is not built. Its form POSTs to the link's path. Declared in identity.endpoints.ts; the
+ * form's fields are read here.
  */
 export function invitationPageRoutes(services: Services, checkSecondFactor: SecondFactorCheck, appPage?: WebApp['page']): Router {
   const router = new Router();
 
   // Neither page decides anything on GET: mail scanners open links too.
-  router.get('/invitations/:id', async (ctx) => {
+  mount(router, routes.invitationLink, async (ctx) => {
     if (appPage) return appPage(ctx, { href: `/no-script/invitations/${encodeURIComponent(ctx.params.id)}${search(ctx)}`, text: 'Answer the invitation on a page that works without it.' });
     await invitationPage(ctx);
   });
-  router.get('/no-script/invitations/:id', (ctx) => invitationPage(ctx));
+  mount(router, routes.invitationPage, (ctx) => invitationPage(ctx));
 
-  async function invitationPage(ctx: Context & { params: Record<string, string> }): Promise<void> {
+  async function invitationPage(ctx: Context): Promise<void> {
     const token = field(ctx.query.token);
     const inv = token ? await invitationForPage(services.db, ctx.params.id, token) : undefined;
     if (!inv) return html(ctx, 404, messagePage('Invitation not found', GONE, 'error'));
     html(ctx, 200, invitationForm(inv, token));
   }
 
-  router.post('/invitations/:id', async (ctx) => {
+  mount(router, routes.answerInvitation, async (ctx) => {
     const form = (ctx.request.body ?? {}) as Record<string, unknown>;
     const token = field(form.token);
     const inv = token ? await invitationForPage(services.db, ctx.params.id, token) : undefined;

@@ -2,7 +2,9 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
+import { mount } from '../openapi/route';
 import { validate } from '../validation';
+import { teamEndpoints as routes } from './identity.endpoints';
 import * as invitations from './invitations.service';
 import * as members from './members.service';
 import * as presenter from './teams.presenter';
@@ -11,41 +13,41 @@ import * as schema from './teams.schema';
 /**
  * Members of the active project. Any member reads the list; owners and admins invite (an admin
  * has "full access except project deletion"); removing, re-roling and cancelling invitations are
- * the owner's (spec: "owner only"), refused to others with ERR_TEAM_003.
+ * the owner's (spec: "owner only"), refused to others with ERR_TEAM_003. Declared in
+ * identity.endpoints.ts; the invitation validates its body here, with its own code for a malformed e-mail.
  */
 export function memberRoutes(router: Router, services: Services): void {
   const { db } = services;
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const owner = requireProject(db, { role: 'owner', deniedCode: 'ERR_TEAM_003' });
 
-  router.get('/members', requireProject(db, { role: 'viewer' }), async (ctx) => {
+  mount(router, routes.members, requireProject(db, { role: 'viewer' }), async (ctx) => {
     const rows = await members.listMembers(db, scope(ctx).projectId);
     ctx.body = { data: rows.map(presenter.presentMember) };
   });
 
-  router.post('/members/invite', requireProject(db, { role: 'admin' }), async (ctx) => {
+  mount(router, routes.invite, requireProject(db, { role: 'admin' }), async (ctx) => {
     const input = validate(schema.inviteSchema, ctx.request.body, schema.inviteCodes);
     const invitation = await invitations.invite(services, { projectId: scope(ctx).projectId, inviter: ctx.state.user, email: input.email, role: input.role });
     ctx.status = 201;
     ctx.body = presenter.presentInvitation(invitation);
   });
 
-  router.delete('/members/:id/invitation', owner, async (ctx) => {
+  mount(router, routes.cancelInvitation, owner, async (ctx) => {
     const { projectId, userId } = scope(ctx);
     await invitations.cancelInvitation(db, { projectId, actorId: userId!, invitationId: ctx.params.id });
     ctx.body = { message: 'Invitation cancelled' };
   });
 
-  router.delete('/members/:id', owner, async (ctx) => {
+  mount(router, routes.removeMember, owner, async (ctx) => {
     const { projectId, userId } = scope(ctx);
     await members.removeMember(db, { projectId, actorId: userId!, memberId: ctx.params.id });
     ctx.body = { message: 'Member removed' };
   });
 
-  router.patch('/members/:id/role', owner, async (ctx) => {
-    const { role } = validate(schema.roleSchema, ctx.request.body);
+  mount(router, routes.changeRole, owner, async (ctx, { body }) => {
     const { projectId, userId } = scope(ctx);
-    const member = await members.changeRole(db, { projectId, actorId: userId!, memberId: ctx.params.id, role });
+    const member = await members.changeRole(db, { projectId, actorId: userId!, memberId: ctx.params.id, role: body.role });
     ctx.body = presenter.presentMember(member);
   });
 }

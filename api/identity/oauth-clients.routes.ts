@@ -2,9 +2,9 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import * as presenter from './oauth-clients.presenter';
-import * as schema from './oauth-clients.schema';
+import { oauthEndpoints as routes } from './oauth.endpoints';
 import * as clients from './oauth-clients.service';
 import { pageMeta } from '../page-meta';
 
@@ -12,6 +12,7 @@ import { pageMeta } from '../page-meta';
  * OAuth client management (docs/oauth.md): like API keys, a credential of the project chosen by
  * X-Team-Id, managed by its admins (owners included) with a user session; API keys and OAuth
  * tokens are refused by the guard (403 ERR_AUTH_005), so no credential can mint or widen another.
+ * Each route is declared once, in oauth.endpoints.ts (api/openapi/route.ts).
  */
 export function oauthClientRoutes(services: Services): Router {
   const deps = { db: services.db };
@@ -19,34 +20,31 @@ export function oauthClientRoutes(services: Services): Router {
   const admin = requireProject(services.db, { role: 'admin' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
-  router.post('/', admin, async (ctx) => {
-    const input = validate(schema.createOAuthClientSchema, ctx.request.body);
-    const { client, clientSecret } = await clients.createOAuthClient(deps, projectId(ctx), ctx.state.user, input);
+  mount(router, routes.create, admin, async (ctx, { body }) => {
+    const { client, clientSecret } = await clients.createOAuthClient(deps, projectId(ctx), ctx.state.user, body);
     ctx.status = 201;
     ctx.body = presenter.presentClientWithSecret(client, clientSecret);
   });
 
-  router.get('/', admin, async (ctx) => {
-    const query = validate(schema.listOAuthClientsSchema, ctx.query);
+  mount(router, routes.list, admin, async (ctx, { query }) => {
     const { clients: page, total } = await clients.listOAuthClients(deps, projectId(ctx), query);
     ctx.body = { data: page.map(presenter.presentOAuthClient), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', admin, async (ctx) => {
+  mount(router, routes.get, admin, async (ctx) => {
     ctx.body = presenter.presentOAuthClient(await clients.getOAuthClient(deps, projectId(ctx), ctx.params.id));
   });
 
-  router.patch('/:id', admin, async (ctx) => {
-    const patch = validate(schema.updateOAuthClientSchema, ctx.request.body);
-    ctx.body = presenter.presentOAuthClient(await clients.updateOAuthClient(deps, projectId(ctx), ctx.params.id, patch));
+  mount(router, routes.update, admin, async (ctx, { body }) => {
+    ctx.body = presenter.presentOAuthClient(await clients.updateOAuthClient(deps, projectId(ctx), ctx.params.id, body));
   });
 
-  router.post('/:id/rotate-secret', admin, async (ctx) => {
+  mount(router, routes.rotateSecret, admin, async (ctx) => {
     const { client, clientSecret } = await clients.rotateOAuthClientSecret(deps, projectId(ctx), ctx.params.id);
     ctx.body = presenter.presentClientWithSecret(client, clientSecret);
   });
 
-  router.delete('/:id', admin, async (ctx) => {
+  mount(router, routes.delete, admin, async (ctx) => {
     await clients.deleteOAuthClient(deps, projectId(ctx), ctx.params.id);
     ctx.status = 204;
   });

@@ -2,7 +2,7 @@ import Joi from 'joi';
 import { API_KEY_PERMISSIONS, type ApiKeyPermissions } from '../../domain/identity/api-keys';
 
 /** The API key flags (api-keys.schema.ts), each a real boolean; unknown flags are refused. */
-const permissions = Joi.object(Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, Joi.boolean().strict()])));
+const permissions = Joi.object<Partial<ApiKeyPermissions>>(Object.fromEntries(API_KEY_PERMISSIONS.map((p) => [p, Joi.boolean().strict()])));
 const name = Joi.string().trim().min(1).max(100);
 
 export interface CreateOAuthClientInput {
@@ -10,7 +10,7 @@ export interface CreateOAuthClientInput {
   permissions?: Partial<ApiKeyPermissions>;
 }
 
-export const createOAuthClientSchema = Joi.object<CreateOAuthClientInput>({
+export const createOAuthClientSchema = Joi.object<CreateOAuthClientInput, true>({
   name: name.required(),
   permissions,
 });
@@ -21,7 +21,7 @@ export interface UpdateOAuthClientInput {
   isActive?: boolean;
 }
 
-export const updateOAuthClientSchema = Joi.object<UpdateOAuthClientInput>({
+export const updateOAuthClientSchema = Joi.object<UpdateOAuthClientInput, true>({
   name,
   permissions,
   isActive: Joi.boolean().strict(),
@@ -34,14 +34,14 @@ export interface ListOAuthClientsQuery {
 }
 
 /** Pages like the API key list (spec, Limits §2): `page`, `limit` default 20, at most 100. */
-export const listOAuthClientsSchema = Joi.object<ListOAuthClientsQuery>({
+export const listOAuthClientsSchema = Joi.object<ListOAuthClientsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   isActive: Joi.boolean(),
 });
 
 /**
- * The token request's parameters as the OpenAPI document shows them (api/identity/oauth.openapi.ts).
+ * The token request's parameters as the OpenAPI document shows them (api/identity/oauth.endpoints.ts).
  * The route reads them itself (api/identity/oauth-token.routes.ts: a repeated parameter is refused,
  * unknown ones are ignored as RFC 6749 §3.2 asks), so this schema describes, it does not decide.
  */

@@ -3,9 +3,11 @@ import type { Context, Middleware } from 'koa';
 import { AppError, errorBody, type ErrorCode } from '../../domain/errors';
 import { clientAddressKey } from '../../domain/identity/client-address';
 import type { Services } from '../../platform/services';
+import { mount } from '../openapi/route';
 import { createLimiterFactory } from '../rate-limits';
 import { readJsonBytes } from '../templates/check-body';
 import { settleRefusedBody } from '../middleware/refused-body';
+import { oauthEndpoints } from './oauth.endpoints';
 import { issueToken, type TokenDeps } from './oauth-token.service';
 
 /**
@@ -15,7 +17,8 @@ import { issueToken, type TokenDeps } from './oauth-token.service';
  * parser, with a limit of its own (TOKEN_BODY_LIMIT), since every caller of this route is
  * unauthenticated. Errors carry the RFC 6749 §5.2 fields (`error`, `error_description`) next to
  * the service's error body (`statusCode`, `code`, `message`, ...), so OAuth libraries and clients
- * of the rest of the API both read them.
+ * of the rest of the API both read them. Declared in oauth.endpoints.ts, which only describes the
+ * parameters: they are read and checked here.
  */
 const PATH = /^\/api\/oauth\/token\/?$/;
 
@@ -54,7 +57,7 @@ export function oauthTokenRoutes(services: Services): Router {
     },
   };
   const router = new Router();
-  router.post('/api/oauth/token', async (ctx) => {
+  mount(router, oauthEndpoints.token, async (ctx) => {
     // RFC 6749 §5.1: token answers, errors included, are never cached.
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
