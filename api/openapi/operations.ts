@@ -7,7 +7,8 @@ import { healthOperations } from '../health/health.openapi';
 import { identityOperations } from '../identity/identity.endpoints';
 import { oauthOperations } from '../identity/oauth.endpoints';
 import { mcpOperations } from '../mcp/mcp.openapi';
-import { reportingOperations } from '../reporting/reporting.openapi';
+import { operationsOf } from './route';
+import { channelEndpoints, datasourceEndpoints, importEndpoints, jobEndpoints, queryEndpoints, reportEndpoints, runEndpoints, scheduleEndpoints } from '../reporting/reporting.endpoints';
 import { storageOperations } from '../storage/storage.openapi';
 import { templateOperations } from '../templates/templates.endpoints';
 import { embedOperations } from '../templates/embed.endpoints';
@@ -38,7 +39,14 @@ export function allOperations(options: OperationOptions): Operation[] {
     ...signingCertificateOperations,
     ...webhookOperations,
     ...flowOperations,
-    ...reportingOperations,
+    ...operationsOf(datasourceEndpoints),
+    ...operationsOf(queryEndpoints),
+    ...operationsOf(reportEndpoints),
+    ...operationsOf(runEndpoints),
+    ...operationsOf(scheduleEndpoints),
+    ...operationsOf(jobEndpoints),
+    ...operationsOf(channelEndpoints),
+    ...operationsOf(importEndpoints),
     ...agentsOperations,
     ...storageOperations,
     ...mcpOperations,

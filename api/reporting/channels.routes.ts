@@ -5,10 +5,10 @@ import { channelTests } from '../../adapters/channels/channel-tests';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { resendLimiters } from '../rate-limits';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { pageMeta } from '../page-meta';
 import * as presenter from './channels.presenter';
-import * as schema from './channels.schema';
+import { channelEndpoints as routes } from './reporting.endpoints';
 import * as channels from './channels.service';
 
 /**
@@ -33,36 +33,32 @@ export function channelRoutes(services: Services): Router {
   const scope = (ctx: Context) => ctx.state.scope as Scope;
   const caller = (ctx: Context): channels.ChannelCaller => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId, role: scope(ctx).role });
 
-  router.post('/', write, async (ctx) => {
-    const input = validate(schema.createChannelSchema, ctx.request.body);
+  mount(router, routes.create, write, async (ctx, { body: input }) => {
     const { channel, secret } = await channels.createChannel(deps, caller(ctx), input);
     ctx.status = 201;
     // A webhook channel's signing secret: this answer is the only one that shows it.
     ctx.body = { ...presenter.presentChannel(channel), ...(secret ? { secret } : {}) };
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listChannelsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { channels: page, total } = await channels.listChannels(deps, scope(ctx).projectId, query);
     ctx.body = { data: page.map(presenter.presentChannel), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = presenter.presentChannel(await channels.getChannel(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.patch('/:id', write, async (ctx) => {
-    const patch = validate(schema.updateChannelSchema, ctx.request.body);
+  mount(router, routes.update, write, async (ctx, { body: patch }) => {
     ctx.body = presenter.presentChannel(await channels.updateChannel(deps, caller(ctx), ctx.params.id, patch));
   });
 
-  router.delete('/:id', write, async (ctx) => {
+  mount(router, routes.delete, write, async (ctx) => {
     await channels.deleteChannel(deps, caller(ctx), ctx.params.id);
     ctx.status = 204;
   });
 
-  router.post('/:id/test', write, async (ctx) => {
-    validate(schema.testChannelSchema, ctx.request.body ?? {});
+  mount(router, routes.test, write, async (ctx) => {
     ctx.body = presenter.presentTest(await channels.testChannel(deps, caller(ctx), ctx.params.id));
   });
 

@@ -33,7 +33,7 @@ export interface CreateChannelInput {
 
 export type UpdateChannelInput = Partial<Omit<CreateChannelInput, 'kind'>>;
 
-export const createChannelSchema = Joi.object<CreateChannelInput>({
+export const createChannelSchema = Joi.object<CreateChannelInput, true>({
   name: name.required(),
   kind: Joi.string()
     .valid(...CHANNEL_KINDS)
@@ -43,7 +43,7 @@ export const createChannelSchema = Joi.object<CreateChannelInput>({
   isActive: Joi.boolean().strict(),
 });
 
-export const updateChannelSchema = Joi.object<UpdateChannelInput>({ name, config, secrets, isActive: Joi.boolean().strict() }).min(1);
+export const updateChannelSchema = Joi.object<UpdateChannelInput, true>({ name, config, secrets, isActive: Joi.boolean().strict() }).min(1);
 
 export interface ListChannelsQuery {
   page: number;
@@ -53,7 +53,7 @@ export interface ListChannelsQuery {
   isActive?: boolean;
 }
 
-export const listChannelsSchema = Joi.object<ListChannelsQuery>({
+export const listChannelsSchema = Joi.object<ListChannelsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   kind: Joi.string().valid(...CHANNEL_KINDS),
@@ -62,4 +62,4 @@ export const listChannelsSchema = Joi.object<ListChannelsQuery>({
 });
 
 /** POST …/test takes an empty body. */
-export const testChannelSchema = Joi.object({});
+export const testChannelSchema = Joi.object<Record<never, never>, true>({});

@@ -4,9 +4,9 @@ import { probeRunners } from './probes';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import * as presenter from './datasources.presenter';
-import * as schema from './datasources.schema';
+import { datasourceEndpoints as routes } from './reporting.endpoints';
 import * as datasources from './datasources.service';
 import * as agentTasks from './agent-tasks.service';
 import { presentTask } from '../agents/agents.presenter';
@@ -29,40 +29,35 @@ export function datasourceRoutes(services: Services): Router {
   // A csv upload: at most 50 MB, counted while it streams (413 ERR_REQ_002 past it); read only once the caller is an admin.
   const csvUpload = multipartUpload({ ...services.config.uploads, maxFileBytes: datasources.CSV_MAX_BYTES }, /^\/api\/reporting\/datasources\/[^/]+\/file$/);
 
-  router.post('/', manage, async (ctx) => {
-    const input = validate(schema.createDatasourceSchema, ctx.request.body);
+  mount(router, routes.create, manage, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = presenter.presentDatasource(await datasources.createDatasource(deps, scope(ctx).projectId, input));
   });
 
   // A full create body, tested and not saved (before /:id routes, which would take `test` for an id).
-  router.post('/test', manage, async (ctx) => {
-    const input = validate(schema.createDatasourceSchema, ctx.request.body);
+  mount(router, routes.testUnsaved, manage, async (ctx, { body: input }) => {
     ctx.body = presenter.presentTest(await datasources.testUnsavedDatasource(deps, scope(ctx).projectId, input));
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listDatasourcesSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { datasources: page, total } = await datasources.listDatasources(deps, scope(ctx).projectId, query);
     ctx.body = { data: page.map(presenter.presentDatasource), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = presenter.presentDatasource(await datasources.getDatasource(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.patch('/:id', manage, async (ctx) => {
-    const patch = validate(schema.updateDatasourceSchema, ctx.request.body);
+  mount(router, routes.update, manage, async (ctx, { body: patch }) => {
     ctx.body = presenter.presentDatasource(await datasources.updateDatasource(deps, scope(ctx).projectId, ctx.params.id, patch));
   });
 
-  router.delete('/:id', manage, async (ctx) => {
+  mount(router, routes.delete, manage, async (ctx) => {
     await datasources.deleteDatasource(deps, scope(ctx).projectId, ctx.params.id);
     ctx.status = 204;
   });
 
-  router.post('/:id/test', manage, async (ctx) => {
-    const { wait } = validate(schema.testDatasourceSchema, ctx.request.body);
+  mount(router, routes.test, manage, async (ctx, { body: { wait } }) => {
     const outcome = await datasources.testDatasource(deps, scope(ctx).projectId, ctx.params.id, wait);
     if ('pending' in outcome) {
       ctx.status = 202;
@@ -72,25 +67,23 @@ export function datasourceRoutes(services: Services): Router {
     }
   });
 
-  router.put('/:id/file', manage, csvUpload, async (ctx) => {
+  mount(router, routes.uploadFile, manage, csvUpload, async (ctx) => {
     const upload = ctx.request.files?.file;
     const file = Array.isArray(upload) ? upload[0] : upload;
     ctx.body = presenter.presentDatasource(await datasources.storeCsvFile(deps, scope(ctx).projectId, ctx.params.id, file));
   });
 
-  router.post('/:id/schema/refresh', refresh, async (ctx) => {
-    const { wait } = validate(schema.testDatasourceSchema, ctx.request.body);
+  mount(router, routes.refreshSchema, refresh, async (ctx, { body: { wait } }) => {
     const outcome = await datasources.refreshSchema(deps, scope(ctx).projectId, ctx.params.id, wait);
     if ('pending' in outcome) ctx.status = 202;
     ctx.body = 'pending' in outcome ? outcome.pending : outcome;
   });
 
-  router.get('/:id/health', read, async (ctx) => {
+  mount(router, routes.health, read, async (ctx) => {
     ctx.body = await datasources.datasourceHealth(deps, scope(ctx).projectId, ctx.params.id);
   });
 
-  router.get('/:id/schema', read, async (ctx) => {
-    const query = validate(schema.schemaQuerySchema, ctx.query);
+  mount(router, routes.schema, read, async (ctx, { query }) => {
     ctx.body = await datasources.getSchema(deps, scope(ctx).projectId, ctx.params.id, query.search);
   });
 
@@ -106,7 +99,7 @@ export function agentTaskRoutes(services: Services): Router {
   const { db, storage } = services;
   const router = new Router({ prefix: '/api/reporting/tasks' });
   const member = requireProject(db, { role: 'member' });
-  router.get('/:taskId', member, async (ctx) => {
+  mount(router, routes.getTask, member, async (ctx) => {
     const task = await agentTasks.getTask(db, (ctx.state.scope as Scope).projectId, ctx.params.taskId);
     const [agent]: Array<{ short_id: string }> = await db.query(`SELECT short_id FROM reporting_agents WHERE id = $1`, [task.agentId]);
     ctx.body = { ...presentTask(task, agent?.short_id ?? task.agentId), ...(agentTasks.isDone(task) ? { result: await agentTasks.taskAnswer(storage, task) } : {}) };

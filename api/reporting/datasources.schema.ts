@@ -62,14 +62,14 @@ const fields = {
   defaults,
 };
 
-export const createDatasourceSchema = Joi.object<CreateDatasourceInput>({
+export const createDatasourceSchema = Joi.object<CreateDatasourceInput, true>({
   ...fields,
   name: name.required(),
   kind: Joi.string().valid(...KINDS).required(),
   config: fields.config.required(),
 });
 
-export const updateDatasourceSchema = Joi.object<UpdateDatasourceInput>(fields).min(1);
+export const updateDatasourceSchema = Joi.object<UpdateDatasourceInput, true>(fields).min(1);
 
 export interface ListDatasourcesQuery {
   page: number;
@@ -79,7 +79,7 @@ export interface ListDatasourcesQuery {
   search?: string;
 }
 
-export const listDatasourcesSchema = Joi.object<ListDatasourcesQuery>({
+export const listDatasourcesSchema = Joi.object<ListDatasourcesQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   kind: Joi.string().valid(...KINDS),
@@ -88,9 +88,17 @@ export const listDatasourcesSchema = Joi.object<ListDatasourcesQuery>({
 });
 
 /** `wait`: how long a request about a datasource behind an agent waits for the agent (then 202 with the task id); a direct one answers when it is done. */
-export const testDatasourceSchema = Joi.object<{ wait?: number }>({ wait: Joi.number().integer().min(1).max(55) });
+export interface TestDatasourceInput {
+  wait?: number;
+}
 
-export const schemaQuerySchema = Joi.object<{ search?: string }>({ search: Joi.string().trim().max(200).allow('') });
+export const testDatasourceSchema = Joi.object<TestDatasourceInput, true>({ wait: Joi.number().integer().min(1).max(55) });
+
+export interface SchemaQuery {
+  search?: string;
+}
+
+export const schemaQuerySchema = Joi.object<SchemaQuery, true>({ search: Joi.string().trim().max(200).allow('') });
 
 /** An environment variable name on the agent's host (secretMode `agent_local`). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -174,7 +182,7 @@ export const csvConfigSchema = Joi.object({
 });
 
 /** A csv datasource holds no secret. */
-export const noSecretsSchema = Joi.object({});
+export const noSecretsSchema = Joi.object<Record<never, never>, true>({});
 
 export const httpJsonSecretsSchema = Joi.object({
   password: Joi.string().max(10_000).allow(null),

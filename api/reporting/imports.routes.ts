@@ -4,10 +4,10 @@ import type { Services } from '../../platform/services';
 import { AppError } from '../../domain/errors';
 import { requireProject, type Scope } from '../middleware/guards';
 import { multipartUploadAs } from '../middleware/uploads';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { pageMeta } from '../page-meta';
 import * as presenter from './imports.presenter';
-import * as schema from './imports.schema';
+import { importEndpoints as routes } from './reporting.endpoints';
 import * as imports from './imports.service';
 
 /**
@@ -26,23 +26,21 @@ export function importRoutes(services: Services): Router {
     new AppError('ERR_IMP_004', undefined, { maxBytes: imports.IMPORT_MAX_BYTES }),
   );
 
-  router.post('/', write, importUpload, async (ctx) => {
+  mount(router, routes.create, write, importUpload, async (ctx, { body: input }) => {
     const files = ctx.request.files?.file;
     const file = Array.isArray(files) ? files[0] : files;
-    const input = validate(schema.importSchema, ctx.request.body ?? {});
     const actor = { projectId: scope(ctx).projectId, userId: scope(ctx).userId };
     const record = await imports.runImport(deps, actor, file, input);
     ctx.status = input.dryRun ? 200 : 201;
     ctx.body = presenter.presentImport(record);
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listImportsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { imports: page, total } = await imports.listImports(deps, scope(ctx).projectId, query);
     ctx.body = { data: page.map((i) => presenter.presentImport(i, { withItems: false })), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = presenter.presentImport(await imports.getImport(deps, scope(ctx).projectId, ctx.params.id));
   });
 

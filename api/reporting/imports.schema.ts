@@ -23,21 +23,27 @@ const datasourceMap = Joi.object()
   .pattern(Joi.string().min(1).max(200), Joi.string().min(1).max(100))
   .max(MAX_MAP_ENTRIES);
 
-export const importSchema = Joi.object<ImportInput>({
+/**
+ * The map as an object, or as its JSON text (a multipart field is a string), which the custom rule parses: the
+ * validated value is always the object, which Joi's types cannot tell from the alternatives, hence the cast.
+ */
+const datasourceMapField = Joi.alternatives()
+  .try(datasourceMap, Joi.string().max(20_000).custom((raw: string, helpers) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      return helpers.message({ custom: 'datasourceMap is not JSON' });
+    }
+    const { error, value } = datasourceMap.validate(parsed);
+    return error ? helpers.message({ custom: `datasourceMap: ${error.message}` }) : value;
+  }))
+  .default({}) as unknown as Joi.ObjectSchema<Record<string, string>>;
+
+export const importSchema = Joi.object<ImportInput, true>({
   format: Joi.string().valid('metabase', 'redash', 'jrxml'),
   datasourceId: Joi.string().max(100),
-  datasourceMap: Joi.alternatives()
-    .try(datasourceMap, Joi.string().max(20_000).custom((raw: string, helpers) => {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw);
-      } catch {
-        return helpers.message({ custom: 'datasourceMap is not JSON' });
-      }
-      const { error, value } = datasourceMap.validate(parsed);
-      return error ? helpers.message({ custom: `datasourceMap: ${error.message}` }) : value;
-    }))
-    .default({}),
+  datasourceMap: datasourceMapField,
   duplicateHandling: Joi.string().valid('rename', 'skip', 'overwrite').default('rename'),
   dryRun: Joi.boolean().truthy('1').falsy('0').default(false),
 });
@@ -47,7 +53,7 @@ export interface ListImportsQuery {
   limit: number;
 }
 
-export const listImportsSchema = Joi.object<ListImportsQuery>({
+export const listImportsSchema = Joi.object<ListImportsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
 });

@@ -4,13 +4,13 @@ import type { ReportJobRunEntity } from '../../db/reporting/job-run.entity';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { acceptedAnswer } from '../accepted';
 import { presentReportDelivery } from '../deliveries/delivery.presenter';
 import { deliveriesOf, deliverySummary, retryFailedDeliveries } from './deliveries.service';
 import { pageMeta } from '../page-meta';
 import { presentJob, presentJobRun } from './jobs.presenter';
-import * as schema from './jobs.schema';
+import { jobEndpoints as routes } from './reporting.endpoints';
 import * as jobs from './jobs.service';
 import { requireVerifiedForEmailChannels, requireVerifiedForEmailDeliveries } from './mail-senders';
 
@@ -32,37 +32,33 @@ export function jobRoutes(services: Services): Router {
     return runs.map((r) => presentJobRun(r, (deliveries.get(r.id) ?? []).map(deliverySummary)));
   };
 
-  router.post('/jobs', write, async (ctx) => {
-    const input = validate(schema.createJobSchema, ctx.request.body ?? {});
+  mount(router, routes.create, write, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = presentJob(await jobs.createJob(deps, caller(ctx), input));
   });
 
-  router.get('/jobs', read, async (ctx) => {
-    const q = validate(schema.listJobsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query: q }) => {
     const { jobs: page, total } = await jobs.listJobs(deps, scope(ctx).projectId, q);
     ctx.body = { data: page.map(presentJob), meta: pageMeta(total, q.page, q.limit) };
   });
 
-  router.get('/jobs/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = presentJob(await jobs.getJob(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  for (const method of ['put', 'patch'] as const) {
-    router[method]('/jobs/:id', write, async (ctx) => {
-      const patch = validate(schema.updateJobSchema, ctx.request.body ?? {});
+  for (const route of [routes.put, routes.patch]) {
+    mount(router, route, write, async (ctx, { body: patch }) => {
       ctx.body = presentJob(await jobs.updateJob(deps, scope(ctx).projectId, ctx.params.id, patch));
     });
   }
 
-  router.delete('/jobs/:id', write, async (ctx) => {
+  mount(router, routes.delete, write, async (ctx) => {
     await jobs.deleteJob(deps, scope(ctx).projectId, ctx.params.id);
     ctx.body = { success: true, message: 'Job deleted' };
   });
 
   // Idempotency-Key: the answer is stored in the transaction that inserts the job run (docs/idempotency.md).
-  router.post('/jobs/:id/runs', run, idempotent(services), async (ctx) => {
-    const input = validate(schema.startJobRunSchema, ctx.request.body ?? {});
+  mount(router, routes.startRun, run, idempotent(services), async (ctx, { body: input }) => {
     const channels = input.channelIds ?? (await jobs.getJob(deps, scope(ctx).projectId, ctx.params.id)).channelIds;
     await requireVerifiedForEmailChannels(db, scope(ctx), channels, 'sending a report by e-mail');
     // Accepted work: 201, `Location` and an absolute `statusUrl` (api/accepted.ts, docs/architecture.md "Accepted work").
@@ -71,26 +67,25 @@ export function jobRoutes(services: Services): Router {
     applyAnswer(ctx, accepted(await jobs.startJobRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, accepted(r))))));
   });
 
-  router.get('/job-runs', read, async (ctx) => {
-    const q = validate(schema.listJobRunsSchema, ctx.query);
+  mount(router, routes.listRuns, read, async (ctx, { query: q }) => {
     const { jobRuns, total } = await jobs.listJobRuns(deps, scope(ctx).projectId, q);
     ctx.body = { data: await presentRuns(jobRuns), meta: pageMeta(total, q.page, q.limit) };
   });
 
-  router.get('/job-runs/:id', read, async (ctx) => {
+  mount(router, routes.getRun, read, async (ctx) => {
     ctx.body = (await presentRuns([await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id)]))[0];
   });
 
-  router.get('/job-runs/:id/deliveries', read, async (ctx) => {
+  mount(router, routes.runDeliveries, read, async (ctx) => {
     const r = await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id);
     ctx.body = { data: ((await deliveriesOf(db, 'jobRunId', [r.id])).get(r.id) ?? []).map(presentReportDelivery) };
   });
 
-  router.post('/job-runs/:id/cancel', run, async (ctx) => {
+  mount(router, routes.cancelRun, run, async (ctx) => {
     ctx.body = (await presentRuns([await jobs.cancelJobRun(deps, scope(ctx).projectId, ctx.params.id)]))[0];
   });
 
-  router.post('/job-runs/:id/retry-deliveries', run, async (ctx) => {
+  mount(router, routes.retryDeliveries, run, async (ctx) => {
     const r = await jobs.getJobRun(deps, scope(ctx).projectId, ctx.params.id);
     await requireVerifiedForEmailDeliveries(db, scope(ctx), { jobRunId: r.id }, 're-sending a report by e-mail');
     const retried = await retryFailedDeliveries(deps, scope(ctx).projectId, { jobRunId: r.id });

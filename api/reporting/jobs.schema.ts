@@ -22,7 +22,7 @@ export interface JobFields {
   channelIds: string[];
 }
 
-const item = Joi.object<JobItemInput>({
+const item = Joi.object<JobItemInput, true>({
   reportId: ref.required(),
   // Values are checked against the report's parameters when the job runs (the version may change).
   parameters: Joi.object()
@@ -42,7 +42,7 @@ const fields = {
   channelIds: Joi.array().items(ref).max(10).unique(),
 };
 
-export const createJobSchema = Joi.object<JobFields>({
+export const createJobSchema = Joi.object<JobFields, true>({
   ...fields,
   name: fields.name.required(),
   items: fields.items.required(),
@@ -52,9 +52,14 @@ export const createJobSchema = Joi.object<JobFields>({
   channelIds: fields.channelIds.default([]),
 });
 
-export const updateJobSchema = Joi.object<Partial<JobFields>>(fields).min(1);
+export const updateJobSchema = Joi.object<Partial<JobFields>, true>(fields).min(1);
 
-export const startJobRunSchema = Joi.object<{ channelIds?: string[]; metadata?: Record<string, unknown> }>({
+export interface StartJobRunInput {
+  channelIds?: string[];
+  metadata?: Record<string, unknown>;
+}
+
+export const startJobRunSchema = Joi.object<StartJobRunInput, true>({
   channelIds: fields.channelIds,
   metadata: Joi.object().unknown(true),
 });
@@ -65,7 +70,7 @@ export interface ListJobsQuery {
   search?: string;
 }
 
-export const listJobsSchema = Joi.object<ListJobsQuery>({
+export const listJobsSchema = Joi.object<ListJobsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   search: Joi.string().trim().max(100),
@@ -80,7 +85,7 @@ export interface ListJobRunsQuery {
   to?: Date;
 }
 
-export const listJobRunsSchema = Joi.object<ListJobRunsQuery>({
+export const listJobRunsSchema = Joi.object<ListJobRunsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   jobId: ref,

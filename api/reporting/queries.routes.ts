@@ -4,10 +4,10 @@ import type { Context } from 'koa';
 import { probeRunners } from './probes';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { pageMeta } from '../page-meta';
 import * as presenter from './queries.presenter';
-import * as schema from './queries.schema';
+import { queryEndpoints as routes } from './reporting.endpoints';
 import * as queries from './queries.service';
 
 /**
@@ -23,65 +23,57 @@ export function queryRoutes(services: Services): Router {
   const actor = (ctx: Context): queries.Actor => ({ projectId: scope(ctx).projectId, userId: scope(ctx).userId });
   const deps = { db, evaluator: services.evaluator, connect: probeRunners(services), limits: services.config.reporting, storage: services.storage };
 
-  router.post('/validate', write, async (ctx) => {
-    const input = validate(schema.validateQuerySchema, ctx.request.body);
+  mount(router, routes.validate, write, async (ctx, { body: input }) => {
     ctx.body = await queries.validateQuery(deps, scope(ctx).projectId, input);
   });
 
-  router.post('/', write, async (ctx) => {
-    const input = validate(schema.createQuerySchema, ctx.request.body);
+  mount(router, routes.create, write, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = presenter.presentQuery(await queries.createQuery(deps, actor(ctx), input));
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listQueriesSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { queries: page, total } = await queries.listQueries(deps, scope(ctx).projectId, query);
     ctx.body = { data: page.map((q) => presenter.presentQuery(q, { withText: false })), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = presenter.presentQuery(await queries.getQuery(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.patch('/:id', write, async (ctx) => {
-    const patch = validate(schema.updateQuerySchema, ctx.request.body);
+  mount(router, routes.update, write, async (ctx, { body: patch }) => {
     ctx.body = presenter.presentQuery(await queries.updateQuery(deps, actor(ctx), ctx.params.id, patch));
   });
 
   // The design's edit (docs/reporting.md "Query objects"): a full replacement by a create body; PATCH changes the fields it names.
-  router.put('/:id', write, async (ctx) => {
-    const input = validate(schema.createQuerySchema, ctx.request.body);
+  mount(router, routes.replace, write, async (ctx, { body: input }) => {
     ctx.body = presenter.presentQuery(await queries.replaceQuery(deps, actor(ctx), ctx.params.id, input));
   });
 
-  router.delete('/:id', write, async (ctx) => {
+  mount(router, routes.delete, write, async (ctx) => {
     await queries.deleteQuery(deps, scope(ctx).projectId, ctx.params.id);
     ctx.status = 204;
   });
 
-  router.post('/:id/publish', write, async (ctx) => {
-    const input = validate(schema.publishSchema, ctx.request.body);
+  mount(router, routes.publish, write, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = presenter.presentPublished(await queries.publishQuery(deps, actor(ctx), ctx.params.id, input.releaseNotes));
   });
 
-  router.get('/:id/versions', read, async (ctx) => {
+  mount(router, routes.versions, read, async (ctx) => {
     ctx.body = (await queries.listVersions(deps, scope(ctx).projectId, ctx.params.id)).map(presenter.presentVersion);
   });
 
-  router.get('/:id/versions/:version', read, async (ctx) => {
+  mount(router, routes.version, read, async (ctx) => {
     ctx.body = presenter.presentVersionDetail(await queries.getVersion(deps, scope(ctx).projectId, ctx.params.id, ctx.params.version));
   });
 
-  router.post('/:id/versions/:version/restore', write, async (ctx) => {
-    const input = validate(schema.publishSchema, ctx.request.body);
+  mount(router, routes.restore, write, async (ctx, { body: input }) => {
     const result = await queries.restoreVersion(deps, actor(ctx), ctx.params.id, ctx.params.version, input.releaseNotes);
     ctx.body = { success: true, newVersion: result.newVersion, message: `Version ${result.restoredVersion} restored and published as version ${result.newVersion}` };
   });
 
-  router.post('/:id/preview', write, async (ctx) => {
-    const input = validate(schema.previewQuerySchema, ctx.request.body);
+  mount(router, routes.preview, write, async (ctx, { body: input }) => {
     try {
       ctx.body = await queries.previewQuery(deps, scope(ctx).projectId, ctx.params.id, input);
     } catch (err) {

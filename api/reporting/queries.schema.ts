@@ -85,14 +85,14 @@ const fields = {
   onRowLimit: Joi.string().valid('fail', 'truncate'),
 };
 
-export const createQuerySchema = Joi.object<CreateQueryInput>({
+export const createQuerySchema = Joi.object<CreateQueryInput, true>({
   ...fields,
   name: name.required(),
   datasourceId: fields.datasourceId.required(),
   language: fields.language.default('sql'),
 });
 
-export const updateQuerySchema = Joi.object<UpdateQueryInput>(fields).min(1);
+export const updateQuerySchema = Joi.object<UpdateQueryInput, true>(fields).min(1);
 
 export interface ListQueriesQuery {
   page: number;
@@ -101,14 +101,18 @@ export interface ListQueriesQuery {
   datasourceId?: string;
 }
 
-export const listQueriesSchema = Joi.object<ListQueriesQuery>({
+export const listQueriesSchema = Joi.object<ListQueriesQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   search: Joi.string().trim().max(100).allow(''),
   datasourceId: Joi.string().max(100),
 });
 
-export const publishSchema = Joi.object<{ releaseNotes?: string | null }>({ releaseNotes: Joi.string().trim().max(2000).allow('', null) });
+export interface PublishInput {
+  releaseNotes?: string | null;
+}
+
+export const publishSchema = Joi.object<PublishInput, true>({ releaseNotes: Joi.string().trim().max(2000).allow('', null) });
 
 /** A query's checks against a datasource, or against a datasource kind before any exists (docs/reporting.md "Query objects"). */
 export interface ValidateQueryInput {
@@ -122,7 +126,7 @@ export interface ValidateQueryInput {
   parameters?: ParameterDef[];
 }
 
-export const validateQuerySchema = Joi.object<ValidateQueryInput>({
+export const validateQuerySchema = Joi.object<ValidateQueryInput, true>({
   datasourceId: fields.datasourceId,
   kind: Joi.string().valid(...DATASOURCE_KINDS).description('A datasource kind, in place of `datasourceId`: the checks of that kind\'s dialect'),
   language: fields.language,
@@ -140,7 +144,7 @@ export interface PreviewQueryInput {
   wait?: number;
 }
 
-export const previewQuerySchema = Joi.object<PreviewQueryInput>({
+export const previewQuerySchema = Joi.object<PreviewQueryInput, true>({
   parameters: Joi.object().unknown(true),
   version: Joi.alternatives(Joi.string().valid('draft'), Joi.number().integer().min(1).max(1_000_000)).description('`draft` (the default) or a published version number'),
   limit: Joi.number().integer().min(1).max(PREVIEW_MAX_ROWS).default(100),

@@ -6,11 +6,10 @@ import { workerPreviews } from '../../platform/worker-previews';
 import { consumeOrRefuse, previewLimiter } from '../rate-limits';
 import { previewReport } from './report-preview.service';
 import { requireProject, type Scope } from '../middleware/guards';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { pageMeta } from '../page-meta';
-import { publishSchema } from './queries.schema';
 import * as presenter from './reports.presenter';
-import * as schema from './reports.schema';
+import { reportEndpoints as routes } from './reporting.endpoints';
 import * as reports from './reports.service';
 
 /**
@@ -29,46 +28,41 @@ export function reportRoutes(services: Services): Router {
 
   const present = async (r: Awaited<ReturnType<typeof reports.getReport>>) => presenter.presentReport(r, (await reports.outdatedDependencies(db, [r])).get(r.id));
 
-  router.post('/', write, async (ctx) => {
-    const input = validate(schema.createReportSchema, ctx.request.body);
+  mount(router, routes.create, write, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = presenter.presentReport(await reports.createReport(deps, actor(ctx), input));
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listReportsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { reports: page, total } = await reports.listReports(deps, scope(ctx).projectId, query);
     const outdated = await reports.outdatedDependencies(db, page);
     ctx.body = { data: page.map((r) => presenter.presentReport(r, outdated.get(r.id))), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = await present(await reports.getReport(deps, scope(ctx).projectId, ctx.params.id));
   });
 
   // PUT as templates have it; PATCH, the query objects' verb, does the same (the fields given).
-  for (const method of ['put', 'patch'] as const) {
-    router[method]('/:id', write, async (ctx) => {
-      const patch = validate(schema.updateReportSchema, ctx.request.body);
+  for (const route of [routes.put, routes.patch]) {
+    mount(router, route, write, async (ctx, { body: patch }) => {
       ctx.body = await present(await reports.updateReport(deps, actor(ctx), ctx.params.id, patch));
     });
   }
 
-  router.delete('/:id', write, async (ctx) => {
+  mount(router, routes.delete, write, async (ctx) => {
     await reports.deleteReport(deps, scope(ctx).projectId, ctx.params.id);
     ctx.status = 204;
   });
 
-  router.post('/:id/publish', write, async (ctx) => {
-    const input = validate(publishSchema, ctx.request.body);
+  mount(router, routes.publish, write, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = presenter.presentPublished(await reports.publishReport(deps, actor(ctx), ctx.params.id, input.releaseNotes));
   });
 
   const previews = previewLimiter(services);
   const previewDeps = { db, storage: services.storage, evaluator: services.evaluator, connect: probeRunners(services), render: workerPreviews(services) };
-  router.post('/:id/preview', write, async (ctx) => {
-    const input = validate(schema.previewReportSchema, ctx.request.body ?? {});
+  mount(router, routes.preview, write, async (ctx, { body: input }) => {
     // Previews run queries and renders from the API process: every caller of a project shares its per-minute budget.
     await consumeOrRefuse(previews, scope(ctx).projectId, 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
     const file = await previewReport(previewDeps, scope(ctx).projectId, ctx.params.id, input);
@@ -78,16 +72,15 @@ export function reportRoutes(services: Services): Router {
     ctx.body = file.body;
   });
 
-  router.get('/:id/versions', read, async (ctx) => {
+  mount(router, routes.versions, read, async (ctx) => {
     ctx.body = (await reports.listVersions(deps, scope(ctx).projectId, ctx.params.id)).map(presenter.presentVersion);
   });
 
-  router.get('/:id/versions/:version', read, async (ctx) => {
+  mount(router, routes.version, read, async (ctx) => {
     ctx.body = presenter.presentVersionDetail(await reports.getVersion(deps, scope(ctx).projectId, ctx.params.id, ctx.params.version));
   });
 
-  router.post('/:id/versions/:version/restore', write, async (ctx) => {
-    const input = validate(publishSchema, ctx.request.body);
+  mount(router, routes.restore, write, async (ctx, { body: input }) => {
     const result = await reports.restoreVersion(deps, actor(ctx), ctx.params.id, ctx.params.version, input.releaseNotes);
     ctx.body = { success: true, newVersion: result.newVersion, message: `Version ${result.restoredVersion} restored and published as version ${result.newVersion}` };
   });

@@ -50,7 +50,7 @@ export interface ReportFields {
 export type CreateReportInput = ReportFields;
 export type UpdateReportInput = Partial<ReportFields>;
 
-const dataset = Joi.object<DatasetInput>({
+const dataset = Joi.object<DatasetInput, true>({
   name: Joi.string().max(100).required(),
   queryId: ref.required(),
   queryVersion: versionRef.default('latest'),
@@ -63,7 +63,7 @@ const dataset = Joi.object<DatasetInput>({
   bindTo: Joi.string().max(100).allow(null),
 });
 
-const output = Joi.object<OutputInput>({
+const output = Joi.object<OutputInput, true>({
   format: Joi.string().valid('pdf', 'excel', 'csv').required(),
   datasets: Joi.array().items(Joi.string().max(100)).min(1).max(MAX_DATASETS),
   output: outputSchema.description('A pdf output only: what is done to the printed PDF, as on generation (docs/documents.md "Output options")'),
@@ -84,9 +84,9 @@ const fields = {
   useCredit: Joi.boolean(),
 };
 
-export const createReportSchema = Joi.object<CreateReportInput>({ ...fields, name: name.required(), datasets: fields.datasets.required() });
+export const createReportSchema = Joi.object<CreateReportInput, true>({ ...fields, name: name.required(), datasets: fields.datasets.required() });
 
-export const updateReportSchema = Joi.object<UpdateReportInput>(fields).min(1);
+export const updateReportSchema = Joi.object<UpdateReportInput, true>(fields).min(1);
 
 export interface ListReportsQuery {
   page: number;
@@ -98,7 +98,7 @@ export interface ListReportsQuery {
   sortOrder: 'asc' | 'desc';
 }
 
-export const listReportsSchema = Joi.object<ListReportsQuery>({
+export const listReportsSchema = Joi.object<ListReportsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   search: Joi.string().trim().max(100).allow(''),
@@ -109,7 +109,13 @@ export const listReportsSchema = Joi.object<ListReportsQuery>({
 });
 
 /** POST /reports/:id/preview (docs/reporting.md "Report preview"). */
-export const previewReportSchema = Joi.object<{ parameters?: Record<string, unknown>; format: 'pdf' | 'excel' | 'csv'; dataset?: string }>({
+export interface PreviewReportInput {
+  parameters?: Record<string, unknown>;
+  format: 'pdf' | 'excel' | 'csv';
+  dataset?: string;
+}
+
+export const previewReportSchema = Joi.object<PreviewReportInput, true>({
   parameters: Joi.object().unknown(true),
   format: Joi.string().valid('pdf', 'excel', 'csv').default('pdf'),
   dataset: Joi.string().trim().min(1).max(100),

@@ -6,10 +6,10 @@ import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
 import { sendExport } from '../export-file';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { acceptedAnswer } from '../accepted';
 import { pageMeta } from '../page-meta';
-import * as schema from './runs.schema';
+import { runEndpoints as routes } from './reporting.endpoints';
 import * as runs from './runs.service';
 import { retryDelivery } from './deliveries.service';
 import { requireVerifiedForEmailChannels, requireVerifiedForEmailDeliveries } from './mail-senders';
@@ -40,37 +40,33 @@ export function runRoutes(services: Services): Router {
   const accepted = (ctx: Context, r: ReportRunEntity) => applyAnswer(ctx, runAccepted(r));
 
   // Idempotency-Key: the answer is stored in the transaction that inserts the run (docs/idempotency.md).
-  router.post('/reports/:id/runs', run, idempotent(services), async (ctx) => {
-    const input = validate(schema.startRunSchema, ctx.request.body ?? {});
+  mount(router, routes.start, run, idempotent(services), async (ctx, { body: input }) => {
     await requireVerifiedForEmailChannels(services.db, scope(ctx), input.channelIds, 'sending a report by e-mail');
     const store = answerInTransaction(ctx);
     accepted(ctx, await runs.startRun(deps, caller(ctx), ctx.params.id, input, store && ((m, r) => store(m, runAccepted(r)))));
   });
 
-  router.get('/runs', read, async (ctx) => {
-    const query = validate(schema.listRunsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { runs: page, total } = await runs.listRuns(deps, scope(ctx).projectId, query);
     ctx.body = { data: await runs.presentRuns(deps, page), meta: pageMeta(total, query.page, query.limit) };
   });
 
   // Before /runs/:id, which would take `export` for an id.
-  router.get('/runs/export', read, async (ctx) => {
-    const q = validate(schema.exportRunsSchema, ctx.query);
+  mount(router, routes.export, read, async (ctx, { query: q }) => {
     sendExport(ctx, Readable.from(runs.exportRuns(deps, scope(ctx).projectId, q)), { format: q.format, name: 'report-runs', columns: runs.RUN_EXPORT_COLUMNS });
   });
 
-  router.get('/runs/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     const [presented] = await runs.presentRuns(deps, [await runs.getRun(deps, scope(ctx).projectId, ctx.params.id)]);
     ctx.body = presented;
   });
 
-  router.post('/runs/:id/cancel', run, async (ctx) => {
+  mount(router, routes.cancel, run, async (ctx) => {
     const [presented] = await runs.presentRuns(deps, [await runs.cancelRun(deps, scope(ctx).projectId, ctx.params.id)]);
     ctx.body = presented;
   });
 
-  router.post('/runs/:id/retry', run, async (ctx) => {
-    const input = validate(schema.retryRunSchema, ctx.request.body ?? {});
+  mount(router, routes.retry, run, async (ctx, { body: input }) => {
     const old = await runs.getRun(deps, scope(ctx).projectId, ctx.params.id);
     if (input.deliveriesOnly) await requireVerifiedForEmailDeliveries(services.db, scope(ctx), { runId: old.id }, 're-sending a report by e-mail');
     else await requireVerifiedForEmailChannels(services.db, scope(ctx), old.channelIds, 'sending a report by e-mail');
@@ -80,17 +76,17 @@ export function runRoutes(services: Services): Router {
     if (input.deliveriesOnly) ctx.status = 200;
   });
 
-  router.get('/runs/:id/deliveries', read, async (ctx) => {
+  mount(router, routes.deliveries, read, async (ctx) => {
     ctx.body = { data: await runs.runDeliveries(deps, scope(ctx).projectId, ctx.params.id) };
   });
 
-  router.post('/deliveries/:deliveryId/retry', run, async (ctx) => {
+  mount(router, routes.retryDelivery, run, async (ctx) => {
     await requireVerifiedForEmailDeliveries(services.db, scope(ctx), { deliveryRef: ctx.params.deliveryId }, 're-sending a report by e-mail');
     const d = await retryDelivery(deps, scope(ctx).projectId, ctx.params.deliveryId);
     ctx.body = { success: true, deliveryId: d.id, status: d.status, message: 'Delivery retry started' };
   });
 
-  router.get('/runs/:id/outputs/:outputId/download', read, async (ctx) => {
+  mount(router, routes.download, read, async (ctx) => {
     ctx.redirect(await runs.downloadUrl(deps, scope(ctx).projectId, ctx.params.id, ctx.params.outputId));
   });
 

@@ -13,7 +13,7 @@ export interface StartRunInput {
   metadata?: Record<string, unknown>;
 }
 
-export const startRunSchema = Joi.object<StartRunInput>({
+export const startRunSchema = Joi.object<StartRunInput, true>({
   parameters: Joi.object().unknown(true),
   version: Joi.number().integer().min(1).max(1_000_000_000),
   outputs: Joi.array().items(Joi.string().valid(...FORMATS)).min(1).max(3).unique(),
@@ -21,7 +21,11 @@ export const startRunSchema = Joi.object<StartRunInput>({
   metadata: Joi.object().unknown(true),
 });
 
-export const retryRunSchema = Joi.object<{ deliveriesOnly: boolean }>({
+export interface RetryRunInput {
+  deliveriesOnly: boolean;
+}
+
+export const retryRunSchema = Joi.object<RetryRunInput, true>({
   deliveriesOnly: Joi.boolean().default(false),
 });
 
@@ -33,7 +37,7 @@ export interface ExportRunsQuery {
   reportId?: string;
 }
 
-export const exportRunsSchema = Joi.object<ExportRunsQuery>({
+export const exportRunsSchema = Joi.object<ExportRunsQuery, true>({
   format: Joi.string().valid('csv', 'json').default('csv'),
   from: Joi.date().iso(),
   to: Joi.date().iso(),
@@ -55,7 +59,7 @@ export interface ListRunsQuery {
   sortOrder: 'asc' | 'desc';
 }
 
-export const listRunsSchema = Joi.object<ListRunsQuery>({
+export const listRunsSchema = Joi.object<ListRunsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   reportId: Joi.string().trim().min(1).max(200),

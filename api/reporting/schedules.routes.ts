@@ -3,12 +3,12 @@ import type { Context } from 'koa';
 import { nextFireTimes } from '../../domain/reporting/cron';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { acceptedAnswer } from '../accepted';
 import { applyAnswer } from '../middleware/idempotency';
 import { pageMeta } from '../page-meta';
 import { presentSchedule } from './schedules.presenter';
-import * as schema from './schedules.schema';
+import { scheduleEndpoints as routes } from './reporting.endpoints';
 import * as schedules from './schedules.service';
 import { requireVerifiedForEmailChannels } from './mail-senders';
 
@@ -33,50 +33,44 @@ export function scheduleRoutes(services: Services): Router {
   };
 
   // Before /:id, which would take `validate` for an id.
-  router.post('/validate', write, async (ctx) => {
-    const input = validate(schema.validateCronSchema, ctx.request.body);
+  mount(router, routes.validate, write, async (ctx, { body: input }) => {
     const check = schedules.checkCron(deps, input.cron, input.timezone);
     const nextRunTimes = check.valid ? nextFireTimes(input.cron, check.timezone, new Date(), input.count).map((d) => d.toISOString()) : [];
     ctx.body = { valid: check.valid, errors: check.errors, warnings: check.warnings, description: check.description || null, timezone: check.valid ? check.timezone : null, nextRunTimes };
   });
 
-  router.post('/', write, async (ctx) => {
-    const input = validate(schema.createScheduleSchema, ctx.request.body);
+  mount(router, routes.create, write, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = presentSchedule(await schedules.createSchedule(deps, { projectId: scope(ctx).projectId, userId: scope(ctx).userId }, input));
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listSchedulesSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { views, total } = await schedules.listSchedules(deps, scope(ctx).projectId, query);
     ctx.body = { data: views.map(presentSchedule), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = presentSchedule(await schedules.getSchedule(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.patch('/:id', write, async (ctx) => {
-    const patch = validate(schema.updateScheduleSchema, ctx.request.body);
+  mount(router, routes.update, write, async (ctx, { body: patch }) => {
     ctx.body = presentSchedule(await schedules.updateSchedule(deps, { projectId: scope(ctx).projectId, userId: scope(ctx).userId }, ctx.params.id, patch));
   });
 
-  router.delete('/:id', write, async (ctx) => {
+  mount(router, routes.delete, write, async (ctx) => {
     await schedules.deleteSchedule(deps, scope(ctx).projectId, ctx.params.id);
     ctx.status = 204;
   });
 
-  router.post('/:id/pause', write, async (ctx) => {
-    const input = validate(schema.pauseScheduleSchema, ctx.request.body ?? {});
+  mount(router, routes.pause, write, async (ctx, { body: input }) => {
     ctx.body = presentSchedule(await schedules.setPaused(deps, scope(ctx).projectId, ctx.params.id, true, input.note));
   });
 
-  router.post('/:id/resume', write, async (ctx) => {
-    validate(schema.resumeScheduleSchema, ctx.request.body ?? {});
+  mount(router, routes.resume, write, async (ctx) => {
     ctx.body = presentSchedule(await schedules.setPaused(deps, scope(ctx).projectId, ctx.params.id, false));
   });
 
-  router.post('/:id/trigger', run, async (ctx) => {
+  mount(router, routes.trigger, run, async (ctx) => {
     const { schedule } = await schedules.getSchedule(deps, scope(ctx).projectId, ctx.params.id);
     // A job target without channels of its own delivers through the job's channels.
     const [job]: Array<{ channel_ids: string[] }> = schedule.targetType === 'job' ? await services.db.query(`SELECT channel_ids FROM reporting_jobs WHERE id = $1 AND project_id = $2`, [schedule.targetId, schedule.projectId]) : [];

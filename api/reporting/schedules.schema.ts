@@ -46,9 +46,9 @@ const fields = {
   endAt: Joi.date().iso().allow(null),
 };
 
-export const createScheduleSchema = Joi.object<CreateScheduleInput>({ ...fields, name: fields.name.required(), target: fields.target.required(), cron: fields.cron.required() });
+export const createScheduleSchema = Joi.object<CreateScheduleInput, true>({ ...fields, name: fields.name.required(), target: fields.target.required(), cron: fields.cron.required() });
 
-export const updateScheduleSchema = Joi.object<UpdateScheduleInput>(fields).min(1);
+export const updateScheduleSchema = Joi.object<UpdateScheduleInput, true>(fields).min(1);
 
 export interface ListSchedulesQuery {
   page: number;
@@ -58,7 +58,7 @@ export interface ListSchedulesQuery {
   status?: ScheduleStatus;
 }
 
-export const listSchedulesSchema = Joi.object<ListSchedulesQuery>({
+export const listSchedulesSchema = Joi.object<ListSchedulesQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),
   targetType: Joi.string().valid('report', 'job'),
@@ -66,9 +66,13 @@ export const listSchedulesSchema = Joi.object<ListSchedulesQuery>({
   status: Joi.string().valid('active', 'paused'),
 });
 
-export const pauseScheduleSchema = Joi.object<{ note?: string }>({ note: Joi.string().trim().max(500).allow('') });
+export interface PauseScheduleInput {
+  note?: string;
+}
 
-export const resumeScheduleSchema = Joi.object({});
+export const pauseScheduleSchema = Joi.object<PauseScheduleInput, true>({ note: Joi.string().trim().max(500).allow('') });
+
+export const resumeScheduleSchema = Joi.object<Record<never, never>, true>({});
 
 export interface ValidateCronInput {
   cron: string;
@@ -76,7 +80,7 @@ export interface ValidateCronInput {
   count: number;
 }
 
-export const validateCronSchema = Joi.object<ValidateCronInput>({
+export const validateCronSchema = Joi.object<ValidateCronInput, true>({
   cron: fields.cron.required(),
   timezone: fields.timezone.default('UTC'),
   // How many next fire times the answer lists (`nextRunTimes`).
