@@ -85,7 +85,7 @@ describe('browser sessions: the refresh token in an HttpOnly cookie (api/identit
 
     const other = await app.request('POST', '/api/auth/refresh', { headers: { 'X-Formwork-Session': 'body', cookie: `formwork_refresh=${token}` } });
     expect(other.status).toBe(400);
-    expect(other.body).toMatchObject({ code: 'ERR_VALID_005', relatedInfo: { field: 'refreshToken' } });
+    expect(other.body).toMatchObject({ code: 'ERR_VALID_001', relatedInfo: { field: 'X-Formwork-Session' } });
 
     const foreign = await app.request('POST', '/api/auth/refresh', { headers: { ...browser(token), Origin: 'https://evil.example' } });
     expect(foreign.status).toBe(403);
