@@ -41,11 +41,11 @@ describe('reporting limits follow the settings', () => {
 
   it('refuses more than the settings, naming the field and the limit', async () => {
     const slow = await create({ timeoutSeconds: 601 });
-    expect([slow.status, slow.body.code, slow.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'timeoutSeconds', limit: 600 }]);
+    expect([slow.status, slow.body.code, slow.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'timeoutSeconds', limit: 600, errors: [{ path: 'timeoutSeconds', code: 'ERR_VALID_001', message: expect.stringContaining('REPORTING_QUERY_TIMEOUT_SECONDS') }] }]);
     const many = await create({ maxRows: 250_001 });
-    expect([many.status, many.body.code, many.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'maxRows', limit: 250_000 }]);
+    expect([many.status, many.body.code, many.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'maxRows', limit: 250_000, errors: [{ path: 'maxRows', code: 'ERR_VALID_001', message: expect.stringContaining('REPORTING_MAX_ROWS') }] }]);
     const patch = await app.request('PATCH', `/api/reporting/datasources/${datasourceId}`, { token: alice.accessToken, body: { defaults: { maxRows: 300_000 } } });
-    expect([patch.status, patch.body.code, patch.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'defaults.maxRows', limit: 250_000 }]);
+    expect([patch.status, patch.body.code, patch.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'defaults.maxRows', limit: 250_000, errors: [{ path: 'defaults.maxRows', code: 'ERR_VALID_001', message: expect.stringContaining('REPORTING_MAX_ROWS') }] }]);
     // Past the settings' own bounds the body's shape is refused before any setting is read.
     const absurd = await create({ timeoutSeconds: 10 ** 9 });
     expect([absurd.status, absurd.body.code]).toEqual([400, 'ERR_VALID_001']);

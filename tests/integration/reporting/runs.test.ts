@@ -224,7 +224,7 @@ describe('reporting runs', () => {
     expect([csv.status, csv.headers.get('content-type'), csv.text]).toEqual([200, 'text/csv; charset=utf-8', 'n,total\r\n3,22.75\r\n']);
 
     const noDataset = await app.request('POST', `/api/reporting/reports/${report.id}/preview`, as({ body: { format: 'csv', dataset: 'nope' } }));
-    expect([noDataset.status, noDataset.body.code, noDataset.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'dataset' }]);
+    expect([noDataset.status, noDataset.body.code, noDataset.body.relatedInfo]).toEqual([400, 'ERR_VALID_001', { field: 'dataset', errors: [{ path: 'dataset', code: 'ERR_VALID_001', message: "The report has no dataset 'nope'" }] }]);
     const badValue = await app.request('POST', `/api/reporting/reports/${report.id}/preview`, as({ body: { parameters: { min: 'x' } } }));
     expect([badValue.status, badValue.body.code]).toEqual([400, 'ERR_RPT_007']);
     const byKey = await app.request('POST', `/api/reporting/reports/${report.id}/preview`, { token: runKey, body: {} });
