@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Context } from 'koa';
 
 /**
@@ -5,18 +6,25 @@ import type { Context } from 'koa';
  * next request (docs/errors.md "Refused bodies and the connection"). Nothing read is kept.
  */
 const REFUSED_BODY_DRAIN_BYTES = 8 * 1024 * 1024;
+/** How long a connection closed after a refusal goes on reading what the client still sends (its lingering close). */
+const LINGER_MS = 5_000;
 
 /**
  * Called as an error is answered: a request body that was not read whole (refused for its size
  * while it streamed, refused by its Content-Length or content type before a byte was read, a
  * request refused before its body was parsed) is read on to its end and discarded, up to
  * REFUSED_BODY_DRAIN_BYTES on the wire, so the connection carries the client's next request. The
- * answer does not wait for it: a client still sending gets its 413 at once. A rest declared
- * (Content-Length) larger than the bound is answered with `Connection: close`; the bytes that still
- * arrive while the answer is written are read and discarded too, so the client meets a clean close
- * after a complete answer rather than a reset. A rest found larger than the bound while it is
- * drained (chunked, no Content-Length) closes the connection once the answer is written.
- * Compressed bodies are drained as they arrive (not decompressed).
+ * answer does not wait for it: a client still sending gets its 413 at once. A compressed body is
+ * drained as it arrives (not decompressed).
+ *
+ * A rest larger than the bound (declared by Content-Length, or found so while it is drained,
+ * chunked) ends the connection with a lingering close, as nginx and Apache end one: once the
+ * answer is written the service closes its side (the client reads a complete answer, then the
+ * end), and goes on reading and discarding what the client still sends until the client closes
+ * too, for LINGER_MS at most. Destroying the socket at once instead would leave the client's
+ * bytes unread, and the TCP reset that follows can reach the client before it read the answer
+ * (ECONNRESET instead of a 413). `Connection: close` is not sent for it: Node's server destroys a
+ * socket as soon as such an answer is written.
  */
 export function settleRefusedBody(ctx: Context): void {
   const req = ctx.req;
@@ -24,18 +32,34 @@ export function settleRefusedBody(ctx: Context): void {
   // Whatever was reading the body (a parser stopped at its limit, a decompressor) lets go of it.
   req.unpipe();
   req.removeAllListeners('data');
+  // The client hanging up mid-body ends the request with an error nobody else listens to.
+  req.on('error', () => undefined);
+  let lingering = false;
+  const closeAfterAnswer = () => {
+    if (lingering) return;
+    lingering = true;
+    const close = () => lingerAndClose(req.socket);
+    if (ctx.res.writableFinished) close();
+    else ctx.res.once('finish', close);
+    ctx.res.once('close', () => {
+      if (!ctx.res.writableFinished) req.socket.destroy();
+    });
+  };
   const declared = Number(req.headers['content-length']);
-  const closing = Number.isFinite(declared) && declared > REFUSED_BODY_DRAIN_BYTES;
-  if (closing) ctx.set('Connection', 'close');
+  if (Number.isFinite(declared) && declared > REFUSED_BODY_DRAIN_BYTES) closeAfterAnswer();
   let seen = 0;
-  let over = false;
   req.on('data', (chunk: Buffer) => {
     seen += chunk.length;
-    if (closing || over || seen <= REFUSED_BODY_DRAIN_BYTES) return;
-    over = true;
-    const close = () => req.socket.destroy();
-    if (ctx.res.writableFinished) close();
-    else ctx.res.once('finish', close).once('close', close);
+    if (seen > REFUSED_BODY_DRAIN_BYTES) closeAfterAnswer();
   });
   req.resume();
+}
+
+/** Closes the service's side of `socket` now, reads on (the request's 'data' discards it) until the client closes, then destroys it. */
+function lingerAndClose(socket: Socket): void {
+  if (socket.destroyed) return;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.end();
 }
