@@ -1,7 +1,7 @@
 import { agentsOperations } from '../agents/agents.openapi';
 import { assetOperations } from '../assets/assets.openapi';
-import { documentOperations } from '../documents/documents.openapi';
-import { signingCertificateOperations } from '../documents/signing-certificates.openapi';
+import { documentOperations } from '../documents/documents.endpoints';
+import { signingCertificateOperations } from '../documents/signing-certificates.endpoints';
 import { flowOperations } from '../flow/flow.openapi';
 import { healthOperations } from '../health/health.openapi';
 import { identityOperations } from '../identity/identity.openapi';
