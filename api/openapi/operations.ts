@@ -1,5 +1,5 @@
 import { agentsOperations } from '../agents/agents.openapi';
-import { assetOperations } from '../assets/assets.openapi';
+import { assetOperations } from '../assets/assets.endpoints';
 import { documentOperations } from '../documents/documents.endpoints';
 import { signingCertificateOperations } from '../documents/signing-certificates.endpoints';
 import { flowOperations } from '../flow/flow.openapi';
