@@ -1,4 +1,4 @@
-import { agentsOperations } from '../agents/agents.openapi';
+import { agentsOperations } from '../agents/agents.endpoints';
 import { assetOperations } from '../assets/assets.endpoints';
 import { documentOperations } from '../documents/documents.endpoints';
 import { signingCertificateOperations } from '../documents/signing-certificates.endpoints';
