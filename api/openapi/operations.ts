@@ -8,7 +8,7 @@ import { identityOperations } from '../identity/identity.openapi';
 import { oauthOperations } from '../identity/oauth.openapi';
 import { mcpOperations } from '../mcp/mcp.openapi';
 import { reportingOperations } from '../reporting/reporting.openapi';
-import { storageOperations } from '../storage/storage.openapi';
+import { storageOperations } from '../storage/storage.endpoints';
 import { templateOperations } from '../templates/templates.openapi';
 import { embedOperations } from '../templates/embed.openapi';
 import { webhookOperations } from '../webhooks/webhooks.endpoints';
