@@ -3,7 +3,7 @@ import { assetOperations } from '../assets/assets.endpoints';
 import { documentOperations } from '../documents/documents.endpoints';
 import { signingCertificateOperations } from '../documents/signing-certificates.endpoints';
 import { flowOperations } from '../flow/flow.openapi';
-import { healthOperations } from '../health/health.openapi';
+import { healthOperations } from '../health/health.endpoints';
 import { identityOperations } from '../identity/identity.openapi';
 import { oauthOperations } from '../identity/oauth.openapi';
 import { mcpOperations } from '../mcp/mcp.openapi';
