@@ -6,7 +6,7 @@ import { flowOperations } from '../flow/flow.openapi';
 import { healthOperations } from '../health/health.endpoints';
 import { identityOperations } from '../identity/identity.openapi';
 import { oauthOperations } from '../identity/oauth.openapi';
-import { mcpOperations } from '../mcp/mcp.openapi';
+import { mcpOperations } from '../mcp/mcp.endpoints';
 import { reportingOperations } from '../reporting/reporting.openapi';
 import { storageOperations } from '../storage/storage.endpoints';
 import { templateOperations } from '../templates/templates.openapi';
