@@ -13,7 +13,7 @@ import { templateOperations } from '../templates/templates.openapi';
 import { embedOperations } from '../templates/embed.openapi';
 import { webhookOperations } from '../webhooks/webhooks.endpoints';
 import { buildOpenApiDocument } from './document';
-import { openApiOperations } from './openapi.openapi';
+import { openApiOperations } from './openapi.endpoints';
 import type { Operation } from './operation';
 
 /** The version of the API the document describes (paths under /api/v1 keep theirs). */
