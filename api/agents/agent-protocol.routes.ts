@@ -3,7 +3,9 @@ import type { Context, Next } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import type { Services } from '../../platform/services';
+import { mount } from '../openapi/route';
 import { validate } from '../validation';
+import { agentProtocolEndpoints as routes } from './agents.endpoints';
 import * as protocol from './agent-protocol.service';
 import * as schema from './agents.schema';
 
@@ -13,7 +15,8 @@ import * as schema from './agents.schema';
  * user sessions and API keys are 403 ERR_AUTH_005, and every other route refuses an agent token the same
  * way (its guards know no `agent` principal). An unknown or rotated token is 401 ERR_AGENT_002, a
  * deactivated agent 401 ERR_AGENT_003, both on the very next request. The rate limiter counts 120
- * requests a minute per agent (api/middleware/rate-limit.ts).
+ * requests a minute per agent (api/middleware/rate-limit.ts). Each route is declared once, in
+ * agents.endpoints.ts (api/openapi/route.ts).
  */
 export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHooks): Router {
   const { db } = services;
@@ -36,14 +39,12 @@ export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHoo
   }
   router.use(agentOnly);
 
-  router.post('/sessions', async (ctx) => {
-    const input = validate(schema.openSessionSchema, ctx.request.body);
+  mount(router, routes.openSession, async (ctx, { body: input }) => {
     ctx.status = 201;
     ctx.body = await protocol.openSession(deps, agentId(ctx), input);
   });
 
-  router.get('/tasks/next', async (ctx) => {
-    const query = validate(schema.nextTaskSchema, ctx.query);
+  mount(router, routes.nextTask, async (ctx, { query }) => {
     // 'close' may have fired before this handler ran: the socket's own state says so too.
     let closed = false;
     ctx.res.once('close', () => {
@@ -55,13 +56,12 @@ export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHoo
     else ctx.status = 204;
   });
 
-  router.post('/heartbeat', async (ctx) => {
-    const input = validate(schema.heartbeatSchema, ctx.request.body);
+  mount(router, routes.heartbeat, async (ctx, { body: input }) => {
     ctx.body = await protocol.heartbeat(deps, agentId(ctx), input);
   });
 
-  router.post('/tasks/:taskId/result', async (ctx) => {
-    const query = validate(schema.taskUploadQuerySchema, ctx.query);
+  // The body is JSON or NDJSON by the task's kind (known once the task is found): validated here, not by mount.
+  mount(router, { operation: routes.result.operation, query: routes.result.query }, async (ctx, { query }) => {
     const { task, session } = await protocol.taskForUpload(deps, agentId(ctx), ctx.params.taskId, query.sessionId);
     if (task.kind === 'query' || task.kind === 'preview') {
       if (!ctx.is('application/x-ndjson')) throw new AppError('ERR_AGENT_008', 'A query or preview result is Content-Type application/x-ndjson');
@@ -84,8 +84,7 @@ export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHoo
     ctx.body = { accepted: true };
   });
 
-  router.post('/tasks/:taskId/failure', async (ctx) => {
-    const input = validate(schema.taskFailureSchema, ctx.request.body);
+  mount(router, routes.failure, async (ctx, { body: input }) => {
     await protocol.failTask(deps, agentId(ctx), ctx.params.taskId, input);
     ctx.body = { accepted: true };
   });

@@ -1,14 +1,14 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { requireVerifiedSender } from '../middleware/verified-sender';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
+import { agentEndpoints as routes } from './agents.endpoints';
 import { agentProtocolRoutes } from './agent-protocol.routes';
 import { createAgentHooks } from './agent-completion';
 import type { AgentHooks } from './agent-protocol.service';
 import * as presenter from './agents.presenter';
-import * as schema from './agents.schema';
 import * as agents from './agents.service';
 import { pageMeta } from '../page-meta';
 
@@ -17,7 +17,8 @@ import { pageMeta } from '../page-meta';
  * (so `me` is never taken for an agent id), then management. Management is for user sessions
  * only: viewers read, members see tasks, admins and owners manage (agents hold tokens). API keys
  * and agent tokens are refused (403 ERR_AUTH_005). Creating an agent needs a verified e-mail address
- * (403 ERR_AUTH_006, issue 29): an agent reaches databases inside someone's network.
+ * (403 ERR_AUTH_006, issue 29): an agent reaches databases inside someone's network. Each route is
+ * declared once, in agents.endpoints.ts (api/openapi/route.ts).
  */
 export function agentRouters(services: Services, hooks: AgentHooks = createAgentHooks(services)): Router[] {
   return [agentProtocolRoutes(services, hooks), agentRoutes(services)];
@@ -33,61 +34,61 @@ function agentRoutes(services: Services): Router {
   const present = async (projectId: string, agent: Awaited<ReturnType<typeof agents.getAgent>>) =>
     presenter.presentAgent(agent, (await agents.datasourceCounts(db, projectId, [agent.id])).get(agent.id) ?? 0);
 
-  router.post('/', manage, async (ctx) => {
+  // Before the body is validated, as the guards: an unverified caller is 403 whatever it sends.
+  const verifiedSender = async (ctx: Context, next: Next) => {
     await requireVerifiedSender(db, scope(ctx), 'creating an agent');
-    const input = validate(schema.createAgentSchema, ctx.request.body);
+    await next();
+  };
+
+  mount(router, routes.create, manage, verifiedSender, async (ctx, { body: input }) => {
     const { projectId, userId } = scope(ctx);
     const { agent, token } = await agents.createAgent(db, projectId, userId, input);
     ctx.status = 201;
     ctx.body = { ...presenter.presentAgent(agent, 0), token };
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listAgentsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { projectId } = scope(ctx);
     const { agents: page, total } = await agents.listAgents(db, projectId, query);
     const counts = await agents.datasourceCounts(db, projectId, page.map((a) => a.id));
     ctx.body = { data: page.map((a) => presenter.presentAgent(a, counts.get(a.id) ?? 0)), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     const { projectId } = scope(ctx);
     ctx.body = await present(projectId, await agents.getAgent(db, projectId, ctx.params.id));
   });
 
-  router.patch('/:id', manage, async (ctx) => {
-    const patch = validate(schema.updateAgentSchema, ctx.request.body);
+  mount(router, routes.update, manage, async (ctx, { body: patch }) => {
     const { projectId } = scope(ctx);
     ctx.body = await present(projectId, await agents.updateAgent(db, projectId, ctx.params.id, patch));
   });
 
-  router.delete('/:id', manage, async (ctx) => {
+  mount(router, routes.delete, manage, async (ctx) => {
     await agents.deleteAgent(db, scope(ctx).projectId, ctx.params.id);
     ctx.status = 204;
   });
 
-  router.post('/:id/rotate-token', manage, async (ctx) => {
+  mount(router, routes.rotateToken, manage, async (ctx) => {
     ctx.body = await agents.rotateToken(db, scope(ctx).projectId, ctx.params.id);
   });
 
   // Confirming or clearing the key that a first session sent (docs/agent.md "Confirming the key").
-  router.post('/:id/key/confirm', manage, async (ctx) => {
-    const { fingerprint } = validate(schema.confirmKeySchema, ctx.request.body);
+  mount(router, routes.confirmKey, manage, async (ctx, { body: { fingerprint } }) => {
     const { projectId, userId } = scope(ctx);
     ctx.body = await present(projectId, await agents.confirmKey(db, projectId, ctx.params.id, userId, fingerprint));
   });
 
-  router.delete('/:id/key', manage, async (ctx) => {
+  mount(router, routes.clearKey, manage, async (ctx) => {
     const { projectId } = scope(ctx);
     ctx.body = await present(projectId, await agents.clearKey(db, projectId, ctx.params.id));
   });
 
-  router.get('/:id/health', read, async (ctx) => {
+  mount(router, routes.health, read, async (ctx) => {
     ctx.body = presenter.presentHealth(await agents.getAgent(db, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.get('/:id/tasks', tasks, async (ctx) => {
-    const query = validate(schema.listTasksSchema, ctx.query);
+  mount(router, routes.tasks, tasks, async (ctx, { query }) => {
     const { projectId } = scope(ctx);
     const agent = await agents.getAgent(db, projectId, ctx.params.id);
     const { tasks: page, total } = await agents.listTasks(db, projectId, agent.id, query);

@@ -27,13 +27,13 @@ export interface UpdateAgentInput {
   isActive?: boolean;
 }
 
-export const createAgentSchema = Joi.object<CreateAgentInput>({ name: name.required(), description });
-export const updateAgentSchema = Joi.object<UpdateAgentInput>({ name, description, isActive: Joi.boolean().strict() }).min(1);
+export const createAgentSchema = Joi.object<CreateAgentInput, true>({ name: name.required(), description });
+export const updateAgentSchema = Joi.object<UpdateAgentInput, true>({ name, description, isActive: Joi.boolean().strict() }).min(1);
 
 export interface ConfirmKeyInput {
   fingerprint: string;
 }
-export const confirmKeySchema = Joi.object<ConfirmKeyInput>({ fingerprint: Joi.string().max(100).required() });
+export const confirmKeySchema = Joi.object<ConfirmKeyInput, true>({ fingerprint: Joi.string().max(100).required() });
 
 export interface ListAgentsQuery {
   page: number;
@@ -41,7 +41,7 @@ export interface ListAgentsQuery {
   status?: AgentStatus;
 }
 
-export const listAgentsSchema = Joi.object<ListAgentsQuery>({ page, limit, status: Joi.string().valid(...AGENT_STATUSES) });
+export const listAgentsSchema = Joi.object<ListAgentsQuery, true>({ page, limit, status: Joi.string().valid(...AGENT_STATUSES) });
 
 export interface ListTasksQuery {
   page: number;
@@ -50,7 +50,7 @@ export interface ListTasksQuery {
   kind?: AgentTaskKind;
 }
 
-export const listTasksSchema = Joi.object<ListTasksQuery>({
+export const listTasksSchema = Joi.object<ListTasksQuery, true>({
   page,
   limit,
   status: Joi.string().valid(...TASK_STATUSES),
@@ -69,7 +69,7 @@ export interface OpenSessionInput {
   publicKey?: string;
 }
 
-export const openSessionSchema = Joi.object<OpenSessionInput>({
+export const openSessionSchema = Joi.object<OpenSessionInput, true>({
   version: Joi.string().trim().min(1).max(50).required(),
   hostname: Joi.string().trim().min(1).max(255).required(),
   platform: Joi.string().trim().min(1).max(50).required(),
@@ -90,7 +90,7 @@ export interface NextTaskQuery {
   wait: number;
 }
 
-export const nextTaskSchema = Joi.object<NextTaskQuery>({
+export const nextTaskSchema = Joi.object<NextTaskQuery, true>({
   sessionId: Joi.string().guid().required(),
   wait: Joi.number().min(0).max(50).default(50),
 });
@@ -106,7 +106,7 @@ export interface HeartbeatInput {
 
 const count = Joi.number().integer().min(0).max(1_000_000);
 
-export const heartbeatSchema = Joi.object<HeartbeatInput>({
+export const heartbeatSchema = Joi.object<HeartbeatInput, true>({
   sessionId: Joi.string().guid().required(),
   running: Joi.array().items(taskRef).max(64).default([]),
   load: Joi.object({ running: count.required(), capacity: count.required() }),
@@ -129,7 +129,7 @@ export interface TaskUploadQuery {
   sessionId?: string;
 }
 
-export const taskUploadQuerySchema = Joi.object<TaskUploadQuery>({ sessionId: Joi.string().guid() });
+export const taskUploadQuerySchema = Joi.object<TaskUploadQuery, true>({ sessionId: Joi.string().guid() });
 
 export interface TaskFailureInput {
   code: string;
@@ -138,7 +138,7 @@ export interface TaskFailureInput {
   dbCode?: string;
 }
 
-export const taskFailureSchema = Joi.object<TaskFailureInput>({
+export const taskFailureSchema = Joi.object<TaskFailureInput, true>({
   code: Joi.string()
     .pattern(/^[A-Za-z0-9_.-]{1,64}$/)
     .required(),

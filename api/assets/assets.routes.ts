@@ -8,7 +8,9 @@ import type { Scope } from '../middleware/guards';
 import { multipartUploadAs } from '../middleware/uploads';
 import { pageMeta } from '../page-meta';
 import { actorOf, templateGuards } from '../templates/template-guards';
+import { mount } from '../openapi/route';
 import { validate } from '../validation';
+import { assetEndpoints as routes } from './assets.endpoints';
 import * as presenter from './assets.presenter';
 import * as schema from './assets.schema';
 import * as assets from './assets.service';
@@ -19,7 +21,8 @@ const UPLOAD_MAX_BYTES = Math.max(ASSET_LIMITS.imageMaxBytes, ASSET_LIMITS.fontM
 /**
  * Assets under /api/assets (docs/templates.md "Assets and fonts"): who may read and change them is
  * who may read and change templates (template-guards.ts): viewers and API keys with
- * `read_templates` read, members upload and delete.
+ * `read_templates` read, members upload and delete. Each route is declared once, in
+ * assets.endpoints.ts (api/openapi/route.ts).
  */
 export function assetRoutes(services: Services): Router {
   const router = new Router({ prefix: '/api/assets' });
@@ -31,7 +34,8 @@ export function assetRoutes(services: Services): Router {
     new AppError('ERR_ASSET_003', `Assets are at most ${UPLOAD_MAX_BYTES} bytes`, { limit: UPLOAD_MAX_BYTES }),
   );
 
-  router.post('/', write, assetUpload, async (ctx) => {
+  // Multipart only: refused before its fields are validated (here, not by mount).
+  mount(router, { operation: routes.upload.operation }, write, assetUpload, async (ctx) => {
     if (!ctx.is('multipart')) throw new AppError('ERR_VALID_001', 'Upload the image or font as multipart/form-data, in the part `file`', { field: 'Content-Type' });
     const files = ctx.request.files?.file;
     const file = Array.isArray(files) ? files[0] : files;
@@ -41,17 +45,16 @@ export function assetRoutes(services: Services): Router {
     ctx.body = presenter.presentAsset(created);
   });
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(schema.listAssetsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { assets: page, total } = await assets.listAssets(deps, scope(ctx).projectId, query);
     ctx.body = { data: page.map(presenter.presentAsset), meta: pageMeta(total, query.page, query.limit) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = presenter.presentAsset(await assets.getAsset(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.get('/:id/content', read, async (ctx) => {
+  mount(router, routes.content, read, async (ctx) => {
     const asset = await assets.getAsset(deps, scope(ctx).projectId, ctx.params.id, true);
     ctx.body = asset.content;
     ctx.type = asset.mediaType;
@@ -62,7 +65,7 @@ export function assetRoutes(services: Services): Router {
     ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");
   });
 
-  router.delete('/:id', write, async (ctx) => {
+  mount(router, routes.delete, write, async (ctx) => {
     await assets.deleteAsset(deps, scope(ctx).projectId, ctx.params.id);
     ctx.body = { success: true, message: 'Asset deleted' };
   });

@@ -5,7 +5,7 @@ export interface UploadAssetInput {
   name?: string;
 }
 
-export const uploadAssetSchema = Joi.object<UploadAssetInput>({
+export const uploadAssetSchema = Joi.object<UploadAssetInput, true>({
   name: Joi.string().trim().min(1).max(200),
 });
 
@@ -15,7 +15,7 @@ export interface ListAssetsQuery {
   limit: number;
 }
 
-export const listAssetsSchema = Joi.object<ListAssetsQuery>({
+export const listAssetsSchema = Joi.object<ListAssetsQuery, true>({
   kind: Joi.string().valid('image', 'font', 'pdf'),
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(20),

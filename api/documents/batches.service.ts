@@ -8,20 +8,11 @@ import { insertJobs } from '../../db/documents/job-state';
 import { checkArchiveRequest } from '../../domain/documents/batch-archive';
 import { batchArchiveLink, jobDownloadLink } from '../../domain/documents/document-events';
 import { checkMetadata, mergeMetadata } from '../../domain/documents/metadata';
-import { checkOutput, type OutputOptions } from '../../domain/documents/output';
+import { checkOutput } from '../../domain/documents/output';
 import { checkSignatureCertificate } from './signing-certificates.service';
-import type { DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
+import type { BatchInput } from './documents.schema';
 import { checkVariables, newJob, publishedTemplateFor, reserve, type Caller, type DocumentDeps } from './documents.service';
-
-export interface BatchInput {
-  templateId: string;
-  format: DocumentFormat;
-  documents: Array<{ variables: Record<string, unknown>; filename?: string; metadata?: Record<string, unknown> }>;
-  metadata?: Record<string, unknown>;
-  useCredit: boolean;
-  output?: OutputOptions;
-}
 
 const INSERT_CHUNK = 500;
 

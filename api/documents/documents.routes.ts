@@ -6,12 +6,13 @@ import type { Services } from '../../platform/services';
 import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import { sendExport } from '../export-file';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
+import { mount } from '../openapi/route';
 import { validate } from '../validation';
 import { acceptedAnswer } from '../accepted';
 import { documentAnalytics, documentQuota, periodOf } from './analytics.service';
 import { generateBatch, getBatch, type AcceptedBatch } from './batches.service';
 import { EXPORT_COLUMNS, exportRow, presentBatch, presentJob } from '../../domain/documents/presenter';
-import * as schema from './documents.schema';
+import { documentEndpoints, type DocumentPrefix } from './documents.endpoints';
 import { generate, type Caller, type Generated } from './documents.service';
 import * as jobs from './jobs.service';
 import { AppError } from '../../domain/errors';
@@ -27,10 +28,16 @@ export const DOCUMENT_ACCESS = {
   read: { role: 'viewer', permission: 'read_documents' },
 } as const satisfies Record<string, ProjectRequirement>;
 
-/** Spec "Document generation", mounted under /api/documents and /api/v1/documents. */
-export function documentRoutes(services: Services, prefix: string): Router {
+/**
+ * Spec "Document generation", mounted under /api/documents and /api/v1/documents. Each route is
+ * declared once, in documents.endpoints.ts (api/openapi/route.ts): its operation in the OpenAPI
+ * document, its validation and its handler's input type come from that declaration.
+ */
+export function documentRoutes(services: Services, prefix: DocumentPrefix): Router {
   const { db, config } = services;
   const router = new Router({ prefix });
+  const { maxParts } = config.rendering.merge;
+  const routes = documentEndpoints(prefix, config.documents.batchMaxDocuments, maxParts);
   const canGenerate = requireProject(db, DOCUMENT_ACCESS.generate);
   const canRead = requireProject(db, DOCUMENT_ACCESS.read);
   const caller = (ctx: Context): Caller => {
@@ -56,8 +63,7 @@ export function documentRoutes(services: Services, prefix: string): Router {
   };
   const batchAccepted = ({ batch, counts }: AcceptedBatch) => acceptedAnswer(config.publicUrl, `/api/documents/batches/${batch.id}`, { ...presentBatch(batch, counts), documents: undefined });
 
-  router.post('/generate', canGenerate, idem, async (ctx) => {
-    const input = validate(schema.generateSchema, ctx.request.body);
+  mount(router, routes.generate, canGenerate, idem, async (ctx, { body: input }) => {
     const store = answerInTransaction(ctx);
     const result = await generate(services, caller(ctx), input, store && ((m, g) => store(m, generated(g))));
     applyAnswer(ctx, generated(result));
@@ -66,14 +72,15 @@ export function documentRoutes(services: Services, prefix: string): Router {
   /*
    * A merge (docs/documents.md "Merging and appended PDFs"): JSON, or multipart with the JSON in the
    * field `request` and the PDFs in `files` (their total within UPLOAD_MAX_BYTES while they stream;
-   * one that does not start with %PDF- stops the upload at once, ERR_OUTPUT_003).
+   * one that does not start with %PDF- stops the upload at once, ERR_OUTPUT_003). The handler
+   * validates the body itself (multipart fields, or JSON; too many parts before the shape), so the
+   * route is mounted without its body schema.
    */
-  const { maxParts } = config.rendering.merge;
   const mergeUpload = multipartUpload(config.uploads, `${prefix}/merge`, {
     maxFiles: maxParts,
     checkHead: { headBytes: PDF_MAGIC.length, check: (head, file) => (head.toString('latin1', 0, PDF_MAGIC.length) === PDF_MAGIC ? undefined : notAPdf(file.index)) },
   });
-  router.post('/merge', canGenerate, mergeUpload, idem, async (ctx) => {
+  mount(router, { operation: routes.merge.operation }, canGenerate, mergeUpload, idem, async (ctx) => {
     let body: unknown = ctx.request.body;
     let uploads: MergeUpload[] = [];
     if (ctx.is('multipart')) {
@@ -97,49 +104,44 @@ export function documentRoutes(services: Services, prefix: string): Router {
     applyAnswer(ctx, generated(result));
   });
 
-  router.post('/generate/batch', canGenerate, idem, async (ctx) => {
-    const input = validate(schema.batchSchema(config.documents.batchMaxDocuments), ctx.request.body);
+  mount(router, routes.generateBatch, canGenerate, idem, async (ctx, { body: input }) => {
     const store = answerInTransaction(ctx);
     const accepted = await generateBatch(services, caller(ctx), input, store && ((m, b) => store(m, batchAccepted(b))));
     applyAnswer(ctx, batchAccepted(accepted));
   });
 
-  router.get('/batches/:batchId', canRead, async (ctx) => {
+  mount(router, routes.getBatch, canRead, async (ctx) => {
     if (!isUuid(ctx.params.batchId)) throw jobs.batchNotFound();
     const { batch, counts, documents } = await getBatch(services, projectId(ctx), ctx.params.batchId);
     ctx.body = presentBatch(batch, counts, documents);
   });
 
-  router.get('/jobs', canRead, async (ctx) => {
-    const q = validate(schema.listJobsSchema, ctx.query);
+  mount(router, routes.listJobs, canRead, async (ctx, { query: q }) => {
     const { jobs: rows, total } = await jobs.listJobs(services, projectId(ctx), q);
     ctx.body = { jobs: await Promise.all(rows.map(async (j) => presentJob(j, await jobs.downloadLink(services, j)))), total, offset: q.offset, limit: q.limit };
   });
 
-  router.get('/jobs/export', canRead, async (ctx) => {
-    const q = validate(schema.exportJobsSchema, ctx.query);
+  mount(router, routes.exportJobs, canRead, (ctx, { query: q }) => {
     const rows = Readable.from(jobs.exportJobs(services, projectId(ctx), q)).map(exportRow);
     sendExport(ctx, rows, { format: q.format, name: 'jobs', columns: EXPORT_COLUMNS });
   });
 
-  router.delete('/jobs/bulk', canGenerate, async (ctx) => {
-    const { jobIds } = validate(schema.jobIdsSchema, ctx.request.body);
+  mount(router, routes.bulkDelete, canGenerate, async (ctx, { body: { jobIds } }) => {
     const deleted = await jobs.bulkDeleteJobs(services, projectId(ctx), jobIds);
     ctx.body = { deleted, message: `${deleted} job(s) deleted` };
   });
 
-  router.post('/jobs/bulk/retry', canGenerate, async (ctx) => {
-    const { jobIds } = validate(schema.jobIdsSchema, ctx.request.body);
+  mount(router, routes.bulkRetry, canGenerate, async (ctx, { body: { jobIds } }) => {
     const queued = await jobs.bulkRetryJobs(services, caller(ctx), jobIds);
     ctx.body = { queued, message: `${queued} failed job(s) queued again` };
   });
 
-  router.get('/jobs/:jobId', canRead, async (ctx) => {
+  mount(router, routes.getJob, canRead, async (ctx) => {
     const job = await jobs.findJob(services, projectId(ctx), jobId(ctx));
     ctx.body = presentJob(job, await jobs.downloadLink(services, job));
   });
 
-  router.post('/jobs/:jobId/retry', canGenerate, idem, async (ctx) => {
+  mount(router, routes.retryJob, canGenerate, idem, async (ctx) => {
     const retried = (job: Pick<DocumentJobEntity, 'id' | 'status'>) => {
       const { status, headers, body } = acceptedAnswer(config.publicUrl, jobUrl(job.id), { jobId: job.id, status: job.status });
       return { status, headers, body: { ...body, message: `Retrying job ${ctx.params.jobId} as a new job` } };
@@ -149,23 +151,21 @@ export function documentRoutes(services: Services, prefix: string): Router {
     applyAnswer(ctx, retried(job));
   });
 
-  router.post('/jobs/:jobId/cancel', canGenerate, async (ctx) => {
+  mount(router, routes.cancelJob, canGenerate, async (ctx) => {
     const job = await jobs.cancelJob(services, projectId(ctx), jobId(ctx));
     ctx.body = { jobId: job.id, status: job.status, message: 'Job cancelled' };
   });
 
-  router.delete('/jobs/:jobId', canGenerate, async (ctx) => {
+  mount(router, routes.deleteJob, canGenerate, async (ctx) => {
     await jobs.deleteJob(services, projectId(ctx), jobId(ctx));
     ctx.status = 204;
   });
 
-  router.get('/analytics', canRead, async (ctx) => {
-    const q = validate(schema.analyticsSchema, ctx.query);
+  mount(router, routes.analytics, canRead, async (ctx, { query: q }) => {
     ctx.body = await documentAnalytics(services, projectId(ctx), periodOf(q));
   });
 
-  router.get('/quota', canRead, async (ctx) => {
-    validate(schema.noQuerySchema, ctx.query);
+  mount(router, routes.quota, canRead, async (ctx) => {
     ctx.body = await documentQuota(services, projectId(ctx));
   });
 

@@ -8,12 +8,13 @@ import { loadPublishedVersion, type PublishedTemplate } from '../../db/templates
 import { estimateWaitSeconds } from '../../domain/documents/files';
 import { acceptanceLimits, checkAcceptance } from '../../domain/documents/acceptance';
 import { checkMetadata } from '../../domain/documents/metadata';
-import { checkOutput, type OutputOptions } from '../../domain/documents/output';
+import { checkOutput } from '../../domain/documents/output';
 import { checkSignatureCertificate } from './signing-certificates.service';
 import type { Billing, DocumentFormat } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
 import { applyVariableInput } from '../../domain/templates/variables';
 import type { Services } from '../../platform/services';
+import type { GenerateInput } from './documents.schema';
 
 export type DocumentDeps = Pick<Services, 'db' | 'temporal' | 'taskQueues' | 'storage' | 'config' | 'logger' | 'outbox'>;
 
@@ -24,15 +25,8 @@ export interface Caller {
   userId?: string;
 }
 
-export interface GenerateInput {
-  templateId: string;
-  format: DocumentFormat;
-  variables: Record<string, unknown>;
-  filename?: string;
-  metadata?: Record<string, unknown>;
-  useCredit: boolean;
-  output?: OutputOptions;
-}
+/** The validated body of POST /api/documents/generate (documents.schema.ts), also the MCP tool's input. */
+export type { GenerateInput };
 
 /**
  * Loads the published version and checks the requested format against its outputFormats. An

@@ -2,9 +2,9 @@ import { In, type EntityManager } from 'typeorm';
 import { jobDownloadLink } from '../../domain/documents/document-events';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { cancelOpenJob, insertJobs } from '../../db/documents/job-state';
-import type { JobStatus } from '../../domain/documents/job-status';
 import { AppError } from '../../domain/errors';
 import type { DownloadLink } from '../../domain/documents/presenter';
+import type { ExportJobsQuery, ListJobsQuery } from './documents.schema';
 import { documentTemplateNotFound, newJob, publishedTemplateFor, reserve, startJobWorkflow, type Caller, type DocumentDeps } from './documents.service';
 import { findTemplate } from '../../db/templates/template-lookup';
 import { TemplateEntity } from '../../db/templates/template.entity';
@@ -23,14 +23,6 @@ export async function findJob(deps: DocumentDeps, projectId: string, jobId: stri
 
 export function downloadLink(deps: DocumentDeps, job: DocumentJobEntity): Promise<DownloadLink | undefined> {
   return jobDownloadLink(deps.storage, deps.config.storage.downloadUrlTtlSeconds, job);
-}
-
-export interface ListJobsQuery {
-  offset: number;
-  limit: number;
-  status?: JobStatus;
-  templateId?: string;
-  batchId?: string;
 }
 
 /**
@@ -53,11 +45,8 @@ export async function listJobs(deps: DocumentDeps, projectId: string, q: ListJob
   return { jobs, total };
 }
 
-export interface ExportQuery {
-  startDate?: Date;
-  endDate?: Date;
-  status?: JobStatus;
-}
+/** What narrows an export (its `format` is the route's business). */
+type ExportQuery = Omit<ExportJobsQuery, 'format'>;
 
 /**
  * The project's jobs, oldest first, fetched a page at a time by keyset (created_at, id), so an

@@ -1,5 +1,6 @@
 import Joi from 'joi';
 import { FILENAME_PATTERN } from '../../domain/documents/files';
+import type { OutputOptions } from '../../domain/documents/output';
 import { outputSchema } from './output.schema';
 
 /**
@@ -9,8 +10,18 @@ import { outputSchema } from './output.schema';
  */
 const title = Joi.string().trim().min(1).max(200).description('The part\'s bookmark; default the job\'s filename, else "Part n"');
 
+export type MergePartInput = { jobId: string; title?: string } | { upload: number; title?: string };
+
+export interface MergeInput {
+  parts: MergePartInput[];
+  filename?: string;
+  metadata?: Record<string, unknown>;
+  useCredit: boolean;
+  output?: OutputOptions;
+}
+
 export const mergeSchema = (maxParts: number) =>
-  Joi.object({
+  Joi.object<MergeInput, true>({
     parts: Joi.array()
       .items(
         Joi.alternatives().try(
@@ -32,6 +43,10 @@ export const mergeSchema = (maxParts: number) =>
  * A multipart request: the JSON above in the text field `request`, the PDFs as files (any field
  * name, in the order `upload` numbers them).
  */
-export const mergeMultipartSchema = Joi.object({
+export interface MergeMultipartFields {
+  request: string;
+}
+
+export const mergeMultipartSchema = Joi.object<MergeMultipartFields, true>({
   request: Joi.string().required().description('The merge request as JSON (the application/json body\'s fields)'),
 });

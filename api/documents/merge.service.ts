@@ -6,10 +6,11 @@ import { In } from 'typeorm';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { insertJobs } from '../../db/documents/job-state';
 import { checkMetadata } from '../../domain/documents/metadata';
-import { checkOutput, type OutputOptions } from '../../domain/documents/output';
+import { checkOutput } from '../../domain/documents/output';
 import { PDF_MAGIC, mergeUploadKey } from '../../domain/documents/merge';
 import type { MergePartRecord } from '../../domain/documents/types';
 import { AppError } from '../../domain/errors';
+import type { MergeInput, MergePartInput } from './merge.schema';
 import { newJob, reserve, type Caller, type DocumentDeps, type Generated } from './documents.service';
 
 /**
@@ -24,16 +25,6 @@ import { newJob, reserve, type Caller, type DocumentDeps, type Generated } from 
  * A merge is one document: it spends one free document (and is watermarked) or one credit, like
  * a generation, given back when it fails or is cancelled.
  */
-
-type MergePartInput = { jobId: string; title?: string } | { upload: number; title?: string };
-
-interface MergeInput {
-  parts: MergePartInput[];
-  filename?: string;
-  metadata?: Record<string, unknown>;
-  useCredit: boolean;
-  output?: OutputOptions;
-}
 
 /** An uploaded file as the multipart parser left it (a temporary file of the request). */
 export interface MergeUpload {

@@ -5,7 +5,9 @@ import { P12_MAX_BYTES } from '../../adapters/rendering/pdf-tools/p12';
 import type { Services } from '../../platform/services';
 import { requireProject, type ProjectRequirement, type Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';
+import { mount } from '../openapi/route';
 import { validate } from '../validation';
+import { signingCertificateEndpoints as routes } from './signing-certificates.endpoints';
 import * as schema from './signing-certificates.schema';
 import * as certificates from './signing-certificates.service';
 
@@ -30,7 +32,8 @@ export function signingCertificateRoutes(services: Services): Router {
   // Past P12_MAX_BYTES the upload is cut off while it streams: 413 ERR_REQ_002.
   const upload = multipartUpload({ ...config.uploads, maxFileBytes: P12_MAX_BYTES }, '/api/signing-certificates');
 
-  router.post('/', manage, upload, async (ctx) => {
+  // The body is multipart (fields and the file) or JSON (with the file base64): the handler validates it, by its kind.
+  mount(router, { operation: routes.upload.operation }, manage, upload, async (ctx) => {
     let p12: Buffer;
     let input: schema.UploadCertificateFields;
     if (ctx.is('multipart')) {
@@ -49,15 +52,15 @@ export function signingCertificateRoutes(services: Services): Router {
     ctx.body = certificates.presentCertificate(created);
   });
 
-  router.get('/', read, async (ctx) => {
+  mount(router, routes.list, read, async (ctx) => {
     ctx.body = { data: (await certificates.listCertificates(deps, scope(ctx).projectId)).map(certificates.presentCertificate) };
   });
 
-  router.get('/:id', read, async (ctx) => {
+  mount(router, routes.get, read, async (ctx) => {
     ctx.body = certificates.presentCertificate(await certificates.getCertificate(deps, scope(ctx).projectId, ctx.params.id));
   });
 
-  router.delete('/:id', manage, async (ctx) => {
+  mount(router, routes.delete, manage, async (ctx) => {
     await certificates.deleteCertificate(deps, scope(ctx).projectId, ctx.params.id);
     ctx.status = 204;
   });

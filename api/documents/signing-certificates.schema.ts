@@ -20,13 +20,13 @@ const fields = {
     .description('An RFC 3161 timestamp authority: signatures with this certificate are then PAdES B-T (the outbound guard applies)'),
 };
 
-export const uploadCertificateFieldsSchema = Joi.object<UploadCertificateFields>(fields);
+export const uploadCertificateFieldsSchema = Joi.object<UploadCertificateFields, true>(fields);
 
 export interface UploadCertificateJson extends UploadCertificateFields {
   p12: string;
 }
 
-export const uploadCertificateJsonSchema = Joi.object<UploadCertificateJson>({
+export const uploadCertificateJsonSchema = Joi.object<UploadCertificateJson, true>({
   ...fields,
   p12: Joi.string().base64().max(Math.ceil(P12_MAX_BYTES / 3) * 4).required().description(`The PKCS#12 (.p12, .pfx) file, base64; at most ${P12_MAX_BYTES} bytes`),
 });

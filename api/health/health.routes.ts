@@ -1,6 +1,8 @@
 import Router from '@koa/router';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../platform/services';
+import { mount } from '../openapi/route';
+import { healthEndpoints } from './health.endpoints';
 
 type Check = () => Promise<unknown>;
 
@@ -49,7 +51,7 @@ export function healthRoutes(services: Services): Router {
       .finally(() => (running = undefined)));
 
   const router = new Router();
-  router.get('/api/health', async (ctx) => {
+  mount(router, healthEndpoints.health, async (ctx) => {
     const age = last ? Date.now() - last.at : Infinity;
     if (age > FRESH_FOR_MS) void refresh();
     const { results } = age <= FRESH_FOR_MS * 10 ? last! : await refresh();

@@ -10,6 +10,8 @@ import type { Services } from '../../platform/services';
 import type { FlowApiDeps } from '../flow/flow-api';
 import { MAX_PAYLOAD_BYTES } from '../flow/submissions.service';
 import { requireProject, type Scope } from '../middleware/guards';
+import { mount } from '../openapi/route';
+import { mcpEndpoints as routes } from './mcp.endpoints';
 import { createMcpServer } from './mcp-server';
 
 /**
@@ -27,8 +29,6 @@ import { createMcpServer } from './mcp-server';
  * endpoint; each tool then needs what its REST route needs. No credential is 401 with the
  * spec's error body; a user session (JWT) is 403: MCP clients are configured with a key.
  */
-
-const PATH = '/mcp';
 
 /** A message around a 1 MB payload: the payload limit of Flow submissions, plus room for the JSON-RPC envelope. */
 const MAX_MESSAGE_BYTES = MAX_PAYLOAD_BYTES + 64 * 1024;
@@ -71,7 +71,7 @@ export function mcpRoutes(services: Services, flow: FlowApiDeps): Router {
   const router = new Router();
   const anyKey = requireProject(services.db, { permission: true });
 
-  router.post(PATH, anyKey, async (ctx) => {
+  mount(router, routes.message, anyKey, async (ctx) => {
     const message = await readMessage(ctx);
     if ('raw' in message) return jsonRpcError(ctx, 400, -32700, 'Parse error: the body is not JSON');
     const principal = ctx.state.principal as Principal;
@@ -94,7 +94,7 @@ export function mcpRoutes(services: Services, flow: FlowApiDeps): Router {
     ctx.set('Allow', 'POST');
     jsonRpcError(ctx, 405, -32000, 'Method not allowed: this MCP server is stateless and answers POST only');
   };
-  router.get(PATH, anyKey, noStream);
-  router.delete(PATH, anyKey, noStream);
+  mount(router, routes.stream, anyKey, noStream);
+  mount(router, routes.endSession, anyKey, noStream);
   return router;
 }

@@ -3,7 +3,9 @@ import { dirname, join } from 'node:path';
 import Router from '@koa/router';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../platform/services';
+import { openApiEndpoints as routes } from './openapi.endpoints';
 import { openApiDocument } from './operations';
+import { mount } from './route';
 
 /**
  * GET /api/openapi.json, the OpenAPI 3.1 document of every route (api/openapi/operations.ts), and
@@ -63,20 +65,20 @@ export function openApiRoutes(services: Services): Router {
   const assetDir = dirname(require.resolve('swagger-ui-dist/package.json'));
   let document: string | undefined;
 
-  router.get('/api/openapi.json', (ctx) => {
+  mount(router, routes.document, (ctx) => {
     document ??= JSON.stringify(openApiDocument({ serverUrl: config.publicUrl, batchMaxDocuments: config.documents.batchMaxDocuments }));
     ctx.type = 'application/json';
     ctx.set('Cache-Control', 'no-cache');
     ctx.body = document;
   });
 
-  router.get('/api/docs', (ctx) => {
+  mount(router, routes.page, (ctx) => {
     ctx.set('Content-Security-Policy', DOCS_CSP);
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = PAGE;
   });
 
-  router.get('/api/docs/:file', async (ctx) => {
+  mount(router, routes.file, async (ctx) => {
     ctx.set('Content-Security-Policy', DOCS_CSP);
     if (ctx.params.file === 'init.js') {
       ctx.type = 'application/javascript; charset=utf-8';

@@ -1,20 +1,20 @@
-import { agentsOperations } from '../agents/agents.openapi';
-import { assetOperations } from '../assets/assets.openapi';
-import { documentOperations } from '../documents/documents.openapi';
-import { signingCertificateOperations } from '../documents/signing-certificates.openapi';
+import { agentsOperations } from '../agents/agents.endpoints';
+import { assetOperations } from '../assets/assets.endpoints';
+import { documentOperations } from '../documents/documents.endpoints';
+import { signingCertificateOperations } from '../documents/signing-certificates.endpoints';
 import { flowOperations } from '../flow/flow.openapi';
-import { healthOperations } from '../health/health.openapi';
+import { healthOperations } from '../health/health.endpoints';
 import { identityOperations } from '../identity/identity.endpoints';
 import { oauthOperations } from '../identity/oauth.endpoints';
-import { mcpOperations } from '../mcp/mcp.openapi';
+import { mcpOperations } from '../mcp/mcp.endpoints';
 import { operationsOf } from './route';
 import { channelEndpoints, datasourceEndpoints, importEndpoints, jobEndpoints, queryEndpoints, reportEndpoints, runEndpoints, scheduleEndpoints } from '../reporting/reporting.endpoints';
-import { storageOperations } from '../storage/storage.openapi';
+import { storageOperations } from '../storage/storage.endpoints';
 import { templateOperations } from '../templates/templates.endpoints';
 import { embedOperations } from '../templates/embed.endpoints';
 import { webhookOperations } from '../webhooks/webhooks.endpoints';
 import { buildOpenApiDocument } from './document';
-import { openApiOperations } from './openapi.openapi';
+import { openApiOperations } from './openapi.endpoints';
 import type { Operation } from './operation';
 
 /** The version of the API the document describes (paths under /api/v1 keep theirs). */

@@ -2,6 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { FILES_ROUTE_PREFIX, type LocalStorage } from '../../adapters/storage/local-storage';
 import { contentDisposition } from '../../adapters/storage/storage';
+import { mount } from '../openapi/route';
+import { storageEndpoints } from './storage.endpoints';
 
 /**
  * Serves artefacts of the local storage adapter through their signed, expiring links.
@@ -11,7 +13,8 @@ import { contentDisposition } from '../../adapters/storage/storage';
 export function createFileRoutes(storage: LocalStorage): Router {
   const router = new Router();
 
-  router.get(`${FILES_ROUTE_PREFIX}/*key`, async (ctx) => {
+  // GET FILES_ROUTE_PREFIX/*key, the links the adapter signs (declared in storage.endpoints.ts).
+  mount(router, storageEndpoints.download, async (ctx) => {
     const key = ctx.params.key ?? '';
     // Throws ERR_FILE_003 / ERR_FILE_002 before the disk is touched.
     const { filename } = storage.verifyDownload(key, ctx.query);
