@@ -2,7 +2,8 @@ import { agentsOperations } from '../agents/agents.openapi';
 import { assetOperations } from '../assets/assets.openapi';
 import { documentOperations } from '../documents/documents.openapi';
 import { signingCertificateOperations } from '../documents/signing-certificates.openapi';
-import { flowOperations } from '../flow/flow.openapi';
+import { analyticsEndpoints } from '../flow/analytics.endpoints';
+import { approvalEndpoints, gateEndpoints, reviewEndpoints, reviewPageEndpoints, runEndpoints } from '../flow/flow.endpoints';
 import { healthOperations } from '../health/health.openapi';
 import { identityOperations } from '../identity/identity.openapi';
 import { oauthOperations } from '../identity/oauth.openapi';
@@ -15,6 +16,7 @@ import { webhookOperations } from '../webhooks/webhooks.endpoints';
 import { buildOpenApiDocument } from './document';
 import { openApiOperations } from './openapi.openapi';
 import type { Operation } from './operation';
+import { operationsOf } from './route';
 
 /** The version of the API the document describes (paths under /api/v1 keep theirs). */
 const API_VERSION = '1.0.0';
@@ -37,7 +39,12 @@ export function allOperations(options: OperationOptions): Operation[] {
     ...documentOperations(options.batchMaxDocuments),
     ...signingCertificateOperations,
     ...webhookOperations,
-    ...flowOperations,
+    ...operationsOf(gateEndpoints),
+    ...operationsOf(runEndpoints),
+    ...operationsOf(analyticsEndpoints),
+    ...operationsOf(approvalEndpoints),
+    ...operationsOf(reviewEndpoints),
+    ...operationsOf(reviewPageEndpoints),
     ...reportingOperations,
     ...agentsOperations,
     ...storageOperations,
