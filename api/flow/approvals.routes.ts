@@ -6,10 +6,10 @@ import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { requireVerifiedSender } from '../middleware/verified-sender';
 import { resendLimiters } from '../rate-limits';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
+import { approvalEndpoints as routes } from './flow.endpoints';
 import { presentPage } from './gates.presenter';
 import { presentApproval } from './approvals.presenter';
-import { decisionSchema, myApprovalsSchema } from './approvals.schema';
 import { decideApproval, listPendingApprovals, resendRunApprovals, type ApprovalDeps } from './approvals.service';
 
 export function approvalDeps(services: Services): ApprovalDeps {
@@ -45,25 +45,23 @@ export function approvalRoutes(services: Services): Router {
   const router = new Router({ prefix: '/api/flow/approvals' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
-  router.get('/', read, async (ctx) => {
-    const query = validate(myApprovalsSchema, ctx.query);
+  mount(router, routes.list, read, async (ctx, { query }) => {
     const { email } = await caller(deps.db, ctx);
     const { approvals, total } = await listPendingApprovals(deps.db, { projectId: projectId(ctx), email }, query);
     ctx.body = presentPage(approvals, total, query.page, query.limit, presentApproval);
   });
 
   const resendLimits = resendLimiters(services);
-  router.post('/resend/:runId', write, async (ctx) => {
+  mount(router, routes.resend, write, async (ctx) => {
     await requireVerifiedSender(deps.db, ctx.state.scope as Scope, 're-sending approval e-mails');
     ctx.body = await resendRunApprovals({ ...deps, limits: resendLimits }, projectId(ctx), ctx.params.runId);
   });
 
-  for (const [action, decision] of [
-    ['approve', 'approved'],
-    ['reject', 'rejected'],
+  for (const [route, decision] of [
+    [routes.approve, 'approved'],
+    [routes.reject, 'rejected'],
   ] as const) {
-    router.post(`/:id/${action}`, write, async (ctx) => {
-      const body = validate(decisionSchema, ctx.request.body);
+    mount(router, route, write, async (ctx, { body }) => {
       const me = await caller(deps.db, ctx);
       if (!me.verified) throw new AppError('ERR_AUTH_006', 'Verify your e-mail address before deciding approvals');
       ctx.body = await decideApproval(deps, { projectId: projectId(ctx) }, { approvalId: ctx.params.id, decision, comment: body.comment, approver: me.email });

@@ -4,13 +4,13 @@ import Joi from 'joi';
 export interface DecisionInput {
   comment?: string;
 }
-export const decisionSchema = Joi.object<DecisionInput>({ comment: Joi.string().allow('').max(1000) });
+export const decisionSchema = Joi.object<DecisionInput, true>({ comment: Joi.string().allow('').max(1000) });
 
 export interface ListApprovalsQuery {
   page: number;
   limit: number;
 }
-export const listApprovalsSchema = Joi.object<ListApprovalsQuery>({
+export const listApprovalsSchema = Joi.object<ListApprovalsQuery, true>({
   page: Joi.number().integer().min(1).default(1),
   limit: Joi.number().integer().min(1).max(100).default(25),
 });
@@ -19,7 +19,7 @@ export const listApprovalsSchema = Joi.object<ListApprovalsQuery>({
 export interface MyApprovalsQuery extends ListApprovalsQuery {
   status: 'pending' | 'decided';
 }
-export const myApprovalsSchema = Joi.object<MyApprovalsQuery>({
+export const myApprovalsSchema = Joi.object<MyApprovalsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(25),
   status: Joi.string().valid('pending', 'decided').default('pending'),
@@ -29,7 +29,7 @@ export interface MagicLinkInput {
   token: string;
   email: string;
 }
-export const magicLinkSchema = Joi.object<MagicLinkInput>({
+export const magicLinkSchema = Joi.object<MagicLinkInput, true>({
   token: Joi.string().trim().min(1).max(200).required(),
   email: Joi.string().trim().lowercase().max(320).required(),
 });

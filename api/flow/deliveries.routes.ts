@@ -4,7 +4,9 @@ import type { Principal } from '../../domain/identity/principal';
 import { keyPermits, type Scope } from '../middleware/guards';
 import { presentWebhookDelivery } from '../deliveries/delivery.presenter';
 import { FLOW_RETRY_CODES, listRunDeliveries, retryWebhookDelivery, type DeliveryDeps } from '../webhooks/webhook-deliveries.service';
+import { mount } from '../openapi/route';
 import { FLOW_ACCESS, type FlowApiDeps } from './flow-api';
+import { runEndpoints as routes } from './flow.endpoints';
 import { getRun } from './runs.service';
 
 /**
@@ -22,7 +24,7 @@ export function deliveryRoutes(deps: FlowApiDeps, deliveries: DeliveryDeps): Rou
   const router = new Router({ prefix: '/api/flow' });
   const projectId = (ctx: Context) => (ctx.state.scope as Scope).projectId;
 
-  router.get('/runs/:id/deliveries', deps.read, async (ctx) => {
+  mount(router, routes.deliveries, deps.read, async (ctx) => {
     const run = await getRun(deps.db, projectId(ctx), ctx.params.id);
     const records = await listRunDeliveries(deliveries, run.projectId, run.id);
     const p = ctx.state.principal as Principal;
@@ -36,7 +38,7 @@ export function deliveryRoutes(deps: FlowApiDeps, deliveries: DeliveryDeps): Rou
     };
   });
 
-  router.post('/deliveries/:id/retry', deps.write, async (ctx) => {
+  mount(router, routes.retryDelivery, deps.write, async (ctx) => {
     const { deliveryId } = await retryWebhookDelivery(deliveries, { projectId: projectId(ctx), deliveryId: ctx.params.id, source: 'flow', codes: FLOW_RETRY_CODES });
     ctx.body = { success: true, deliveryId, message: 'Delivery re-enqueued' };
   });

@@ -98,7 +98,7 @@ export interface CreateGateInput extends GateSettingsInput {
   businessRules?: BusinessRule[];
 }
 
-export const createGateSchema = Joi.object<CreateGateInput>({
+export const createGateSchema = Joi.object<CreateGateInput, true>({
   name: Joi.string().trim().min(1).max(255).required(),
   schema: objectSchema.allow(null),
   businessRules,
@@ -110,7 +110,7 @@ export interface UpdateGateInput extends GateSettingsInput {
 }
 
 /** Same fields as create, all optional, plus status; schema and rules only through PUT /schema. */
-export const updateGateSchema = Joi.object<UpdateGateInput>({
+export const updateGateSchema = Joi.object<UpdateGateInput, true>({
   name: Joi.string().trim().min(1).max(255),
   status: Joi.string().valid('active', 'paused', 'archived'),
   ...settings,
@@ -121,9 +121,13 @@ export interface PutSchemaInput {
   businessRules?: BusinessRule[];
 }
 
-export const putSchemaSchema = Joi.object<PutSchemaInput>({ schema: objectSchema.required(), businessRules });
+export const putSchemaSchema = Joi.object<PutSchemaInput, true>({ schema: objectSchema.required(), businessRules });
 
-export const importSchemaSchema = Joi.object<{ templateId: string }>({ templateId: Joi.string().min(1).max(200).required() });
+export interface ImportSchemaInput {
+  templateId: string;
+}
+
+export const importSchemaSchema = Joi.object<ImportSchemaInput, true>({ templateId: Joi.string().min(1).max(200).required() });
 
 export const GATE_SORT_FIELDS = ['createdAt', 'name', 'updatedAt'] as const;
 
@@ -137,7 +141,7 @@ export interface ListGatesQuery {
 }
 
 /** Spec, Limits §2: page (default 1), limit 1 to 100 (default 25); out-of-range values are refused. */
-export const listGatesSchema = Joi.object<ListGatesQuery>({
+export const listGatesSchema = Joi.object<ListGatesQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(25),
   search: Joi.string().trim().max(255).allow(''),

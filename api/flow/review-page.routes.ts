@@ -2,10 +2,12 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Services } from '../../platform/services';
+import { mount } from '../openapi/route';
 import { validate } from '../validation';
 import { decisionSchema, magicLinkSchema } from './approvals.schema';
 import { decideApproval, listPendingApprovals } from './approvals.service';
 import { approvalDeps } from './approvals.routes';
+import { reviewPageEndpoints as routes } from './flow.endpoints';
 import { approvalPage, confirmEmailPage, inboxPage, resultPage } from './review-page.html';
 import { authenticateReviewer, resendMagicLink, resolveReviewToken, reviewApprovalDetail } from './review.service';
 import { reviewResendLimiter } from './review.routes';
@@ -35,14 +37,14 @@ export function reviewPageRoutes(services: Services, appPage?: WebApp['page']): 
 
   // The e-mailed link opens the dashboard's reviewer's page (docs/web.md "The reviewer's page"), whose
   // <noscript> names this page without script; opening either changes nothing (mail scanners follow links).
-  router.get('/review', async (ctx) => {
+  mount(router, routes.page, async (ctx) => {
     if (appPage) {
       const search = ctx.querystring ? `?${ctx.querystring}` : '';
       return appPage(ctx, { href: `/no-script/review${search}`, text: 'Review on a page that works without it.' });
     }
     await serverPage(ctx);
   });
-  router.get('/no-script/review', (ctx) => serverPage(ctx));
+  mount(router, routes.noScriptPage, (ctx) => serverPage(ctx));
 
   async function serverPage(ctx: Context): Promise<void> {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
@@ -51,7 +53,7 @@ export function reviewPageRoutes(services: Services, appPage?: WebApp['page']): 
     ctx.body = inboxPage((await listPendingApprovals(db, { email, projectId }, { page: 1, limit: 100 })).approvals);
   }
 
-  router.post('/review', async (ctx) => {
+  mount(router, routes.signIn, async (ctx) => {
     const body = ctx.request.body as Record<string, unknown>;
     try {
       const input = validate(magicLinkSchema, { token: body.token, email: body.email });
@@ -66,20 +68,20 @@ export function reviewPageRoutes(services: Services, appPage?: WebApp['page']): 
     }
   });
 
-  router.post('/review/resend', async (ctx) => {
+  mount(router, routes.resend, async (ctx) => {
     const body = ctx.request.body as Record<string, unknown>;
     const input = validate(magicLinkSchema, { token: body.token, email: body.email });
     await resendMagicLink({ ...deps, limiter, limits: resendLimiters(services) }, input);
     ctx.body = resultPage('New link sent', 'A new review link is on its way; the previous one no longer works.', 'ok');
   });
 
-  router.get('/review/approvals/:id', async (ctx) => {
+  mount(router, routes.approval, async (ctx) => {
     const { email, projectId } = await session(ctx);
     const { approval, payload, artefactUrl } = await reviewApprovalDetail(detailDeps, { email, projectId }, ctx.params.id);
     ctx.body = approvalPage(approval, payload, artefactUrl);
   });
 
-  router.post('/review/approvals/:id/decision', async (ctx) => {
+  mount(router, routes.decision, async (ctx) => {
     const { email, projectId } = await session(ctx);
     const body = ctx.request.body as Record<string, unknown>;
     const decision = body.decision === 'approve' ? 'approved' : body.decision === 'reject' ? 'rejected' : null;

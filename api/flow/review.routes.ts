@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Context, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 import { AppError } from '../../domain/errors';
 import { sha256Hex } from '../../domain/signing';
 import type { Principal } from '../../domain/identity/principal';
@@ -7,12 +7,11 @@ import type { Services } from '../../platform/services';
 import { cookieSession } from '../identity/browser-session';
 import { createLimiterFactory, resendLimiters } from '../rate-limits';
 import { sendStoredFile } from '../storage/send-file';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
+import { reviewEndpoints as routes } from './flow.endpoints';
 import { presentPage } from './gates.presenter';
 import { presentApproval } from './approvals.presenter';
-import { decisionSchema, listApprovalsSchema, magicLinkSchema } from './approvals.schema';
 import { presentReviewDetail } from './review.presenter';
-import { linkStatusSchema } from './review.schema';
 import { decideApproval, listPendingApprovals } from './approvals.service';
 import { approvalDeps } from './approvals.routes';
 import { authenticateReviewer, magicLinkStatus, resendMagicLink, resolveReviewToken, reviewApprovalDetail, reviewDocument } from './review.service';
@@ -33,6 +32,12 @@ function reviewer(ctx: Context): Principal & { kind: 'review' } {
   if (p.kind === 'anonymous') throw new AppError('ERR_AUTH_003');
   throw new AppError('ERR_AUTH_005', 'This endpoint needs a review token', { required: 'review', granted: p.kind });
 }
+
+/** Refuses any caller but a review token's holder before the request is validated (as the handlers did before validating). */
+const reviewerOnly: Middleware = async (ctx, next) => {
+  reviewer(ctx);
+  await next();
+};
 
 /** Magic-link re-sends per approver e-mail: FLOW_REVIEW_RESEND_PER_10_MINUTES per 10 minutes. */
 export function reviewResendLimiter(services: Services) {
@@ -67,8 +72,7 @@ export function reviewRoutes(services: Services): Router {
     await next();
   });
 
-  router.post('/authenticate', async (ctx) => {
-    const input = validate(magicLinkSchema, ctx.request.body);
+  mount(router, routes.authenticate, async (ctx, { body: input }) => {
     // Checked before the link is used: a refused browser session must not spend it.
     const inCookie = cookieSession(ctx, config.publicUrl);
     const { reviewToken, expiresIn, approvalId } = await authenticateReviewer(services.db, config.flowApprovals.reviewTokenTtlSeconds, input);
@@ -80,12 +84,11 @@ export function reviewRoutes(services: Services): Router {
     ctx.body = { reviewToken, expiresIn, approvalId };
   });
 
-  router.post('/link', async (ctx) => {
-    const { token } = validate(linkStatusSchema, ctx.request.body);
-    ctx.body = await magicLinkStatus(services.db, token);
+  mount(router, routes.link, async (ctx, { body }) => {
+    ctx.body = await magicLinkStatus(services.db, body.token);
   });
 
-  router.post('/sign-out', async (ctx) => {
+  mount(router, routes.signOut, async (ctx) => {
     // Ends the cookie's session: the token is revoked, the cookie cleared.
     const token = ctx.cookies.get(REVIEW_COOKIE);
     if (token && cookieSession(ctx, config.publicUrl)) {
@@ -95,37 +98,34 @@ export function reviewRoutes(services: Services): Router {
     ctx.status = 204;
   });
 
-  router.post('/resend', async (ctx) => {
-    const input = validate(magicLinkSchema, ctx.request.body);
+  mount(router, routes.resend, async (ctx, { body: input }) => {
     ctx.body = await resendMagicLink({ ...deps, limiter, limits: resendLimiters(services) }, input);
   });
 
-  router.get('/inbox', async (ctx) => {
+  mount(router, routes.inbox, reviewerOnly, async (ctx, { query }) => {
     const { email, projectId } = reviewer(ctx);
-    const query = validate(listApprovalsSchema, ctx.query);
     const { approvals, total } = await listPendingApprovals(services.db, { email, projectId }, query);
     ctx.body = presentPage(approvals, total, query.page, query.limit, presentApproval);
   });
 
-  router.get('/approvals/:id', async (ctx) => {
+  mount(router, routes.approval, reviewerOnly, async (ctx) => {
     const { email, projectId } = reviewer(ctx);
     const detail = await reviewApprovalDetail(detailDeps, { email, projectId }, ctx.params.id);
     ctx.body = presentReviewDetail(detail.approval, detail);
   });
 
-  router.get('/approvals/:id/document', async (ctx) => {
+  mount(router, routes.document, reviewerOnly, async (ctx) => {
     const { email, projectId } = reviewer(ctx);
     const file = await reviewDocument(detailDeps, { email, projectId }, ctx.params.id);
     sendStoredFile(ctx, file, { cacheControl: 'no-store', disposition: 'inline' });
   });
 
-  for (const [action, decision] of [
-    ['approve', 'approved'],
-    ['reject', 'rejected'],
+  for (const [route, decision] of [
+    [routes.approve, 'approved'],
+    [routes.reject, 'rejected'],
   ] as const) {
-    router.post(`/approvals/:id/${action}`, async (ctx) => {
+    mount(router, route, reviewerOnly, async (ctx, { body }) => {
       const { email, projectId } = reviewer(ctx);
-      const body = validate(decisionSchema, ctx.request.body);
       ctx.body = await decideApproval(deps, { email, projectId }, { approvalId: ctx.params.id, decision, comment: body.comment, approver: email });
     });
   }

@@ -9,11 +9,11 @@ const runMetadata = Joi.object()
 
 export interface SubmitRunInput {
   /** Object (variables mode) or string (freetext mode); the engine checks which. */
-  payload: unknown;
+  payload: Record<string, unknown> | string | unknown[];
   metadata?: Record<string, string | number | boolean | null>;
 }
 
-export const submitRunSchema = Joi.object<SubmitRunInput>({
+export const submitRunSchema = Joi.object<SubmitRunInput, true>({
   payload: Joi.alternatives(Joi.object().unknown(true), Joi.string().allow(''), Joi.array()).required(),
   metadata: runMetadata,
 });
@@ -33,7 +33,7 @@ export interface ListRunsQuery {
   sortOrder: 'asc' | 'desc';
 }
 
-export const listRunsSchema = Joi.object<ListRunsQuery>({
+export const listRunsSchema = Joi.object<ListRunsQuery, true>({
   page: Joi.number().integer().min(1).max(1_000_000).default(1),
   limit: Joi.number().integer().min(1).max(100).default(25),
   status: Joi.string().valid(...RUN_STATUSES),

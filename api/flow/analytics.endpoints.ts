@@ -1,11 +1,14 @@
+import type Joi from 'joi';
 import { RUN_STATUSES } from '../../domain/flow/run-status';
 import { GRANULARITIES, PERIODS } from '../../domain/flow/analytics-periods';
 import { FLOW_PLAN_PRICES } from '../../domain/flow/plan-catalogue';
-import { ok, operationTable, type JsonSchema } from '../openapi/operation';
+import { ok, type JsonSchema } from '../openapi/operation';
+import { routeTable } from '../openapi/route';
 import * as analytics from './analytics.schema';
 
 /**
- * The twelve Flow analytics operations (api/flow/analytics.routes.ts) with their answers typed, as
+ * The twelve Flow analytics routes' declarations (docs/architecture.md "One declaration per route";
+ * mounted by api/flow/analytics.routes.ts) with their answers typed, as
  * docs/flow.md "Analytics" shows them (analytics.service.ts, analytics-workspace.service.ts). The
  * dashboard's Analytics page reads them through the typed client; every object lists all its
  * fields and no others, so tests/integration/openapi/responses.test.ts fails on a field the
@@ -155,21 +158,24 @@ const creditPacks = object({
   addOns: list(object({ documentsPerMonth: count, priceUsdPerMonth: usd }), 'Recurring document add-ons'),
 }, 'Credit packs and document add-ons on offer');
 
-export const analyticsOperations = operationTable('Flow analytics', (op) => {
-  const get = (path: string, summary: string, query: typeof analytics.noQuery, answer: JsonSchema) =>
-    op('get', `/api/flow/analytics/${path}`, summary, { security: 'project', request: { query }, responses: { 200: ok(summary, answer) } });
-  return [
-    get('overview', 'Runs, pass rate and timings over a period', analytics.periodGateQuery, overview),
-    get('run-outcomes', 'Runs by outcome', analytics.periodGateQuery, runOutcomes),
-    get('throughput', 'Runs over time', analytics.periodGranularityGateQuery, throughput),
-    get('validation-errors', 'Most frequent validation errors', analytics.periodGateQuery, validationErrors),
-    get('approval-metrics', 'Approval counts and times', analytics.periodGateQuery, approvalMetrics),
-    get('infra-health', 'Render and delivery health', analytics.periodGateQuery, infraHealth),
-    get('gate-metrics', 'Figures per gate', analytics.periodGateQuery, gateMetrics),
-    get('billing-summary', 'Usage against the plan this month', analytics.noQuery, billingSummary),
-    get('combined-timeline', 'Document jobs and runs over time', analytics.periodGranularityQuery, combinedTimeline),
-    get('team-overview', 'Members, keys and gates now; runs and documents of the period', analytics.periodQuery, teamOverview),
-    get('plans', 'The plans on offer', analytics.noQuery, plans),
-    get('credit-packs', 'The credit packs on offer', analytics.noQuery, creditPacks),
-  ];
-});
+const route = routeTable('Flow analytics');
+
+/** A GET under /api/flow/analytics/: read access (any key of the workspace), its query, its answer. */
+function get<Query>(path: string, summary: string, query: Joi.ObjectSchema<Query>, answer: JsonSchema) {
+  return route<undefined, Query>('get', `/api/flow/analytics/${path}`, summary, { security: 'project', request: { query }, responses: { 200: ok(summary, answer) } });
+}
+
+export const analyticsEndpoints = {
+  overview: get('overview', 'Runs, pass rate and timings over a period', analytics.periodGateQuery, overview),
+  runOutcomes: get('run-outcomes', 'Runs by outcome', analytics.periodGateQuery, runOutcomes),
+  throughput: get('throughput', 'Runs over time', analytics.periodGranularityGateQuery, throughput),
+  validationErrors: get('validation-errors', 'Most frequent validation errors', analytics.periodGateQuery, validationErrors),
+  approvalMetrics: get('approval-metrics', 'Approval counts and times', analytics.periodGateQuery, approvalMetrics),
+  infraHealth: get('infra-health', 'Render and delivery health', analytics.periodGateQuery, infraHealth),
+  gateMetrics: get('gate-metrics', 'Figures per gate', analytics.periodGateQuery, gateMetrics),
+  billingSummary: get('billing-summary', 'Usage against the plan this month', analytics.noQuery, billingSummary),
+  combinedTimeline: get('combined-timeline', 'Document jobs and runs over time', analytics.periodGranularityQuery, combinedTimeline),
+  teamOverview: get('team-overview', 'Members, keys and gates now; runs and documents of the period', analytics.periodQuery, teamOverview),
+  plans: get('plans', 'The plans on offer', analytics.noQuery, plans),
+  creditPacks: get('credit-packs', 'The credit packs on offer', analytics.noQuery, creditPacks),
+};
