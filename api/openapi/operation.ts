@@ -1,8 +1,8 @@
 import type Joi from 'joi';
 
 /**
- * One operation of the HTTP API as the OpenAPI document describes it. Each domain keeps its own
- * table (`api/<domain>/<domain>.openapi.ts`); api/openapi/document.ts assembles them, and
+ * One operation of the HTTP API as the OpenAPI document describes it. Each route declares its own
+ * beside its handler (`api/<domain>/*.endpoints.ts`, api/openapi/route.ts); api/openapi/document.ts assembles them, and
  * tests/integration/openapi/coverage.test.ts fails when a route on the app's routers has no entry
  * here (or an entry no route). Bodies and queries are the Joi schemas the routes validate with.
  */

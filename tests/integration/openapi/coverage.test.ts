@@ -5,7 +5,7 @@ import { allOperations } from '../../../api/openapi/operations';
 import { startTestApp, type TestApp } from '../../support/app';
 
 /**
- * Every route the app serves has an operation in the OpenAPI tables (api/<domain>/<domain>.openapi.ts)
+ * Every route the app serves has an operation in the OpenAPI document (its route declaration, api/<domain>/*.endpoints.ts)
  * and every operation is a route: a route added without its operation fails here. The routes are
  * read from the @koa/router instances createApp mounts (each router's dispatch middleware keeps
  * its router), so nothing is listed by hand.
@@ -37,7 +37,7 @@ const documented = () => allOperations({ batchMaxDocuments: t.services.config.do
 test('every route the app serves has an OpenAPI operation', () => {
   const ops = new Set(documented());
   const missing = servedRoutes().filter((r) => !ops.has(r));
-  // A route in this list needs an entry in its domain's *.openapi.ts table.
+  // A route in this list needs a route() declaration in its domain's *.endpoints.ts.
   expect(missing).toEqual([]);
 });
 
