@@ -61,13 +61,6 @@ export interface Operation {
   responses: Record<number, OperationResponse>;
 }
 
-type OperationInput = Omit<Operation, 'method' | 'path' | 'summary' | 'tags'>;
-
-/** A domain's table: `ops('Tag', (op) => [op('get', '/path', 'Summary', {...}), ...])`. */
-export function operationTable(tag: string, build: (op: (method: HttpMethod, path: string, summary: string, input: OperationInput) => Operation) => Operation[]): Operation[] {
-  return build((method, path, summary, input) => ({ method, path, summary, tags: [tag], ...input }));
-}
-
 /** Answers used across tables. */
 export const ok = (description: string, schema?: Joi.Schema | JsonSchema, example?: unknown): OperationResponse => ({ description, schema, example });
 /** `{success: true, message}`: a resource deleted (answered 200 with a body, not 204). */

@@ -95,7 +95,7 @@ export const bulkDeleteSchema = Joi.object<BulkDeleteInput, true>({
   ids: Joi.array().items(Joi.string().min(1).max(200)).min(1).max(100).required(),
 });
 
-export { validateSchemaSchema, validateVariablesSchema, type ValidateSchemaInput, type ValidateVariablesInput } from '../../domain/templates/check-inputs';
+export { validateSchemaSchema, validateVariablesSchema } from '../../domain/templates/check-inputs';
 
 export interface PreviewInput {
   variables?: Record<string, unknown>;
