@@ -6,8 +6,12 @@ import type { Context } from 'koa';
  * next request (docs/errors.md "Refused bodies and the connection"). Nothing read is kept.
  */
 const REFUSED_BODY_DRAIN_BYTES = 8 * 1024 * 1024;
-/** How long a connection closed after a refusal goes on reading what the client still sends (its lingering close). */
-const LINGER_MS = 5_000;
+/**
+ * A connection closed after a refusal goes on reading what the client still sends (its lingering
+ * close) until the client closes, for this long and this many bytes at most (nginx lingers 30 s).
+ */
+const LINGER_MS = 30_000;
+const LINGER_BYTES = 64 * 1024 * 1024;
 
 /**
  * Called as an error is answered: a request body that was not read whole (refused for its size
@@ -21,7 +25,7 @@ const LINGER_MS = 5_000;
  * chunked) ends the connection with a lingering close, as nginx and Apache end one: once the
  * answer is written the service closes its side (the client reads a complete answer, then the
  * end), and goes on reading and discarding what the client still sends until the client closes
- * too, for LINGER_MS at most. Destroying the socket at once instead would leave the client's
+ * too, for LINGER_MS and LINGER_BYTES at most. Destroying the socket at once instead would leave the client's
  * bytes unread, and the TCP reset that follows can reach the client before it read the answer
  * (ECONNRESET instead of a 413). `Connection: close` is not sent for it: Node's server destroys a
  * socket as soon as such an answer is written.
@@ -51,6 +55,7 @@ export function settleRefusedBody(ctx: Context): void {
   req.on('data', (chunk: Buffer) => {
     seen += chunk.length;
     if (seen > REFUSED_BODY_DRAIN_BYTES) closeAfterAnswer();
+    if (seen > REFUSED_BODY_DRAIN_BYTES + LINGER_BYTES) req.socket.destroy();
   });
   req.resume();
 }
