@@ -49,6 +49,14 @@ export function settleRefusedBody(ctx: Context): void {
       if (!ctx.res.writableFinished) req.socket.destroy();
     });
   };
+  // Node's server gives a connection whose answer is written 5 s of silence (its keep-alive
+  // timeout), then destroys it: a client that pauses mid-body (a loaded machine) would meet a
+  // reset before reading its answer. While the refused body is still arriving it gets LINGER_MS.
+  const patient = () => {
+    if (!req.complete && !req.socket.destroyed) req.socket.setTimeout(LINGER_MS);
+  };
+  if (ctx.res.writableFinished) patient();
+  else ctx.res.once('finish', patient);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > REFUSED_BODY_DRAIN_BYTES) closeAfterAnswer();
   let seen = 0;
