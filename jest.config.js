@@ -20,8 +20,6 @@ const integration = {
   ...shared,
   displayName: 'integration',
   roots: ['<rootDir>/tests/integration'],
-  // Node's, with an HTTP client that never races the server's keep-alive close (the file says why).
-  testEnvironment: '<rootDir>/tests/support/environment.js',
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   globalTeardown: '<rootDir>/tests/support/global-teardown.ts',
 };

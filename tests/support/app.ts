@@ -112,6 +112,12 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   };
   if (opts.worker !== false) await startWorker();
   const api = await startApiServer(services, opts.appOptions, listener, '127.0.0.1');
+  // The keep-alive race: the server closes a connection idle for keepAliveTimeout (Node's 5 s), the
+  // test's fetch (undici) keeps one for that hint less a second, checked by a coarse timer, so a
+  // request sent on a connection idle for about 5 s could meet the close (ECONNRESET, "fetch
+  // failed"; png.test in CI). Past undici's own cap (600 s) the client always lets go first. Idle
+  // connections are closed by close() (closeIdleConnections), not left behind.
+  api.server.keepAliveTimeout = 15 * 60 * 1000;
   const request = makeRequest(api.url);
   return {
     url: api.url,
