@@ -3,7 +3,7 @@ import type { Context, Next } from 'koa';
 import { AppError } from '../../domain/errors';
 import type { Principal } from '../../domain/identity/principal';
 import type { Services } from '../../platform/services';
-import { mount } from '../openapi/route';
+import { describedOnly, mount } from '../openapi/route';
 import { validate } from '../validation';
 import { agentProtocolEndpoints as routes } from './agents.endpoints';
 import * as protocol from './agent-protocol.service';
@@ -61,7 +61,7 @@ export function agentProtocolRoutes(services: Services, hooks: protocol.AgentHoo
   });
 
   // The body is JSON or NDJSON by the task's kind (known once the task is found): validated here, not by mount.
-  mount(router, { operation: routes.result.operation, query: routes.result.query }, async (ctx, { query }) => {
+  mount(router, describedOnly(routes.result), async (ctx, { query }) => {
     const { task, session } = await protocol.taskForUpload(deps, agentId(ctx), ctx.params.taskId, query.sessionId);
     if (task.kind === 'query' || task.kind === 'preview') {
       if (!ctx.is('application/x-ndjson')) throw new AppError('ERR_AGENT_008', 'A query or preview result is Content-Type application/x-ndjson');

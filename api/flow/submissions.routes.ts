@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
-import { mount } from '../openapi/route';
+import { describedOnly, mount } from '../openapi/route';
 import { validate } from '../validation';
 import { gateEndpoints as routes } from './flow.endpoints';
 import type { FlowApiDeps } from './flow-api';
@@ -58,8 +58,7 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
 
   // Validated here, not by mount: any problem with `payload` (missing or of no accepted kind) is ERR_VALID_005
   // (the spec's code), which the declaration's schema alone cannot say; the schema stays declared for the document.
-  const { body: _validatedHere, ...submitRunRoute } = routes.submitRun;
-  mount(router, submitRunRoute, write, readSubmissionBody, idem, async (ctx) => {
+  mount(router, describedOnly(routes.submitRun), write, readSubmissionBody, idem, async (ctx) => {
     // The size limit was answered while reading, before the body's shape: a 2 MB body gets 413, not a field error.
     const bytes = submissionBytes(ctx);
     const input = validate(submitRunSchema, ctx.request.body, { payload: 'ERR_VALID_005' });

@@ -1,6 +1,6 @@
 import { html, listOf, noContent, ok, pageOf, type JsonSchema } from '../openapi/operation';
 import { resource } from '../openapi/resources';
-import { operationsOf, routeTable, type Route } from '../openapi/route';
+import { describedOnly, operationsOf, routeTable } from '../openapi/route';
 import * as apiKeys from './api-keys.schema';
 import * as auth from './auth.schema';
 import * as teams from './teams.schema';
@@ -12,15 +12,6 @@ import * as users from './users.schema';
  * api/identity/*.routes.ts; apart from them so that the OpenAPI document is built without loading
  * the services.
  */
-
-/**
- * A route whose body the OpenAPI document describes but whose handler validates it itself (with
- * error codes of its own for some fields, or a schema that depends on the session): mount()
- * validates nothing for it.
- */
-function describedOnly<Body, Query>(declared: Route<Body, Query>): Route<undefined, Query> {
-  return { operation: declared.operation, query: declared.query };
-}
 
 const message: JsonSchema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
 

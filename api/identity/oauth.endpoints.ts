@@ -1,6 +1,6 @@
 import { noContent, ok, pageOf, type JsonSchema } from '../openapi/operation';
 import { resource } from '../openapi/resources';
-import { operationsOf, routeTable, type Route } from '../openapi/route';
+import { describedOnly, operationsOf, routeTable } from '../openapi/route';
 import * as schema from './oauth-clients.schema';
 
 /**
@@ -22,14 +22,6 @@ const tokenAnswer: JsonSchema = {
     scope: { type: 'string', description: 'The permission flags granted, space-separated' },
   },
 };
-
-/**
- * A route whose body the OpenAPI document describes but the route reads and checks itself: mount()
- * validates nothing for it.
- */
-function describedOnly<Body, Query>(declared: Route<Body, Query>): Route<undefined, Query> {
-  return { operation: declared.operation, query: declared.query };
-}
 
 export const oauthEndpoints = {
   // Read by oauth-token.routes.ts itself (form or JSON, a repeated parameter refused, unknown ones ignored: RFC 6749 §3.2).

@@ -38,6 +38,14 @@ export function routeTable(tag: string) {
   };
 }
 
+/**
+ * A route whose body its handler reads itself (a form, multipart, NDJSON, or JSON checked with codes
+ * of its own): declared for the document, mounted without its body schema; its query is still validated.
+ */
+export function describedOnly<Body, Query>(declared: Route<Body, Query>): Route<undefined, Query> {
+  return { operation: declared.operation, query: declared.query };
+}
+
 /** The OpenAPI operations of a domain's routes. */
 export function operationsOf(routes: Record<string, Route<unknown, unknown>>): Operation[] {
   return Object.values(routes).map((r) => r.operation);
