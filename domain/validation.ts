@@ -17,7 +17,7 @@ interface RequestProblem {
  * (or the Joi error type) to the spec's own code for it. Unknown fields are refused
  * (docs/errors.md): a misspelt field fails loudly instead of being silently dropped.
  */
-export function validate<T>(schema: Joi.Schema<T>, value: unknown, codes: Record<string, ErrorCode> = {}): T {
+export function validate<T>(schema: Joi.Schema<T>, value: unknown, codes: Readonly<Record<string, ErrorCode>> = {}): T {
   const { value: out, error } = schema.validate(value ?? {}, { abortEarly: false, convert: true, allowUnknown: false, stripUnknown: false });
   if (error) {
     const problems = error.details.map((d): RequestProblem => {
@@ -29,7 +29,7 @@ export function validate<T>(schema: Joi.Schema<T>, value: unknown, codes: Record
   return out as T;
 }
 
-function problemCode(type: string, path: string, codes: Record<string, ErrorCode>): ErrorCode {
+function problemCode(type: string, path: string, codes: Readonly<Record<string, ErrorCode>>): ErrorCode {
   if (codes[type]) return codes[type];
   if (type === 'any.required') return 'ERR_VALID_005';
   return (path && codes[path]) || 'ERR_VALID_001';

@@ -44,6 +44,8 @@ export const gateEndpoints = {
     security: 'project',
     idempotent: true,
     request: { params: { gateId: 'The gate id, short id or slug' }, body: runs.submitRunSchema, example: { payload: { customer: 'Ada', amount: 42 }, metadata: { orderId: 'A-17' } } },
+    // Any problem with `payload` (missing or of no accepted kind) is the spec's ERR_VALID_005.
+    codes: { payload: 'ERR_VALID_005' },
     responses: { 201: { ...ok('The run', resource('FlowRun')), headers: { Location: 'The run\'s URL' } } },
   }),
 };

@@ -2,13 +2,11 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Scope } from '../middleware/guards';
 import { answerInTransaction, applyAnswer, idempotent } from '../middleware/idempotency';
-import { describedOnly, mount } from '../openapi/route';
-import { validate } from '../validation';
+import { mount } from '../openapi/route';
 import { gateEndpoints as routes } from './flow.endpoints';
 import type { FlowApiDeps } from './flow-api';
 import type { RunEntity } from '../../db/flow/run.entity';
 import { presentRun, presentTestResult, presentValidateResult } from './runs.presenter';
-import { submitRunSchema } from './runs.schema';
 import { readSubmissionBody, submissionBytes } from './submission-body';
 import { submitRun, testGate } from './submissions.service';
 
@@ -56,12 +54,10 @@ export function submissionRoutes(deps: FlowApiDeps): Router {
     applyAnswer(ctx, validated(run));
   });
 
-  // Validated here, not by mount: any problem with `payload` (missing or of no accepted kind) is ERR_VALID_005
-  // (the spec's code), which the declaration's schema alone cannot say; the schema stays declared for the document.
-  mount(router, describedOnly(routes.submitRun), write, readSubmissionBody, idem, async (ctx) => {
-    // The size limit was answered while reading, before the body's shape: a 2 MB body gets 413, not a field error.
+  // The body is read by readSubmissionBody (its size limit answered while reading, before the body's
+  // shape: a 2 MB body gets 413, not a field error), then validated by mount with the declaration's codes.
+  mount(router, routes.submitRun, write, readSubmissionBody, idem, async (ctx, { body: input }) => {
     const bytes = submissionBytes(ctx);
-    const input = validate(submitRunSchema, ctx.request.body, { payload: 'ERR_VALID_005' });
     const store = answerInTransaction(ctx);
     const { run } = await submitRun(deps.submissions, projectId(ctx), {
       gateRef: ctx.params.gateId,

@@ -16,8 +16,8 @@ import { clearRefreshCookie, cookieSession, handOutTokens, keepRefreshInCookie, 
 
 /**
  * Contract §2: how a JWT is obtained, renewed and given up. Each route is declared once, in
- * identity.endpoints.ts (api/openapi/route.ts). Signup and forgot-password validate their bodies
- * here, with their own code for a malformed e-mail; refresh and logout read the refresh token from
+ * identity.endpoints.ts (api/openapi/route.ts), signup and forgot-password with their own code for a
+ * malformed e-mail (`codes`); refresh and logout read the refresh token from
  * the body only outside a browser session.
  */
 export function authRoutes(services: Services, checkSecondFactor: auth.SecondFactorCheck = auth.noSecondFactor): Router {
@@ -25,9 +25,8 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
   const { config } = services;
   const cookie = { maxAgeSeconds: config.auth.refreshTokenTtlSeconds, secure: config.production };
 
-  mount(router, routes.signup, async (ctx) => {
-    const input = validate(schema.signupSchema, ctx.request.body, schema.signupCodes);
-    const { user, ...tokens } = await auth.signup(services, input);
+  mount(router, routes.signup, async (ctx, { body }) => {
+    const { user, ...tokens } = await auth.signup(services, body);
     ctx.status = 201;
     ctx.body = { user: presentUser(user), ...handOutTokens(ctx, tokens, config) };
   });
@@ -73,9 +72,8 @@ export function authRoutes(services: Services, checkSecondFactor: auth.SecondFac
     ctx.body = { message: user.emailVerifiedAt ? 'Email already verified' : 'Verification email sent' };
   });
 
-  mount(router, routes.forgotPassword, async (ctx) => {
-    const { email } = validate(schema.emailOnlySchema, ctx.request.body, schema.emailOnlyCodes);
-    await auth.forgotPassword(services, email);
+  mount(router, routes.forgotPassword, async (ctx, { body }) => {
+    await auth.forgotPassword(services, body.email);
     ctx.body = { message: 'If an account exists for this address, a reset link has been sent' };
   });
 

@@ -85,12 +85,13 @@ const AVATAR_UPLOADED: JsonSchema = {
 
 const authRoute = routeTable('Auth');
 export const authEndpoints = {
-  signup: describedOnly(authRoute('post', '/api/auth/signup', 'Create an account', {
+  signup: authRoute('post', '/api/auth/signup', 'Create an account', {
     security: 'public',
     browserSession: true,
     request: { body: auth.signupSchema, example: { email: 'ada@example.com', password: 'a long passphrase 7', name: 'Ada' } },
+    codes: auth.signupCodes,
     responses: { 201: ok('The new user, signed in', session, sessionExample) },
-  })),
+  }),
   login: authRoute('post', '/api/auth/login', 'Sign in', {
     description: 'With two-factor authentication on, send `code` (a TOTP or backup code) too.',
     security: 'public',
@@ -102,7 +103,7 @@ export const authEndpoints = {
   logout: describedOnly(authRoute('post', '/api/auth/logout', 'End the session of a refresh token', { security: 'public', browserSession: true, request: { body: auth.refreshBodySchema }, responses: { 200: ok('Logged out', message) } })),
   verifyEmail: authRoute('post', '/api/auth/verify-email', 'Verify an email address with the emailed token', { security: 'public', request: { body: auth.tokenSchema }, responses: { 200: ok('Verified', message) } }),
   resendVerification: authRoute('post', '/api/auth/resend-verification', 'Send the verification email again', { security: 'user', responses: { 200: ok('Sent, or already verified', message) } }),
-  forgotPassword: describedOnly(authRoute('post', '/api/auth/forgot-password', 'Email a password reset link', { security: 'public', request: { body: auth.emailOnlySchema }, responses: { 200: ok('Answered alike whether or not the account exists', message) } })),
+  forgotPassword: authRoute('post', '/api/auth/forgot-password', 'Email a password reset link', { security: 'public', request: { body: auth.emailOnlySchema }, codes: auth.emailOnlyCodes, responses: { 200: ok('Answered alike whether or not the account exists', message) } }),
   resetPassword: authRoute('post', '/api/auth/reset-password', 'Set a new password with the emailed token', { security: 'public', request: { body: auth.resetPasswordSchema }, responses: { 200: ok('Password updated', message) } }),
   restoreAccount: authRoute('post', '/api/auth/restore-account', 'Cancel a pending account deletion', {
     description: 'During the grace period, with the account\'s e-mail and password (login answers 403 `ERR_USER_004` then). Signs nobody in: log in afterwards.',
@@ -170,7 +171,7 @@ export const apiKeyEndpoints = {
 const teamsRoute = routeTable('Teams');
 export const teamEndpoints = {
   members: teamsRoute('get', '/api/teams/members', 'Members of the team', { description: 'Any member, viewers included; the oldest member (the owner) first.', security: 'team', responses: { 200: ok('The members', listOf(resource('Member'))) } }),
-  invite: describedOnly(teamsRoute('post', '/api/teams/members/invite', 'Invite someone by email', { description: 'Owners and admins.', security: 'team', request: { body: teams.inviteSchema }, responses: { 201: ok('The invitation', resource('Invitation')) } })),
+  invite: teamsRoute('post', '/api/teams/members/invite', 'Invite someone by email', { description: 'Owners and admins.', security: 'team', request: { body: teams.inviteSchema }, codes: teams.inviteCodes, responses: { 201: ok('The invitation', resource('Invitation')) } }),
   cancelInvitation: teamsRoute('delete', '/api/teams/members/:id/invitation', 'Withdraw an invitation', { description: 'The owner; `:id` is the invitation\'s id.', security: 'team', request: { params: id }, responses: { 200: ok('Withdrawn', message) } }),
   removeMember: teamsRoute('delete', '/api/teams/members/:id', 'Remove a member', { description: 'The owner; `:id` is the member\'s user id.', security: 'team', request: { params: id }, responses: { 200: ok('Removed', message) } }),
   changeRole: teamsRoute('patch', '/api/teams/members/:id/role', 'Change a member\'s role', { description: 'The owner; `:id` is the member\'s user id.', security: 'team', request: { params: id, body: teams.roleSchema }, responses: { 200: ok('The member', resource('Member')) } }),

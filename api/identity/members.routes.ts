@@ -3,18 +3,16 @@ import type { Context } from 'koa';
 import type { Services } from '../../platform/services';
 import { requireProject, type Scope } from '../middleware/guards';
 import { mount } from '../openapi/route';
-import { validate } from '../validation';
 import { teamEndpoints as routes } from './identity.endpoints';
 import * as invitations from './invitations.service';
 import * as members from './members.service';
 import * as presenter from './teams.presenter';
-import * as schema from './teams.schema';
 
 /**
  * Members of the active project. Any member reads the list; owners and admins invite (an admin
  * has "full access except project deletion"); removing, re-roling and cancelling invitations are
  * the owner's (spec: "owner only"), refused to others with ERR_TEAM_003. Declared in
- * identity.endpoints.ts; the invitation validates its body here, with its own code for a malformed e-mail.
+ * identity.endpoints.ts, the invitation with its own code for a malformed e-mail (`codes`).
  */
 export function memberRoutes(router: Router, services: Services): void {
   const { db } = services;
@@ -26,9 +24,8 @@ export function memberRoutes(router: Router, services: Services): void {
     ctx.body = { data: rows.map(presenter.presentMember) };
   });
 
-  mount(router, routes.invite, requireProject(db, { role: 'admin' }), async (ctx) => {
-    const input = validate(schema.inviteSchema, ctx.request.body, schema.inviteCodes);
-    const invitation = await invitations.invite(services, { projectId: scope(ctx).projectId, inviter: ctx.state.user, email: input.email, role: input.role });
+  mount(router, routes.invite, requireProject(db, { role: 'admin' }), async (ctx, { body }) => {
+    const invitation = await invitations.invite(services, { projectId: scope(ctx).projectId, inviter: ctx.state.user, email: body.email, role: body.role });
     ctx.status = 201;
     ctx.body = presenter.presentInvitation(invitation);
   });

@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type Joi from 'joi';
 import type { Context, Middleware } from 'koa';
+import type { ErrorCode } from '../../domain/errors';
 import { validate } from '../validation';
 import type { HttpMethod, Operation, OperationRequest } from './operation';
 
@@ -16,6 +17,8 @@ export interface Route<Body, Query> {
   readonly operation: Operation;
   readonly body?: Joi.Schema<Body>;
   readonly query?: Joi.Schema<Query>;
+  /** The spec's own codes for some fields or Joi error types (domain/validation.ts), in place of ERR_VALID_001/005. */
+  readonly codes?: Readonly<Record<string, ErrorCode>>;
 }
 
 /** What the handler gets: the validated (and converted, defaulted) body and query. */
@@ -25,7 +28,11 @@ export interface RouteInput<Body, Query> {
 }
 
 type RouteRequest<Body, Query> = Omit<OperationRequest, 'body' | 'query'> & { body?: Joi.ObjectSchema<Body>; query?: Joi.ObjectSchema<Query> };
-type RouteDeclaration<Body, Query> = Omit<Operation, 'method' | 'path' | 'summary' | 'tags' | 'request'> & { request?: RouteRequest<Body, Query> };
+type RouteDeclaration<Body, Query> = Omit<Operation, 'method' | 'path' | 'summary' | 'tags' | 'request'> & {
+  request?: RouteRequest<Body, Query>;
+  /** Codes of the spec for some fields of the body (`{ email: 'ERR_USER_003' }`), used when they are refused. */
+  codes?: Readonly<Record<string, ErrorCode>>;
+};
 
 /**
  * A domain's route declarations: `const route = routeTable('Webhooks')`, then
@@ -34,7 +41,8 @@ type RouteDeclaration<Body, Query> = Omit<Operation, 'method' | 'path' | 'summar
  */
 export function routeTable(tag: string) {
   return function route<Body = undefined, Query = undefined>(method: HttpMethod, path: string, summary: string, declaration: RouteDeclaration<Body, Query>): Route<Body, Query> {
-    return { operation: { method, path, summary, tags: [tag], ...declaration }, body: declaration.request?.body, query: declaration.request?.query };
+    const { codes, ...operation } = declaration;
+    return { operation: { method, path, summary, tags: [tag], ...operation }, body: declaration.request?.body, query: declaration.request?.query, codes };
   };
 }
 
@@ -64,8 +72,8 @@ export function mount<Body, Query>(router: Router, route: Route<Body, Query>, ..
   const handler = chain[chain.length - 1] as Handler<Body, Query>;
   const middleware = chain.slice(0, -1) as Middleware[];
   router[method](path.slice(prefix.length) || '/', ...middleware, async (ctx) => {
-    const body = route.body ? validate(route.body, ctx.request.body) : (undefined as Body);
-    const query = route.query ? validate(route.query, ctx.query) : (undefined as Query);
+    const body = route.body ? validate(route.body, ctx.request.body, route.codes) : (undefined as Body);
+    const query = route.query ? validate(route.query, ctx.query, route.codes) : (undefined as Query);
     await handler(ctx, { body, query });
   });
 }

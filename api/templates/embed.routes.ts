@@ -8,7 +8,6 @@ import { mount } from '../openapi/route';
 import type { WebApp } from '../web/web-app';
 import { embedEndpoints as routes } from './embed.endpoints';
 import * as embed from './embed.service';
-import { withoutValidation } from './templates.endpoints';
 
 /**
  * The designer in another site's page (docs/embedding.md):
@@ -46,10 +45,8 @@ export function embedRoutes(services: Services, page: WebApp['page']): Router {
   });
 
   if (page) {
-    // The query is not validated: the page reads its token itself (an unknown parameter is no error).
-    mount(router, withoutValidation(routes.designerPage), async (ctx) => {
-      const token = typeof ctx.query.token === 'string' ? ctx.query.token : undefined;
-      page(ctx, undefined, { frameAncestor: await embed.frameAncestorOf(db, token, ctx.params.templateId) });
+    mount(router, routes.designerPage, async (ctx, { query }) => {
+      page(ctx, undefined, { frameAncestor: await embed.frameAncestorOf(db, query.token, ctx.params.templateId) });
     });
   }
   return router;

@@ -63,4 +63,5 @@ export interface EmbedPageQuery {
 }
 
 /** The embedded designer page's query (documentation only: the page reads the token itself). */
-export const embedPageQuerySchema = Joi.object<EmbedPageQuery, true>({ token: Joi.string().max(100).description('The embed token (`fmed_…`) the page was minted with') });
+// Other parameters are no error: the page may be linked with a host's own (tracking, a cache buster).
+export const embedPageQuerySchema = Joi.object<EmbedPageQuery, true>({ token: Joi.string().max(100).description('The embed token (`fmed_…`) the page was minted with') }).unknown(true);

@@ -8,10 +8,8 @@ import type { Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';
 import { mount } from '../openapi/route';
 import { consumeOrRefuse, previewLimiter } from '../rate-limits';
-import { validate } from '../validation';
 import * as presenter from './templates.presenter';
-import * as schema from './templates.schema';
-import { templateEndpointsAt, type TemplatePrefix, withoutValidation } from './templates.endpoints';
+import { templateEndpointsAt, type TemplatePrefix } from './templates.endpoints';
 import * as analytics from './template-analytics.service';
 import * as io from './template-io.service';
 import { actorOf, templateGuards, templateRouter } from './template-guards';
@@ -58,9 +56,7 @@ export function templateIoRoutes(services: Services, prefix: TemplatePrefix): Ro
   });
 
   const previews = previewLimiter(services);
-  // Validated here, not by mount(): an unknown `format` is ERR_TMPL_009, as on generation.
-  mount(router, withoutValidation(routes.preview), designerRead, async (ctx) => {
-    const input = validate(schema.previewSchema, ctx.request.body, { format: 'ERR_TMPL_009' });
+  mount(router, routes.preview, designerRead, async (ctx, { body: input }) => {
     // Renders are the expensive thing: every caller of a project shares its per-minute budget.
     await consumeOrRefuse(previews, projectId(ctx), 'ERR_LIMIT_014', `At most ${services.config.mailAbuse.previewsPerMinute} previews per minute per project`);
     const { template, document } = await io.previewTemplate({ ...deps, render, acceptance: acceptanceLimits(services.config) }, projectId(ctx), ctx.params.id, input);

@@ -1,6 +1,6 @@
 import { deleted, type JsonSchema, listOf, ok, pageOf } from '../openapi/operation';
 import { resource } from '../openapi/resources';
-import { operationsOf, type Route, routeTable } from '../openapi/route';
+import { operationsOf, routeTable } from '../openapi/route';
 import * as schema from './templates.schema';
 import { VARIABLE_TYPES } from '../../domain/templates/template.types';
 
@@ -260,6 +260,8 @@ function templateEndpoints(prefix: TemplatePrefix, tag: string) {
       security: 'project',
       ...designer,
       request: { params: id, body: schema.previewSchema },
+      // An unknown `format` is ERR_TMPL_009, as on generation.
+      codes: { format: 'ERR_TMPL_009' },
       responses: { 200: { description: 'The rendered preview (PDF, HTML or image)', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
     }),
     previewGrid: route('post', `${prefix}/:id/preview/grid`, 'Preview the workbook as a grid', {
@@ -303,12 +305,3 @@ export const templateEndpointsAt = Object.fromEntries(TEMPLATE_PREFIXES.map(([pr
 
 /** The OpenAPI operations of these routes, prefix by prefix (api/openapi/operations.ts). */
 export const templateOperations = TEMPLATE_PREFIXES.flatMap(([prefix]) => operationsOf(templateEndpointsAt[prefix]));
-
-/**
- * `route` without its schemas, for mounting a route whose handler validates its input itself
- * (its own error codes, or a query the page does not check): mount() then validates nothing, while
- * the declaration still describes the input in the OpenAPI document.
- */
-export function withoutValidation<Body, Query>(route: Route<Body, Query>): Route<undefined, undefined> {
-  return { operation: route.operation };
-}

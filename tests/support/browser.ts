@@ -17,6 +17,8 @@ export interface AppPage {
   violations: string[];
   /** Every console message and page error, kept with a failing test's screenshot. */
   console: string[];
+  /** The API's answers of 400 and above (`status METHOD path`), named in a failing test's error. */
+  refusals: string[];
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -39,8 +41,13 @@ export async function openAppPage(browser: Browser, options: PageOptions = {}): 
   const requests: string[] = [];
   const violations: string[] = [];
   const console: string[] = [];
+  const refusals: string[] = [];
   page.on('request', (request) => {
     requests.push(request.url());
+  });
+  page.on('response', (response) => {
+    const url = new URL(response.url());
+    if (response.status() >= 400 && url.pathname.startsWith('/api/')) refusals.push(`${response.status()} ${response.request().method()} ${url.pathname}`);
   });
   page.on('console', (message) => {
     console.push(`${message.type()}: ${message.text()}`);
@@ -49,7 +56,7 @@ export async function openAppPage(browser: Browser, options: PageOptions = {}): 
   page.on('pageerror', (error) => {
     console.push(`pageerror: ${error instanceof Error ? error.message : String(error)}`);
   });
-  return { page, requests, violations, console };
+  return { page, requests, violations, console, refusals };
 }
 
 /** An element by role and accessible name, waited for. */
@@ -98,6 +105,31 @@ export async function waitForRegionText(page: Page, name: string, text: string):
 }
 
 /**
+ * What the page showed when a test failed, for the error's message (a CI log has no screenshot): its
+ * address, its alerts and open dialog, the API's refusals it met.
+ */
+async function pageContext({ page, refusals }: AppPage): Promise<string> {
+  const shown = await page
+    .evaluate(() => {
+      const text = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 300);
+      return {
+        alerts: Array.from(document.querySelectorAll('[role="alert"]')).map(text).filter(Boolean),
+        dialog: Array.from(document.querySelectorAll('[role="dialog"]')).map(text).join(' | '),
+      };
+    })
+    .catch(() => ({ alerts: [] as string[], dialog: '' }));
+  return [
+    '',
+    `  page: ${page.url()}`,
+    `  alerts: ${shown.alerts.length ? shown.alerts.join(' | ') : '(none)'}`,
+    shown.dialog ? `  dialog: ${shown.dialog}` : '',
+    `  API refusals: ${refusals.length ? refusals.slice(-8).join(', ') : '(none)'}`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+/**
  * Runs `body` with a fresh page; when it throws, a screenshot of the page and its console are kept
  * under the run's output folder ($FORMWORK_TEST_OUTPUT/screenshots/<name>.png, .console.txt) before
  * the error goes on.
@@ -112,6 +144,12 @@ export async function withAppPage(browser: Browser, name: string, body: (app: Ap
     const file = join(dir, name.replace(/[^a-z0-9-]+/gi, '-'));
     await app.page.screenshot({ path: `${file}.png`, fullPage: true }).catch(() => undefined);
     await writeFile(`${file}.console.txt`, app.console.join('\n'));
+    if (err instanceof Error) {
+      // Jest prints the stack, which carries the message as it was when the error was made.
+      const before = err.message;
+      err.message += await pageContext(app);
+      if (err.stack) err.stack = err.stack.replace(before, err.message);
+    }
     throw err;
   } finally {
     await app.page.browserContext().close();
