@@ -1,9 +1,12 @@
 import { brotliDecompressSync } from 'node:zlib';
-import * as fontkit from 'fontkit';
+import type * as Fontkit from 'fontkit';
 import { imageSize } from 'image-size';
 import sanitizeHtml from 'sanitize-html';
 import { AppError } from '../errors';
 import { sniffImageFormat } from '../identity/avatar-image';
+
+/** fontkit, loaded when a font is first checked (see loadEcharts in components/chart.ts). */
+const loadFontkit = (): typeof Fontkit => require('fontkit') as typeof Fontkit;
 
 /**
  * What an uploaded asset is (docs/templates.md "Assets and fonts"), decided by its own bytes,
@@ -621,7 +624,7 @@ function checkFont(bytes: Buffer, magic: string): CheckedAsset {
   let weight: number;
   let italic: boolean;
   try {
-    const opened = fontkit.create(bytes);
+    const opened = loadFontkit().create(bytes);
     if (!('familyName' in opened)) throw new Error('a font collection');
     const font = opened;
     // fontkit decodes a table when it is first asked for, and leaves one it cannot decode undefined: each is checked.

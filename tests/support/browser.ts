@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer';
 import { startTestApp, type TestApp, type TestAppOptions } from './app';
+import { WAIT_SLACK } from './wait';
 
 /**
  * The dashboard in a real browser (docs/web.md, "Accessibility and tests"): Debian's Chromium driven by Puppeteer.
@@ -35,7 +36,11 @@ export async function openAppPage(browser: Browser, options: PageOptions = {}): 
   const context = await browser.createBrowserContext(options.downloadPath ? { downloadBehavior: { policy: 'allow', downloadPath: options.downloadPath } } : {});
   const page = await context.newPage();
   await page.setViewport({ width: 1280, height: 900 });
-  page.setDefaultTimeout(60_000);
+  // Any one step a person waits for takes well under 30 s on a machine running only this suite. The
+  // first template check of a fresh app loads the checks' code in an evaluation worker at nice 10
+  // (adapters/evaluation/eval-pool.ts), which took 38 s with six busy processes beside it: a loaded
+  // CI run waited more than the 60 s this was before.
+  page.setDefaultTimeout(30_000 * WAIT_SLACK);
   // Dialogs appear without their fade (the app honours reduced motion): screenshots show them whole.
   await page.emulateMediaFeatures([{ name: 'prefers-reduced-motion', value: 'reduce' }]);
   const requests: string[] = [];
@@ -111,7 +116,7 @@ export async function waitForRegionText(page: Page, name: string, text: string):
 async function pageContext({ page, refusals }: AppPage): Promise<string> {
   const shown = await page
     .evaluate(() => {
-      const text = (el: Element) => (el.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 300);
+      const text = (el: Element) => ((el as HTMLElement).innerText ?? '').replace(/\s+/g, ' ').trim().slice(0, 300);
       return {
         alerts: Array.from(document.querySelectorAll('[role="alert"]')).map(text).filter(Boolean),
         dialog: Array.from(document.querySelectorAll('[role="dialog"]')).map(text).join(' | '),
@@ -145,10 +150,10 @@ export async function withAppPage(browser: Browser, name: string, body: (app: Ap
     await app.page.screenshot({ path: `${file}.png`, fullPage: true }).catch(() => undefined);
     await writeFile(`${file}.console.txt`, app.console.join('\n'));
     if (err instanceof Error) {
-      // Jest prints the stack, which carries the message as it was when the error was made.
-      const before = err.message;
-      err.message += await pageContext(app);
-      if (err.stack) err.stack = err.stack.replace(before, err.message);
+      // Jest prints the stack (which carries the message as it was when the error was made): the context goes there.
+      const context = await pageContext(app);
+      if (err.stack?.includes(err.message)) err.stack = err.stack.replace(err.message, err.message + context);
+      else err.message += context;
     }
     throw err;
   } finally {

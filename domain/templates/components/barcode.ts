@@ -1,10 +1,13 @@
-import bwipjs from 'bwip-js';
+import type BwipJs from 'bwip-js';
 import Joi from 'joi';
 import { AppError } from '../../errors';
 import { interpolateText } from '../interpolate';
 import type { BarcodeProps } from '../template.types';
 import { cssLength, type RenderContext } from './context';
 import { length } from './props';
+
+/** bwip-js (2.2 MB of code), loaded when a barcode is first drawn or checked (see loadEcharts in chart.ts). */
+const loadBwip = (): typeof BwipJs => require('bwip-js') as typeof BwipJs;
 
 /**
  * Barcodes (docs/templates.md "barcode"), drawn by bwip-js (Barcode Writer in Pure PostScript): in a
@@ -33,7 +36,7 @@ export function barcodeText(p: BarcodeProps, ctx: Pick<RenderContext, 'scope' | 
   return interpolateText(p.value, ctx.scope, ctx.format);
 }
 
-function options(p: BarcodeProps, text: string): bwipjs.RenderOptions {
+function options(p: BarcodeProps, text: string): BwipJs.RenderOptions {
   const linear = !TWO_DIMENSIONAL.has(p.symbology);
   return {
     bcid: p.symbology,
@@ -57,7 +60,7 @@ function refused(id: string, p: BarcodeProps, err: unknown): AppError {
 /** Throws ERR_TMPL_008 when `text` is no value of the symbology. */
 export function checkBarcode(id: string, p: BarcodeProps, text: string): void {
   try {
-    bwipjs.toSVG(options(p, text));
+    loadBwip().toSVG(options(p, text));
   } catch (err) {
     throw refused(id, p, err);
   }
@@ -68,7 +71,7 @@ export function barcodeHtml(id: string, p: BarcodeProps, ctx: RenderContext): st
   if (!text) return '';
   let svg: string;
   try {
-    svg = bwipjs.toSVG(options(p, text));
+    svg = loadBwip().toSVG(options(p, text));
   } catch (err) {
     throw refused(id, p, err);
   }
@@ -80,7 +83,7 @@ export function barcodeHtml(id: string, p: BarcodeProps, ctx: RenderContext): st
 /** A PNG of the code, for workbooks. */
 export async function barcodePng(id: string, p: BarcodeProps, text: string): Promise<Buffer> {
   try {
-    return await bwipjs.toBuffer(options(p, text));
+    return await loadBwip().toBuffer(options(p, text));
   } catch (err) {
     throw refused(id, p, err);
   }

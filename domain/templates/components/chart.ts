@@ -1,4 +1,4 @@
-import * as echarts from 'echarts';
+import type * as Echarts from 'echarts';
 import Joi from 'joi';
 import { AppError } from '../../errors';
 import { escapeHtml, getPath, interpolateText } from '../interpolate';
@@ -6,6 +6,12 @@ import type { ChartProps } from '../template.types';
 import { cssLength, lengthMm, type DataContext, type RenderContext } from './context';
 import { dataPath, length } from './props';
 import { dataSourceRows } from './table';
+
+/**
+ * echarts (3.7 MB of code), loaded when a chart is first drawn: the evaluation workers load the template
+ * checks, which import this module, and a worker's first check on a loaded machine waited a minute for it.
+ */
+const loadEcharts = (): typeof Echarts => require('echarts') as typeof Echarts;
 
 /**
  * Charts (docs/templates.md "chart"): drawn on the server to SVG by Apache ECharts (server-side
@@ -56,7 +62,7 @@ export function chartData(id: string, p: ChartProps, ctx: DataContext): ChartDat
 
 const MM_PX = 96 / 25.4;
 
-function option(p: ChartProps, data: ChartData, title: string): echarts.EChartsCoreOption {
+function option(p: ChartProps, data: ChartData, title: string): Echarts.EChartsCoreOption {
   const base = { animation: false, color: PALETTE, textStyle: { fontFamily: 'Liberation Sans, DejaVu Sans, sans-serif' }, title: title ? { text: title, left: 'center', textStyle: { fontSize: 14 } } : undefined };
   const legend = { bottom: 0, type: 'plain' as const };
   if (p.chartType === 'pie') {
@@ -97,7 +103,7 @@ function option(p: ChartProps, data: ChartData, title: string): echarts.EChartsC
 /** The chart of points already read (a workbook writes them as a table too) as an SVG document string, `widthPx` wide and its `height` tall. */
 export function drawChartSvg(p: ChartProps, data: ChartData, ctx: DataContext, widthPx: number): string {
   const heightPx = Math.round((p.height ?? 80) * MM_PX);
-  const chart = echarts.init(null, null, { renderer: 'svg', ssr: true, width: widthPx, height: heightPx });
+  const chart = loadEcharts().init(null, null, { renderer: 'svg', ssr: true, width: widthPx, height: heightPx });
   try {
     chart.setOption(option(p, data, p.title ? interpolateText(p.title, ctx.scope, ctx.format) : ''));
     return chart.renderToSVGString();
