@@ -186,7 +186,6 @@ const agentFields = {
 const agent = object(agentFields, {}, 'A reporting agent (api/agents/agents.presenter.ts); never its token');
 const agentWithToken = object({ ...agentFields, token: { ...str, description: 'The agent token (`fmag_…`), shown in this answer only' } }, {}, 'An agent with its token, shown once');
 
-const nullableInt = nullable(int);
 const agentPool = object(
   { datasourceId: uuid, kind: nullable(str), size: int, max: int, idle: int, waiting: int, lastError: nullable(str), lastErrorAt: nullable(time), reportedAt: time },
   {},
