@@ -5,6 +5,7 @@ import { startTestApp, type TestApp, type TestResponse } from '../../support/app
 import { signUp, type SignedUpUser } from '../../support/factories';
 import { createGate, flowWorkspace, invoiceRules, invoiceSchema } from '../../support/flow';
 import { createTestDatasource } from '../../support/reporting';
+import { solidPng } from '../../support/rendering-pdf';
 import { buildTemplate, createTemplate, personalProjectId } from '../../support/templates';
 import { totp } from '../../support/totp';
 import { waitFor } from '../../support/wait';
@@ -111,6 +112,16 @@ test('template checks, import and export answer as documented under each prefix'
     expectDocumented(overwritten, 'post', `${prefix}/import`, 200);
     expect([skipped.body.status, overwritten.body.status]).toEqual(['skipped', 'overwritten']);
   }
+
+  // A file carries the project's assets the definition names.
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(solidPng(8, 8, [255, 0, 0]))]), 'logo.png');
+  const asset = await fetch(`${t.url}/api/assets`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const reference = ((await asset.json()) as { reference: string }).reference;
+  const withLogo = await createTemplate(t, token, { name: `Logo ${suffix}`, schema: { sections: [{ id: 'main', components: [{ id: 'logo', type: 'image', props: { src: reference, alt: 'Logo' } }] }] } });
+  const carried = await t.request('GET', `/api/templates/${withLogo.id}/export`, { token });
+  expectDocumented(carried, 'get', '/api/templates/{id}/export', 200);
+  expect(carried.body.assets.map((a: { ref: string }) => a.ref)).toEqual([reference]);
 });
 
 test('Flow validate answers as documented, valid (200) and not (422)', async () => {
