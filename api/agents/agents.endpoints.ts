@@ -21,18 +21,18 @@ export const agentEndpoints = {
   update: agent('patch', '/api/agents/:id', 'Update an agent', { security: 'team', request: { params: id, body: schema.updateAgentSchema }, responses: { 200: ok('The agent', resource('Agent')) } }),
   delete: agent('delete', '/api/agents/:id', 'Delete an agent', { security: 'team', request: { params: id }, responses: { 204: noContent } }),
   rotateToken: agent('post', '/api/agents/:id/rotate-token', 'Replace an agent\'s token', { security: 'team', request: { params: id }, responses: { 200: ok('The new token, shown in this answer only, and its prefix', { type: 'object', required: ['token', 'tokenPrefix'], properties: { token: { type: 'string' }, tokenPrefix: { type: 'string' } }, additionalProperties: false }) } }),
-  confirmKey: agent('post', '/api/agents/:id/key/confirm', 'Confirm the public key an agent sent, by its fingerprint', { security: 'team', request: { params: id, body: schema.confirmKeySchema }, responses: { 200: ok('The agent, its key confirmed') } }),
-  clearKey: agent('delete', '/api/agents/:id/key', 'Forget an agent\'s public key (its next session sends one to confirm)', { security: 'team', request: { params: id }, responses: { 200: ok('The agent, without a key') } }),
-  health: agent('get', '/api/agents/:id/health', 'An agent\'s sessions and pool health', { security: 'team', request: { params: id }, responses: { 200: ok('The health') } }),
-  tasks: agent('get', '/api/agents/:id/tasks', 'Tasks of an agent', { security: 'team', request: { params: id, query: schema.listTasksSchema }, responses: { 200: ok('A page of tasks') } }),
+  confirmKey: agent('post', '/api/agents/:id/key/confirm', 'Confirm the public key an agent sent, by its fingerprint', { security: 'team', request: { params: id, body: schema.confirmKeySchema }, responses: { 200: ok('The agent, its key confirmed', resource('Agent')) } }),
+  clearKey: agent('delete', '/api/agents/:id/key', 'Forget an agent\'s public key (its next session sends one to confirm)', { security: 'team', request: { params: id }, responses: { 200: ok('The agent, without a key', resource('Agent')) } }),
+  health: agent('get', '/api/agents/:id/health', 'An agent\'s sessions and pool health', { security: 'team', request: { params: id }, responses: { 200: ok('The health', resource('AgentHealth')) } }),
+  tasks: agent('get', '/api/agents/:id/tasks', 'Tasks of an agent', { security: 'team', request: { params: id, query: schema.listTasksSchema }, responses: { 200: ok('A page of tasks', pageOf(resource('AgentTask'))) } }),
 };
 
 const protocol = routeTable('Agent protocol');
 
 export const agentProtocolEndpoints = {
-  openSession: protocol('post', '/api/agents/me/sessions', 'Open a session (the agent starts)', { security: 'agent', request: { body: schema.openSessionSchema }, responses: { 201: ok('The session') } }),
-  nextTask: protocol('get', '/api/agents/me/tasks/next', 'Long-poll for the next task', { security: 'agent', request: { query: schema.nextTaskSchema }, responses: { 200: ok('A task'), 204: { description: 'No task within the wait', contentType: 'none' } } }),
-  heartbeat: protocol('post', '/api/agents/me/heartbeat', 'Report liveness, pool stats and running tasks', { security: 'agent', request: { body: schema.heartbeatSchema }, responses: { 200: ok('Tasks to cancel, if any') } }),
+  openSession: protocol('post', '/api/agents/me/sessions', 'Open a session (the agent starts)', { security: 'agent', request: { body: schema.openSessionSchema }, responses: { 201: ok('The session', resource('AgentSessionOpened')) } }),
+  nextTask: protocol('get', '/api/agents/me/tasks/next', 'Long-poll for the next task', { security: 'agent', request: { query: schema.nextTaskSchema }, responses: { 200: ok('A task', resource('LeasedAgentTask')), 204: { description: 'No task within the wait', contentType: 'none' } } }),
+  heartbeat: protocol('post', '/api/agents/me/heartbeat', 'Report liveness, pool stats and running tasks', { security: 'agent', request: { body: schema.heartbeatSchema }, responses: { 200: ok('Tasks to cancel, if any', resource('AgentHeartbeatAnswer')) } }),
   /** Its body, JSON or NDJSON by the task's kind, is read and validated by its handler (agent-protocol.routes.ts): mount it with its query schema only. */
   result: protocol('post', '/api/agents/me/tasks/:taskId/result', 'Upload a task\'s result', {
     description: 'Test and schema tasks send JSON; query and preview tasks send NDJSON rows (`application/x-ndjson`, optionally `Content-Encoding: gzip`).',

@@ -37,7 +37,7 @@ export const gateEndpoints = {
     security: 'project',
     idempotent: true,
     request: { params: gateId, bodyDescription: 'The payload itself: a JSON object (variables mode) or text (freetext mode), at most 1 MB' },
-    responses: { 200: ok('Valid: the run'), 422: ok('Invalid: the run with what to fix') },
+    responses: { 200: ok('Valid: the run', resource('FlowValidated')), 422: ok('Invalid: the run with what to fix', resource('FlowValidationFailed')) },
   }),
   submitRun: gateRoute('post', '/api/flow/gates/:gateId/runs', 'Submit a run', {
     description: 'Records a run (`source: "rest"`); a valid payload goes on to render, approval and delivery as the gate says.',

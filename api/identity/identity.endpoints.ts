@@ -83,6 +83,56 @@ const AVATAR_UPLOADED: JsonSchema = {
   additionalProperties: false,
 };
 
+const closed = (required: Record<string, JsonSchema>, optional: Record<string, JsonSchema> = {}): JsonSchema => ({
+  type: 'object',
+  required: Object.keys(required),
+  properties: { ...required, ...optional },
+  additionalProperties: false,
+});
+const str: JsonSchema = { type: 'string' };
+const uuid: JsonSchema = { type: 'string', format: 'uuid' };
+const time: JsonSchema = { type: 'string', format: 'date-time' };
+const succeeded: JsonSchema = { type: 'boolean', const: true };
+
+/**
+ * GET /api/users/me/export (api/identity/users.service.ts exportAccount): the user's own data as stored. Its
+ * top-level fields and their entries are fixed; the e-mail preferences and key permissions stay open.
+ */
+const ACCOUNT_EXPORT: JsonSchema = closed({
+  personal: closed({ id: uuid, email: str, name: str, createdAt: time }),
+  settings: closed({
+    timezone: { type: ['string', 'null'] },
+    emailVerified: { type: 'boolean' },
+    twoFactorEnabled: { type: 'boolean' },
+    emailPreferences: { type: 'object', additionalProperties: true },
+    hasProfilePicture: { type: 'boolean' },
+  }),
+  projects: { type: 'array', items: closed({ id: uuid, name: str, slug: str, isPersonal: { type: 'boolean' }, role: str, joinedAt: time }), description: 'The projects the user is a member of' },
+  apiKeys: {
+    type: 'array',
+    description: 'The API keys the user created (never their secrets)',
+    items: closed({ id: uuid, teamId: uuid, name: str, keyPrefix: str, permissions: { type: 'object', additionalProperties: { type: 'boolean' } }, isActive: { type: 'boolean' }, createdAt: time }),
+  },
+  exportedAt: time,
+  format: { type: 'string', enum: ['json'] },
+});
+
+/** GET /api/users/me/2fa/status. */
+const TWO_FACTOR_STATUS: JsonSchema = closed({ enabled: { type: 'boolean' }, backupCodesRemaining: { type: 'integer', description: 'Unused backup codes; 0 while two-factor authentication is off' } });
+const backupCodes: JsonSchema = { type: 'array', items: str, description: 'Single-use codes, shown only in this answer' };
+/** POST /api/users/me/2fa/enable. */
+const TWO_FACTOR_SETUP: JsonSchema = closed({
+  qrCode: { type: 'string', description: 'A PNG data URL of the otpauth URL' },
+  secret: { type: 'string', description: 'The TOTP secret, base32' },
+  otpauthUrl: str,
+  backupCodes,
+});
+/** POST /api/users/me/2fa/verify: the session's new tokens (the others ended); a browser session keeps its refresh token in the cookie. */
+const TWO_FACTOR_ENABLED: JsonSchema = closed(
+  { success: succeeded, accessToken: { type: 'string', description: 'JWT for the Authorization header' }, expiresIn: { type: 'integer', description: 'Seconds the access token lives' } },
+  { refreshToken: { type: 'string', description: '`fmr_…`; in a browser session (X-Formwork-Session: cookie) the HttpOnly cookie holds it instead' } },
+);
+
 const authRoute = routeTable('Auth');
 export const authEndpoints = {
   signup: authRoute('post', '/api/auth/signup', 'Create an account', {
@@ -133,13 +183,13 @@ export const userEndpoints = {
     responses: { 200: ok('The picture\'s URL', AVATAR_UPLOADED) },
   }),
   removeAvatar: usersRoute('delete', '/api/users/me/avatar', 'Remove the profile picture', { security: 'user', responses: { 200: ok('Removed', message) } }),
-  exportAccount: usersRoute('get', '/api/users/me/export', 'Export the user\'s data', { security: 'user', responses: { 200: ok('Everything stored about the user') } }),
-  deleteAccount: usersRoute('delete', '/api/users/me', 'Request account deletion (after a grace period)', { security: 'user', request: { body: users.deleteAccountSchema }, responses: { 200: ok('When the account will be purged') } }),
-  twoFactorStatus: usersRoute('get', '/api/users/me/2fa/status', 'Whether two-factor authentication is on', { security: 'user', responses: { 200: ok('The status') } }),
-  enableTwoFactor: usersRoute('post', '/api/users/me/2fa/enable', 'Start enabling two-factor authentication', { security: 'user', responses: { 200: ok('The TOTP secret and QR code to confirm with /verify') } }),
-  verifyTwoFactor: usersRoute('post', '/api/users/me/2fa/verify', 'Confirm two-factor authentication with a code', { security: 'user', browserSession: true, request: { body: users.twoFactorCodeSchema }, responses: { 200: ok('Enabled, with backup codes') } }),
-  disableTwoFactor: usersRoute('post', '/api/users/me/2fa/disable', 'Turn two-factor authentication off', { security: 'user', request: { body: users.disableTwoFactorSchema }, responses: { 200: ok('Disabled') } }),
-  backupCodes: usersRoute('post', '/api/users/me/2fa/backup-codes', 'Replace the backup codes', { security: 'user', request: { body: users.passwordOnlySchema }, responses: { 200: ok('The new backup codes') } }),
+  exportAccount: usersRoute('get', '/api/users/me/export', 'Export the user\'s data', { security: 'user', responses: { 200: ok('Everything stored about the user', ACCOUNT_EXPORT) } }),
+  deleteAccount: usersRoute('delete', '/api/users/me', 'Request account deletion (after a grace period)', { security: 'user', request: { body: users.deleteAccountSchema }, responses: { 200: ok('When the account will be purged', closed({ message: str })) } }),
+  twoFactorStatus: usersRoute('get', '/api/users/me/2fa/status', 'Whether two-factor authentication is on', { security: 'user', responses: { 200: ok('The status', TWO_FACTOR_STATUS) } }),
+  enableTwoFactor: usersRoute('post', '/api/users/me/2fa/enable', 'Start enabling two-factor authentication', { security: 'user', responses: { 200: ok('The TOTP secret and QR code to confirm with /verify', TWO_FACTOR_SETUP) } }),
+  verifyTwoFactor: usersRoute('post', '/api/users/me/2fa/verify', 'Confirm two-factor authentication with a code', { security: 'user', browserSession: true, request: { body: users.twoFactorCodeSchema }, responses: { 200: ok('Enabled; new tokens for this session', TWO_FACTOR_ENABLED) } }),
+  disableTwoFactor: usersRoute('post', '/api/users/me/2fa/disable', 'Turn two-factor authentication off', { security: 'user', request: { body: users.disableTwoFactorSchema }, responses: { 200: ok('Disabled', closed({ success: succeeded })) } }),
+  backupCodes: usersRoute('post', '/api/users/me/2fa/backup-codes', 'Replace the backup codes', { security: 'user', request: { body: users.passwordOnlySchema }, responses: { 200: ok('The new backup codes', closed({ backupCodes })) } }),
 };
 
 const apiKeysRoute = routeTable('API keys');

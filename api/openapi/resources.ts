@@ -132,6 +132,41 @@ const validation = {
   additionalProperties: false,
 };
 
+/** POST /api/flow/gates/:id/validate, a valid payload (api/flow/runs.presenter.ts presentValidateResult). */
+const flowValidated = object(
+  {
+    success: { type: 'boolean', enum: [true] },
+    runId: uuid,
+    shortId: str,
+    status: enumOf(['validated']),
+    validation_id: str,
+    validated_payload: { ...anyValue, description: 'The payload as submitted' },
+    layers: object({ schema: layerStatus, business_rules: layerStatus }),
+  },
+  {},
+  'A valid payload: the run recorded for it and the verdict of each layer',
+);
+
+/** The same, an invalid payload (answered 422). */
+const flowValidationFailed = object(
+  {
+    success: { type: 'boolean', enum: [false] },
+    runId: uuid,
+    shortId: str,
+    status: enumOf(['validation_failed']),
+    validation_id: str,
+    error: object({
+      code: enumOf(['VALIDATION_FAILED']),
+      message: str,
+      layer: { type: 'string', enum: ['schema', 'business_rules'], description: 'The layer that failed first' },
+      details: { type: 'array', items: object({ field: { type: 'string', description: 'A path into the payload, `text` in freetext mode, or the rule id' }, message: str, code: enumOf(detailCodes) }) },
+    }),
+    layers: object({ schema: layerStatus, business_rules: layerStatus }),
+  },
+  {},
+  'An invalid payload: the run recorded for it, what to fix, and the verdict of each layer',
+);
+
 const flowRunFields = {
   id: uuid,
   runId: uuid,
@@ -593,6 +628,8 @@ export const RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   AcceptedDocumentBatch: acceptedBatch,
   FlowRun: flowRun,
   FlowRunSummary: flowRunSummary,
+  FlowValidated: flowValidated,
+  FlowValidationFailed: flowValidationFailed,
   FlowApproval: flowApproval,
   FlowDelivery: flowDelivery,
   Gate: gate,

@@ -34,7 +34,7 @@ export const datasourceEndpoints = {
   refreshSchema: datasourceRoute('post', '/api/reporting/datasources/:id/schema/refresh', 'Read the datasource\'s tables and columns again', { description: waitNote, security: 'team', request: { params: id, body: datasources.testDatasourceSchema }, responses: { 200: ok('The schema', resource('DiscoveredSchema')), 202: ok('Pending: the task to poll', resource('PendingAgentTask')) } }),
   health: datasourceRoute('get', '/api/reporting/datasources/:id/health', 'Recent health of a datasource', { security: 'project', request: { params: id }, responses: { 200: ok('The health', resource('DatasourceHealth')) } }),
   schema: datasourceRoute('get', '/api/reporting/datasources/:id/schema', 'Tables and columns of a datasource', { security: 'project', request: { params: id, query: datasources.schemaQuerySchema }, responses: { 200: ok('The schema', resource('DiscoveredSchema')) } }),
-  getTask: datasourceRoute('get', '/api/reporting/tasks/:taskId', 'A pending datasource or preview task', { security: 'team', request: { params: { taskId: 'The task id' } }, responses: { 200: ok('The task, with its outcome once done') } }),
+  getTask: datasourceRoute('get', '/api/reporting/tasks/:taskId', 'A pending datasource or preview task', { security: 'team', request: { params: { taskId: 'The task id' } }, responses: { 200: ok('The task, with its outcome once done', resource('AgentTaskWithOutcome')) } }),
 };
 
 const queryRoute = routeTable('Reporting queries');
@@ -54,7 +54,7 @@ export const queryEndpoints = {
   publish: queryRoute('post', '/api/reporting/queries/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version', resource('PublishedQuery')) } }),
   versions: queryRoute('get', '/api/reporting/queries/:id/versions', 'Versions of a query', { security: 'team', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: resource('QueryVersion') }) } }),
   version: queryRoute('get', '/api/reporting/queries/:id/versions/:version', 'Get a version of a query', { security: 'team', request: { params: version }, responses: { 200: ok('The version', resource('QueryVersionDetail')) } }),
-  restore: queryRoute('post', '/api/reporting/queries/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version') } }),
+  restore: queryRoute('post', '/api/reporting/queries/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version', resource('RestoredVersion')) } }),
   preview: queryRoute('post', '/api/reporting/queries/:id/preview', 'Run a query on a few rows', { security: 'team', request: { params: id, body: queries.previewQuerySchema }, responses: { 200: ok('Columns and rows', resource('QueryPreview')), 202: ok('Pending on an agent: the task to poll', resource('PendingAgentTask')) } }),
 };
 
@@ -69,8 +69,8 @@ export const reportEndpoints = {
   publish: reportRoute('post', '/api/reporting/reports/:id/publish', 'Publish the draft as a version', { security: 'team', request: { params: id, body: queries.publishSchema }, responses: { 201: ok('The version', resource('PublishedReport')) } }),
   preview: reportRoute('post', '/api/reporting/reports/:id/preview', 'Render a preview of a report', { security: 'team', request: { params: id, body: reports.previewReportSchema }, responses: { 200: { description: 'The draft rendered as a file, inline: PDF (watermarked), XLSX or CSV', contentType: 'application/octet-stream', schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } }),
   versions: reportRoute('get', '/api/reporting/reports/:id/versions', 'Versions of a report', { security: 'project', request: { params: id }, responses: { 200: ok('The versions, newest first', { type: 'array', items: resource('ReportVersion') }) } }),
-  version: reportRoute('get', '/api/reporting/reports/:id/versions/:version', 'Get a version of a report', { security: 'project', request: { params: version }, responses: { 200: ok('The version') } }),
-  restore: reportRoute('post', '/api/reporting/reports/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version') } }),
+  version: reportRoute('get', '/api/reporting/reports/:id/versions/:version', 'Get a version of a report', { security: 'project', request: { params: version }, responses: { 200: ok('The version', resource('ReportVersionDetail')) } }),
+  restore: reportRoute('post', '/api/reporting/reports/:id/versions/:version/restore', 'Publish an old version again', { security: 'team', request: { params: version, body: queries.publishSchema }, responses: { 200: ok('The new version', resource('RestoredVersion')) } }),
 };
 
 const runRoute = routeTable('Reporting runs');
@@ -82,7 +82,7 @@ export const runEndpoints = {
   cancel: runRoute('post', '/api/reporting/runs/:id/cancel', 'Cancel a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The cancelled run', resource('ReportRun')) } }),
   retry: runRoute('post', '/api/reporting/runs/:id/retry', 'Run a failed report run again', { security: 'project', request: { params: id, body: runs.retryRunSchema }, responses: { 201: { ...ok('The new run', resource('AcceptedRun')), headers: { Location: 'The new run\'s status URL (the same as `statusUrl`)' } }, 200: ok('`deliveriesOnly`: the same run, its failed deliveries sent again', resource('AcceptedRun')) } }),
   deliveries: runRoute('get', '/api/reporting/runs/:id/deliveries', 'Deliveries of a report run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries, with their attempts', listOf(resource('ReportDelivery'))) } }),
-  retryDelivery: runRoute('post', '/api/reporting/deliveries/:deliveryId/retry', 'Deliver a report output again', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('Re-enqueued') } }),
+  retryDelivery: runRoute('post', '/api/reporting/deliveries/:deliveryId/retry', 'Deliver a report output again', { security: 'project', request: { params: { deliveryId: 'The delivery id' } }, responses: { 200: ok('Re-enqueued', { type: 'object', required: ['success', 'deliveryId', 'status', 'message'], properties: { success: { type: 'boolean', const: true }, deliveryId: { type: 'string', format: 'uuid' }, status: { type: 'string', enum: ['pending', 'delivering', 'completed', 'failed', 'skipped'] }, message: { type: 'string' } }, additionalProperties: false }) } }),
   download: runRoute('get', '/api/reporting/runs/:id/outputs/:outputId/download', 'Download an output of a run', { security: 'project', request: { params: { ...id, outputId: 'The output id' } }, responses: { 302: redirect('To a signed download link') } }),
 };
 
@@ -111,8 +111,8 @@ export const jobEndpoints = {
   listRuns: jobRoute('get', '/api/reporting/job-runs', 'List job runs', { security: 'project', request: { query: jobs.listJobRunsSchema }, responses: { 200: ok('A page of job runs', pageOf(resource('ReportJobRun'))) } }),
   getRun: jobRoute('get', '/api/reporting/job-runs/:id', 'Get a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The job run', resource('ReportJobRun')) } }),
   runDeliveries: jobRoute('get', '/api/reporting/job-runs/:id/deliveries', 'Deliveries of a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The deliveries, with their attempts', listOf(resource('ReportDelivery'))) } }),
-  cancelRun: jobRoute('post', '/api/reporting/job-runs/:id/cancel', 'Cancel a job run', { security: 'project', request: { params: id }, responses: { 200: ok('Cancelled') } }),
-  retryDeliveries: jobRoute('post', '/api/reporting/job-runs/:id/retry-deliveries', 'Deliver a job run\'s failed deliveries again', { security: 'project', request: { params: id }, responses: { 202: ok('Re-enqueued') } }),
+  cancelRun: jobRoute('post', '/api/reporting/job-runs/:id/cancel', 'Cancel a job run', { security: 'project', request: { params: id }, responses: { 200: ok('The job run, cancelled', resource('ReportJobRun')) } }),
+  retryDeliveries: jobRoute('post', '/api/reporting/job-runs/:id/retry-deliveries', 'Deliver a job run\'s failed deliveries again', { security: 'project', request: { params: id }, responses: { 202: ok('Re-enqueued', { type: 'object', required: ['success', 'jobRunId', 'retried', 'message'], properties: { success: { type: 'boolean', const: true }, jobRunId: { type: 'string', format: 'uuid' }, retried: { type: 'integer', description: 'Failed deliveries sent again' }, message: { type: 'string' } }, additionalProperties: false }) } }),
 };
 
 const channelRoute = routeTable('Reporting channels');

@@ -75,6 +75,40 @@ const publishedReport = object(
 
 const reportVersion = object({ id: uuid, version: int, releaseNotes: nullable(str), publishedAt: time, publishedBy: { description: 'Who published it' } }, {}, 'A published version of a report');
 
+const reportVersionDetail = object(
+  {
+    id: uuid,
+    version: int,
+    releaseNotes: nullable(str),
+    publishedAt: time,
+    publishedBy: { description: 'Who published it' },
+    reportId: uuid,
+    name: str,
+    description: nullable(str),
+    definition: {
+      type: 'object',
+      description: 'What a run of this version reads, every version pinned (db/reporting/report.entity.ts PinnedDefinition)',
+      required: ['templateId', 'templateVersion', 'datasets', 'parameters', 'outputs', 'filenamePattern', 'skipIfEmpty', 'useCredit'],
+      properties: {
+        templateId: nullable(uuid),
+        templateVersion: nullable(int),
+        datasets: list({ ...open, description: 'As the report\'s datasets, `queryVersion` a number' }),
+        parameters: list(open),
+        outputs: list(open),
+        filenamePattern: str,
+        skipIfEmpty: bool,
+        useCredit: bool,
+      },
+      additionalProperties: true,
+    },
+  },
+  {},
+  'A published version of a report with its definition',
+);
+
+/** `{success, newVersion, message}`: an old version published again (queries and reports). */
+const restoredVersion = object({ success: { type: 'boolean', const: true }, newVersion: int, message: str }, {}, 'An old version published again as a new one');
+
 const cronProblem = object({ path: oneOf('cron', 'timezone'), code: str, message: str });
 const cronWarning = object({ code: oneOf('DST_GAP', 'DST_OVERLAP'), message: str, dates: list(str) }, {}, 'A daylight-saving change ahead');
 
@@ -234,6 +268,8 @@ export const REPORTING_RESOURCE_SCHEMAS: Record<string, JsonSchema> = {
   Report: report,
   PublishedReport: publishedReport,
   ReportVersion: reportVersion,
+  ReportVersionDetail: reportVersionDetail,
+  RestoredVersion: restoredVersion,
   ReportSchedule: schedule,
   CronCheck: cronCheck,
   TriggeredSchedule: triggered,

@@ -186,6 +186,93 @@ const agentFields = {
 const agent = object(agentFields, {}, 'A reporting agent (api/agents/agents.presenter.ts); never its token');
 const agentWithToken = object({ ...agentFields, token: { ...str, description: 'The agent token (`fmag_…`), shown in this answer only' } }, {}, 'An agent with its token, shown once');
 
+const agentPool = object(
+  { datasourceId: uuid, kind: nullable(str), size: int, max: int, idle: int, waiting: int, lastError: nullable(str), lastErrorAt: nullable(time), reportedAt: time },
+  {},
+  'A datasource connection pool as the agent\'s last heartbeat reported it',
+);
+const agentSession = object(
+  { id: uuid, version: str, hostname: str, platform: str, startedAt: time, capabilities: { type: 'array', items: str }, maxConcurrency: int },
+  {},
+  'The latest session the agent opened',
+);
+const agentHealth = object(
+  {
+    status: agentFields.status,
+    lastSeenAt: nullable(time),
+    session: { anyOf: [agentSession, { type: 'null' }] },
+    load: agentFields.load,
+    pools: { type: 'array', items: agentPool },
+    recentErrors: { type: 'array', description: 'The last 20 errors, oldest first', items: object({ at: time, taskId: nullable(str), code: str, message: str }) },
+  },
+  {},
+  'An agent\'s liveness, session, load and pools (api/agents/agents.presenter.ts presentHealth)',
+);
+
+const agentTaskFields = {
+  id: { ...str, description: '`atk_…`' },
+  agentId: uuid,
+  agentShortId: str,
+  kind: { type: 'string', enum: ['query', 'test', 'schema', 'preview'] },
+  datasourceId: uuid,
+  runId: nullable(uuid),
+  status: { type: 'string', enum: ['queued', 'leased', 'completed', 'failed', 'cancel_requested', 'cancelled', 'expired'] },
+  attempt: int,
+  leasedAt: nullable(time),
+  leaseExpiresAt: nullable(time),
+  completedAt: nullable(time),
+  error: { anyOf: [open, { type: 'null' }] },
+  createdAt: time,
+};
+const agentTask = object(agentTaskFields, {}, 'A task of an agent (api/agents/agents.presenter.ts presentTask): never the statement\'s values or secrets');
+const agentTaskWithOutcome = object(
+  agentTaskFields,
+  { result: { ...anyValue, description: 'Once the task has ended: what the request that made it would have answered (a test\'s outcome, a schema, preview rows), or `{error}`' } },
+  'A task of an agent, with its outcome once it has ended',
+);
+
+const openedSession = object(
+  {
+    agentId: { ...str, description: 'The agent\'s short id (`agt_…`)' },
+    keyStatus: { type: 'string', enum: ['none', 'pending', 'confirmed'] },
+    keyFingerprint: nullable(str),
+    projectId: uuid,
+    sessionId: uuid,
+    pollWaitSeconds: int,
+    heartbeatIntervalSeconds: int,
+    leaseSeconds: int,
+    maxResultBytes: int,
+  },
+  {},
+  'A session, opened: its id and the intervals the agent keeps to',
+);
+const leasedTask = object(
+  {
+    taskId: str,
+    kind: agentTaskFields.kind,
+    attempt: int,
+    leaseExpiresAt: nullable(time),
+    datasource: object({
+      id: uuid,
+      kind: str,
+      config: open,
+      pool: open,
+      secrets: object({ mode: { type: 'string', enum: ['agent_local', 'sealed', 'stored'] } }, { sealed: { ...str, description: 'The secrets sealed to the agent\'s confirmed key' }, values: { type: 'object', additionalProperties: str } }),
+    }),
+  },
+  { statement: anyValue, limits: open },
+  'A task leased to the session: the datasource to run it on and the compiled statement',
+);
+const heartbeatAnswer = object(
+  {
+    cancel: { type: 'array', items: str, description: 'Tasks to stop' },
+    leaseExpiresAt: { type: 'object', additionalProperties: time, description: 'The renewed lease of each running task, by task id' },
+    serverTime: time,
+  },
+  {},
+  'What the agent is to do after a heartbeat',
+);
+
 export const REPORTING_SOURCE_SCHEMAS: Record<string, JsonSchema> = {
   Datasource: datasource,
   DatasourceTest: datasourceTest,
@@ -201,4 +288,10 @@ export const REPORTING_SOURCE_SCHEMAS: Record<string, JsonSchema> = {
   QueryPreview: queryPreview,
   Agent: agent,
   AgentWithToken: agentWithToken,
+  AgentHealth: agentHealth,
+  AgentTask: agentTask,
+  AgentTaskWithOutcome: agentTaskWithOutcome,
+  AgentSessionOpened: openedSession,
+  LeasedAgentTask: leasedTask,
+  AgentHeartbeatAnswer: heartbeatAnswer,
 };

@@ -49,6 +49,54 @@ const COMPONENT_TYPES = listOf({
   },
 });
 
+const issues = (description: string): JsonSchema => ({
+  type: 'array',
+  description,
+  items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string', description: 'Where in the input (`sections[0].components[2].props.text`)' }, message: { type: 'string' } }, additionalProperties: false },
+});
+
+/** POST …/validate-schema and …/validate-variables (domain/templates/template.types.ts ValidationResult). */
+const CHECK_RESULT: JsonSchema = {
+  type: 'object',
+  required: ['valid', 'errors', 'warnings'],
+  properties: { valid: { type: 'boolean', description: 'No errors (warnings do not count)' }, errors: issues('What makes it invalid'), warnings: issues('What renders, but probably not as meant') },
+  additionalProperties: false,
+};
+
+/** POST …/import (api/templates/template-io.service.ts ImportResult). */
+const importResult = (statuses: string[]): JsonSchema => ({
+  type: 'object',
+  required: ['status', 'templateId', 'message'],
+  properties: { status: { type: 'string', enum: statuses }, templateId: { type: 'string', format: 'uuid', description: 'The created, replaced or existing template' }, message: { type: 'string' } },
+  additionalProperties: false,
+});
+
+/**
+ * GET …/:id/export (domain/templates/template-file.ts TemplateFile): the file import reads. Its fixed
+ * top-level fields are described; the definition's parts are the tenant's own (see component-types).
+ */
+const TEMPLATE_FILE: JsonSchema = {
+  type: 'object',
+  required: ['formatVersion', 'exportedAt', 'name', 'description', 'outputFormats', 'schema', 'variables', 'constants', 'calculatedVariables'],
+  properties: {
+    formatVersion: { type: 'integer', description: 'The file layout, 1 today' },
+    exportedAt: { type: 'string', format: 'date-time' },
+    name: { type: 'string' },
+    description: { type: ['string', 'null'] },
+    outputFormats: { type: 'array', items: { type: 'string', enum: ['pdf', 'excel'] } },
+    schema: { type: 'object', additionalProperties: true, description: 'The draft\'s layout (its sections and components)' },
+    variables: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    constants: { type: 'object', additionalProperties: true },
+    calculatedVariables: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    assets: {
+      type: 'array',
+      description: 'The project\'s images and fonts the definition names (`asset:<id>`), with their bytes; absent when it names none',
+      items: { type: 'object', required: ['ref', 'name', 'data'], properties: { ref: { type: 'string' }, name: { type: 'string' }, data: { type: 'string', contentEncoding: 'base64' } }, additionalProperties: false },
+    },
+  },
+  additionalProperties: false,
+};
+
 /** POST …/examples/:key: the import's answer and the example's sample data (variables to generate with). */
 const STARTED_FROM_EXAMPLE: JsonSchema = {
   type: 'object',
@@ -219,8 +267,8 @@ function templateEndpoints(prefix: TemplatePrefix, tag: string) {
   const designer = prefix === '/api/templates' ? { embedToken: true } : {};
   return {
     bulkDelete: route('post', `${prefix}/bulk-delete`, 'Delete many templates', { security: 'team', request: { body: schema.bulkDeleteSchema }, responses: { 200: ok('What was deleted', BULK_DELETED) } }),
-    validateSchema: route('post', `${prefix}/validate-schema`, 'Check a template definition without saving it', { security: 'project', request: { body: schema.validateSchemaSchema }, responses: { 200: ok('Problems found, if any') } }),
-    validateVariables: route('post', `${prefix}/validate-variables`, 'Check data against a template\'s variables', { security: 'project', request: { body: schema.validateVariablesSchema }, responses: { 200: ok('Problems found, if any') } }),
+    validateSchema: route('post', `${prefix}/validate-schema`, 'Check a template definition without saving it', { security: 'project', request: { body: schema.validateSchemaSchema }, responses: { 200: ok('Problems found, if any', CHECK_RESULT) } }),
+    validateVariables: route('post', `${prefix}/validate-variables`, 'Check data against a template\'s variables', { security: 'project', request: { body: schema.validateVariablesSchema }, responses: { 200: ok('Problems found, if any', CHECK_RESULT) } }),
     create: route('post', prefix, 'Create a template', { security: 'team', idempotent: true, request: { body: schema.createTemplateSchema }, responses: { 201: ok('The draft template', resource('CreatedTemplate')) } }),
     list: route('get', prefix, 'List templates', { security: 'project', request: { query: schema.listTemplatesSchema }, responses: { 200: ok('A page of templates', pageOf(resource('TemplateSummary'))) } }),
     folders: route('get', `${prefix}/folders`, 'Folders in use', {
@@ -240,7 +288,7 @@ function templateEndpoints(prefix: TemplatePrefix, tag: string) {
     import: route('post', `${prefix}/import`, 'Import a template file', {
       security: 'team',
       request: { body: schema.importFieldsSchema, bodyType: 'multipart' },
-      responses: { 201: ok('Created'), 200: ok('Replaced or skipped, as `duplicateHandling` says') },
+      responses: { 201: ok('Created', importResult(['created'])), 200: ok('Replaced or skipped, as `duplicateHandling` says', importResult(['overwritten', 'skipped'])) },
     }),
     componentTypes: route('get', `${prefix}/component-types`, 'Component types and the JSON Schema of their props', {
       description: 'Converted from the Joi schemas validate-schema checks with, so an editor built on them and the API agree. `children`: where a container holds components.',
@@ -254,7 +302,7 @@ function templateEndpoints(prefix: TemplatePrefix, tag: string) {
       request: { params: { key: 'invoice, quote, report or certificate' } },
       responses: { 201: ok('The imported draft (as an import answers) and the example\'s sample data', STARTED_FROM_EXAMPLE) },
     }),
-    export: route('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)') } }),
+    export: route('get', `${prefix}/:id/export`, 'Export a template as a file', { security: 'project', request: { params: id }, responses: { 200: ok('The template file (JSON attachment)', TEMPLATE_FILE) } }),
     // Validated by its handler: an unknown `format` is ERR_TMPL_009 (template-io.routes.ts).
     preview: route('post', `${prefix}/:id/preview`, 'Render a preview with sample data', {
       security: 'project',

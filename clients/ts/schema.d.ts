@@ -5178,6 +5178,59 @@ export interface components {
             /** Format: date-time */
             completedAt: string | null;
         };
+        /** @description A valid payload: the run recorded for it and the verdict of each layer */
+        FlowValidated: {
+            /** @enum {boolean} */
+            success: true;
+            /** Format: uuid */
+            runId: string;
+            shortId: string;
+            /** @enum {string} */
+            status: "validated";
+            validation_id: string;
+            /** @description The payload as submitted */
+            validated_payload: unknown;
+            layers: {
+                /** @enum {string} */
+                schema: "pass" | "fail" | "skipped";
+                /** @enum {string} */
+                business_rules: "pass" | "fail" | "skipped";
+            };
+        };
+        /** @description An invalid payload: the run recorded for it, what to fix, and the verdict of each layer */
+        FlowValidationFailed: {
+            /** @enum {boolean} */
+            success: false;
+            /** Format: uuid */
+            runId: string;
+            shortId: string;
+            /** @enum {string} */
+            status: "validation_failed";
+            validation_id: string;
+            error: {
+                /** @enum {string} */
+                code: "VALIDATION_FAILED";
+                message: string;
+                /**
+                 * @description The layer that failed first
+                 * @enum {string}
+                 */
+                layer: "schema" | "business_rules";
+                details: {
+                    /** @description A path into the payload, `text` in freetext mode, or the rule id */
+                    field: string;
+                    message: string;
+                    /** @enum {string} */
+                    code: "REQUIRED" | "TYPE" | "MIN" | "MAX" | "MIN_LENGTH" | "MAX_LENGTH" | "PATTERN" | "ENUM" | "FORMAT" | "UNKNOWN_FIELD" | "RULE";
+                }[];
+            };
+            layers: {
+                /** @enum {string} */
+                schema: "pass" | "fail" | "skipped";
+                /** @enum {string} */
+                business_rules: "pass" | "fail" | "skipped";
+            };
+        };
         /** @description One approver of one run (api/flow/approvals.presenter.ts presentApproval) */
         FlowApproval: {
             /** Format: uuid */
@@ -6330,6 +6383,169 @@ export interface components {
             /** @description The agent token (`fmag_…`), shown in this answer only */
             token: string;
         };
+        /** @description An agent's liveness, session, load and pools (api/agents/agents.presenter.ts presentHealth) */
+        AgentHealth: {
+            /** @enum {string} */
+            status: "online" | "degraded" | "offline" | "never_connected";
+            /** Format: date-time */
+            lastSeenAt: string | null;
+            session: {
+                /** Format: uuid */
+                id: string;
+                version: string;
+                hostname: string;
+                platform: string;
+                /** Format: date-time */
+                startedAt: string;
+                capabilities: string[];
+                maxConcurrency: number;
+            } | null;
+            load: {
+                running: number;
+                capacity: number;
+                queued: number;
+            } | null;
+            pools: {
+                /** Format: uuid */
+                datasourceId: string;
+                kind: string | null;
+                size: number;
+                max: number;
+                idle: number;
+                waiting: number;
+                lastError: string | null;
+                /** Format: date-time */
+                lastErrorAt: string | null;
+                /** Format: date-time */
+                reportedAt: string;
+            }[];
+            /** @description The last 20 errors, oldest first */
+            recentErrors: {
+                /** Format: date-time */
+                at: string;
+                taskId: string | null;
+                code: string;
+                message: string;
+            }[];
+        };
+        /** @description A task of an agent (api/agents/agents.presenter.ts presentTask): never the statement's values or secrets */
+        AgentTask: {
+            /** @description `atk_…` */
+            id: string;
+            /** Format: uuid */
+            agentId: string;
+            agentShortId: string;
+            /** @enum {string} */
+            kind: "query" | "test" | "schema" | "preview";
+            /** Format: uuid */
+            datasourceId: string;
+            /** Format: uuid */
+            runId: string | null;
+            /** @enum {string} */
+            status: "queued" | "leased" | "completed" | "failed" | "cancel_requested" | "cancelled" | "expired";
+            attempt: number;
+            /** Format: date-time */
+            leasedAt: string | null;
+            /** Format: date-time */
+            leaseExpiresAt: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+            error: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A task of an agent, with its outcome once it has ended */
+        AgentTaskWithOutcome: {
+            /** @description `atk_…` */
+            id: string;
+            /** Format: uuid */
+            agentId: string;
+            agentShortId: string;
+            /** @enum {string} */
+            kind: "query" | "test" | "schema" | "preview";
+            /** Format: uuid */
+            datasourceId: string;
+            /** Format: uuid */
+            runId: string | null;
+            /** @enum {string} */
+            status: "queued" | "leased" | "completed" | "failed" | "cancel_requested" | "cancelled" | "expired";
+            attempt: number;
+            /** Format: date-time */
+            leasedAt: string | null;
+            /** Format: date-time */
+            leaseExpiresAt: string | null;
+            /** Format: date-time */
+            completedAt: string | null;
+            error: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Once the task has ended: what the request that made it would have answered (a test's outcome, a schema, preview rows), or `{error}` */
+            result?: unknown;
+        };
+        /** @description A session, opened: its id and the intervals the agent keeps to */
+        AgentSessionOpened: {
+            /** @description The agent's short id (`agt_…`) */
+            agentId: string;
+            /** @enum {string} */
+            keyStatus: "none" | "pending" | "confirmed";
+            keyFingerprint: string | null;
+            /** Format: uuid */
+            projectId: string;
+            /** Format: uuid */
+            sessionId: string;
+            pollWaitSeconds: number;
+            heartbeatIntervalSeconds: number;
+            leaseSeconds: number;
+            maxResultBytes: number;
+        };
+        /** @description A task leased to the session: the datasource to run it on and the compiled statement */
+        LeasedAgentTask: {
+            taskId: string;
+            /** @enum {string} */
+            kind: "query" | "test" | "schema" | "preview";
+            attempt: number;
+            /** Format: date-time */
+            leaseExpiresAt: string | null;
+            datasource: {
+                /** Format: uuid */
+                id: string;
+                kind: string;
+                config: {
+                    [key: string]: unknown;
+                };
+                pool: {
+                    [key: string]: unknown;
+                };
+                secrets: {
+                    /** @enum {string} */
+                    mode: "agent_local" | "sealed" | "stored";
+                    /** @description The secrets sealed to the agent's confirmed key */
+                    sealed?: string;
+                    values?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+            statement?: unknown;
+            limits?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description What the agent is to do after a heartbeat */
+        AgentHeartbeatAnswer: {
+            /** @description Tasks to stop */
+            cancel: string[];
+            /** @description The renewed lease of each running task, by task id */
+            leaseExpiresAt: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            serverTime: string;
+        };
         /** @description A report: its draft and where publishing has got to (api/reporting/reports.presenter.ts) */
         Report: {
             /** Format: uuid */
@@ -6419,6 +6635,48 @@ export interface components {
             publishedAt: string;
             /** @description Who published it */
             publishedBy: unknown;
+        };
+        /** @description A published version of a report with its definition */
+        ReportVersionDetail: {
+            /** Format: uuid */
+            id: string;
+            version: number;
+            releaseNotes: string | null;
+            /** Format: date-time */
+            publishedAt: string;
+            /** @description Who published it */
+            publishedBy: unknown;
+            /** Format: uuid */
+            reportId: string;
+            name: string;
+            description: string | null;
+            /** @description What a run of this version reads, every version pinned (db/reporting/report.entity.ts PinnedDefinition) */
+            definition: {
+                /** Format: uuid */
+                templateId: string | null;
+                templateVersion: number | null;
+                datasets: {
+                    [key: string]: unknown;
+                }[];
+                parameters: {
+                    [key: string]: unknown;
+                }[];
+                outputs: {
+                    [key: string]: unknown;
+                }[];
+                filenamePattern: string;
+                skipIfEmpty: boolean;
+                useCredit: boolean;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        /** @description An old version published again as a new one */
+        RestoredVersion: {
+            /** @constant */
+            success: true;
+            newVersion: number;
+            message: string;
         };
         /** @description A report schedule (api/reporting/schedules.presenter.ts) */
         ReportSchedule: {
@@ -7566,7 +7824,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        message: string;
                     };
                 };
             };
@@ -7900,7 +8158,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        personal: {
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            name: string;
+                            /** Format: date-time */
+                            createdAt: string;
+                        };
+                        settings: {
+                            timezone: string | null;
+                            emailVerified: boolean;
+                            twoFactorEnabled: boolean;
+                            emailPreferences: {
+                                [key: string]: unknown;
+                            };
+                            hasProfilePicture: boolean;
+                        };
+                        /** @description The projects the user is a member of */
+                        projects: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            slug: string;
+                            isPersonal: boolean;
+                            role: string;
+                            /** Format: date-time */
+                            joinedAt: string;
+                        }[];
+                        /** @description The API keys the user created (never their secrets) */
+                        apiKeys: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            teamId: string;
+                            name: string;
+                            keyPrefix: string;
+                            permissions: {
+                                [key: string]: boolean;
+                            };
+                            isActive: boolean;
+                            /** Format: date-time */
+                            createdAt: string;
+                        }[];
+                        /** Format: date-time */
+                        exportedAt: string;
+                        /** @enum {string} */
+                        format: "json";
                     };
                 };
             };
@@ -7928,7 +8232,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        enabled: boolean;
+                        /** @description Unused backup codes; 0 while two-factor authentication is off */
+                        backupCodesRemaining: number;
                     };
                 };
             };
@@ -7956,7 +8262,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description A PNG data URL of the otpauth URL */
+                        qrCode: string;
+                        /** @description The TOTP secret, base32 */
+                        secret: string;
+                        otpauthUrl: string;
+                        /** @description Single-use codes, shown only in this answer */
+                        backupCodes: string[];
                     };
                 };
             };
@@ -7986,14 +8298,21 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Enabled, with backup codes */
+            /** @description Enabled; new tokens for this session */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        /** @description JWT for the Authorization header */
+                        accessToken: string;
+                        /** @description Seconds the access token lives */
+                        expiresIn: number;
+                        /** @description `fmr_…`; in a browser session (X-Formwork-Session: cookie) the HttpOnly cookie holds it instead */
+                        refreshToken?: string;
                     };
                 };
             };
@@ -8029,7 +8348,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
                     };
                 };
             };
@@ -8064,7 +8384,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description Single-use codes, shown only in this answer */
+                        backupCodes: string[];
                     };
                 };
             };
@@ -9536,7 +9857,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description No errors (warnings do not count) */
+                        valid: boolean;
+                        /** @description What makes it invalid */
+                        errors: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description What renders, but probably not as meant */
+                        warnings: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -9576,7 +9910,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description No errors (warnings do not count) */
+                        valid: boolean;
+                        /** @description What makes it invalid */
+                        errors: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description What renders, but probably not as meant */
+                        warnings: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -10090,7 +10437,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "overwritten" | "skipped";
+                        /**
+                         * Format: uuid
+                         * @description The created, replaced or existing template
+                         */
+                        templateId: string;
+                        message: string;
                     };
                 };
             };
@@ -10101,7 +10455,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "created";
+                        /**
+                         * Format: uuid
+                         * @description The created, replaced or existing template
+                         */
+                        templateId: string;
+                        message: string;
                     };
                 };
             };
@@ -10254,7 +10615,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description The file layout, 1 today */
+                        formatVersion: number;
+                        /** Format: date-time */
+                        exportedAt: string;
+                        name: string;
+                        description: string | null;
+                        outputFormats: ("pdf" | "excel")[];
+                        /** @description The draft's layout (its sections and components) */
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        variables: {
+                            [key: string]: unknown;
+                        }[];
+                        constants: {
+                            [key: string]: unknown;
+                        };
+                        calculatedVariables: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The project's images and fonts the definition names (`asset:<id>`), with their bytes; absent when it names none */
+                        assets?: {
+                            ref: string;
+                            name: string;
+                            data: string;
+                        }[];
                     };
                 };
             };
@@ -10773,7 +11159,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description No errors (warnings do not count) */
+                        valid: boolean;
+                        /** @description What makes it invalid */
+                        errors: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description What renders, but probably not as meant */
+                        warnings: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -10813,7 +11212,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description No errors (warnings do not count) */
+                        valid: boolean;
+                        /** @description What makes it invalid */
+                        errors: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description What renders, but probably not as meant */
+                        warnings: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -11327,7 +11739,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "overwritten" | "skipped";
+                        /**
+                         * Format: uuid
+                         * @description The created, replaced or existing template
+                         */
+                        templateId: string;
+                        message: string;
                     };
                 };
             };
@@ -11338,7 +11757,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "created";
+                        /**
+                         * Format: uuid
+                         * @description The created, replaced or existing template
+                         */
+                        templateId: string;
+                        message: string;
                     };
                 };
             };
@@ -11491,7 +11917,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description The file layout, 1 today */
+                        formatVersion: number;
+                        /** Format: date-time */
+                        exportedAt: string;
+                        name: string;
+                        description: string | null;
+                        outputFormats: ("pdf" | "excel")[];
+                        /** @description The draft's layout (its sections and components) */
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        variables: {
+                            [key: string]: unknown;
+                        }[];
+                        constants: {
+                            [key: string]: unknown;
+                        };
+                        calculatedVariables: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The project's images and fonts the definition names (`asset:<id>`), with their bytes; absent when it names none */
+                        assets?: {
+                            ref: string;
+                            name: string;
+                            data: string;
+                        }[];
                     };
                 };
             };
@@ -12010,7 +12461,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description No errors (warnings do not count) */
+                        valid: boolean;
+                        /** @description What makes it invalid */
+                        errors: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description What renders, but probably not as meant */
+                        warnings: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -12050,7 +12514,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description No errors (warnings do not count) */
+                        valid: boolean;
+                        /** @description What makes it invalid */
+                        errors: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description What renders, but probably not as meant */
+                        warnings: {
+                            /** @description Where in the input (`sections[0].components[2].props.text`) */
+                            path: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -12564,7 +13041,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "overwritten" | "skipped";
+                        /**
+                         * Format: uuid
+                         * @description The created, replaced or existing template
+                         */
+                        templateId: string;
+                        message: string;
                     };
                 };
             };
@@ -12575,7 +13059,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @enum {string} */
+                        status: "created";
+                        /**
+                         * Format: uuid
+                         * @description The created, replaced or existing template
+                         */
+                        templateId: string;
+                        message: string;
                     };
                 };
             };
@@ -12728,7 +13219,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @description The file layout, 1 today */
+                        formatVersion: number;
+                        /** Format: date-time */
+                        exportedAt: string;
+                        name: string;
+                        description: string | null;
+                        outputFormats: ("pdf" | "excel")[];
+                        /** @description The draft's layout (its sections and components) */
+                        schema: {
+                            [key: string]: unknown;
+                        };
+                        variables: {
+                            [key: string]: unknown;
+                        }[];
+                        constants: {
+                            [key: string]: unknown;
+                        };
+                        calculatedVariables: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The project's images and fonts the definition names (`asset:<id>`), with their bytes; absent when it names none */
+                        assets?: {
+                            ref: string;
+                            name: string;
+                            data: string;
+                        }[];
                     };
                 };
             };
@@ -16432,9 +16948,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FlowValidated"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -16449,9 +16963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["FlowValidationFailed"];
                 };
             };
             429: components["responses"]["TooManyRequests"];
@@ -18815,9 +19327,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AgentTaskWithOutcome"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -19367,9 +19877,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RestoredVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -20147,9 +20655,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportVersionDetail"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -20190,9 +20696,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RestoredVersion"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -20511,7 +21015,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        deliveryId: string;
+                        /** @enum {string} */
+                        status: "pending" | "delivering" | "completed" | "failed" | "skipped";
+                        message: string;
                     };
                 };
             };
@@ -21383,15 +21893,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Cancelled */
+            /** @description The job run, cancelled */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReportJobRun"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -21425,7 +21933,13 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        /** @constant */
+                        success: true;
+                        /** Format: uuid */
+                        jobRunId: string;
+                        /** @description Failed deliveries sent again */
+                        retried: number;
+                        message: string;
                     };
                 };
             };
@@ -22044,9 +22558,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -22080,9 +22592,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Agent"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -22115,9 +22625,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AgentHealth"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -22156,7 +22664,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        [key: string]: unknown;
+                        data: components["schemas"]["AgentTask"][];
+                        meta: components["schemas"]["PageMeta"];
                     };
                 };
             };
@@ -22195,9 +22704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AgentSessionOpened"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -22227,9 +22734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["LeasedAgentTask"];
                 };
             };
             /** @description No task within the wait */
@@ -22284,9 +22789,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AgentHeartbeatAnswer"];
                 };
             };
             400: components["responses"]["BadRequest"];
