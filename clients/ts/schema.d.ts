@@ -6242,6 +6242,12 @@ export interface components {
             }[];
             /** @description The `{{ name }}` placeholders of the text or request, each once, in order */
             placeholders: string[];
+            /** @description A valid SQL query's statement as a run without given values sends it: the dialect's bind markers (`$1`, `?`), optional clauses without a value dropped, `values` the parameters' defaults bound in order. null for http and table queries, a query with errors, or one that needs values to compile (a required parameter without default) */
+            compiled: {
+                text: string;
+                /** @description The bound values in marker order (any JSON value) */
+                values: unknown[];
+            } | null;
         };
         /** @description The first rows of a query run once on its draft */
         QueryPreview: {
