@@ -5105,6 +5105,8 @@ export interface components {
             approvalStatus: string | null;
             deliveryStatus: string | null;
             error: unknown;
+            /** @description The catalogued code of the failure (ERR_LIMIT_007, ERR_OUTBOUND_001, …); null without one */
+            errorCode: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5171,6 +5173,8 @@ export interface components {
             approvalStatus: string | null;
             deliveryStatus: string | null;
             error: unknown;
+            /** @description The catalogued code of the failure (ERR_LIMIT_007, ERR_OUTBOUND_001, …); null without one */
+            errorCode: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
