@@ -5,6 +5,7 @@ import { activityInterceptors } from '../activities/failure';
 import { createDocumentActivities, createRenderActivities } from '../activities/documents';
 import { createBatchArchiveActivities, createBatchArchiveBookkeeping } from '../activities/documents/batch-archive.activity';
 import { createFlowRenderActivities } from '../activities/flow/flow-render.activity';
+import { acceptanceLimits } from '../domain/documents/acceptance';
 import { createPreviewActivities } from '../activities/rendering/render-preview.activity';
 import { createQueryActivities } from '../activities/reporting/run-direct-query.activity';
 import { createProbeActivities } from '../activities/reporting/probe.activity';
@@ -175,6 +176,7 @@ export async function createWorkers(services: Services, opts: CreateWorkersOptio
         pdfTools: services.pdfTools,
         signing: (projectId: string, certificateId: string) => openSigningCertificate(db, projectId, certificateId),
         outboundAllowlist: config.outbound.allowlist,
+        acceptance: acceptanceLimits(config),
       };
       workers.push(
         await Worker.create({

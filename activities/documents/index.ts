@@ -5,6 +5,7 @@ import { completeBatch } from '../../db/documents/batch-state';
 import { DocumentJobEntity } from '../../db/documents/document-job.entity';
 import { cancelOpenJob, finishJob, outcomeOf } from '../../db/documents/job-state';
 import { renderGaveUp, type JobOutcome } from '../../domain/documents/job-status';
+import { AppError, isErrorCode } from '../../domain/errors';
 import type { ArtefactStorage } from '../../adapters/storage/storage';
 import { batchEventData, jobEventData } from '../../domain/documents/document-events';
 import { createRenderJobActivities, type RenderJobDeps } from './render-job.activity';
@@ -41,6 +42,22 @@ const OPEN_RECORDS: Record<'documentJob' | 'documentMerge' | 'documentBatch', Op
 };
 
 /** What a job whose workflow closed without finishing it says (it fails, and its document or credit comes back). */
+/**
+ * How a render's workflow reports a failure: the last error's message, and for a catalogued one
+ * (an AppError the activity threw; workflows/documents/process-job.ts `catalogued`) its code and words.
+ */
+interface FailedRender {
+  message: string;
+  code?: string;
+  detail?: string;
+}
+
+/** A catalogued failure keeps its code and words; anything else is what the renderer gave up on (ERR_RENDER_001). */
+function failureOf(input: FailedRender): { code: string; message: string } {
+  if (input.code && isErrorCode(input.code) && input.code !== 'ERR_RENDER_001') return { code: input.code, message: input.detail ?? new AppError(input.code).message };
+  return renderGaveUp(input.message);
+}
+
 const WORKFLOW_ENDED = { code: 'ERR_INTERNAL_001', message: "The job's workflow ended without finishing it (terminated, failed or timed out)" };
 
 /** Activities of the main task queue: job bookkeeping, events, batches, maintenance. */
@@ -109,9 +126,9 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
   };
 
   return {
-    async markJobFailed(input: { jobId: string; message: string }): Promise<JobOutcome> {
+    async markJobFailed(input: FailedRender & { jobId: string }): Promise<JobOutcome> {
       const job = await jobs.findOneBy({ id: input.jobId });
-      const error = renderGaveUp(input.message);
+      const error = failureOf(input);
       if (!job) return { jobId: input.jobId, status: 'failed', errorMessage: error.message };
       return finishJob(deps.db, job, { error });
     },
@@ -124,10 +141,10 @@ export function createDocumentActivities(deps: DocumentActivityDeps) {
     },
 
     /** markJobFailed for each job of a batch's group whose render gave up (jobs that ended meanwhile stay as they are). */
-    async markJobsFailed(input: { jobIds: string[]; message: string }): Promise<JobOutcome[]> {
+    async markJobsFailed(input: FailedRender & { jobIds: string[] }): Promise<JobOutcome[]> {
       const outcomes: JobOutcome[] = [];
       for (const job of await jobs.findBy({ id: In(input.jobIds) })) {
-        outcomes.push(await finishJob(deps.db, job, { error: renderGaveUp(input.message) }));
+        outcomes.push(await finishJob(deps.db, job, { error: failureOf(input) }));
       }
       return outcomes;
     },

@@ -5,6 +5,7 @@ import { RunEntity } from '../../db/flow/run.entity';
 import { setRunArtefact } from '../../db/flow/run-lifecycle';
 import { loadPublishedVersion } from '../../db/templates/template-lookup';
 import { AppError } from '../../domain/errors';
+import { checkAcceptance, type AcceptanceLimits } from '../../domain/documents/acceptance';
 import type { Evaluator } from '../../domain/evaluation';
 import { webhookSignature } from '../../domain/signing';
 import type { RenderLimits } from '../../domain/templates/template.types';
@@ -55,6 +56,8 @@ export interface FlowRenderDeps {
   outboundAllowlist?: string[];
   /** FREE_DOCUMENTS_PER_MONTH, for a run charged when it renders (db/flow/run-billing.ts). */
   freeDocumentsPerMonth: number;
+  /** The checks a document's variables pass before a render starts (docs/documents.md "Checks at acceptance"). */
+  acceptance: AcceptanceLimits;
 }
 
 /**
@@ -72,10 +75,13 @@ export function createFlowRenderActivities(deps: FlowRenderDeps) {
       if (!gate.renderTemplateId) throw new AppError('ERR_VALID_005', 'The gate has no renderTemplateId');
       const { format, output, useCredit } = gateRenderSettings(gate.renderConfig);
       const published = await loadPublishedVersion(deps.db, run.projectId, gate.renderTemplateId);
-      // A quota or credit error here is catalogued (not retried): the run fails with its code.
-      const billing = run.billing ?? (await chargeRunAtRender(deps.db, run.id, { projectId: run.projectId, useCredit, freeLimit: deps.freeDocumentsPerMonth, runShortId: run.shortId }));
       // Freetext runs have a string payload: templates see it as `text`.
       const variables = typeof run.inputPayload === 'string' ? { text: run.inputPayload } : (run.inputPayload as Record<string, unknown>);
+      // What a generation refuses at acceptance fails the run before any render (and before it is
+      // charged), with the same code (ERR_LIMIT_007, ERR_LIMIT_017, ERR_OUTBOUND_001, …), not retried.
+      checkAcceptance(published.definition, variables, format, deps.acceptance, 'inputPayload.');
+      // A quota or credit error here is catalogued (not retried): the run fails with its code.
+      const billing = run.billing ?? (await chargeRunAtRender(deps.db, run.id, { projectId: run.projectId, useCredit, freeLimit: deps.freeDocumentsPerMonth, runShortId: run.shortId }));
       return withHeartbeat(() => heartbeat(), 2000, async () => {
         const doc = await renderDocument(
           {

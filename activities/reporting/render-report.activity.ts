@@ -6,6 +6,7 @@ import { ReportEntity, type PinnedDefinition } from '../../db/reporting/report.e
 import { ReportVersionEntity } from '../../db/reporting/report-version.entity';
 import { TemplateVersionEntity } from '../../db/templates/template-version.entity';
 import { AppError } from '../../domain/errors';
+import { checkAcceptance, type AcceptanceLimits } from '../../domain/documents/acceptance';
 import { bindDatasets, numberConverter, rowsNeeded, type DatasetRows, type ResultRow } from '../../domain/reporting/bind-datasets';
 import { csvStream } from '../../domain/reporting/csv';
 import { renderFilename, sanitizeFilename } from '../../domain/reporting/filename-pattern';
@@ -87,9 +88,20 @@ export interface ReportRenderDeps {
    * query, already capped by it). The Excel row cap and the PDF page cap still bound the file.
    */
   maxRows?: number;
+  /**
+   * The checks a document's variables pass before its render starts (docs/documents.md "Checks at
+   * acceptance"), with the report's loop budget (above) and no cap on the variables' total size (the
+   * rows are the project's own, capped by REPORTING_MAX_ROWS and REPORTING_RESULT_MAX_BYTES).
+   */
+  acceptance?: AcceptanceLimits;
 }
 
 type InputDataset = RenderReportInput['datasets'][number];
+
+/** The acceptance limits of a report's render: its loop budget, and no total-size cap (ReportRenderDeps.acceptance). */
+function reportAcceptance(limits: AcceptanceLimits, maxLoopIterations: number): AcceptanceLimits {
+  return { ...limits, maxLoopIterations, maxVariablesBytes: Number.POSITIVE_INFINITY };
+}
 
 const DEFAULT_RESULT_MAX_BYTES = 50 * 1024 * 1024;
 const HEARTBEAT_MS = 2000;
@@ -355,6 +367,7 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
               // Rows stream from storage into the workbook and the workbook into storage: neither is held.
               const names = new Set([...streamed.values()].map((d) => d.name));
               const variables = bindDatasets(await readDatasets(input, definition, ctx.heartbeat, names), input.parameters, declared);
+              if (deps.acceptance) checkAcceptance(template.definition, variables, format, reportAcceptance(deps.acceptance, limits.maxLoopIterations));
               const sources = Object.fromEntries(
                 [...streamed].map(([variable, d]) => [variable, storedRowSource(deps.storage, resultOf(input, d.name), (template.definition.variables ?? []).find((v) => v.name === variable), maxBytes)]),
               );
@@ -370,6 +383,9 @@ export function createReportRenderActivities(deps: ReportRenderDeps) {
               continue;
             }
             held ??= bindDatasets(await readDatasets(input, definition, ctx.heartbeat), input.parameters, declared);
+            // What a generation refuses at acceptance fails the run here, before Chromium or the workbook
+            // starts, with the same code (ERR_LIMIT_017, ERR_LIMIT_003, ERR_OUTBOUND_001, …).
+            if (deps.acceptance) checkAcceptance(template.definition, held, format, reportAcceptance(deps.acceptance, limits.maxLoopIterations));
             const doc = await renderDocument(
               renderDepsOf(limits),
               // A cancelled run's render stops where it is (its Chromium page closes, its Excel thread ends).

@@ -395,3 +395,23 @@ export function createOutboundGuard(allowlist: string[], options: OutboundGuardO
 
   return { assertAllowed, guardedFetch, resolveTcp };
 }
+
+/** A user-chosen target as a save names it: a URL (HTTP) or a host (TCP), and the body field it came from. */
+export type SavedTarget = { field: string; url: string } | { field: string; host: string };
+
+/**
+ * Checks a target when it is saved (report file-share channels, datasources; Flow gates the same
+ * way): an address the guard refuses is 400 ERR_OUTBOUND_001 whose message starts with the field
+ * and names OUTBOUND_ALLOWLIST, `relatedInfo.field` the field. A host that does not resolve now,
+ * or a DNS failure, is not refused here: every use checks the target again before it connects.
+ */
+export async function assertSavedTarget(guard: OutboundGuard, target: SavedTarget): Promise<void> {
+  try {
+    if ('url' in target) await guard.assertAllowed(target.url);
+    else await guard.resolveTcp(target.host);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'ERR_OUTBOUND_001') return;
+    if (err.relatedInfo?.reason === 'unresolvable') return;
+    throw new AppError('ERR_OUTBOUND_001', `${target.field}: ${err.message}`, { ...err.relatedInfo, field: target.field });
+  }
+}

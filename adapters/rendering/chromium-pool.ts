@@ -128,7 +128,9 @@ export class ChromiumPool implements PdfRenderer {
       if (signal?.aborted) throw signal.reason;
       // A limit error leaves the page healthy; anything else may have left it mid-navigation.
       reusable = err instanceof AppError;
-      if (!inst.browser.connected) throw new BrowserGone('browser disconnected', { cause: err });
+      // A catalogued error (a limit) keeps its code even when the browser went away meanwhile: the
+      // render would fail with it again, and the job must say why, not ERR_RENDER_001.
+      if (!reusable && !inst.browser.connected) throw new BrowserGone('browser disconnected', { cause: err });
       throw err;
     } finally {
       signal?.removeEventListener('abort', stop);

@@ -19,7 +19,7 @@ import type { CreateGateInput, GateSettingsInput, ListGatesQuery, UpdateGateInpu
 import { resolveRenderTemplate } from './gate-templates';
 import { resolveGateSecrets } from './gate-secrets';
 import { checkGateOutput } from '../../domain/flow/render-output';
-import type { OutboundGuard } from '../../adapters/http/outbound';
+import { assertSavedTarget, type OutboundGuard } from '../../adapters/http/outbound';
 
 /**
  * Gates of one workspace (spec, "Flow gates"). Every function takes the caller's project: a gate
@@ -46,17 +46,8 @@ async function checkTargets(deps: GateDeps, gate: Pick<GateEntity, 'deliveryChan
   const known = new Set([...(before?.deliveryChannels ?? []).map((c) => c.url), ...(typeof before?.renderConfig?.url === 'string' ? [before.renderConfig.url] : [])]);
   const targets = gate.deliveryChannels.map((c, i) => ({ url: c.url, field: `deliveryChannels[${i}].url` }));
   if (gate.renderMode === 'custom_api' && typeof gate.renderConfig?.url === 'string') targets.push({ url: gate.renderConfig.url, field: 'renderConfig.url' });
-  for (const { url, field } of targets) {
-    if (known.has(url)) continue;
-    try {
-      await deps.guard.assertAllowed(url);
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'ERR_OUTBOUND_001') {
-        if (err.relatedInfo?.reason === 'unresolvable') continue;
-        throw new AppError('ERR_OUTBOUND_001', `${field}: ${err.message}`, { ...err.relatedInfo, field });
-      }
-      throw err;
-    }
+  for (const target of targets) {
+    if (!known.has(target.url)) await assertSavedTarget(deps.guard, target);
   }
 }
 

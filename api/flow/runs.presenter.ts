@@ -35,6 +35,7 @@ export function presentRun(run: RunEntity, artefactUrl: string | null = null) {
     approvalStatus: run.approvalStatus,
     deliveryStatus: run.deliveryStatus,
     error: run.error,
+    errorCode: run.errorCode ?? null,
     createdAt: run.createdAt.toISOString(),
     updatedAt: run.updatedAt.toISOString(),
     completedAt: iso(run.completedAt),

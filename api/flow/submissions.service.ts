@@ -171,6 +171,7 @@ export async function submitRun(deps: SubmissionDeps, projectId: string, input: 
       approvalStatus: null,
       deliveryStatus: null,
       error: null,
+      errorCode: null,
       workflowPending: work,
       workflowStartedAt: null,
       outcomeRecordedAt: null,

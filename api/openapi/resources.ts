@@ -181,6 +181,7 @@ const flowRunFields = {
   approvalStatus: nullable(str),
   deliveryStatus: nullable(str),
   error: anyValue,
+  errorCode: nullable({ type: 'string', description: 'The catalogued code of the failure (ERR_LIMIT_007, ERR_OUTBOUND_001, …); null without one' }),
   createdAt: time,
   updatedAt: time,
   completedAt: nullable(time),

@@ -1,7 +1,8 @@
+import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { isUniqueViolation } from '../../db/sql';
-import { isInternalAddress, type OutboundGuard } from '../../adapters/http/outbound';
+import { assertSavedTarget, isInternalAddress, type OutboundGuard, type SavedTarget } from '../../adapters/http/outbound';
 import { ChannelEntity, type ChannelLastTest } from '../../db/reporting/channel.entity';
 import { channelUsage } from '../../db/reporting/channel-usage';
 import type { DatasourceSecrets } from '../../db/reporting/datasource.entity';
@@ -182,6 +183,18 @@ function changedTarget(kind: ChannelKind, before: Record<string, unknown>, after
 }
 
 /**
+ * Where a file-share channel connects (docs/reporting.md "File shares"): the S3 endpoint (none: AWS
+ * itself), the SFTP host, the WebDAV base URL. Checked by the outbound guard when saved (a new or
+ * changed one) and again by the sender before every connection.
+ */
+function shareTarget(kind: ChannelKind, config: Record<string, unknown>): SavedTarget | undefined {
+  if (kind === 's3' && typeof config.endpoint === 'string') return { field: 'config.endpoint', url: config.endpoint };
+  if (kind === 'sftp' && typeof config.host === 'string') return { field: 'config.host', host: config.host };
+  if (kind === 'webdav' && typeof config.baseUrl === 'string') return { field: 'config.baseUrl', url: config.baseUrl };
+  return undefined;
+}
+
+/**
  * The config and secrets a save stores: checked per kind (every problem at once), the secrets the
  * channel then holds complete, target URLs allowed by the outbound guard. On update (`previous`), a
  * changed target (changedTarget) keeps no stored secret: each must be given again or cleared (null)
@@ -216,6 +229,8 @@ async function settings(
   }
   if ((kind === 'slack' || kind === 'teams') && typeof checked.secrets.webhookUrl === 'string') await checkChatUrl(deps, checked.secrets.webhookUrl);
   if (kind === 'webhook' && checked.config.url !== previous?.config.url) await deps.guard.assertAllowed(String(checked.config.url));
+  const share = shareTarget(kind, checked.config);
+  if (share && (!previous || !isDeepStrictEqual(share, shareTarget(kind, previous.config)))) await assertSavedTarget(deps.guard, share);
   return { config: checked.config, secrets };
 }
 

@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { probeRunners } from './probes';
 import type { Services } from '../../platform/services';
+import { createOutboundGuard } from '../../adapters/http/outbound';
 import { requireProject, type Scope } from '../middleware/guards';
 import { multipartUpload } from '../middleware/uploads';
 import { mount } from '../openapi/route';
@@ -25,7 +26,7 @@ export function datasourceRoutes(services: Services): Router {
   const refresh = requireProject(db, { role: 'member', apiKeyRequired: 'manage_datasources' });
   const manage = requireProject(db, { role: 'admin', apiKeyRequired: 'manage_datasources' });
   const scope = (ctx: Context) => ctx.state.scope as Scope;
-  const deps = { db, connect: probeRunners(services), limits: services.config.reporting, storage: services.storage };
+  const deps = { db, connect: probeRunners(services), limits: services.config.reporting, storage: services.storage, guard: createOutboundGuard(services.config.outbound.allowlist) };
   // A csv upload: at most 50 MB, counted while it streams (413 ERR_REQ_002 past it); read only once the caller is an admin.
   const csvUpload = multipartUpload({ ...services.config.uploads, maxFileBytes: datasources.CSV_MAX_BYTES }, /^\/api\/reporting\/datasources\/[^/]+\/file$/);
 

@@ -9,6 +9,7 @@ import { AppError } from '../../domain/errors';
 import { AGENT_DATASOURCE_KINDS, type DatasourceKind, type DiscoveredSchema, type QueryRunner } from '../../domain/reporting/query-runner';
 import { randomBase62 } from '../../domain/signing';
 import type { RunnerTarget } from '../../adapters/query-runners/runner-target';
+import { assertSavedTarget, type OutboundGuard, type SavedTarget } from '../../adapters/http/outbound';
 import { createReadStream } from 'node:fs';
 import { CSV_MAX_BYTES, csvSourceKey } from '../../domain/reporting/csv-source';
 import type { ArtefactStorage } from '../../adapters/storage/storage';
@@ -34,6 +35,8 @@ export interface DatasourceDeps {
   connect: (target: RunnerTarget) => QueryRunner;
   /** csv: where uploaded files are kept (artefact storage). */
   storage?: ArtefactStorage;
+  /** Checks a direct datasource's target when it is saved (OUTBOUND_ALLOWLIST); every connection checks it again. */
+  guard: OutboundGuard;
 }
 
 const SHORT_ID_PREFIX = 'ds_';
@@ -277,8 +280,34 @@ async function buildDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, proj
   return ds;
 }
 
-export async function createDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
+/**
+ * Where a direct datasource connects (postgres and mysql `host`, http_json `baseUrl`, csv `url`);
+ * one behind an agent is reached from the agent's host, which the service's guard does not judge.
+ */
+function directTarget(ds: Pick<DatasourceEntity, 'kind' | 'connectionMode' | 'config'>): SavedTarget | undefined {
+  if (ds.connectionMode !== 'direct') return undefined;
+  const { config } = ds;
+  if ((ds.kind === 'postgres' || ds.kind === 'mysql') && typeof config.host === 'string') return { field: 'config.host', host: config.host };
+  if (ds.kind === 'http_json' && typeof config.baseUrl === 'string') return { field: 'config.baseUrl', url: config.baseUrl };
+  if (ds.kind === 'csv' && config.source === 'url' && typeof config.url === 'string') return { field: 'config.url', url: config.url };
+  return undefined;
+}
+
+/**
+ * A new or changed direct target is checked by the outbound guard when saved (400 ERR_OUTBOUND_001
+ * naming the field and OUTBOUND_ALLOWLIST, docs/reporting.md "Private networks"); a target the save
+ * leaves as it was is not judged again (every connection is).
+ */
+async function checkTarget(deps: Pick<DatasourceDeps, 'guard'>, ds: DatasourceEntity, before?: Record<string, unknown>, beforeMode?: DatasourceEntity['connectionMode']): Promise<void> {
+  const target = directTarget(ds);
+  if (!target) return;
+  if (before && beforeMode && isDeepStrictEqual(target, directTarget({ kind: ds.kind, connectionMode: beforeMode, config: before }))) return;
+  await assertSavedTarget(deps.guard, target);
+}
+
+export async function createDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits' | 'guard'>, projectId: string, input: CreateDatasourceInput): Promise<DatasourceEntity> {
   const ds = await buildDatasource(deps, projectId, input);
+  await checkTarget(deps, ds);
   try {
     await deps.db.getRepository(DatasourceEntity).save(ds);
   } catch (err) {
@@ -310,7 +339,7 @@ export async function getDatasource(deps: { db: Queryable }, projectId: string, 
   return found;
 }
 
-export async function updateDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits'>, projectId: string, ref: string, patch: UpdateDatasourceInput): Promise<DatasourceEntity> {
+export async function updateDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits' | 'guard'>, projectId: string, ref: string, patch: UpdateDatasourceInput): Promise<DatasourceEntity> {
   checkQueryLimits(patch.defaults, deps.limits, 'defaults.');
   const ds = await getDatasource(deps, projectId, ref);
   const place = await placement(deps.db, projectId, ds.kind, patch, ds);
@@ -326,6 +355,7 @@ export async function updateDatasource(deps: Pick<DatasourceDeps, 'db' | 'limits
   if (missing.length > 0) {
     throw new AppError('ERR_DS_009', `Changing ${changed.join(', ')} drops the stored secrets; give them again in the same request: ${missing.join(', ')}`, { changed, missing });
   }
+  await checkTarget(deps, Object.assign(new DatasourceEntity(), ds, { config, connectionMode: place.mode }), ds.config, ds.connectionMode);
   const now = new Date();
   if (patch.name !== undefined) ds.name = patch.name;
   if (patch.description !== undefined) ds.description = patch.description || null;

@@ -359,6 +359,13 @@ export interface ValidationResult {
   warnings: Problem[];
   /** The names of the text's (or the request's) `{{ name }}` placeholders, each once, in order. */
   placeholders: string[];
+  /**
+   * A valid SQL query's statement as a run without given values sends it: the dialect's bind
+   * markers (`$1`, `?`), optional clauses without a value dropped, and the values bound (the
+   * parameters' defaults). null for other languages, a query with errors, or one that cannot be
+   * compiled without values (a required parameter with no default, an empty list).
+   */
+  compiled: { text: string; values: unknown[] } | null;
 }
 
 /**
@@ -383,7 +390,20 @@ export async function validateQuery(deps: Pick<QueryDeps, 'db' | 'evaluator'>, p
       }
     });
   }
-  return { valid: errors.length === 0, errors, warnings, placeholders };
+  const compiled = errors.length === 0 && dialect ? await compiledWithDefaults(deps, projectId, ds.kind, text, parameters) : null;
+  return { valid: errors.length === 0, errors, warnings, placeholders, compiled };
+}
+
+/** The statement a run without given values sends (validateQuery's `compiled`), or null when it needs values. */
+async function compiledWithDefaults(deps: Pick<QueryDeps, 'evaluator'>, projectId: string, kind: DatasourceKind, text: string, parameters: ParameterDef[]): Promise<ValidationResult['compiled']> {
+  try {
+    const values = coerceParameters(parameters, {}, { now: new Date(), timezone: 'UTC' });
+    const { text: sql, values: bound } = await compileQuery(deps.evaluator, projectId, kind, { language: 'sql', text, parameters }, values);
+    return { text: sql, values: bound };
+  } catch (err) {
+    if (err instanceof AppError) return null;
+    throw err;
+  }
 }
 
 /**

@@ -145,6 +145,11 @@ const queryCheck = object(
     errors: { type: 'array', items: queryProblem },
     warnings: { type: 'array', items: queryProblem, description: 'Likely mistakes that do not stop a save (`UNUSED_PARAMETER`)' },
     placeholders: { type: 'array', items: str, description: 'The `{{ name }}` placeholders of the text or request, each once, in order' },
+    compiled: {
+      anyOf: [object({ text: str, values: { type: 'array', items: {}, description: 'The bound values in marker order (any JSON value)' } }, {}, 'The statement as it will be sent'), { type: 'null' }],
+      description:
+        "A valid SQL query's statement as a run without given values sends it: the dialect's bind markers (`$1`, `?`), optional clauses without a value dropped, `values` the parameters' defaults bound in order. null for http and table queries, a query with errors, or one that needs values to compile (a required parameter without default)",
+    },
   },
   {},
   'The checks of a query, without saving it',

@@ -5105,6 +5105,8 @@ export interface components {
             approvalStatus: string | null;
             deliveryStatus: string | null;
             error: unknown;
+            /** @description The catalogued code of the failure (ERR_LIMIT_007, ERR_OUTBOUND_001, …); null without one */
+            errorCode: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5171,6 +5173,8 @@ export interface components {
             approvalStatus: string | null;
             deliveryStatus: string | null;
             error: unknown;
+            /** @description The catalogued code of the failure (ERR_LIMIT_007, ERR_OUTBOUND_001, …); null without one */
+            errorCode: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -6295,6 +6299,12 @@ export interface components {
             }[];
             /** @description The `{{ name }}` placeholders of the text or request, each once, in order */
             placeholders: string[];
+            /** @description A valid SQL query's statement as a run without given values sends it: the dialect's bind markers (`$1`, `?`), optional clauses without a value dropped, `values` the parameters' defaults bound in order. null for http and table queries, a query with errors, or one that needs values to compile (a required parameter without default) */
+            compiled: {
+                text: string;
+                /** @description The bound values in marker order (any JSON value) */
+                values: unknown[];
+            } | null;
         };
         /** @description The first rows of a query run once on its draft */
         QueryPreview: {

@@ -44,6 +44,8 @@ export interface RunMove {
   approvalStatus?: string | null;
   deliveryStatus?: string | null;
   error?: string | null;
+  /** The failure's catalogued code, stored next to `error`. */
+  errorCode?: string | null;
   /** Sets `completed_at` (the run reached an end: completed, failed, rejected, expired). */
   finished?: boolean;
 }
@@ -62,6 +64,7 @@ export async function moveRun(db: Queryable, u: RunMove): Promise<boolean> {
   if (u.approvalStatus !== undefined) set('approval_status', u.approvalStatus);
   if (u.deliveryStatus !== undefined) set('delivery_status', u.deliveryStatus);
   if (u.error !== undefined) set('error', u.error);
+  if (u.errorCode !== undefined) set('error_code', u.errorCode);
   if (u.finished) sets.push('completed_at = coalesce(completed_at, now())');
   const rows = await modifyReturning(db, `UPDATE flow_runs SET ${sets.join(', ')} WHERE id = $1 AND status = ANY($3::text[]) RETURNING id`, params);
   return rows.length > 0;
@@ -76,7 +79,7 @@ export async function moveRun(db: Queryable, u: RunMove): Promise<boolean> {
 export async function completeRunIfDelivered(db: Queryable, deliveryId: string): Promise<boolean> {
   const rows = await modifyReturning<{ id: string }>(
     db,
-    `UPDATE flow_runs r SET status = 'completed', delivery_status = 'completed', error = NULL, updated_at = now()
+    `UPDATE flow_runs r SET status = 'completed', delivery_status = 'completed', error = NULL, error_code = NULL, updated_at = now()
       WHERE r.id::text = (SELECT run_id FROM webhook_deliveries WHERE id = $1 AND source = 'flow') AND r.status = ANY($2::text[]) AND r.delivery_status = 'failed'
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.run_id = r.id::text AND d.source = 'flow' AND d.status <> 'completed')
       RETURNING r.id`,

@@ -25,6 +25,8 @@ export class RunEntity {
   @Column('text', { name: 'approval_status', nullable: true }) approvalStatus: string | null;
   @Column('text', { name: 'delivery_status', nullable: true }) deliveryStatus: string | null;
   @Column('text', { nullable: true }) error: string | null;
+  /** The catalogued code of the failure (a render's ERR_LIMIT_007, ERR_OUTBOUND_001, …); null when none was given. */
+  @Column('text', { name: 'error_code', nullable: true }) errorCode: string | null;
   /** True while the run's workflow has to be started (see platform/workflow-outbox.ts). */
   @Column('boolean', { name: 'workflow_pending' }) workflowPending: boolean;
   @Column('timestamptz', { name: 'workflow_started_at', nullable: true }) workflowStartedAt: Date | null;

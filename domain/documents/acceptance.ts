@@ -53,6 +53,7 @@ export function checkAcceptance(definition: Pick<TemplateDefinition, 'schema' | 
     });
   }
   checkImageHosts(definition.variables ?? [], variables as Record<string, unknown>, field, limits);
+  checkImageComponents(definition, variables as Record<string, unknown>, field, limits);
   checkLoops(definition, variables as Record<string, unknown>, format, limits, field);
 }
 
@@ -83,26 +84,26 @@ function checkStrings(value: unknown, path: string, field: string, limits: Accep
   walk(value, path);
 }
 
-/**
- * The http(s) images of declared `image` variables (and `image` fields of array elements) on a host
- * the render would not load (it would print the alt text): refused, naming the setting.
- */
+/** An http(s) image source on a host the render would not load (it would print the alt text): refused, naming the setting. */
+function checkImageSource(src: unknown, at: string, field: string, limits: AcceptanceLimits): void {
+  if (typeof src !== 'string' || !/^https?:/i.test(src.trim())) return;
+  if (isAllowedRemoteUrl(src.trim(), limits.imageAllowlist)) return;
+  let host = src;
+  try {
+    host = new URL(src.trim()).host;
+  } catch {
+    // An unparsable URL is named as it is.
+  }
+  throw new AppError('ERR_OUTBOUND_001', `The image of '${field}${at}' is on ${host}, which is not in IMAGE_HOST_ALLOWLIST: documents load images from the hosts listed there only`, {
+    field: `${field}${at}`,
+    host,
+    setting: 'IMAGE_HOST_ALLOWLIST',
+  });
+}
+
+/** The http(s) images of declared `image` variables (and `image` fields of array elements). */
 function checkImageHosts(declared: TemplateDefinition['variables'], variables: Record<string, unknown>, field: string, limits: AcceptanceLimits): void {
-  const check = (src: unknown, at: string) => {
-    if (typeof src !== 'string' || !/^https?:/i.test(src.trim())) return;
-    if (isAllowedRemoteUrl(src.trim(), limits.imageAllowlist)) return;
-    let host = src;
-    try {
-      host = new URL(src.trim()).host;
-    } catch {
-      // An unparsable URL is named as it is.
-    }
-    throw new AppError('ERR_OUTBOUND_001', `The image of '${field}${at}' is on ${host}, which is not in IMAGE_HOST_ALLOWLIST: documents load images from the hosts listed there only`, {
-      field: `${field}${at}`,
-      host,
-      setting: 'IMAGE_HOST_ALLOWLIST',
-    });
-  };
+  const check = (src: unknown, at: string) => checkImageSource(src, at, field, limits);
   const imageFields = (fields: VariableField[] | undefined) => (fields ?? []).filter((f) => f.type === 'image').map((f) => f.name);
   for (const def of declared ?? []) {
     const value = variables[def.name];
@@ -115,6 +116,37 @@ function checkImageHosts(declared: TemplateDefinition['variables'], variables: R
       });
     }
   }
+}
+
+/** Every component of the template's sections and page areas, depth first, with what it holds. */
+function eachComponent(definition: Pick<TemplateDefinition, 'schema'>, visit: (c: Component, props: Record<string, unknown>) => boolean | void): void {
+  const schema = definition.schema;
+  if (!schema) return;
+  const areas = [schema.header, schema.footer, schema.header?.firstPage, schema.footer?.firstPage].filter((a): a is PageArea => Boolean(a));
+  const lists: unknown[][] = [...(schema.sections ?? []).map((s) => s.components), ...areas.map((a) => a.components ?? [])];
+  const walk = (components: unknown[]) => {
+    for (const c of components as Component[]) {
+      if (!c || typeof c !== 'object' || !isComponentType(c.type)) continue;
+      const props = (c.props ?? {}) as Record<string, unknown>;
+      if (visit(c, props) === false) continue;
+      for (const children of childLists(c.type, props)) if (Array.isArray(children)) walk(children);
+    }
+  };
+  for (const list of lists) if (Array.isArray(list)) walk(list);
+}
+
+/**
+ * An image component whose `src` is one `{{ path }}` of the variables (top level: a repeat's
+ * element is only known while rendering), whether or not the variable is declared as an image:
+ * its http(s) URL must be on an allowed host too. A component with `visibleIf` may not render.
+ */
+function checkImageComponents(definition: Pick<TemplateDefinition, 'schema'>, variables: Record<string, unknown>, field: string, limits: AcceptanceLimits): void {
+  eachComponent(definition, (c, props) => {
+    if (typeof props.visibleIf === 'string' && props.visibleIf.trim() !== '') return false;
+    if (c.type !== 'image' || typeof props.src !== 'string' || !/^\s*\{\{[^{}]*\}\}\s*$/.test(props.src)) return;
+    const path = bareDataPath(props.src);
+    checkImageSource(getPath(variables, path), path, field, limits);
+  });
 }
 
 /**

@@ -3,7 +3,7 @@ import type { DocumentActivities, JobOutcome } from '../../activities/documents'
 import type { MergeJobActivities } from '../../activities/documents/merge-job.activity';
 import { RETRY } from '../shared/retry-policies';
 import { deliverDocumentEvent } from '../webhooks/dispatch-deliveries';
-import { failureMessage, type JobWorkflowOptions } from './process-job';
+import { catalogued, failureMessage, type JobWorkflowOptions } from './process-job';
 
 interface MergeDocumentInput extends JobWorkflowOptions {
   jobId: string;
@@ -36,7 +36,7 @@ export async function mergeDocumentWorkflow(input: MergeDocumentInput): Promise<
       });
       throw err;
     }
-    outcome = await bookkeeping.markJobFailed({ jobId: input.jobId, message: failureMessage(err).replace(/^Rendering/, 'Merging') });
+    outcome = await bookkeeping.markJobFailed({ jobId: input.jobId, message: failureMessage(err).replace(/^Rendering/, 'Merging'), ...catalogued(err) });
   }
   await discardMergeUploads({ jobId: input.jobId, projectId: input.projectId });
   const deliveryIds = await bookkeeping.prepareJobEvent({ jobId: input.jobId });

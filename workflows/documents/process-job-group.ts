@@ -2,7 +2,7 @@ import { CancellationScope, isCancellation, patched, proxyActivities } from '@te
 import type { DocumentActivities, JobOutcome, RenderActivities } from '../../activities/documents';
 import { RETRY } from '../shared/retry-policies';
 import { GROUP_DELIVERIES_PATCH, deliverDocumentEvent, deliverEventsAsGroup } from '../webhooks/dispatch-deliveries';
-import { failureMessage, type JobWorkflowOptions } from './process-job';
+import { catalogued, failureMessage, type JobWorkflowOptions } from './process-job';
 
 const bookkeeping = proxyActivities<DocumentActivities>({
   startToCloseTimeout: '1 minute',
@@ -43,7 +43,7 @@ export async function processJobGroup(jobIds: string[], concurrency: number, opt
       await CancellationScope.nonCancellable(() => bookkeeping.markJobsCancelled({ jobIds }));
       throw err;
     }
-    outcomes = await bookkeeping.markJobsFailed({ jobIds, message: failureMessage(err) });
+    outcomes = await bookkeeping.markJobsFailed({ jobIds, message: failureMessage(err), ...catalogued(err) });
   }
   const deliveryIds = await bookkeeping.prepareJobEvents({ jobIds });
   if (patched(GROUP_DELIVERIES_PATCH)) return { outcomes, announced: deliverEventsAsGroup(deliveryIds, opts.webhookRetryDelaysMs) };

@@ -45,13 +45,24 @@ export async function processJob(jobId: string, opts: JobWorkflowOptions): Promi
       await CancellationScope.nonCancellable(() => bookkeeping.markJobCancelled({ jobId }));
       throw err;
     }
-    outcome = await bookkeeping.markJobFailed({ jobId, message: failureMessage(err) });
+    outcome = await bookkeeping.markJobFailed({ jobId, message: failureMessage(err), ...catalogued(err) });
   }
   const deliveryIds = await bookkeeping.prepareJobEvent({ jobId });
   if (patched(FIRST_ATTEMPT_INLINE_PATCH)) return { outcome, announced: deliverDocumentEvent(deliveryIds, opts.webhookRetryDelaysMs) };
   // Runs from before the patch: a delivery workflow per delivery, started before the job moves on.
   await dispatchDeliveries(deliveryIds, opts.webhookRetryDelaysMs, { wait: false });
   return { outcome, announced: Promise.resolve() };
+}
+
+/**
+ * The catalogued code and words of a failure that carries one (an AppError the activity threw, typed
+ * by its code: activities/failure.ts), so the job keeps it rather than ERR_RENDER_001, which is for
+ * what the renderer gave up on. Nothing for any other failure.
+ */
+export function catalogued(err: unknown): { code: string; detail: string } | Record<string, never> {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  if (cause instanceof ApplicationFailure && typeof cause.type === 'string' && /^ERR_[A-Z]+_\d{3}$/.test(cause.type)) return { code: cause.type, detail: cause.message };
+  return {};
 }
 
 /** What a job that its render gave up on says: the last error. */

@@ -63,9 +63,10 @@ export async function flowRunWorkflow(input: FlowRunInput): Promise<FlowRunResul
       }
     } catch (err) {
       const error = `Render failed: ${failureMessage(err)}`;
+      const errorCode = failureCode(err);
       // The breaker first: whoever sees the run failed also sees it counted.
       await records.recordFlowRunOutcome({ runId, outcome: 'failure' });
-      await records.updateFlowRun({ runId, status: 'failed', error, finished: true });
+      await records.updateFlowRun({ runId, status: 'failed', error, ...(errorCode ? { errorCode } : {}), finished: true });
       return 'failed';
     }
   }
@@ -94,6 +95,13 @@ export async function flowRunWorkflow(input: FlowRunInput): Promise<FlowRunResul
   await records.recordFlowRunOutcome({ runId, outcome: 'success' });
   await records.updateFlowRun({ runId, status: 'completed', finished: true });
   return 'completed';
+}
+
+/** The catalogued code of an activity failure (its type, for an AppError the activity threw), if it has one. */
+function failureCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  while (e instanceof ActivityFailure && e.cause) e = e.cause;
+  return e instanceof ApplicationFailure && e.type && /^(ERR_|FLOW\.)/.test(e.type) ? e.type : undefined;
 }
 
 /** The innermost message of an activity failure (the render error, not "Activity task failed"). */

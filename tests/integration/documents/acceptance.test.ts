@@ -100,9 +100,8 @@ describe('documents: checks at acceptance, and the errorCode of a failed job', (
     expect(line?.split(',')[columns.indexOf('errorCode')]).toBe('ERR_LIMIT_009');
   });
 
-  it("a render that gives up on Chromium's own error fails the job with ERR_RENDER_001 and the catalogue's words, never the browser's", async () => {
-    // A queued job whose workflow is never started (no outbox entry), failed the way its workflow fails it
-    // after the render's last attempt: markJobFailed with the attempt's message.
+  /** A queued job whose workflow is never started (no outbox entry), to be failed the way its workflow fails it. */
+  async function queuedJob(): Promise<DocumentJobEntity> {
     const [{ version }] = await app.services.db.query(`SELECT max(version)::int AS version FROM template_versions WHERE template_id = $1`, [p.templateId]);
     const job = Object.assign(new DocumentJobEntity(), {
       id: randomUUID(),
@@ -137,6 +136,11 @@ describe('documents: checks at acceptance, and the errorCode of a failed job', (
       workflowStartedAt: null,
     });
     await insertJobs(app.services.db.manager, [job]);
+    return job;
+  }
+
+  it("a render that gives up on Chromium's own error fails the job with ERR_RENDER_001 and the catalogue's words, never the browser's", async () => {
+    const job = await queuedJob();
     const activities = createDocumentActivities(documentActivityDeps(app.services));
     const outcome = await activities.markJobFailed({ jobId: job.id, message: 'Rendering failed: Navigation timeout of 30000 ms exceeded' });
     expect(outcome.status).toBe('failed');
@@ -147,5 +151,18 @@ describe('documents: checks at acceptance, and the errorCode of a failed job', (
     const row = (JSON.parse(exported.text) as Array<Record<string, unknown>>).find((r) => r.jobId === job.id);
     expect(row).toMatchObject({ errorCode: 'ERR_RENDER_001' });
     for (const text of [read.text, JSON.stringify(row), JSON.stringify(outcome)]) expect(text).not.toMatch(/Navigation timeout|30000 ms/);
+  });
+
+  it('a render whose workflow reports a catalogued failure keeps its code and words, not ERR_RENDER_001', async () => {
+    const job = await queuedJob();
+    const activities = createDocumentActivities(documentActivityDeps(app.services));
+    // What the workflow passes for an AppError that ended the render activity (process-job.ts `catalogued`).
+    await activities.markJobFailed({ jobId: job.id, message: 'Merging failed: qpdf needed more memory than allowed', code: 'ERR_OUTPUT_004', detail: 'qpdf needed more memory than allowed' });
+    const read = await app.request('GET', `/api/documents/jobs/${job.id}`, { token: p.apiKey });
+    expect(read.body).toMatchObject({ status: 'failed', errorCode: 'ERR_OUTPUT_004', errorMessage: 'qpdf needed more memory than allowed' });
+    // A code outside the catalogue is not trusted: what the renderer gave up on.
+    const other = await queuedJob();
+    await activities.markJobFailed({ jobId: other.id, message: 'Rendering failed: boom', code: 'ERR_NOPE_999', detail: 'boom' });
+    expect((await app.request('GET', `/api/documents/jobs/${other.id}`, { token: p.apiKey })).body).toMatchObject({ status: 'failed', errorCode: 'ERR_RENDER_001' });
   });
 });

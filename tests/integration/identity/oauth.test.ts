@@ -13,7 +13,7 @@ describe('OAuth client credentials', () => {
   let alice: SignedUpUser;
   let bob: SignedUpUser;
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
     [alice, bob] = await Promise.all([signUp(app, { verified: true }), signUp(app, { verified: true })]);
   });
   afterAll(() => app.close());

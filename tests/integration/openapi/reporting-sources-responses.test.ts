@@ -49,6 +49,7 @@ test('datasources answer as documented', async () => {
   expectDocumented(query, 'post', '/api/reporting/queries', 201);
   const q = query.body.id as string;
   expectDocumented(await t.request('POST', '/api/reporting/queries/validate', { token, body: { datasourceId: id, text: 'SELECT 1; DELETE FROM x' } }), 'post', '/api/reporting/queries/validate', 200);
+  expectDocumented(await t.request('POST', '/api/reporting/queries/validate', { token, body: { datasourceId: id, text: 'SELECT {{ n }}', parameters: [{ name: 'n', type: 'integer', default: 2 }] } }), 'post', '/api/reporting/queries/validate', 200);
   expectDocumented(await t.request('GET', '/api/reporting/queries', { token }), 'get', '/api/reporting/queries', 200);
   expectDocumented(await t.request('PATCH', `/api/reporting/queries/${q}`, { token, body: { description: 'Docs' } }), 'patch', '/api/reporting/queries/{id}', 200);
   const preview = await t.request('POST', `/api/reporting/queries/${q}/preview`, { token, body: { parameters: { min: 2 } } });

@@ -223,14 +223,15 @@ describe('reporting datasources', () => {
     expect(failed.text).not.toContain(wrong);
   });
 
-  it('refuses a loopback database without OUTBOUND_ALLOWLIST: the test answers ok:false ERR_OUTBOUND_001, the refresh 400', async () => {
+  it('refuses a loopback database without OUTBOUND_ALLOWLIST: the save 400, a test of the body ok:false ERR_OUTBOUND_001', async () => {
     const owner = await signUp(closed);
-    const ds = await create(pgBody(), owner.accessToken, closed);
-    const test = await closed.request('POST', `/api/reporting/datasources/${ds.id}/test`, { token: owner.accessToken });
+    const saved = await closed.request('POST', '/api/reporting/datasources', { token: owner.accessToken, body: pgBody() });
+    expect([saved.status, saved.body.code, saved.body.relatedInfo.field]).toEqual([400, 'ERR_OUTBOUND_001', 'config.host']);
+    expect(saved.body.message).toContain('OUTBOUND_ALLOWLIST');
+    const test = await closed.request('POST', '/api/reporting/datasources/test', { token: owner.accessToken, body: pgBody() });
     expect(test.status).toBe(200);
     expect(test.body).toMatchObject({ ok: false, error: { code: 'ERR_OUTBOUND_001' } });
-    const refresh = await closed.request('POST', `/api/reporting/datasources/${ds.id}/schema/refresh`, { token: owner.accessToken });
-    expect([refresh.status, refresh.body.code]).toEqual([400, 'ERR_OUTBOUND_001']);
+    // A stored datasource whose target is refused when used: tests/integration/reporting/targets-at-save.test.ts.
   });
 
   it('key rotation re-encrypts datasource passwords under the new key; the connection still opens', async () => {

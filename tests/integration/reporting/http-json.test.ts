@@ -301,8 +301,11 @@ describe('reporting http_json datasources', () => {
         token: bob.accessToken,
         body: { name: 'Local', kind: 'http_json', config: { baseUrl: `http://127.0.0.1:${port}/v1` } },
       });
-      expect(ds.status).toBe(201);
-      const test = await closed.request('POST', `/api/reporting/datasources/${ds.body.id}/test`, { token: bob.accessToken, body: {} });
+      expect([ds.status, ds.body.code, ds.body.relatedInfo?.field]).toEqual([400, 'ERR_OUTBOUND_001', 'config.baseUrl']);
+      const test = await closed.request('POST', '/api/reporting/datasources/test', {
+        token: bob.accessToken,
+        body: { name: 'Local', kind: 'http_json', config: { baseUrl: `http://127.0.0.1:${port}/v1` } },
+      });
       expect(test.body).toMatchObject({ ok: false, error: { code: 'ERR_OUTBOUND_001' } });
     } finally {
       await closed.close();

@@ -24,7 +24,7 @@ describe('reporting imports', () => {
   let other: { id: string; shortId: string };
 
   beforeAll(async () => {
-    app = await startTestApp();
+    app = await startTestApp({ env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
     [alice, bob, carol] = await Promise.all([signUp(app, { verified: true }), signUp(app, { verified: true }), signUp(app, { verified: true })]);
     teamId = await addTeamProject(app.services.db, alice.id, [{ userId: carol.id, role: 'viewer' }]);
     ds = await createTestDatasource(app, alice.accessToken, `Warehouse ${randomBytes(3).toString('hex')}`);

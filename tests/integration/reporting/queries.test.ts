@@ -158,12 +158,31 @@ describe('reporting query objects', () => {
   it('validates without saving', async () => {
     const ok = await app.request('POST', '/api/reporting/queries/validate', { token: alice.accessToken, body: { datasourceId: datasource.id, text: 'SELECT {{ x }}', parameters: [{ name: 'x', type: 'integer' }] } });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: ['x'] });
+    // `compiled`: the statement as a run without given values sends it (x has no default: bound as NULL).
+    expect(ok.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: ['x'], compiled: { text: 'SELECT $1', values: [null] } });
     const bad = await app.request('POST', '/api/reporting/queries/validate', { token: alice.accessToken, body: { datasourceId: datasource.id, text: 'SELECT {{ y }}' } });
     expect(bad.status).toBe(200);
     expect(bad.body.valid).toBe(false);
     expect(bad.body.errors.map((e: any) => e.code)).toEqual(['UNKNOWN_PARAMETER']);
     expect(bad.body.placeholders).toEqual(['y']);
+    expect(bad.body.compiled).toBeNull();
+  });
+
+  it('answers the compiled statement in the dialect: numbered markers for postgres, one ? per use for mysql, lists expanded, empty optional clauses dropped', async () => {
+    const validate = (b: Record<string, unknown>) => app.request('POST', '/api/reporting/queries/validate', { token: alice.accessToken, body: b });
+    const parameters = [
+      { name: 'a', type: 'string', default: 'x' },
+      { name: 'ids', type: 'integer', multiple: true, default: [1, 2, 3] },
+      { name: 'status', type: 'string' },
+    ];
+    const text = 'SELECT * FROM t WHERE a = {{ a }} AND id IN ({{ids}}) [[ AND status = {{status}} ]] OR a = {{a}}';
+    const pg = await validate({ kind: 'postgres', text, parameters });
+    expect(pg.body.compiled).toEqual({ text: 'SELECT * FROM t WHERE a = $1 AND id IN ($2, $3, $4)  OR a = $1', values: ['x', 1, 2, 3] });
+    const my = await validate({ kind: 'mysql', text, parameters });
+    expect(my.body.compiled).toEqual({ text: 'SELECT * FROM t WHERE a = ? AND id IN (?, ?, ?)  OR a = ?', values: ['x', 1, 2, 3, 'x'] });
+    // A required parameter without a default: no statement can be sent without a value.
+    const required = await validate({ kind: 'postgres', text: 'SELECT {{ r }}', parameters: [{ name: 'r', type: 'string', required: true }] });
+    expect([required.body.valid, required.body.compiled]).toEqual([true, null]);
   });
 
   it('validates against a datasource kind before one exists, with warnings and the placeholders', async () => {
@@ -175,15 +194,16 @@ describe('reporting query objects', () => {
       errors: [],
       warnings: [{ path: 'parameters[2]', code: 'UNUSED_PARAMETER', message: expect.stringContaining("'unused'") }],
       placeholders: ['a', 'b'],
+      compiled: { text: 'SELECT * FROM t WHERE a = ? AND b > ? OR a = ?', values: [null, null, null] },
     });
     // The kind's dialect reads the text: backticks quote identifiers in MySQL, so the placeholder inside one is refused.
     const inIdentifier = await validate({ kind: 'mysql', text: 'SELECT `{{ a }}` FROM t', parameters: [{ name: 'a', type: 'string' }] });
     expect([inIdentifier.body.valid, inIdentifier.body.errors.map((e: any) => e.code)]).toEqual([false, ['PLACEHOLDER_IN_LITERAL']]);
     // The language defaults to the kind's: a csv kind's table query has no text.
     const table = await validate({ kind: 'csv' });
-    expect(table.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: [] });
+    expect(table.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: [], compiled: null });
     const http = await validate({ kind: 'http_json', request: { method: 'GET', path: '/orders/{{ id }}', query: { since: '{{since}}' } }, parameters: [{ name: 'id', type: 'integer' }, { name: 'since', type: 'date' }] });
-    expect(http.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: ['id', 'since'] });
+    expect(http.body).toEqual({ valid: true, errors: [], warnings: [], placeholders: ['id', 'since'], compiled: null });
     for (const wrong of [{ text: 'SELECT 1' }, { kind: 'postgres', datasourceId: datasource.id, text: 'SELECT 1' }, { kind: 'oracle', text: 'SELECT 1' }]) {
       const res = await validate(wrong);
       expect([res.status, res.body.code]).toEqual([400, 'ERR_VALID_001']);

@@ -28,7 +28,7 @@ describe('report outputs: the output object', () => {
   const table = `rpt_output_${randomBytes(4).toString('hex')}`;
 
   beforeAll(async () => {
-    app = await startTestApp({ queues: ['main', 'egress'] });
+    app = await startTestApp({ queues: ['main', 'egress'], env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
     alice = await signUp(app, { verified: true });
     projectId = await personalProjectId(app, alice.id);
     const created = await createTemplate(app, alice.accessToken, { variables: [{ name: 'customer', type: 'string', required: false }, { name: 'items', type: 'array', required: false }] });
