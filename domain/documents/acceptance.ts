@@ -155,40 +155,28 @@ function checkImageComponents(definition: Pick<TemplateDefinition, 'schema'>, va
  * row limit. A component hidden by `visibleIf` (and what it holds) is not counted: it may not render.
  */
 function checkLoops(definition: Pick<TemplateDefinition, 'schema'>, variables: Record<string, unknown>, format: string, limits: AcceptanceLimits, field: string): void {
-  const schema = definition.schema;
-  if (!schema) return;
-  const areas = [schema.header, schema.footer, schema.header?.firstPage, schema.footer?.firstPage].filter((a): a is PageArea => Boolean(a));
-  const lists: unknown[][] = [...(schema.sections ?? []).map((s) => s.components), ...areas.map((a) => a.components ?? [])];
-  const walk = (components: unknown[]) => {
-    for (const c of components as Component[]) {
-      if (!c || typeof c !== 'object' || !isComponentType(c.type)) continue;
-      const props = (c.props ?? {}) as Record<string, unknown>;
-      if (typeof props.visibleIf === 'string' && props.visibleIf.trim() !== '') continue;
-      const source = LOOPING[c.type] ? props[LOOPING[c.type]] : undefined;
-      if (typeof source === 'string') {
-        const path = bareDataPath(source);
-        const rows = getPath(variables, path);
-        if (Array.isArray(rows)) {
-          if (rows.length > limits.maxLoopIterations) {
-            throw new AppError('ERR_LIMIT_007', `'${field}${path}' has ${rows.length} elements; a document iterates at most ${limits.maxLoopIterations}`, {
-              field: `${field}${path}`,
-              componentId: c.id,
-              limit: limits.maxLoopIterations,
-              size: rows.length,
-            });
-          }
-          if (format === 'excel' && c.type === 'table' && rows.length > limits.maxExcelRows) {
-            throw new AppError('ERR_LIMIT_003', `'${field}${path}' has ${rows.length} rows; a workbook has at most ${limits.maxExcelRows}`, {
-              field: `${field}${path}`,
-              componentId: c.id,
-              limit: limits.maxExcelRows,
-              size: rows.length,
-            });
-          }
-        }
-      }
-      for (const children of childLists(c.type, props)) if (Array.isArray(children)) walk(children);
+  eachComponent(definition, (c, props) => {
+    if (typeof props.visibleIf === 'string' && props.visibleIf.trim() !== '') return false;
+    const source = LOOPING[c.type] ? props[LOOPING[c.type]] : undefined;
+    if (typeof source !== 'string') return;
+    const path = bareDataPath(source);
+    const rows = getPath(variables, path);
+    if (!Array.isArray(rows)) return;
+    if (rows.length > limits.maxLoopIterations) {
+      throw new AppError('ERR_LIMIT_007', `'${field}${path}' has ${rows.length} elements; a document iterates at most ${limits.maxLoopIterations}`, {
+        field: `${field}${path}`,
+        componentId: c.id,
+        limit: limits.maxLoopIterations,
+        size: rows.length,
+      });
     }
-  };
-  for (const list of lists) if (Array.isArray(list)) walk(list);
+    if (format === 'excel' && c.type === 'table' && rows.length > limits.maxExcelRows) {
+      throw new AppError('ERR_LIMIT_003', `'${field}${path}' has ${rows.length} rows; a workbook has at most ${limits.maxExcelRows}`, {
+        field: `${field}${path}`,
+        componentId: c.id,
+        limit: limits.maxExcelRows,
+        size: rows.length,
+      });
+    }
+  });
 }
