@@ -32,7 +32,14 @@ export async function startApiServer(
     // In-flight requests finish first, so the usage they recorded is in the final flush.
     close: async () => {
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // A keep-alive connection busy when close() is called goes idle when its answer is written,
+        // and Node's server would then hold it for keepAliveTimeout before close() returns: each is
+        // closed as soon as it is idle instead.
+        const idle = setInterval(() => server.closeIdleConnections(), 100);
+        server.close(() => {
+          clearInterval(idle);
+          resolve();
+        });
         server.closeIdleConnections();
       });
       await app.shutdown();

@@ -130,13 +130,27 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     stopWorker,
     startWorker,
     async close() {
-      await api.close();
-      await workers?.shutdown();
-      await captureHistories(services.temporal, services.taskQueues.main);
-      await services.close();
-      await smtp?.stop();
-      await database.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      // Which step a slow close is in, said once a minute (an afterAll that times out says nothing more).
+      let step = 'the API server';
+      const started = Date.now();
+      const said = setInterval(() => console.warn(`closing the test app: still at ${step} after ${Math.round((Date.now() - started) / 1000)} s`), 60_000);
+      said.unref();
+      try {
+        await api.close();
+        step = 'the Temporal workers';
+        await workers?.shutdown();
+        step = 'capturing histories';
+        await captureHistories(services.temporal, services.taskQueues.main);
+        step = 'the services';
+        await services.close();
+        step = 'the SMTP server';
+        await smtp?.stop();
+        step = 'dropping the database';
+        await database.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      } finally {
+        clearInterval(said);
+      }
     },
   };
 }
