@@ -91,7 +91,8 @@ describe('hostile input to the embedded designer settings', () => {
       [{ mode: 'edit', ttlSeconds: 1e308, origin: 'https://app.customer.example' }, 400, 'ERR_VALID_001', 'ttlSeconds'],
       [{ mode: 'edit', ttlSeconds: null, origin: 'https://app.customer.example' }, 400, 'ERR_VALID_001', 'ttlSeconds'],
       [{ mode: 'admin', origin: 'https://app.customer.example' }, 400, 'ERR_VALID_001', 'mode'],
-      [{ origin: 'https://app.customer.example' }, 400, 'ERR_VALID_001', 'mode'],
+      // A missing required field is ERR_VALID_005 (docs/errors.md "Validation errors").
+      [{ origin: 'https://app.customer.example' }, 400, 'ERR_VALID_005', 'mode'],
       [{ mode: 'edit', origin: 'https://*.customer.example' }, 400, 'ERR_VALID_001', 'origin'],
       [{ mode: 'edit', origin: 'https://app.customer.example/' }, 400, 'ERR_VALID_001', 'origin'],
       [{ mode: 'edit', origin: 'https://evil.example' }, 409, 'ERR_EMBED_004', 'origin'],
